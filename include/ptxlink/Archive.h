@@ -1,0 +1,36 @@
+// Static device libraries (GNU ar format with a symbol index): the linker's view, for lazy extraction.
+#pragma once
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+#include "llvm/Support/MemoryBuffer.h"
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ptxlink {
+
+/// An opened archive: its symbol index read once; members read only when extracted.
+class StaticLibrary {
+public:
+  virtual ~StaticLibrary() = default;
+  /// Opens an archive (takes ownership of Buffer). Errors name the file and byte offset.
+  static llvm::Expected<std::unique_ptr<StaticLibrary>> open(std::unique_ptr<llvm::MemoryBuffer> Buffer);
+
+  virtual llvm::StringRef fileName() const = 0;
+  virtual size_t memberCount() const = 0;
+  virtual llvm::StringRef memberName(size_t Member) const = 0;
+  /// The member's bytes (points into the archive buffer, valid as long as the library).
+  virtual llvm::Expected<llvm::MemoryBufferRef> memberBuffer(size_t Member) const = 0;
+  /// The member the symbol index says defines Name (the first such member), if any.
+  virtual std::optional<size_t> memberDefining(llvm::StringRef Name) const = 0;
+  /// Every (symbol, member) pair of the index, in index order.
+  virtual std::vector<std::pair<llvm::StringRef, size_t>> symbolIndex() const = 0;
+};
+
+/// True if Bytes starts with the ar magic ("!<arch>\n").
+bool isArchive(llvm::StringRef Bytes);
+
+} // namespace ptxlink

@@ -1,0 +1,38 @@
+// Serialising the object model as a relocatable device ELF file (docs/object-format.md) and reading it
+// back, plus printing a module variant as PTX text (used for round trips and by the linker's output).
+#pragma once
+
+#include "ptxlink/ObjectModel.h"
+
+#include "llvm/Support/Error.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <functional>
+#include <memory>
+
+namespace ptxlink {
+
+/// Version of the object format written (stored in the .note.ptxlink note).
+constexpr uint32_t ObjectFormatVersion = 1;
+
+/// Writes `Object` as ELF. Deterministic: the same model gives the same bytes.
+llvm::Error writeObject(const ObjectFile &Object, llvm::raw_ostream &OS);
+
+/// True if `Bytes` starts like a ptxlink object (ELF64, EM_CUDA, our OSABI).
+bool isPtxlinkObject(llvm::StringRef Bytes);
+
+/// Reads an object, checking every bound. Contents point into `Buffer`, which the object adopts.
+/// Errors name the buffer identifier and the byte offset of the problem.
+llvm::Expected<std::unique_ptr<ObjectFile>> readObject(std::unique_ptr<llvm::MemoryBuffer> Buffer);
+
+/// Prints one variant as a PTX module that ptxas accepts: header, prototypes, variables, functions,
+/// aliases, files and debug sections. Names come from Variant.Symbols (so a caller that renamed
+/// symbols there gets the renamed text).
+void printModule(const ModuleVariant &Variant, llvm::raw_ostream &OS);
+
+/// Writes a file atomically: Write streams into a temporary file beside Path, which is renamed over
+/// Path only if Write succeeds; otherwise the temporary is removed and Path is untouched.
+llvm::Error writeFileAtomically(llvm::StringRef Path, const std::function<llvm::Error(llvm::raw_ostream &)> &Write);
+
+} // namespace ptxlink

@@ -1,0 +1,252 @@
+// The in-memory model of a ptxlink relocatable object: the contract between the assembler (which builds
+// it from PTX), the ELF writer/reader (which serialise it, see docs/object-format.md), the linker (which
+// merges many of them) and the PTX printer (which turns one back into a PTX module).
+//
+// The problem it solves: a PTX module is text, and linking text means moving whole definitions around
+// and renaming the symbols they mention. So a module is cut into sections, one per definition, each
+// holding the definition's PTX text *without* its linkage directive (the linker decides linkage), plus
+// relocations that mark every byte range naming a module-scope symbol. Renaming is then splicing; nothing
+// is re-parsed after assembly. Debug sections are binary (real DWARF bytes) with data relocations.
+//
+// Strings are llvm::StringRef into storage owned by the enclosing ObjectFile (its arena, or the input
+// buffer a reader mapped), so reading an object copies nothing.
+#pragma once
+
+#include "ptxlink/Diagnostics.h"
+
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Allocator.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/StringSaver.h"
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <vector>
+
+namespace ptxlink {
+
+/// PTX state spaces that matter for linking and for the ABI.
+enum class StateSpace : uint8_t {
+  None,
+  Reg,
+  Param,
+  Global,
+  Const,
+  Shared,
+  Local,
+  Tex, // legacy `.tex` variables
+  Generic,
+};
+llvm::StringRef stateSpaceName(StateSpace S); // ".global" etc; "" for None
+
+/// How a symbol participates in linking (PTX linking directives mapped onto ELF bindings).
+enum class Binding : uint8_t {
+  Local,     // no linking directive: module-private
+  Global,    // .visible (and .entry without directive: kernels are visible by default)
+  Weak,      // .weak
+  Common,    // .common (variables in .global only)
+  Undefined, // .extern declaration, or a reference with no definition in this module
+};
+
+enum class SymbolKind : uint8_t {
+  Function,  // .func
+  Kernel,    // .entry
+  Variable,  // module-scope variable in any state space
+  Label,     // a label that a debug section refers to (lives inside a function or debug section)
+  Section,   // the start of a debug section (`.b32 .debug_abbrev` refers to it)
+};
+
+/// A position in the module's source file (the file name is ModuleVariant::SourceName).
+using Loc = SourceLoc;
+
+constexpr uint32_t NoSection = ~0u;
+constexpr uint32_t NoSymbol = ~0u;
+
+struct Symbol {
+  llvm::StringRef Name;
+  SymbolKind Kind = SymbolKind::Function;
+  Binding Bind = Binding::Local;
+  StateSpace Space = StateSpace::None; // variables: their state space
+  uint32_t Section = NoSection;        // defining section; NoSection for undefined and common-undefined
+  uint64_t Value = 0;                  // labels: byte offset in Section; else 0
+  uint64_t Size = 0;                   // variables: size in bytes (0 for unsized `[]` arrays)
+  uint32_t Align = 0;                  // variables: alignment in bytes (explicit or natural)
+  uint32_t AliasOf = NoSymbol;         // `.alias Name, Target`: index of the aliasee symbol
+  bool Initialized = false;            // variables: has an initializer (matters for .common)
+  Loc Where;                           // the defining (or first declaring) directive
+};
+
+enum class SectionKind : uint8_t {
+  Function, // a .func/.entry definition: text from `.func`/`.entry` to the closing `}`
+  Variable, // one module-scope variable: text from its state space to the closing `;`
+  Debug,    // binary DWARF contents (.debug_info, .debug_abbrev, ...), Name is the DWARF section name
+  Module,   // other module-scope text kept in order (e.g. module-level `.pragma`), printed verbatim
+};
+
+enum class RelocKind : uint8_t {
+  /// Text sections: bytes [Offset, Offset+Length) spell the name of Symbol; the printer replaces them by
+  /// the symbol's final name.
+  NameRef,
+  /// Text sections: bytes [Offset, Offset+Length) spell a `.file` index (in `.loc` / `.file`-relative
+  /// uses); Symbol holds the index as written. The linker renumbers it.
+  FileIndex,
+  /// Debug sections: a 4- or 8-byte little-endian field at Offset holds Symbol's address (for a Section
+  /// symbol: its offset within that section; for a label: its address, known only to ptxas) + Addend.
+  Data32,
+  Data64,
+};
+
+struct Relocation {
+  uint64_t Offset = 0;
+  uint32_t Symbol = NoSymbol;
+  RelocKind Kind = RelocKind::NameRef;
+  uint32_t Length = 0; // NameRef / FileIndex: bytes replaced
+  int64_t Addend = 0;  // Data32 / Data64
+};
+
+struct Section {
+  llvm::StringRef Name; // functions/variables: the symbol name; debug: ".debug_info" etc.
+  SectionKind Kind = SectionKind::Function;
+  uint32_t Symbol = NoSymbol; // the symbol this section defines (functions and variables)
+  llvm::StringRef Contents;
+  /// Function sections: length of the prefix that is the declaration (up to, not including, the body's
+  /// `{`, trailing space trimmed). `Contents.take_front(HeaderLength) + ";"` is a valid prototype.
+  uint32_t HeaderLength = 0;
+  std::vector<Relocation> Relocs; // sorted by Offset
+  Loc Where;
+};
+
+/// Scalar and opaque PTX types are kept as their spelling (".b32", ".u64", ".f16x2", ".pred",
+/// ".texref", ...); typeSizeBytes() gives the storage size (0 for opaque types).
+unsigned typeSizeBytes(llvm::StringRef Type);
+
+/// One parameter (or return value) of a function, kernel or call prototype, as declared.
+struct ParamInfo {
+  StateSpace Space = StateSpace::Param; // Reg or Param
+  llvm::StringRef Type;                 // ".b32" etc
+  uint8_t VectorWidth = 0;              // 0 = scalar, else 2/4/8
+  llvm::SmallVector<uint64_t, 1> ArrayDims;
+  bool UnsizedArray = false;            // trailing `[]` (last dimension unsized)
+  uint32_t Align = 0;                   // explicit .align, 0 = none given
+  bool IsPtr = false;                   // `.ptr` attribute present
+  StateSpace PtrSpace = StateSpace::None;
+  uint32_t PtrAlign = 0;
+  llvm::StringRef Name; // as written ("_" for the .callprototype sink)
+  Loc Where;
+
+  /// Bytes this parameter occupies (element size x vector width x array product).
+  uint64_t sizeBytes() const;
+  /// Alignment the ABI uses: explicit .align, else the element size.
+  uint32_t effectiveAlign() const;
+};
+
+/// Kernel tuning and cluster directives; absent values are std::nullopt.
+struct TuningInfo {
+  std::optional<uint32_t> MaxNReg;
+  std::optional<std::array<uint32_t, 3>> MaxNTid, ReqNTid, ReqNCtaPerCluster;
+  std::optional<uint32_t> MinNCtaPerSm, MaxNCtaPerSm, MaxClusterRank;
+  bool ExplicitCluster = false;
+  bool BlocksAreClusters = false;
+  std::vector<llvm::StringRef> Pragmas; // `.pragma "..."` strings attached to the function
+};
+
+/// Structured signature of a function or kernel (also of declarations seen only as .extern).
+struct FunctionAbi {
+  uint32_t Symbol = NoSymbol;
+  bool IsKernel = false;
+  bool HasBody = false;
+  std::vector<ParamInfo> Returns;
+  std::vector<ParamInfo> Params;
+  bool NoReturn = false;
+  std::optional<uint32_t> AbiPreserve;        // `.abi_preserve N`
+  std::optional<uint32_t> AbiPreserveControl; // `.abi_preserve_control N`
+  std::vector<llvm::StringRef> Attributes;    // `.attribute(...)` contents, e.g. ".unified(...)"
+  TuningInfo Tuning;
+  Loc Where;
+};
+
+/// A `.callprototype` label inside a function: the signature of indirect calls made through it.
+struct PrototypeAbi {
+  llvm::StringRef Label;
+  uint32_t Function = NoSymbol; // the function whose body declares it
+  std::vector<ParamInfo> Returns;
+  std::vector<ParamInfo> Params;
+  bool NoReturn = false;
+  std::optional<uint32_t> AbiPreserve, AbiPreserveControl;
+  /// Functions named in `.calltargets` lists attached to calls through this prototype.
+  std::vector<uint32_t> CallTargets;
+  Loc Where;
+};
+
+/// Layout of a module-scope variable (also of .extern declarations).
+struct VariableAbi {
+  uint32_t Symbol = NoSymbol;
+  StateSpace Space = StateSpace::Global;
+  llvm::StringRef Type;
+  uint8_t VectorWidth = 0;
+  llvm::SmallVector<uint64_t, 1> ArrayDims;
+  bool UnsizedArray = false;
+  uint32_t Align = 0; // explicit .align, 0 = none
+  std::vector<llvm::StringRef> Attributes; // `.attribute(.managed)` etc
+  bool Initialized = false;
+  Loc Where;
+};
+
+/// `.file N "name" [, timestamp, size]`
+struct FileEntry {
+  uint32_t Index = 0;
+  llvm::StringRef Path;
+  std::optional<uint64_t> Timestamp, Size;
+};
+
+/// What `.version`, `.target` and `.address_size` said.
+struct TargetInfo {
+  uint32_t VersionMajor = 0, VersionMinor = 0;
+  llvm::StringRef Arch;          // canonical: "sm_90a" (compute_XX is mapped to sm_XX; sm_101 to sm_110)
+  std::vector<llvm::StringRef> Options; // other .target entries as written: "debug", "texmode_independent", ...
+  bool Debug = false;
+  bool MapF64ToF32 = false;
+  llvm::StringRef Texmode;       // "", "texmode_unified" or "texmode_independent"
+  uint32_t AddressSize = 64;     // default when .address_size is absent is 32 in the spec? see docs
+  bool AddressSizeGiven = false;
+};
+
+/// One module compiled for one target. A plain object has one; a fat object several.
+struct ModuleVariant {
+  llvm::StringRef SourceName; // the PTX file it came from, for diagnostics
+  TargetInfo Target;
+  std::vector<Section> Sections;  // in source order; the printer keeps that order within a kind
+  std::vector<Symbol> Symbols;    // index 0 is a real symbol (no ELF null entry here)
+  std::vector<FunctionAbi> Functions;
+  std::vector<VariableAbi> Variables;
+  std::vector<PrototypeAbi> Prototypes;
+  std::vector<FileEntry> Files;
+
+  /// Index of the symbol called Name, or NoSymbol. Linear; build a map for repeated lookups.
+  uint32_t findSymbol(llvm::StringRef Name) const;
+};
+
+/// A relocatable object: one or more variants of one module, plus the storage their strings live in.
+class ObjectFile {
+public:
+  ObjectFile() : Saver(Arena) {}
+  ObjectFile(ObjectFile &&) = delete; // StringSaver refers to Arena; keep objects behind unique_ptr
+
+  std::vector<ModuleVariant> Variants;
+
+  /// Copies Text into the object's arena; the result lives as long as the object.
+  llvm::StringRef save(llvm::StringRef Text) { return Saver.save(Text); }
+  /// Keeps a buffer alive for as long as the object (readers point into it).
+  void adopt(std::unique_ptr<llvm::MemoryBuffer> Buffer) { Buffers.push_back(std::move(Buffer)); }
+  llvm::BumpPtrAllocator &arena() { return Arena; }
+
+private:
+  llvm::BumpPtrAllocator Arena;
+  llvm::StringSaver Saver;
+  std::vector<std::unique_ptr<llvm::MemoryBuffer>> Buffers;
+};
+
+} // namespace ptxlink

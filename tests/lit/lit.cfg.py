@@ -1,0 +1,35 @@
+# lit configuration for ptxlink's end-to-end tests: PTX inputs with RUN lines and FileCheck patterns.
+import os
+import shutil
+
+import lit.formats
+
+config.name = "ptxlink"
+config.test_format = lit.formats.ShTest(execute_external=False)
+config.suffixes = [".ptx", ".test", ".cu", ".ll"]
+config.excludes = ["Inputs", "CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.ptxlink_obj_root, "tests", "lit")
+
+# Our tools first, then LLVM 19's (FileCheck, not, count, split-file, llvm-readelf, ...).
+path = [config.ptxlink_tools_dir, config.llvm_tools_dir, config.environment.get("PATH", os.environ.get("PATH", ""))]
+config.environment["PATH"] = os.pathsep.join(path)
+for var in ("CUDA_HOME", "HOME"):
+    if var in os.environ:
+        config.environment[var] = os.environ[var]
+cuda_bin = os.path.join(os.environ.get("CUDA_HOME", "/usr/local/cuda"), "bin")
+config.environment["PATH"] += os.pathsep + cuda_bin
+
+config.substitutions.append(("%src_root", config.ptxlink_src_root))
+shared = os.path.normpath(os.path.join(config.ptxlink_src_root, "..", "shared"))
+config.substitutions.append(("%shared", shared))
+
+# NVIDIA's tools are optional: tests that need them say `REQUIRES: ptxas` etc. and are skipped cleanly.
+search = config.environment["PATH"]
+for tool in ("ptxas", "nvlink", "nvcc", "fatbinary", "llc-19"):
+    if shutil.which(tool, path=search):
+        config.available_features.add(tool.replace("-19", ""))
+if shutil.which("llc", path=search):
+    config.available_features.add("llc")
+if os.path.isdir(os.path.join(shared, "corpus", "public")):
+    config.available_features.add("shared-corpus")
