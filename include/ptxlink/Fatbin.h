@@ -48,7 +48,18 @@ struct FatbinImage {
 struct FatbinWriteOptions {
   FatbinCompression Compression = FatbinCompression::None; // applied to PTX images
   bool Host64 = true;
+  bool CompressElf = false; // also compress ELF images (fatbinary --compress-all)
+  int ZstdLevel = 19;       // zstd level when Compression == Zstd
 };
+
+/// Flag bits of an entry header (docs/nvidia-formats.md).
+namespace fatbin_flags {
+constexpr uint64_t Is64Bit = 0x1, Debug = 0x2, HostLinux = 0x10, HostMac = 0x20, HostWindows = 0x40,
+                   CompressedLz4 = 0x2000, CompressedZstd = 0x8000, ArchSpecific = 0x100000,
+                   FamilySpecific = 0x200000, CompatInOptions = 0x1000000;
+} // namespace fatbin_flags
+
+constexpr uint32_t FatbinMagic = 0xBA55ED50;
 
 /// Writes one container holding Images in order. Deterministic.
 llvm::Error writeFatbin(llvm::ArrayRef<FatbinImage> Images, const FatbinWriteOptions &Options, llvm::raw_ostream &OS);
@@ -65,5 +76,27 @@ std::vector<FatbinImage> readFatbin(llvm::StringRef Bytes, const std::function<v
 
 /// "sm_90a" / "sm_100f" / "sm_80" spelled from an image's fields.
 std::string fatbinArchName(const FatbinImage &Image);
+
+/// "ptx", "elf", "ltoir" or "kind<N>".
+std::string fatbinKindName(FatbinKind Kind);
+/// "none", "lz4", "zstd", "unknown".
+llvm::StringRef fatbinCompressionName(FatbinCompression C);
+
+/// The true size of an image's payload: for PTX the text up to the first NUL; for ELF the end of the
+/// furthest header, section or segment named by the ELF headers (payloads are stored padded to 8);
+/// otherwise the payload size. Never exceeds Payload.size().
+uint64_t payloadTrueSize(const FatbinImage &Image);
+
+/// Builds a PTX image from PTX text: SM, a/f, version and address size from its .version / .target /
+/// .address_size directives (an error if .version or .target is missing or malformed).
+llvm::Expected<FatbinImage> makePtxImage(llvm::StringRef Ptx);
+
+/// Builds an ELF image from an NVIDIA cubin: SM from e_flags, `a` from .nv.compat, version fields as
+/// fatbinary writes them. An error if Bytes is not a 64-bit little-endian EM_CUDA ELF.
+llvm::Expected<FatbinImage> makeCubinImage(llvm::StringRef Bytes);
+
+/// Decompresses one stored payload. `Expected` is the uncompressed size recorded in the entry; the
+/// output never exceeds it (nor a sanity bound relative to the compressed size).
+llvm::Expected<std::string> decompressFatbinPayload(llvm::StringRef Stored, FatbinCompression C, uint64_t Expected);
 
 } // namespace ptxlink

@@ -1,0 +1,118 @@
+// Building fatbinary image descriptions from their contents, so that callers (the linker's output stage,
+// tests) fill the entry header fields exactly as `fatbinary --image3=kind=...,sm=...` would: the SM
+// and PTX version from the PTX header directives, the SM of a cubin from its e_flags.
+#include "ptxlink/Fatbin.h"
+
+#include "FatbinInternal.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/Endian.h"
+
+using namespace llvm;
+
+namespace ptxlink {
+namespace {
+
+// The directive tokens of a PTX header, comments removed; stops at the first '{' or ';' after .target
+// (the header is all that matters).
+std::vector<StringRef> headerTokens(StringRef Text, std::string &Storage) {
+  Storage.clear();
+  for (size_t I = 0; I < Text.size() && Storage.size() < 65536;) {
+    if (Text.substr(I).starts_with("//")) {
+      I = Text.find('\n', I);
+      if (I == StringRef::npos)
+        break;
+      continue;
+    }
+    if (Text.substr(I).starts_with("/*")) {
+      size_t J = Text.find("*/", I + 2);
+      if (J == StringRef::npos)
+        break;
+      Storage += ' ';
+      I = J + 2;
+      continue;
+    }
+    if (Text[I] == '{')
+      break;
+    Storage += Text[I] == ',' ? ' ' : Text[I];
+    ++I;
+  }
+  SmallVector<StringRef, 32> Parts;
+  SplitString(Storage, Parts, " \t\r\n");
+  return {Parts.begin(), Parts.end()};
+}
+
+} // namespace
+
+Expected<FatbinImage> makePtxImage(StringRef Ptx) {
+  std::string Storage;
+  std::vector<StringRef> T = headerTokens(Ptx, Storage);
+  FatbinImage I;
+  I.Kind = FatbinKind::Ptx;
+  bool HaveVersion = false, HaveTarget = false;
+  for (size_t K = 0; K + 1 < T.size(); ++K) {
+    if (T[K] == ".version" && !HaveVersion) {
+      auto [Maj, Min] = T[K + 1].split('.');
+      unsigned A, B;
+      if (Maj.getAsInteger(10, A) || Min.getAsInteger(10, B) || A > 0xffff || B > 0xffff)
+        return createStringError(inconvertibleErrorCode(), "malformed .version '%s'", T[K + 1].str().c_str());
+      I.VersionMajor = A;
+      I.VersionMinor = B;
+      HaveVersion = true;
+    } else if (T[K] == ".target" && !HaveTarget) {
+      StringRef Arch = T[K + 1];
+      if (!Arch.consume_front("sm_") && !Arch.consume_front("compute_"))
+        return createStringError(inconvertibleErrorCode(), "unsupported .target '%s'", T[K + 1].str().c_str());
+      if (Arch.consume_back("a"))
+        I.ArchSpecific = true;
+      else if (Arch.consume_back("f"))
+        I.FamilySpecific = true;
+      if (Arch.getAsInteger(10, I.Sm))
+        return createStringError(inconvertibleErrorCode(), "malformed .target '%s'", T[K + 1].str().c_str());
+      for (size_t J = K + 2; J < T.size() && !T[J].starts_with("."); ++J)
+        if (T[J] == "debug")
+          I.Debug = true;
+      HaveTarget = true;
+    } else if (T[K] == ".address_size") {
+      I.Is64Bit = T[K + 1] != "32";
+    }
+  }
+  if (!HaveVersion)
+    return createStringError(inconvertibleErrorCode(), "PTX has no .version directive");
+  if (!HaveTarget)
+    return createStringError(inconvertibleErrorCode(), "PTX has no .target directive");
+  I.Payload = Ptx.split('\0').first.str();
+  return I;
+}
+
+Expected<FatbinImage> makeCubinImage(StringRef Bytes) {
+  if (Bytes.size() < 64 || !Bytes.starts_with("\x7f" "ELF") || Bytes[4] != 2 || Bytes[5] != 1)
+    return createStringError(inconvertibleErrorCode(), "not a 64-bit little-endian ELF file");
+  uint16_t Machine = support::endian::read16le(Bytes.data() + 0x12);
+  if (Machine != 190)
+    return createStringError(inconvertibleErrorCode(), "ELF machine %u is not EM_CUDA (190)", Machine);
+  uint8_t Abi = uint8_t(Bytes[8]);
+  uint32_t Flags = support::endian::read32le(Bytes.data() + 0x30);
+  FatbinImage I;
+  I.Kind = FatbinKind::Elf;
+  I.Sm = Abi >= 8 ? (Flags >> 8) & 0xff : Flags & 0xff;
+  I.VersionMajor = 1;
+  I.VersionMinor = Abi;
+  if (Abi < 8)
+    I.ArchSpecific = Flags & 0x800;
+  // ABI 8 keeps `a` out of e_flags: .nv.compat record 0x09 (format 2) holds it.
+  if (auto Compat = findElfSection(Bytes, ".nv.compat")) {
+    StringRef C = *Compat;
+    for (size_t P = 0; P + 4 <= C.size();) {
+      uint8_t Format = C[P], Attr = C[P + 1];
+      uint16_t Value = support::endian::read16le(C.data() + P + 2);
+      if (Format == 2 && Attr == 9 && Value == 1)
+        I.ArchSpecific = true;
+      P += 4 + (Format == 4 ? Value : 0);
+    }
+  }
+  I.Payload = Bytes.str();
+  return I;
+}
+
+} // namespace ptxlink

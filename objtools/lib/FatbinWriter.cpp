@@ -1,0 +1,178 @@
+// Writing NVIDIA fatbinary containers, byte-compatible with `fatbinary --create`.
+//
+// The problem: the CUDA driver (and nvlink, cuobjdump) only load a fatbinary whose entry headers are laid
+// out exactly as NVIDIA's tool lays them out: identifier string, then an options record whose data is
+// NUL-terminated and padded to 8, PTX entries always carrying an (empty) options record, sm_100+ cubins
+// carrying a copy of their `.nv.compat` attributes. The layout was measured with fatbinary 13.0 and is
+// written down in docs/nvidia-formats.md; the unit and lit tests compare our bytes with fatbinary's.
+#include "ptxlink/Fatbin.h"
+
+#include "FatbinInternal.h"
+
+#include "llvm/Support/Endian.h"
+
+#include <lz4.h>
+#include <zstd.h>
+
+using namespace llvm;
+
+namespace ptxlink {
+namespace {
+
+uint64_t alignTo8(uint64_t V) { return (V + 7) & ~uint64_t(7); }
+
+void put16(std::string &S, size_t Off, uint16_t V) { support::endian::write16le(&S[Off], V); }
+void put32(std::string &S, size_t Off, uint32_t V) { support::endian::write32le(&S[Off], V); }
+void put64(std::string &S, size_t Off, uint64_t V) { support::endian::write64le(&S[Off], V); }
+
+Expected<std::string> compress(StringRef Data, FatbinCompression C, int Level) {
+  std::string Out;
+  if (C == FatbinCompression::Zstd) {
+    Out.resize(ZSTD_compressBound(Data.size()));
+    size_t N = ZSTD_compress(Out.data(), Out.size(), Data.data(), Data.size(), Level);
+    if (ZSTD_isError(N))
+      return createStringError(inconvertibleErrorCode(), "zstd compression failed: %s", ZSTD_getErrorName(N));
+    Out.resize(N);
+    return Out;
+  }
+  if (C == FatbinCompression::Lz4) {
+    if (Data.size() > uint64_t(LZ4_MAX_INPUT_SIZE))
+      return createStringError(inconvertibleErrorCode(), "image too large for LZ4 compression");
+    Out.resize(LZ4_compressBound(int(Data.size())));
+    int N = LZ4_compress_default(Data.data(), Out.data(), int(Data.size()), int(Out.size()));
+    if (N <= 0)
+      return createStringError(inconvertibleErrorCode(), "LZ4 compression failed");
+    Out.resize(size_t(N));
+    return Out;
+  }
+  return createStringError(inconvertibleErrorCode(), "unsupported compression scheme");
+}
+
+// fatbinary stores a copy of an sm_100+ cubin's .nv.compat section in the entry's options data, shifted
+// by one byte: a leading zero, then the section bytes, keeping the section's length (observed with
+// fatbinary 13.0; see docs/nvidia-formats.md).
+std::string compatOptions(StringRef Section) {
+  if (Section.empty())
+    return {};
+  std::string Data(1, '\0');
+  Data += Section.drop_back(1).str();
+  return Data;
+}
+
+Expected<std::string> buildEntry(const FatbinImage &Image, const FatbinWriteOptions &Options) {
+  std::string Stored;      // bytes as they go into the file (maybe compressed), before padding
+  uint64_t Uncompressed = 0;
+  uint32_t Compressed = 0;
+  uint64_t Flags = 0;
+  if (Image.Is64Bit && Options.Host64)
+    Flags |= fatbin_flags::Is64Bit;
+  if (Image.Debug)
+    Flags |= fatbin_flags::Debug;
+  Flags |= fatbin_flags::HostLinux;
+  if (Image.ArchSpecific)
+    Flags |= fatbin_flags::ArchSpecific;
+  if (Image.FamilySpecific)
+    Flags |= fatbin_flags::FamilySpecific;
+
+  std::string Raw = Image.Payload;
+  if (Image.Kind == FatbinKind::Ptx) {
+    // The driver reads PTX as a C string: cut at an embedded NUL, then terminate.
+    Raw = StringRef(Raw).split('\0').first.str();
+    Raw.push_back('\0');
+  }
+
+  std::string OptionData = Image.Options;
+  bool WantOptions = Image.Kind == FatbinKind::Ptx || !OptionData.empty();
+  if (Image.Kind == FatbinKind::Elf && OptionData.empty() && Image.Sm >= 100) {
+    if (auto Compat = findElfSection(Image.Payload, ".nv.compat"); Compat && !Compat->empty()) {
+      OptionData = compatOptions(*Compat);
+      Flags |= fatbin_flags::CompatInOptions;
+      WantOptions = true;
+    }
+  }
+
+  FatbinCompression C = Options.Compression;
+  bool Compress = C != FatbinCompression::None &&
+                  (Image.Kind != FatbinKind::Elf || Options.CompressElf);
+  if (Compress) {
+    if (C != FatbinCompression::Lz4 && C != FatbinCompression::Zstd)
+      return createStringError(inconvertibleErrorCode(), "cannot write compression scheme '%s'",
+                               fatbinCompressionName(C).data());
+    auto Packed = compress(Raw, C, Options.ZstdLevel);
+    if (!Packed)
+      return Packed.takeError();
+    if (Packed->size() > UINT32_MAX || Raw.size() > UINT32_MAX)
+      return createStringError(inconvertibleErrorCode(), "image too large to compress");
+    Stored = std::move(*Packed);
+    Compressed = uint32_t(Stored.size());
+    Uncompressed = Raw.size();
+    Flags |= C == FatbinCompression::Lz4 ? fatbin_flags::CompressedLz4 : fatbin_flags::CompressedZstd;
+  } else {
+    Stored = std::move(Raw);
+  }
+
+  // Variable part of the header: identifier (NUL, pad 8), then the options record and its data
+  // (NUL, pad 8).
+  uint64_t HeaderSize = 0x40;
+  uint64_t IdentOffset = 0, OptionsOffset = 0;
+  if (!Image.Identifier.empty()) {
+    IdentOffset = HeaderSize;
+    HeaderSize = alignTo8(HeaderSize + Image.Identifier.size() + 1);
+  }
+  if (WantOptions) {
+    OptionsOffset = HeaderSize;
+    HeaderSize = alignTo8(HeaderSize + 8 + OptionData.size() + 1);
+  }
+  if (HeaderSize > UINT32_MAX)
+    return createStringError(inconvertibleErrorCode(), "fatbinary entry header too large");
+
+  uint64_t PayloadSize = alignTo8(Stored.size());
+  std::string E(HeaderSize + PayloadSize, '\0');
+  put16(E, 0x00, uint16_t(Image.Kind));
+  put16(E, 0x02, 0x0101);
+  put32(E, 0x04, uint32_t(HeaderSize));
+  put64(E, 0x08, PayloadSize);
+  put32(E, 0x10, Compressed);
+  put32(E, 0x14, uint32_t(OptionsOffset));
+  put16(E, 0x18, Image.VersionMinor);
+  put16(E, 0x1A, Image.VersionMajor);
+  put32(E, 0x1C, Image.Sm);
+  put32(E, 0x20, uint32_t(IdentOffset));
+  put32(E, 0x24, uint32_t(Image.Identifier.size()));
+  put64(E, 0x28, Flags);
+  put64(E, 0x30, 0);
+  put64(E, 0x38, Uncompressed);
+  if (IdentOffset)
+    memcpy(&E[IdentOffset], Image.Identifier.data(), Image.Identifier.size());
+  if (WantOptions) {
+    put32(E, OptionsOffset, uint32_t(OptionsOffset + 8));
+    put32(E, OptionsOffset + 4, uint32_t(OptionData.size()));
+    memcpy(&E[OptionsOffset + 8], OptionData.data(), OptionData.size());
+  }
+  memcpy(&E[HeaderSize], Stored.data(), Stored.size());
+  return E;
+}
+
+} // namespace
+
+Error writeFatbin(ArrayRef<FatbinImage> Images, const FatbinWriteOptions &Options, raw_ostream &OS) {
+  std::string Body;
+  for (const FatbinImage &Image : Images) {
+    if (Image.Kind != FatbinKind::Ptx && Image.Kind != FatbinKind::Elf && Image.Kind != FatbinKind::LtoIr)
+      return createStringError(inconvertibleErrorCode(), "cannot write fatbinary image of kind %u",
+                               unsigned(Image.Kind));
+    auto Entry = buildEntry(Image, Options);
+    if (!Entry)
+      return Entry.takeError();
+    Body += *Entry;
+  }
+  std::string Header(16, '\0');
+  put32(Header, 0, FatbinMagic);
+  put16(Header, 4, 1);
+  put16(Header, 6, 16);
+  put64(Header, 8, Body.size());
+  OS << Header << Body;
+  return Error::success();
+}
+
+} // namespace ptxlink
