@@ -1,0 +1,103 @@
+// Lazy extraction of archive members during a link (docs/archives.md).
+//
+// The problem: decide which library members join the link so that the result depends only on which
+// symbols are missing, not on where libraries sit on the command line relative to objects, and so that
+// the cost is proportional to what is extracted. The rule (lld's): while some strong reference is
+// undefined and some library's symbol index names a member not yet loaded that defines it, load that
+// member; repeat until nothing changes. Ties between libraries go to the first library on the command
+// line, ties within a library to the first member in its index. `--whole-archive` libraries are loaded
+// completely, first, in command-line order.
+//
+// Only the index is consulted for unextracted members (one hash lookup per name and library), so a
+// member never extracted is never read and cannot produce an error.
+
+#include "ptxlink/ArchiveExtraction.h"
+
+#include "llvm/ADT/StringSet.h"
+#include "llvm/ADT/Twine.h"
+
+namespace ptxlink {
+
+using namespace llvm;
+
+void ArchiveExtractor::addLibrary(std::unique_ptr<StaticLibrary> Library, bool WholeArchive) {
+  LibraryEntry Entry;
+  Entry.Loaded.assign(Library->memberCount(), false);
+  Entry.Library = std::move(Library);
+  Entry.WholeArchive = WholeArchive;
+  Libraries.push_back(std::move(Entry));
+}
+
+Error ArchiveExtractor::run(function_ref<std::vector<std::pair<std::string, std::string>>()> PendingUndefined,
+                            function_ref<Error(const ExtractedMember &)> Load) {
+  auto LoadMember = [&](size_t Lib, size_t Member, StringRef Symbol, StringRef ReferencedBy) -> Error {
+    LibraryEntry &Entry = Libraries[Lib];
+    Entry.Loaded[Member] = true;
+    ExtractedMember M;
+    M.Library = Lib;
+    M.Member = Member;
+    M.DisplayName = (Entry.Library->fileName() + "(" + Entry.Library->memberName(Member) + ")").str();
+    M.Symbol = Symbol.str();
+    M.ReferencedBy = ReferencedBy.str();
+    Expected<MemoryBufferRef> Buffer = Entry.Library->memberBuffer(Member);
+    if (!Buffer)
+      return Buffer.takeError();
+    M.Buffer = *Buffer;
+    Extracted.push_back(std::move(M));
+    // Load may add undefined names; the member is recorded first so that a failing member still shows
+    // up in --why-extract.
+    return Load(Extracted.back());
+  };
+
+  for (size_t Lib = 0; Lib < Libraries.size(); ++Lib) {
+    if (!Libraries[Lib].WholeArchive)
+      continue;
+    for (size_t Member = 0; Member < Libraries[Lib].Loaded.size(); ++Member)
+      if (!Libraries[Lib].Loaded[Member])
+        if (Error E = LoadMember(Lib, Member, "", "--whole-archive"))
+          return E;
+  }
+
+  // Names that no library can supply any more. Members are only ever added, so once a name has no
+  // unloaded defining member it never will: remembering that keeps each round proportional to the
+  // new undefined names rather than to all of them times the libraries.
+  StringSet<> Exhausted;
+  for (;;) {
+    std::vector<std::pair<std::string, std::string>> Pending = PendingUndefined();
+    bool Progress = false;
+    for (const auto &[Name, ReferencedBy] : Pending) {
+      if (Exhausted.contains(Name))
+        continue;
+      std::optional<std::pair<size_t, size_t>> Choice;
+      for (size_t Lib = 0; Lib < Libraries.size() && !Choice; ++Lib) {
+        if (Libraries[Lib].WholeArchive)
+          continue;
+        std::optional<size_t> Member = Libraries[Lib].Library->memberDefining(Name);
+        if (Member && *Member < Libraries[Lib].Loaded.size() && !Libraries[Lib].Loaded[*Member])
+          Choice.emplace(Lib, *Member);
+      }
+      if (!Choice) {
+        Exhausted.insert(Name);
+        continue;
+      }
+      if (Error E = LoadMember(Choice->first, Choice->second, Name, ReferencedBy))
+        return E;
+      // The member may also define other names of this (now stale) list: ask the linker again rather
+      // than pull in a second definition of one of them.
+      Progress = true;
+      break;
+    }
+    if (!Progress)
+      return Error::success();
+  }
+}
+
+void ArchiveExtractor::writeWhyExtract(raw_ostream &OS) const {
+  // lld's --why-extract format: a header, then reference, extracted member, symbol.
+  OS << "reference\textracted\tsymbol\n";
+  for (const ExtractedMember &M : Extracted)
+    OS << (M.ReferencedBy.empty() ? StringRef("<internal>") : StringRef(M.ReferencedBy)) << '\t'
+       << M.DisplayName << '\t' << M.Symbol << '\n';
+}
+
+} // namespace ptxlink
