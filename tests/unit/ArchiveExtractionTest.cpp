@@ -1,0 +1,304 @@
+// Unit tests for ArchiveExtractor with fake libraries and a fake linker: extraction to a fixpoint,
+// cycles between libraries, whole-archive order, first-library-wins ties, no second definition pulled in
+// through a stale list of undefined names, untouched members never read, and the --why-extract format.
+
+#include "ptxlink/ArchiveExtraction.h"
+
+#include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSet.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <set>
+
+using namespace llvm;
+using namespace ptxlink;
+
+namespace {
+
+// A member of a fake library: the names it defines and the names it refers to.
+struct FakeMember {
+  std::string Name;
+  std::vector<std::string> Defines;
+  std::vector<std::string> Refers;
+  bool Corrupt = false; // memberBuffer fails
+};
+
+class FakeLibrary final : public StaticLibrary {
+public:
+  FakeLibrary(std::string File, std::vector<FakeMember> Members, unsigned *Reads)
+      : File(std::move(File)), Members(std::move(Members)), Reads(Reads) {
+    for (size_t I = 0; I < this->Members.size(); ++I)
+      for (const std::string &D : this->Members[I].Defines) {
+        Index.emplace_back(D, I);
+        Defining.try_emplace(D, I);
+      }
+  }
+  StringRef fileName() const override { return File; }
+  size_t memberCount() const override { return Members.size(); }
+  StringRef memberName(size_t M) const override { return Members[M].Name; }
+  Expected<MemoryBufferRef> memberBuffer(size_t M) const override {
+    ++*Reads;
+    if (Members[M].Corrupt)
+      return createStringError(inconvertibleErrorCode(), File + ": corrupt member " + Members[M].Name);
+    // The fake "bytes" are the member name; the fake linker finds the member again through it.
+    return MemoryBufferRef(Members[M].Name, File);
+  }
+  std::optional<size_t> memberDefining(StringRef Name) const override {
+    auto It = Defining.find(Name);
+    if (It == Defining.end())
+      return std::nullopt;
+    return It->second;
+  }
+  std::vector<std::pair<StringRef, size_t>> symbolIndex() const override {
+    std::vector<std::pair<StringRef, size_t>> Out;
+    for (const auto &[N, M] : Index)
+      Out.emplace_back(N, M);
+    return Out;
+  }
+
+  std::string File;
+  std::vector<FakeMember> Members;
+  std::vector<std::pair<std::string, size_t>> Index;
+  StringMap<size_t> Defining;
+  unsigned *Reads;
+};
+
+// The linker side: which names are defined (by whom) and which are referenced (by whom, in order).
+class FakeLink {
+public:
+  void addObject(const std::string &Name, const std::vector<std::string> &Defines,
+                 const std::vector<std::string> &Refers, const std::vector<std::string> &WeakOrCommon = {}) {
+    for (const std::string &D : Defines)
+      define(D, Name);
+    for (const std::string &D : WeakOrCommon)
+      define(D, Name);
+    for (const std::string &R : Refers)
+      Refs.emplace_back(R, Name);
+  }
+
+  std::vector<std::pair<std::string, std::string>> pending() const {
+    std::vector<std::pair<std::string, std::string>> Out;
+    std::set<std::string> Seen;
+    for (const auto &[Name, By] : Refs)
+      if (!Definitions.count(Name) && Seen.insert(Name).second)
+        Out.emplace_back(Name, By);
+    return Out;
+  }
+
+  // Loads a member: its definitions and references come from the library it was taken from.
+  Error load(const std::vector<FakeLibrary *> &Libs, const ExtractedMember &M) {
+    const FakeMember &FM = Libs[M.Library]->Members[M.Member];
+    EXPECT_EQ(M.Buffer.getBuffer(), FM.Name);
+    for (const std::string &D : FM.Defines)
+      define(D, M.DisplayName);
+    for (const std::string &R : FM.Refers)
+      Refs.emplace_back(R, M.DisplayName);
+    return Error::success();
+  }
+
+  void define(const std::string &Name, const std::string &By) {
+    if (!Definitions.emplace(Name, By).second)
+      Duplicates.push_back(Name);
+  }
+
+  std::map<std::string, std::string> Definitions;
+  std::vector<std::pair<std::string, std::string>> Refs;
+  std::vector<std::string> Duplicates;
+};
+
+struct Harness {
+  ArchiveExtractor X;
+  FakeLink Link;
+  std::vector<FakeLibrary *> Libs;
+  unsigned Reads = 0;
+
+  void lib(const std::string &File, std::vector<FakeMember> Members, bool Whole = false) {
+    auto L = std::make_unique<FakeLibrary>(File, std::move(Members), &Reads);
+    Libs.push_back(L.get());
+    X.addLibrary(std::move(L), Whole);
+  }
+  Error run() {
+    return X.run([&] { return Link.pending(); },
+                 [&](const ExtractedMember &M) { return Link.load(Libs, M); });
+  }
+  std::vector<std::string> extracted() const {
+    std::vector<std::string> Out;
+    for (const ExtractedMember &M : X.extracted())
+      Out.push_back(M.DisplayName);
+    return Out;
+  }
+};
+
+using Names = std::vector<std::string>;
+
+TEST(ArchiveExtraction, OnlyNeededMembersToAFixpoint) {
+  Harness H;
+  H.Link.addObject("main.o", {"main"}, {"a"});
+  H.lib("libx.a", {{"a.o", {"a"}, {"b"}}, {"b.o", {"b"}, {"c"}}, {"c.o", {"c"}, {}}, {"unused.o", {"z"}, {"nope"}}});
+  ASSERT_FALSE(bool(H.run()));
+  EXPECT_EQ(H.extracted(), (Names{"libx.a(a.o)", "libx.a(b.o)", "libx.a(c.o)"}));
+  EXPECT_EQ(H.Reads, 3u); // unused.o never read
+  EXPECT_TRUE(H.Link.Duplicates.empty());
+  const ExtractedMember &B = H.X.extracted()[1];
+  EXPECT_EQ(B.Symbol, "b");
+  EXPECT_EQ(B.ReferencedBy, "libx.a(a.o)");
+  EXPECT_EQ(B.Library, 0u);
+  EXPECT_EQ(B.Member, 1u);
+}
+
+TEST(ArchiveExtraction, NothingUndefinedNothingExtracted) {
+  Harness H;
+  H.Link.addObject("main.o", {"main", "a"}, {"a"});
+  H.lib("libx.a", {{"a.o", {"a"}, {}}});
+  ASSERT_FALSE(bool(H.run()));
+  EXPECT_TRUE(H.extracted().empty());
+  EXPECT_EQ(H.Reads, 0u);
+}
+
+TEST(ArchiveExtraction, WeakOrCommonDefinitionPresentPullsNothing) {
+  // The linker does not report a name as undefined when a weak or common definition exists, so a
+  // strong definition in a library member is not pulled in.
+  Harness H;
+  H.Link.addObject("main.o", {"main"}, {"w", "c"}, {"w", "c"});
+  H.lib("libx.a", {{"w.o", {"w"}, {}}, {"c.o", {"c"}, {}}});
+  ASSERT_FALSE(bool(H.run()));
+  EXPECT_TRUE(H.extracted().empty());
+}
+
+TEST(ArchiveExtraction, CycleBetweenTwoLibraries) {
+  // libA(x.o) needs y from libB, which needs x2 from libA again: a single left-to-right pass over the
+  // libraries (GNU ld) would miss x2; the fixpoint does not.
+  Harness H;
+  H.Link.addObject("main.o", {"main"}, {"x"});
+  H.lib("libA.a", {{"x.o", {"x"}, {"y"}}, {"x2.o", {"x2"}, {}}});
+  H.lib("libB.a", {{"y.o", {"y"}, {"x2"}}});
+  ASSERT_FALSE(bool(H.run()));
+  EXPECT_EQ(H.extracted(), (Names{"libA.a(x.o)", "libB.a(y.o)", "libA.a(x2.o)"}));
+  EXPECT_TRUE(H.Link.pending().empty());
+}
+
+TEST(ArchiveExtraction, LibraryOrderDoesNotChangeTheSetForDisjointLibraries) {
+  auto Run = [](bool Reverse) {
+    Harness H;
+    H.Link.addObject("main.o", {"main"}, {"p", "q"});
+    std::vector<std::pair<std::string, std::vector<FakeMember>>> Libs = {
+        {"libP.a", {{"p.o", {"p"}, {"q2"}}, {"pp.o", {"pp"}, {}}}},
+        {"libQ.a", {{"q.o", {"q"}, {"p2"}}, {"q2.o", {"q2"}, {}}, {"p2.o", {"p2"}, {}}}}};
+    if (Reverse)
+      std::reverse(Libs.begin(), Libs.end());
+    for (auto &[F, M] : Libs)
+      H.lib(F, M);
+    EXPECT_FALSE(bool(H.run()));
+    std::set<std::string> Set;
+    for (const std::string &N : H.extracted())
+      Set.insert(N);
+    return Set;
+  };
+  std::set<std::string> Forward = Run(false), Backward = Run(true);
+  EXPECT_EQ(Forward, Backward);
+  EXPECT_EQ(Forward, (std::set<std::string>{"libP.a(p.o)", "libQ.a(q.o)", "libQ.a(q2.o)", "libQ.a(p2.o)"}));
+}
+
+TEST(ArchiveExtraction, FirstLibraryOnTheCommandLineWinsATie) {
+  Harness H;
+  H.Link.addObject("main.o", {"main"}, {"f"});
+  H.lib("lib1.a", {{"f1.o", {"f"}, {}}});
+  H.lib("lib2.a", {{"f2.o", {"f"}, {}}});
+  ASSERT_FALSE(bool(H.run()));
+  EXPECT_EQ(H.extracted(), (Names{"lib1.a(f1.o)"}));
+}
+
+TEST(ArchiveExtraction, StaleUndefinedListDoesNotPullASecondDefinition) {
+  // main needs a and b. lib2(ab.o) defines both; lib1(b.o) defines b too. Extracting ab.o for a
+  // satisfies b, so b.o must not be pulled in as well (that would be a duplicate definition).
+  Harness H;
+  H.Link.addObject("main.o", {"main"}, {"a", "b"});
+  H.lib("lib1.a", {{"b.o", {"b"}, {}}});
+  H.lib("lib2.a", {{"ab.o", {"a", "b"}, {}}});
+  ASSERT_FALSE(bool(H.run()));
+  EXPECT_EQ(H.extracted(), (Names{"lib2.a(ab.o)"}));
+  EXPECT_TRUE(H.Link.Duplicates.empty());
+}
+
+TEST(ArchiveExtraction, WholeArchiveFirstInLibraryOrder) {
+  Harness H;
+  H.Link.addObject("main.o", {"main"}, {"lazy"});
+  H.lib("liblazy.a", {{"lazy.o", {"lazy"}, {}}, {"other.o", {"other"}, {}}});
+  H.lib("libw1.a", {{"w1a.o", {"w1a"}, {}}, {"w1b.o", {"w1b"}, {"lazy"}}}, /*Whole=*/true);
+  H.lib("libw2.a", {{"w2.o", {"w2"}, {}}}, /*Whole=*/true);
+  ASSERT_FALSE(bool(H.run()));
+  EXPECT_EQ(H.extracted(),
+            (Names{"libw1.a(w1a.o)", "libw1.a(w1b.o)", "libw2.a(w2.o)", "liblazy.a(lazy.o)"}));
+  EXPECT_EQ(H.X.extracted()[0].Symbol, "");
+  EXPECT_EQ(H.X.extracted()[0].ReferencedBy, "--whole-archive");
+}
+
+TEST(ArchiveExtraction, WholeArchiveDefinitionsSatisfyLazyReferences) {
+  Harness H;
+  H.Link.addObject("main.o", {"main"}, {"f"});
+  H.lib("liblazy.a", {{"f_lazy.o", {"f"}, {}}});
+  H.lib("libwhole.a", {{"f_whole.o", {"f"}, {}}}, /*Whole=*/true);
+  ASSERT_FALSE(bool(H.run()));
+  EXPECT_EQ(H.extracted(), (Names{"libwhole.a(f_whole.o)"}));
+}
+
+TEST(ArchiveExtraction, NeverExtractedCorruptMemberIsHarmless) {
+  Harness H;
+  H.Link.addObject("main.o", {"main"}, {"good"});
+  H.lib("libx.a", {{"good.o", {"good"}, {}}, {"bad.o", {"bad"}, {}, /*Corrupt=*/true}});
+  ASSERT_FALSE(bool(H.run()));
+  EXPECT_EQ(H.extracted(), (Names{"libx.a(good.o)"}));
+}
+
+TEST(ArchiveExtraction, ExtractedCorruptMemberIsAnError) {
+  Harness H;
+  H.Link.addObject("main.o", {"main"}, {"bad"});
+  H.lib("libx.a", {{"bad.o", {"bad"}, {}, /*Corrupt=*/true}});
+  Error E = H.run();
+  ASSERT_TRUE(bool(E));
+  EXPECT_EQ(toString(std::move(E)), "libx.a: corrupt member bad.o");
+}
+
+TEST(ArchiveExtraction, LoadErrorStopsExtraction) {
+  Harness H;
+  H.Link.addObject("main.o", {"main"}, {"a", "b"});
+  H.lib("libx.a", {{"a.o", {"a"}, {}}, {"b.o", {"b"}, {}}});
+  unsigned Loads = 0;
+  Error E = H.X.run([&] { return H.Link.pending(); },
+                    [&](const ExtractedMember &M) -> Error {
+                      ++Loads;
+                      return createStringError(inconvertibleErrorCode(), "cannot load " + M.DisplayName);
+                    });
+  ASSERT_TRUE(bool(E));
+  EXPECT_EQ(toString(std::move(E)), "cannot load libx.a(a.o)");
+  EXPECT_EQ(Loads, 1u);
+}
+
+TEST(ArchiveExtraction, UnresolvableNamesAreAskedAboutOnce) {
+  // A name no library defines stays undefined (the linker reports it later); the extractor stops.
+  Harness H;
+  H.Link.addObject("main.o", {"main"}, {"missing", "a"});
+  H.lib("libx.a", {{"a.o", {"a"}, {"missing2"}}});
+  ASSERT_FALSE(bool(H.run()));
+  EXPECT_EQ(H.extracted(), (Names{"libx.a(a.o)"}));
+  EXPECT_EQ(H.Link.pending().size(), 2u);
+}
+
+TEST(ArchiveExtraction, WhyExtractFormat) {
+  Harness H;
+  H.Link.addObject("main.o", {"main"}, {"a"});
+  H.lib("libx.a", {{"a.o", {"a"}, {"b"}}, {"b.o", {"b"}, {}}});
+  H.lib("libw.a", {{"w.o", {"w"}, {}}}, /*Whole=*/true);
+  ASSERT_FALSE(bool(H.run()));
+  std::string Out;
+  raw_string_ostream OS(Out);
+  H.X.writeWhyExtract(OS);
+  EXPECT_EQ(OS.str(), "reference\textracted\tsymbol\n"
+                      "--whole-archive\tlibw.a(w.o)\t\n"
+                      "main.o\tlibx.a(a.o)\ta\n"
+                      "libx.a(a.o)\tlibx.a(b.o)\tb\n");
+}
+
+} // namespace
