@@ -10,7 +10,10 @@
 #               `; LLC-NOPTXAS: TAG FLAGS`  the same, for output that NVIDIA's ptxas itself rejects (32-bit
 #                                            PTX: "32-Bit compilation is no longer supported" since CUDA 12);
 #                                            its name goes to OUT_DIR/no-ptxas.txt
-# One file per header line, so each source covers several .version/.target/debug variants. nvcc is slow
+# One file per header line, so each source covers several .version/.target/debug variants. What the
+# tools know (checked with `llc-19 -march=nvptx64 -mattr=help`, `nvcc --list-gpu-arch`, `ptxas --help`):
+# llc 19 writes sm_20..sm_90a and PTX 3.2..8.5; nvcc/ptxas 13 handle sm_75..sm_121 (+a/f) and PTX <= 9.0,
+# and ptxas 13 rejects 32-bit PTX. The variants below stay inside both. nvcc is slow
 # (seconds per file), so its compilations run two at a time; a compiler missing from the machine is
 # reported and its half of the corpus is skipped (the lit tests REQUIRE nvcc or llc); an nvcc that does
 # not know a variant's -arch skips that variant; any other compiler failure is an error.
