@@ -1,0 +1,51 @@
+// Writing output files so that a failed run never leaves a partial or stale file behind: the contents go
+// to a uniquely named temporary file in the destination's directory (so the final rename stays on one
+// file system and is atomic), which replaces the destination only once everything was written.
+
+#include "ptxlink/ObjectFormat.h"
+
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+
+namespace ptxlink {
+
+llvm::Error writeFileAtomically(llvm::StringRef Path,
+                                const std::function<llvm::Error(llvm::raw_ostream &)> &Write) {
+  if (Path == "-") {
+    // Standard output cannot be replaced atomically; stream straight into it.
+    llvm::raw_fd_ostream Out(1, /*shouldClose=*/false);
+    llvm::Error E = Write(Out);
+    Out.flush();
+    return E;
+  }
+  llvm::SmallString<256> Model(Path);
+  Model += ".tmp%%%%%%%%";
+  int FD = -1;
+  llvm::SmallString<256> TempPath;
+  if (std::error_code EC = llvm::sys::fs::createUniqueFile(Model, FD, TempPath))
+    return llvm::createStringError(EC, "cannot create temporary file for '%s': %s", Path.str().c_str(),
+                                   EC.message().c_str());
+  llvm::Error Result = llvm::Error::success();
+  {
+    llvm::raw_fd_ostream Out(FD, /*shouldClose=*/true);
+    Result = Write(Out);
+    Out.close();
+    if (!Result && Out.has_error()) {
+      std::error_code EC = Out.error();
+      Out.clear_error();
+      Result = llvm::createStringError(EC, "cannot write '%s': %s", Path.str().c_str(), EC.message().c_str());
+    }
+  }
+  if (!Result) {
+    if (std::error_code EC = llvm::sys::fs::rename(TempPath, Path))
+      Result = llvm::createStringError(EC, "cannot rename temporary file to '%s': %s", Path.str().c_str(),
+                                       EC.message().c_str());
+    else
+      return llvm::Error::success();
+  }
+  llvm::sys::fs::remove(TempPath);
+  return Result;
+}
+
+} // namespace ptxlink

@@ -1,0 +1,652 @@
+// Serialising the object model as a ptxlink relocatable ELF object (docs/object-format.md).
+//
+// The problem: assembling must run at hundreds of MB/s, and most of an object is section text. So the
+// writer never touches text byte by byte: it lays the file out first (offsets of every section), then
+// streams the header, each section's bytes straight from the model (one write each), the small tables it
+// built, and the section headers. Everything is a function of the model only, so output is deterministic.
+
+#include "PtxlinkElf.h"
+#include "ptxlink/ObjectFormat.h"
+
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SmallString.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/Support/Endian.h"
+#include "llvm/Support/MathExtras.h"
+
+#include <string>
+#include <vector>
+
+namespace ptxlink {
+namespace {
+
+using namespace elf;
+
+/// Little-endian byte buffer for the small tables.
+class Bytes {
+public:
+  std::string Data;
+  void u8(uint8_t V) { Data.push_back(static_cast<char>(V)); }
+  void u16(uint16_t V) { put(V); }
+  void u32(uint32_t V) { put(V); }
+  void u64(uint64_t V) { put(V); }
+  void raw(llvm::StringRef S) { Data.append(S.data(), S.size()); }
+  void pad(size_t Align) {
+    while (Data.size() % Align)
+      Data.push_back('\0');
+  }
+
+private:
+  template <typename T> void put(T V) {
+    char B[sizeof(T)];
+    llvm::support::endian::write<T, llvm::endianness::little>(B, V);
+    Data.append(B, sizeof(T));
+  }
+};
+
+/// `.strtab`: every string once, NUL-terminated; custom tables refer to (offset, length) pairs.
+class StringPool {
+public:
+  StringPool() { Data.Data.push_back('\0'); }
+  uint32_t add(llvm::StringRef S) {
+    if (S.empty())
+      return 0;
+    auto [It, Inserted] = Map.try_emplace(S, 0);
+    if (Inserted) {
+      It->second = static_cast<uint32_t>(Data.Data.size());
+      Data.raw(S);
+      Data.u8(0);
+    }
+    return It->second;
+  }
+  /// Prefix + Name, not shared (section names are unique enough and rarely repeat).
+  uint32_t addConcat(llvm::StringRef Prefix, llvm::StringRef Name, llvm::StringRef Name2 = "") {
+    uint32_t Off = static_cast<uint32_t>(Data.Data.size());
+    Data.raw(Prefix);
+    Data.raw(Name);
+    Data.raw(Name2);
+    Data.u8(0);
+    return Off;
+  }
+  /// Writes a str (u32 offset, u32 length) into B.
+  void ref(Bytes &B, llvm::StringRef S) {
+    B.u32(add(S));
+    B.u32(static_cast<uint32_t>(S.size()));
+  }
+  Bytes Data;
+
+private:
+  llvm::DenseMap<llvm::StringRef, uint32_t> Map;
+};
+
+struct OutSection {
+  uint32_t Name = 0;
+  uint32_t Type = 0;
+  uint64_t Flags = 0;
+  uint64_t Align = 1;
+  uint64_t EntSize = 0;
+  uint32_t Link = 0, Info = 0;
+  llvm::StringRef External; // model-owned bytes
+  int Owned = -1;           // or an index into Layout::Owned (resolved late: strings move)
+  uint64_t Offset = 0;
+};
+
+OutSection sec(uint32_t Name, uint32_t Type, uint64_t Flags = 0, uint64_t Align = 1, uint64_t EntSize = 0,
+               uint32_t Link = 0, uint32_t Info = 0) {
+  OutSection S;
+  S.Name = Name;
+  S.Type = Type;
+  S.Flags = Flags;
+  S.Align = Align;
+  S.EntSize = EntSize;
+  S.Link = Link;
+  S.Info = Info;
+  return S;
+}
+
+/// The sections of one ELF file, their bytes, and the code to stream them out.
+class Layout {
+public:
+  std::vector<OutSection> Sections{OutSection{}};
+  std::vector<std::string> Owned;
+  uint32_t ShStrIndex = 0;
+  uint32_t EFlags = 0;
+
+  uint32_t addOwned(OutSection S, std::string Data) {
+    S.Owned = static_cast<int>(Owned.size());
+    Owned.push_back(std::move(Data));
+    Sections.push_back(S);
+    return static_cast<uint32_t>(Sections.size() - 1);
+  }
+  uint32_t addExternal(OutSection S, llvm::StringRef Data) {
+    S.External = Data;
+    Sections.push_back(S);
+    return static_cast<uint32_t>(Sections.size() - 1);
+  }
+  llvm::StringRef data(const OutSection &S) const {
+    return S.Owned >= 0 ? llvm::StringRef(Owned[S.Owned]) : S.External;
+  }
+
+  void write(llvm::raw_ostream &OS) {
+    uint64_t Pos = EhdrSize;
+    for (size_t I = 1; I < Sections.size(); ++I) {
+      OutSection &S = Sections[I];
+      Pos = llvm::alignTo(Pos, S.Align);
+      S.Offset = Pos;
+      Pos += data(S).size();
+    }
+    uint64_t ShOff = llvm::alignTo(Pos, 8);
+
+    Bytes H;
+    H.raw(llvm::StringRef("\x7f" "ELF", 4));
+    H.u8(2); // ELFCLASS64
+    H.u8(1); // ELFDATA2LSB
+    H.u8(1); // EV_CURRENT
+    H.u8(OsAbi);
+    H.u8(ObjectFormatVersion);
+    H.pad(16);
+    H.u16(1); // ET_REL
+    H.u16(MachineCuda);
+    H.u32(1);
+    H.u64(0); // e_entry
+    H.u64(0); // e_phoff
+    H.u64(ShOff);
+    H.u32(EFlags);
+    H.u16(EhdrSize);
+    H.u16(0); // e_phentsize
+    H.u16(0); // e_phnum
+    H.u16(ShdrSize);
+    H.u16(static_cast<uint16_t>(Sections.size()));
+    H.u16(static_cast<uint16_t>(ShStrIndex));
+    OS << H.Data;
+
+    static const char Zeros[16] = {};
+    uint64_t At = EhdrSize;
+    for (size_t I = 1; I < Sections.size(); ++I) {
+      const OutSection &S = Sections[I];
+      OS.write(Zeros, S.Offset - At);
+      llvm::StringRef D = data(S);
+      OS.write(D.data(), D.size());
+      At = S.Offset + D.size();
+    }
+    OS.write(Zeros, ShOff - At);
+
+    Bytes SH;
+    SH.Data.reserve(Sections.size() * ShdrSize);
+    for (size_t I = 0; I < Sections.size(); ++I) {
+      const OutSection &S = Sections[I];
+      if (I == 0) {
+        SH.Data.append(ShdrSize, '\0');
+        continue;
+      }
+      SH.u32(S.Name);
+      SH.u32(S.Type);
+      SH.u64(S.Flags);
+      SH.u64(0); // sh_addr
+      SH.u64(S.Offset);
+      SH.u64(data(S).size());
+      SH.u32(S.Link);
+      SH.u32(S.Info);
+      SH.u64(S.Align);
+      SH.u64(S.EntSize);
+    }
+    OS << SH.Data;
+  }
+};
+
+llvm::Error modelError(llvm::StringRef Source, const llvm::Twine &Msg) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                 "cannot write object for '" + Source + "': invalid model: " + Msg);
+}
+
+void nstr(Bytes &B, llvm::StringRef S) {
+  B.u32(static_cast<uint32_t>(S.size()));
+  B.raw(S);
+  B.pad(4);
+}
+
+std::string buildNote(const ModuleVariant *V, uint32_t Flags, uint32_t Variants) {
+  Bytes Desc;
+  Desc.u32(ObjectFormatVersion);
+  if (V) {
+    const TargetInfo &T = V->Target;
+    Flags |= (T.Debug ? NoteDebug : 0) | (T.MapF64ToF32 ? NoteMapF64 : 0) |
+             (T.AddressSizeGiven ? NoteAddressSizeGiven : 0);
+    Desc.u32(Flags);
+    Desc.u32(T.VersionMajor);
+    Desc.u32(T.VersionMinor);
+    Desc.u32(T.AddressSize);
+    Desc.u32(Variants);
+    nstr(Desc, T.Arch);
+    nstr(Desc, T.Texmode);
+    nstr(Desc, V->SourceName);
+    Desc.u32(static_cast<uint32_t>(T.Options.size()));
+    for (llvm::StringRef O : T.Options)
+      nstr(Desc, O);
+  } else {
+    Desc.u32(Flags);
+    Desc.u32(0);
+    Desc.u32(0);
+    Desc.u32(0);
+    Desc.u32(Variants);
+    for (int I = 0; I < 3; ++I)
+      nstr(Desc, "");
+    Desc.u32(0);
+  }
+  Bytes N;
+  N.u32(sizeof(NoteOwner));
+  N.u32(static_cast<uint32_t>(Desc.Data.size()));
+  N.u32(NoteType);
+  N.raw(llvm::StringRef(NoteOwner, sizeof(NoteOwner)));
+  N.pad(4);
+  N.raw(Desc.Data);
+  return std::move(N.Data);
+}
+
+uint8_t spaceCode(StateSpace S) { return static_cast<uint8_t>(S); }
+
+void writeLoc(Bytes &B, Loc L) {
+  B.u32(L.Line);
+  B.u32(L.Column);
+}
+
+void writeParams(Bytes &B, StringPool &Strings, const std::vector<ParamInfo> &Params) {
+  B.u32(static_cast<uint32_t>(Params.size()));
+  for (const ParamInfo &P : Params) {
+    B.u8(spaceCode(P.Space));
+    B.u8(P.VectorWidth);
+    B.u8((P.UnsizedArray ? 1 : 0) | (P.IsPtr ? 2 : 0));
+    B.u8(spaceCode(P.PtrSpace));
+    Strings.ref(B, P.Type);
+    B.u32(P.Align);
+    B.u32(P.PtrAlign);
+    Strings.ref(B, P.Name);
+    writeLoc(B, P.Where);
+    B.u32(static_cast<uint32_t>(P.ArrayDims.size()));
+    for (uint64_t D : P.ArrayDims)
+      B.u64(D);
+  }
+}
+
+void writeStrings(Bytes &B, StringPool &Strings, const std::vector<llvm::StringRef> &List) {
+  B.u32(static_cast<uint32_t>(List.size()));
+  for (llvm::StringRef S : List)
+    Strings.ref(B, S);
+}
+
+void writeTuning(Bytes &B, StringPool &Strings, const TuningInfo &T) {
+  uint32_t Present = (T.MaxNReg ? 1 : 0) | (T.MaxNTid ? 2 : 0) | (T.ReqNTid ? 4 : 0) |
+                     (T.ReqNCtaPerCluster ? 8 : 0) | (T.MinNCtaPerSm ? 16 : 0) | (T.MaxNCtaPerSm ? 32 : 0) |
+                     (T.MaxClusterRank ? 64 : 0) | (T.ExplicitCluster ? 128 : 0) |
+                     (T.BlocksAreClusters ? 256 : 0);
+  B.u32(Present);
+  B.u32(T.MaxNReg.value_or(0));
+  for (const auto *A : {&T.MaxNTid, &T.ReqNTid, &T.ReqNCtaPerCluster})
+    for (int I = 0; I < 3; ++I)
+      B.u32(*A ? (**A)[I] : 0);
+  B.u32(T.MinNCtaPerSm.value_or(0));
+  B.u32(T.MaxNCtaPerSm.value_or(0));
+  B.u32(T.MaxClusterRank.value_or(0));
+  writeStrings(B, Strings, T.Pragmas);
+}
+
+std::string buildAbi(const ModuleVariant &V, StringPool &Strings) {
+  Bytes B;
+  B.u32(AbiVersion);
+  B.u32(static_cast<uint32_t>(V.Functions.size()));
+  B.u32(static_cast<uint32_t>(V.Variables.size()));
+  B.u32(static_cast<uint32_t>(V.Prototypes.size()));
+  for (const FunctionAbi &F : V.Functions) {
+    B.u32(F.Symbol);
+    B.u8((F.IsKernel ? 1 : 0) | (F.HasBody ? 2 : 0) | (F.NoReturn ? 4 : 0) | (F.AbiPreserve ? 8 : 0) |
+         (F.AbiPreserveControl ? 16 : 0));
+    B.u8(0);
+    B.u8(0);
+    B.u8(0);
+    B.u32(F.AbiPreserve.value_or(0));
+    B.u32(F.AbiPreserveControl.value_or(0));
+    writeParams(B, Strings, F.Returns);
+    writeParams(B, Strings, F.Params);
+    writeStrings(B, Strings, F.Attributes);
+    writeTuning(B, Strings, F.Tuning);
+    writeLoc(B, F.Where);
+  }
+  for (const VariableAbi &Var : V.Variables) {
+    B.u32(Var.Symbol);
+    B.u8(spaceCode(Var.Space));
+    B.u8(Var.VectorWidth);
+    B.u8((Var.UnsizedArray ? 1 : 0) | (Var.Initialized ? 2 : 0));
+    B.u8(0);
+    Strings.ref(B, Var.Type);
+    B.u32(Var.Align);
+    B.u32(static_cast<uint32_t>(Var.ArrayDims.size()));
+    for (uint64_t D : Var.ArrayDims)
+      B.u64(D);
+    writeStrings(B, Strings, Var.Attributes);
+    writeLoc(B, Var.Where);
+  }
+  for (const PrototypeAbi &P : V.Prototypes) {
+    Strings.ref(B, P.Label);
+    B.u32(P.Function);
+    B.u8((P.NoReturn ? 1 : 0) | (P.AbiPreserve ? 2 : 0) | (P.AbiPreserveControl ? 4 : 0));
+    B.u8(0);
+    B.u8(0);
+    B.u8(0);
+    B.u32(P.AbiPreserve.value_or(0));
+    B.u32(P.AbiPreserveControl.value_or(0));
+    writeParams(B, Strings, P.Returns);
+    writeParams(B, Strings, P.Params);
+    B.u32(static_cast<uint32_t>(P.CallTargets.size()));
+    for (uint32_t T : P.CallTargets)
+      B.u32(T);
+    writeLoc(B, P.Where);
+  }
+  return std::move(B.Data);
+}
+
+/// Checks every index the format stores, so the reader's checks can never reject what we wrote.
+llvm::Error validate(const ModuleVariant &V) {
+  size_t NSym = V.Symbols.size(), NSec = V.Sections.size();
+  if (NSym >= 0xfffffff0u || NSec >= 0xff00u / 2 - 8)
+    return modelError(V.SourceName, "too many symbols or sections");
+  auto SymOk = [&](uint32_t I, bool AllowNone) { return I < NSym || (AllowNone && I == NoSymbol); };
+  for (size_t I = 0; I < NSym; ++I) {
+    const Symbol &S = V.Symbols[I];
+    if (S.Section != NoSection && S.Section >= NSec)
+      return modelError(V.SourceName, "symbol '" + S.Name + "' refers to section " + llvm::Twine(S.Section));
+    if (!SymOk(S.AliasOf, true))
+      return modelError(V.SourceName, "alias '" + S.Name + "' refers to symbol " + llvm::Twine(S.AliasOf));
+    if (S.Name.contains('\0'))
+      return modelError(V.SourceName, "symbol name contains a NUL byte");
+  }
+  for (const Section &Sec : V.Sections) {
+    if (!SymOk(Sec.Symbol, true))
+      return modelError(V.SourceName, "section '" + Sec.Name + "' refers to symbol " + llvm::Twine(Sec.Symbol));
+    if (Sec.HeaderLength > Sec.Contents.size())
+      return modelError(V.SourceName, "section '" + Sec.Name + "' header longer than its contents");
+    uint64_t Size = Sec.Contents.size();
+    for (const Relocation &R : Sec.Relocs) {
+      uint64_t Width = R.Kind == RelocKind::Data32 ? 4 : R.Kind == RelocKind::Data64 ? 8 : R.Length;
+      if (R.Offset > Size || Width > Size - R.Offset)
+        return modelError(V.SourceName, "relocation at offset " + llvm::Twine(R.Offset) + " outside section '" +
+                                            Sec.Name + "'");
+      if (R.Kind != RelocKind::FileIndex && !SymOk(R.Symbol, false))
+        return modelError(V.SourceName, "relocation in section '" + Sec.Name + "' refers to symbol " +
+                                            llvm::Twine(R.Symbol));
+    }
+  }
+  for (const FunctionAbi &F : V.Functions)
+    if (!SymOk(F.Symbol, true))
+      return modelError(V.SourceName, "function ABI record refers to symbol " + llvm::Twine(F.Symbol));
+  for (const VariableAbi &Var : V.Variables)
+    if (!SymOk(Var.Symbol, true))
+      return modelError(V.SourceName, "variable ABI record refers to symbol " + llvm::Twine(Var.Symbol));
+  for (const PrototypeAbi &P : V.Prototypes) {
+    if (!SymOk(P.Function, true))
+      return modelError(V.SourceName, "prototype '" + P.Label + "' refers to symbol " + llvm::Twine(P.Function));
+    for (uint32_t T : P.CallTargets)
+      if (!SymOk(T, false))
+        return modelError(V.SourceName, "prototype '" + P.Label + "' call target " + llvm::Twine(T));
+  }
+  return llvm::Error::success();
+}
+
+uint8_t symType(SymbolKind K) {
+  switch (K) {
+  case SymbolKind::Function:
+  case SymbolKind::Kernel:
+    return SttFunc;
+  case SymbolKind::Variable:
+    return SttObject;
+  case SymbolKind::Label:
+    return SttNotype;
+  case SymbolKind::Section:
+    return SttSection;
+  }
+  return SttNotype;
+}
+
+llvm::StringRef sectionPrefix(SectionKind K) {
+  switch (K) {
+  case SectionKind::Function:
+    return ".ptx.func.";
+  case SectionKind::Variable:
+    return ".ptx.var.";
+  case SectionKind::Module:
+    return ".ptx.module";
+  case SectionKind::Debug:
+    return "";
+  }
+  return "";
+}
+
+llvm::Error writeVariant(const ModuleVariant &V, llvm::raw_ostream &OS) {
+  if (llvm::Error E = validate(V))
+    return E;
+  Layout L;
+  StringPool Strings;
+  const size_t NSec = V.Sections.size(), NSym = V.Symbols.size();
+
+  // ELF indices: the note, then each content section followed by its relocations, then the tables.
+  std::vector<uint32_t> ContentIndex(NSec), RelaIndex(NSec, 0);
+  uint32_t Next = 2;
+  for (size_t I = 0; I < NSec; ++I) {
+    ContentIndex[I] = Next++;
+    if (!V.Sections[I].Relocs.empty())
+      RelaIndex[I] = Next++;
+  }
+  const uint32_t SecTableIndex = Next, SymTableIndex = Next + 1, AbiIndex = Next + 2, FilesIndex = Next + 3,
+                 SymtabIndex = Next + 4, StrtabIndex = Next + 5;
+
+  // ELF symbol order: locals first (ELF requires it), model order within each group.
+  std::vector<uint32_t> ElfSym(NSym);
+  uint32_t NextSym = 1;
+  for (size_t I = 0; I < NSym; ++I)
+    if (V.Symbols[I].Bind == Binding::Local)
+      ElfSym[I] = NextSym++;
+  const uint32_t FirstGlobal = NextSym;
+  for (size_t I = 0; I < NSym; ++I)
+    if (V.Symbols[I].Bind != Binding::Local)
+      ElfSym[I] = NextSym++;
+
+  L.addOwned(sec(Strings.add(".note.ptxlink"), ShtNote, 0, 4), buildNote(&V, 0, 1));
+
+  for (size_t I = 0; I < NSec; ++I) {
+    const Section &S = V.Sections[I];
+    llvm::StringRef Suffix = S.Kind == SectionKind::Debug    ? S.Name
+                             : S.Kind == SectionKind::Module ? llvm::StringRef()
+                                                             : S.Name;
+    uint32_t Name = Strings.addConcat(sectionPrefix(S.Kind), Suffix);
+    // Allocated like code and data so that ELF tools classify the symbols (llvm-nm: T, D), not as debug.
+    uint64_t Flags = S.Kind == SectionKind::Function ? ShfAlloc | ShfExecInstr
+                     : S.Kind == SectionKind::Variable ? ShfAlloc | ShfWrite
+                                                       : 0;
+    OutSection Content = sec(Name, ShtProgbits, Flags, 1);
+    L.addExternal(Content, S.Contents);
+    if (S.Relocs.empty())
+      continue;
+    Bytes R;
+    R.Data.reserve(S.Relocs.size() * RelaSize);
+    for (const Relocation &Rel : S.Relocs) {
+      R.u64(Rel.Offset);
+      switch (Rel.Kind) {
+      case RelocKind::NameRef:
+        R.u64(uint64_t(ElfSym[Rel.Symbol]) << 32 | RelName);
+        R.u64(Rel.Length);
+        break;
+      case RelocKind::FileIndex:
+        R.u64(RelFile);
+        R.u64(uint64_t(Rel.Symbol) << 32 | Rel.Length);
+        break;
+      case RelocKind::Data32:
+      case RelocKind::Data64:
+        R.u64(uint64_t(ElfSym[Rel.Symbol]) << 32 | (Rel.Kind == RelocKind::Data32 ? RelData32 : RelData64));
+        R.u64(static_cast<uint64_t>(Rel.Addend));
+        break;
+      }
+    }
+    uint32_t RelaName = Strings.addConcat(".rela", sectionPrefix(S.Kind), Suffix);
+    L.addOwned(sec(RelaName, ShtRela, ShfInfoLink, 8, RelaSize, SymtabIndex, ContentIndex[I]), std::move(R.Data));
+  }
+
+  Bytes SecTable;
+  SecTable.Data.reserve(NSec * SectionRecordSize);
+  for (size_t I = 0; I < NSec; ++I) {
+    const Section &S = V.Sections[I];
+    SecTable.u32(ContentIndex[I]);
+    SecTable.u32(RelaIndex[I]);
+    SecTable.u8(static_cast<uint8_t>(S.Kind));
+    SecTable.u8(0);
+    SecTable.u8(0);
+    SecTable.u8(0);
+    SecTable.u32(S.Symbol);
+    SecTable.u32(S.HeaderLength);
+    Strings.ref(SecTable, S.Name);
+    writeLoc(SecTable, S.Where);
+    SecTable.u32(0);
+  }
+
+  // Symbols: ELF entries (in ELF order) and the side table (in model order).
+  std::string Symtab(size_t(NextSym) * SymSize, '\0');
+  Bytes SymTable;
+  SymTable.Data.reserve(NSym * SymbolRecordSize);
+  for (size_t I = 0; I < NSym; ++I) {
+    const Symbol &S = V.Symbols[I];
+    uint32_t Sec = S.Section;
+    uint64_t Value = S.Value;
+    if (Sec == NoSection && S.AliasOf != NoSymbol) {
+      // `.alias`: a second symbol on the aliasee's place.
+      const Symbol &Target = V.Symbols[S.AliasOf];
+      Sec = Target.Section;
+      Value = Target.Value;
+    }
+    bool InitCommon = false;
+    uint8_t Bind = StbGlobal;
+    uint16_t Shndx = Sec == NoSection ? ShnAbs : static_cast<uint16_t>(ContentIndex[Sec]);
+    switch (S.Bind) {
+    case Binding::Local:
+      Bind = StbLocal;
+      break;
+    case Binding::Global:
+      break;
+    case Binding::Weak:
+      Bind = StbWeak;
+      break;
+    case Binding::Undefined:
+      Shndx = ShnUndef;
+      Value = 0;
+      break;
+    case Binding::Common:
+      if (S.Initialized && Sec != NoSection) {
+        InitCommon = true;
+        Value = 0;
+      } else {
+        Shndx = ShnCommon;
+        Value = S.Align ? S.Align : 1;
+      }
+      break;
+    }
+    uint32_t Name = Strings.add(S.Name);
+    char *E = Symtab.data() + size_t(ElfSym[I]) * SymSize;
+    using namespace llvm::support::endian;
+    write32le(E, Name);
+    E[4] = static_cast<char>(Bind << 4 | symType(S.Kind));
+    E[5] = 0;
+    write16le(E + 6, Shndx);
+    write64le(E + 8, Value);
+    write64le(E + 16, S.Size);
+
+    SymTable.u32(ElfSym[I]);
+    SymTable.u8(static_cast<uint8_t>(S.Kind));
+    SymTable.u8(spaceCode(S.Space));
+    SymTable.u8((S.Initialized ? SymInitialized : 0) | (InitCommon ? SymInitializedCommon : 0));
+    SymTable.u8(0);
+    SymTable.u32(S.Section);
+    SymTable.u32(S.Align);
+    SymTable.u32(S.AliasOf);
+    SymTable.u32(static_cast<uint32_t>(S.Name.size()));
+    writeLoc(SymTable, S.Where);
+  }
+
+  Bytes Files;
+  Files.Data.reserve(V.Files.size() * FileRecordSize);
+  for (const FileEntry &F : V.Files) {
+    Files.u32(F.Index);
+    Files.u32((F.Timestamp ? 1 : 0) | (F.Size ? 2 : 0));
+    Strings.ref(Files, F.Path);
+    Files.u64(F.Timestamp.value_or(0));
+    Files.u64(F.Size.value_or(0));
+  }
+
+  std::string Abi = buildAbi(V, Strings);
+
+  L.addOwned(sec(Strings.add(".ptxlink.sections"), ShtSections, 0, 4, SectionRecordSize), std::move(SecTable.Data));
+  L.addOwned(sec(Strings.add(".ptxlink.symbols"), ShtSymbols, 0, 4, SymbolRecordSize), std::move(SymTable.Data));
+  L.addOwned(sec(Strings.add(".ptxlink.abi"), ShtAbi, 0, 4), std::move(Abi));
+  L.addOwned(sec(Strings.add(".ptxlink.files"), ShtFiles, 0, 8, FileRecordSize), std::move(Files.Data));
+  uint32_t SymtabName = Strings.add(".symtab");
+  uint32_t StrtabName = Strings.add(".strtab");
+  L.addOwned(sec(SymtabName, ShtSymtab, 0, 8, SymSize, StrtabIndex, FirstGlobal), std::move(Symtab));
+  L.addOwned(sec(StrtabName, ShtStrtab, 0, 1), std::move(Strings.Data.Data));
+  (void)SecTableIndex, (void)SymTableIndex, (void)AbiIndex, (void)FilesIndex;
+  L.ShStrIndex = StrtabIndex;
+  L.write(OS);
+  return llvm::Error::success();
+}
+
+bool isExternalDefinition(const Symbol &S) {
+  if (S.Kind != SymbolKind::Function && S.Kind != SymbolKind::Kernel && S.Kind != SymbolKind::Variable)
+    return false;
+  return S.Bind == Binding::Global || S.Bind == Binding::Weak || S.Bind == Binding::Common;
+}
+
+llvm::Error writeFat(const ObjectFile &Object, llvm::raw_ostream &OS) {
+  Layout L;
+  L.EFlags = FlagFat;
+  StringPool Strings;
+  const size_t N = Object.Variants.size();
+  L.addOwned(sec(Strings.add(".note.ptxlink"), ShtNote, 0, 4), buildNote(nullptr, NoteFat, static_cast<uint32_t>(N)));
+  for (const ModuleVariant &V : Object.Variants) {
+    std::string Inner;
+    llvm::raw_string_ostream IS(Inner);
+    if (llvm::Error E = writeVariant(V, IS))
+      return E;
+    IS.flush();
+    L.addOwned(sec(Strings.addConcat(".ptxlink.variant.", V.Target.Arch), ShtVariant, ShfAlloc | ShfExecInstr, 8), std::move(Inner));
+  }
+  const uint32_t SymtabIndex = static_cast<uint32_t>(N) + 2, StrtabIndex = SymtabIndex + 1;
+
+  // One outer symbol per external name, defined in the first variant that defines it.
+  Bytes Symtab;
+  Symtab.Data.append(SymSize, '\0');
+  llvm::StringMap<bool> Seen;
+  for (size_t VI = 0; VI < N; ++VI)
+    for (const Symbol &S : Object.Variants[VI].Symbols) {
+      if (!isExternalDefinition(S) || !Seen.try_emplace(S.Name, true).second)
+        continue;
+      bool Common = S.Bind == Binding::Common && !(S.Initialized && S.Section != NoSection);
+      Symtab.u32(Strings.add(S.Name));
+      Symtab.u8(static_cast<uint8_t>((S.Bind == Binding::Weak ? StbWeak : StbGlobal) << 4 | symType(S.Kind)));
+      Symtab.u8(0);
+      Symtab.u16(Common ? ShnCommon : static_cast<uint16_t>(VI + 2));
+      Symtab.u64(Common ? (S.Align ? S.Align : 1) : 0);
+      Symtab.u64(S.Size);
+    }
+  uint32_t SymtabName = Strings.add(".symtab");
+  uint32_t StrtabName = Strings.add(".strtab");
+  L.addOwned(sec(SymtabName, ShtSymtab, 0, 8, SymSize, StrtabIndex, 1), std::move(Symtab.Data));
+  L.addOwned(sec(StrtabName, ShtStrtab, 0, 1), std::move(Strings.Data.Data));
+  L.ShStrIndex = StrtabIndex;
+  L.write(OS);
+  return llvm::Error::success();
+}
+
+} // namespace
+
+llvm::Error writeObject(const ObjectFile &Object, llvm::raw_ostream &OS) {
+  if (Object.Variants.size() == 1)
+    return writeVariant(Object.Variants.front(), OS);
+  return writeFat(Object, OS);
+}
+
+} // namespace ptxlink

@@ -1,0 +1,45 @@
+// Constants of the ptxlink object format (docs/object-format.md) shared by the writer and the reader, so
+// the two cannot drift apart. Everything here is described, byte by byte, in that document.
+#pragma once
+
+#include <cstdint>
+
+namespace ptxlink::elf {
+
+constexpr uint8_t OsAbi = 0x50; // 'P': distinct from NVIDIA's cubin OSABIs 0x41 and 0x33
+constexpr uint16_t MachineCuda = 190;
+constexpr uint32_t FlagFat = 1; // e_flags
+
+constexpr uint32_t NoteType = 1;
+constexpr char NoteOwner[] = "ptxlink"; // namesz 8 with the NUL
+
+constexpr uint32_t ShtSections = 0x80000001;
+constexpr uint32_t ShtSymbols = 0x80000002;
+constexpr uint32_t ShtAbi = 0x80000003;
+constexpr uint32_t ShtFiles = 0x80000004;
+constexpr uint32_t ShtVariant = 0x80000010;
+
+constexpr uint32_t SectionRecordSize = 40;
+constexpr uint32_t SymbolRecordSize = 32;
+constexpr uint32_t FileRecordSize = 32;
+constexpr uint32_t AbiVersion = 1;
+
+// Note flags.
+constexpr uint32_t NoteFat = 1, NoteDebug = 2, NoteMapF64 = 4, NoteAddressSizeGiven = 8;
+
+// Side-table symbol flags.
+constexpr uint8_t SymInitialized = 1, SymInitializedCommon = 2;
+
+// Relocation types.
+constexpr uint32_t RelName = 1, RelFile = 2, RelData32 = 3, RelData64 = 4;
+
+// Standard ELF values we need (kept here to avoid depending on a particular header's spelling).
+constexpr uint32_t ShtProgbits = 1, ShtSymtab = 2, ShtStrtab = 3, ShtRela = 4, ShtNote = 7;
+constexpr uint64_t ShfWrite = 1, ShfAlloc = 2, ShfExecInstr = 4, ShfInfoLink = 0x40;
+constexpr uint16_t ShnUndef = 0, ShnAbs = 0xfff1, ShnCommon = 0xfff2, ShnLoReserve = 0xff00;
+constexpr uint8_t StbLocal = 0, StbGlobal = 1, StbWeak = 2;
+constexpr uint8_t SttNotype = 0, SttObject = 1, SttFunc = 2, SttSection = 3;
+
+constexpr uint32_t EhdrSize = 64, ShdrSize = 64, SymSize = 24, RelaSize = 24;
+
+} // namespace ptxlink::elf

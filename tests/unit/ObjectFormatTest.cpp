@@ -1,0 +1,325 @@
+// Tests of the ptxlink object format: every field of a hand-built model survives write -> read, output
+// is deterministic, fat objects keep all variants, and corrupt or truncated input gives an error naming
+// the file and offset instead of a crash.
+
+#include "ObjectFormatTestModel.h"
+#include "ptxlink/ObjectFormat.h"
+
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+
+#include <gtest/gtest.h>
+
+using namespace ptxlink;
+using namespace ptxlink::testmodel;
+
+namespace {
+
+std::string writeToString(const ObjectFile &O) {
+  std::string Bytes;
+  llvm::raw_string_ostream OS(Bytes);
+  llvm::Error E = writeObject(O, OS);
+  EXPECT_FALSE(bool(E)) << llvm::toString(std::move(E));
+  OS.flush();
+  return Bytes;
+}
+
+llvm::Expected<std::unique_ptr<ObjectFile>> readFromString(llvm::StringRef Bytes, llvm::StringRef Name = "t.o") {
+  return readObject(llvm::MemoryBuffer::getMemBufferCopy(Bytes, Name));
+}
+
+void expectLoc(Loc A, Loc B) {
+  EXPECT_EQ(A.Line, B.Line);
+  EXPECT_EQ(A.Column, B.Column);
+}
+
+void expectParams(const std::vector<ParamInfo> &A, const std::vector<ParamInfo> &B) {
+  ASSERT_EQ(A.size(), B.size());
+  for (size_t I = 0; I < A.size(); ++I) {
+    EXPECT_EQ(A[I].Space, B[I].Space);
+    EXPECT_EQ(A[I].Type, B[I].Type);
+    EXPECT_EQ(A[I].VectorWidth, B[I].VectorWidth);
+    EXPECT_EQ(std::vector<uint64_t>(A[I].ArrayDims.begin(), A[I].ArrayDims.end()),
+              std::vector<uint64_t>(B[I].ArrayDims.begin(), B[I].ArrayDims.end()));
+    EXPECT_EQ(A[I].UnsizedArray, B[I].UnsizedArray);
+    EXPECT_EQ(A[I].Align, B[I].Align);
+    EXPECT_EQ(A[I].IsPtr, B[I].IsPtr);
+    EXPECT_EQ(A[I].PtrSpace, B[I].PtrSpace);
+    EXPECT_EQ(A[I].PtrAlign, B[I].PtrAlign);
+    EXPECT_EQ(A[I].Name, B[I].Name);
+    expectLoc(A[I].Where, B[I].Where);
+  }
+}
+
+void expectSameVariant(const ModuleVariant &A, const ModuleVariant &B) {
+  EXPECT_EQ(A.SourceName, B.SourceName);
+  EXPECT_EQ(A.Target.VersionMajor, B.Target.VersionMajor);
+  EXPECT_EQ(A.Target.VersionMinor, B.Target.VersionMinor);
+  EXPECT_EQ(A.Target.Arch, B.Target.Arch);
+  EXPECT_EQ(A.Target.Options, B.Target.Options);
+  EXPECT_EQ(A.Target.Debug, B.Target.Debug);
+  EXPECT_EQ(A.Target.MapF64ToF32, B.Target.MapF64ToF32);
+  EXPECT_EQ(A.Target.Texmode, B.Target.Texmode);
+  EXPECT_EQ(A.Target.AddressSize, B.Target.AddressSize);
+  EXPECT_EQ(A.Target.AddressSizeGiven, B.Target.AddressSizeGiven);
+
+  ASSERT_EQ(A.Symbols.size(), B.Symbols.size());
+  for (size_t I = 0; I < A.Symbols.size(); ++I) {
+    SCOPED_TRACE("symbol " + std::to_string(I) + " " + A.Symbols[I].Name.str());
+    const Symbol &X = A.Symbols[I], &Y = B.Symbols[I];
+    EXPECT_EQ(X.Name, Y.Name);
+    EXPECT_EQ(X.Kind, Y.Kind);
+    EXPECT_EQ(X.Bind, Y.Bind);
+    EXPECT_EQ(X.Space, Y.Space);
+    EXPECT_EQ(X.Section, Y.Section);
+    EXPECT_EQ(X.Value, Y.Value);
+    EXPECT_EQ(X.Size, Y.Size);
+    EXPECT_EQ(X.Align, Y.Align);
+    EXPECT_EQ(X.AliasOf, Y.AliasOf);
+    EXPECT_EQ(X.Initialized, Y.Initialized);
+    expectLoc(X.Where, Y.Where);
+  }
+  ASSERT_EQ(A.Sections.size(), B.Sections.size());
+  for (size_t I = 0; I < A.Sections.size(); ++I) {
+    SCOPED_TRACE("section " + std::to_string(I));
+    const Section &X = A.Sections[I], &Y = B.Sections[I];
+    EXPECT_EQ(X.Name, Y.Name);
+    EXPECT_EQ(X.Kind, Y.Kind);
+    EXPECT_EQ(X.Symbol, Y.Symbol);
+    EXPECT_EQ(X.Contents, Y.Contents);
+    EXPECT_EQ(X.HeaderLength, Y.HeaderLength);
+    expectLoc(X.Where, Y.Where);
+    ASSERT_EQ(X.Relocs.size(), Y.Relocs.size());
+    for (size_t K = 0; K < X.Relocs.size(); ++K) {
+      EXPECT_EQ(X.Relocs[K].Offset, Y.Relocs[K].Offset);
+      EXPECT_EQ(X.Relocs[K].Symbol, Y.Relocs[K].Symbol);
+      EXPECT_EQ(X.Relocs[K].Kind, Y.Relocs[K].Kind);
+      EXPECT_EQ(X.Relocs[K].Length, Y.Relocs[K].Length);
+      EXPECT_EQ(X.Relocs[K].Addend, Y.Relocs[K].Addend);
+    }
+  }
+  ASSERT_EQ(A.Functions.size(), B.Functions.size());
+  for (size_t I = 0; I < A.Functions.size(); ++I) {
+    SCOPED_TRACE("function " + std::to_string(I));
+    const FunctionAbi &X = A.Functions[I], &Y = B.Functions[I];
+    EXPECT_EQ(X.Symbol, Y.Symbol);
+    EXPECT_EQ(X.IsKernel, Y.IsKernel);
+    EXPECT_EQ(X.HasBody, Y.HasBody);
+    expectParams(X.Returns, Y.Returns);
+    expectParams(X.Params, Y.Params);
+    EXPECT_EQ(X.NoReturn, Y.NoReturn);
+    EXPECT_EQ(X.AbiPreserve, Y.AbiPreserve);
+    EXPECT_EQ(X.AbiPreserveControl, Y.AbiPreserveControl);
+    EXPECT_EQ(X.Attributes, Y.Attributes);
+    EXPECT_EQ(X.Tuning.MaxNReg, Y.Tuning.MaxNReg);
+    EXPECT_EQ(X.Tuning.MaxNTid, Y.Tuning.MaxNTid);
+    EXPECT_EQ(X.Tuning.ReqNTid, Y.Tuning.ReqNTid);
+    EXPECT_EQ(X.Tuning.ReqNCtaPerCluster, Y.Tuning.ReqNCtaPerCluster);
+    EXPECT_EQ(X.Tuning.MinNCtaPerSm, Y.Tuning.MinNCtaPerSm);
+    EXPECT_EQ(X.Tuning.MaxNCtaPerSm, Y.Tuning.MaxNCtaPerSm);
+    EXPECT_EQ(X.Tuning.MaxClusterRank, Y.Tuning.MaxClusterRank);
+    EXPECT_EQ(X.Tuning.ExplicitCluster, Y.Tuning.ExplicitCluster);
+    EXPECT_EQ(X.Tuning.BlocksAreClusters, Y.Tuning.BlocksAreClusters);
+    EXPECT_EQ(X.Tuning.Pragmas, Y.Tuning.Pragmas);
+    expectLoc(X.Where, Y.Where);
+  }
+  ASSERT_EQ(A.Variables.size(), B.Variables.size());
+  for (size_t I = 0; I < A.Variables.size(); ++I) {
+    const VariableAbi &X = A.Variables[I], &Y = B.Variables[I];
+    EXPECT_EQ(X.Symbol, Y.Symbol);
+    EXPECT_EQ(X.Space, Y.Space);
+    EXPECT_EQ(X.Type, Y.Type);
+    EXPECT_EQ(X.VectorWidth, Y.VectorWidth);
+    EXPECT_EQ(std::vector<uint64_t>(X.ArrayDims.begin(), X.ArrayDims.end()),
+              std::vector<uint64_t>(Y.ArrayDims.begin(), Y.ArrayDims.end()));
+    EXPECT_EQ(X.UnsizedArray, Y.UnsizedArray);
+    EXPECT_EQ(X.Align, Y.Align);
+    EXPECT_EQ(X.Attributes, Y.Attributes);
+    EXPECT_EQ(X.Initialized, Y.Initialized);
+    expectLoc(X.Where, Y.Where);
+  }
+  ASSERT_EQ(A.Prototypes.size(), B.Prototypes.size());
+  for (size_t I = 0; I < A.Prototypes.size(); ++I) {
+    const PrototypeAbi &X = A.Prototypes[I], &Y = B.Prototypes[I];
+    EXPECT_EQ(X.Label, Y.Label);
+    EXPECT_EQ(X.Function, Y.Function);
+    expectParams(X.Returns, Y.Returns);
+    expectParams(X.Params, Y.Params);
+    EXPECT_EQ(X.NoReturn, Y.NoReturn);
+    EXPECT_EQ(X.AbiPreserve, Y.AbiPreserve);
+    EXPECT_EQ(X.AbiPreserveControl, Y.AbiPreserveControl);
+    EXPECT_EQ(X.CallTargets, Y.CallTargets);
+    expectLoc(X.Where, Y.Where);
+  }
+  ASSERT_EQ(A.Files.size(), B.Files.size());
+  for (size_t I = 0; I < A.Files.size(); ++I) {
+    EXPECT_EQ(A.Files[I].Index, B.Files[I].Index);
+    EXPECT_EQ(A.Files[I].Path, B.Files[I].Path);
+    EXPECT_EQ(A.Files[I].Timestamp, B.Files[I].Timestamp);
+    EXPECT_EQ(A.Files[I].Size, B.Files[I].Size);
+  }
+}
+
+TEST(ObjectFormat, RoundTripsEveryField) {
+  auto O = buildFullModel();
+  O->Variants[0].Target.Options = {"debug", "texmode_independent"};
+  O->Variants[0].Target.Debug = true;
+  O->Variants[0].Target.Texmode = "texmode_independent";
+  O->Variants[0].Target.MapF64ToF32 = true;
+  std::string Bytes = writeToString(*O);
+  ASSERT_TRUE(isPtxlinkObject(Bytes));
+  auto Read = readFromString(Bytes);
+  ASSERT_TRUE(bool(Read)) << llvm::toString(Read.takeError());
+  ASSERT_EQ((*Read)->Variants.size(), 1u);
+  expectSameVariant(O->Variants[0], (*Read)->Variants[0]);
+  // Reading copies nothing: contents point into the buffer the object adopted.
+  EXPECT_EQ(writeToString(**Read), Bytes);
+}
+
+TEST(ObjectFormat, EmptyModuleRoundTrips) {
+  ObjectFile O;
+  O.Variants.emplace_back();
+  O.Variants[0].Target.Arch = "sm_52";
+  std::string Bytes = writeToString(O);
+  auto Read = readFromString(Bytes);
+  ASSERT_TRUE(bool(Read)) << llvm::toString(Read.takeError());
+  expectSameVariant(O.Variants[0], (*Read)->Variants[0]);
+}
+
+TEST(ObjectFormat, WriterIsDeterministic) {
+  auto A = buildFullModel(), B = buildFullModel();
+  EXPECT_EQ(writeToString(*A), writeToString(*B));
+}
+
+TEST(ObjectFormat, HeaderIsEmCudaWithOwnOsAbi) {
+  std::string Bytes = writeToString(*buildFullModel());
+  ASSERT_GE(Bytes.size(), 64u);
+  EXPECT_EQ(Bytes[7], 0x50);   // EI_OSABI
+  EXPECT_EQ(Bytes[18], char(190)); // EM_CUDA
+  EXPECT_EQ(Bytes[16], 1);     // ET_REL
+  std::string Cubin = Bytes;
+  Cubin[7] = 0x41;
+  EXPECT_FALSE(isPtxlinkObject(Cubin));
+  auto R = readFromString(Cubin, "cubin.o");
+  ASSERT_FALSE(bool(R));
+  EXPECT_NE(llvm::toString(R.takeError()).find("NVIDIA cubin"), std::string::npos);
+}
+
+TEST(ObjectFormat, FatObjectKeepsAllVariants) {
+  auto A = buildFullModel("sm_80"), B = buildFullModel("sm_90a");
+  ObjectFile Fat;
+  for (auto *Src : {A.get(), B.get()})
+    Fat.Variants.push_back(Src->Variants[0]); // strings stay in A's and B's arenas, alive here
+  std::string Bytes = writeToString(Fat);
+  EXPECT_EQ(Bytes, writeToString(Fat));
+  auto Read = readFromString(Bytes, "fat.o");
+  ASSERT_TRUE(bool(Read)) << llvm::toString(Read.takeError());
+  ASSERT_EQ((*Read)->Variants.size(), 2u);
+  expectSameVariant(A->Variants[0], (*Read)->Variants[0]);
+  expectSameVariant(B->Variants[0], (*Read)->Variants[1]);
+  // Each variant section holds exactly the plain object of that variant.
+  std::string Plain = writeToString(*A);
+  EXPECT_NE(Bytes.find(Plain), std::string::npos);
+}
+
+TEST(ObjectFormat, InvalidModelIsRejectedByWriter) {
+  auto O = buildFullModel();
+  O->Variants[0].Sections[1].Relocs[0].Symbol = 999;
+  std::string Bytes;
+  llvm::raw_string_ostream OS(Bytes);
+  llvm::Error E = writeObject(*O, OS);
+  ASSERT_TRUE(bool(E));
+  EXPECT_NE(llvm::toString(std::move(E)).find("invalid model"), std::string::npos);
+}
+
+TEST(ObjectFormat, TruncatedInputGivesErrorsNotCrashes) {
+  std::string Bytes = writeToString(*buildFullModel());
+  for (size_t N = 0; N < Bytes.size(); ++N) {
+    auto R = readFromString(llvm::StringRef(Bytes).take_front(N), "trunc.o");
+    if (R) {
+      ADD_FAILURE() << "prefix of " << N << " bytes was accepted";
+      continue;
+    }
+    std::string Msg = llvm::toString(R.takeError());
+    EXPECT_EQ(Msg.rfind("trunc.o: offset 0x", 0), 0u) << Msg;
+  }
+}
+
+TEST(ObjectFormat, CorruptedBytesNeverCrash) {
+  // Every byte of a plain and of a fat object replaced by values chosen to break sizes, counts, offsets
+  // and indices. The reader may accept (e.g. a changed text byte) but must not crash or over-allocate.
+  auto A = buildFullModel("sm_80"), B = buildFullModel("sm_90");
+  ObjectFile Fat;
+  Fat.Variants = {A->Variants[0], B->Variants[0]};
+  for (const std::string &Bytes : {writeToString(*A), writeToString(Fat)}) {
+    size_t Errors = 0;
+    for (size_t I = 0; I < Bytes.size(); ++I)
+      for (uint8_t X : {0x00, 0x01, 0x7f, 0xff}) {
+        if (uint8_t(Bytes[I]) == X)
+          continue;
+        std::string Bad = Bytes;
+        Bad[I] = static_cast<char>(X);
+        auto R = readFromString(Bad, "bad.o");
+        if (!R) {
+          std::string Msg = llvm::toString(R.takeError());
+          EXPECT_EQ(Msg.rfind("bad.o: offset 0x", 0), 0u) << Msg;
+          ++Errors;
+        } else {
+          // Whatever was accepted must be printable and writable without trouble.
+          std::string Out;
+          llvm::raw_string_ostream OS(Out);
+          for (const ModuleVariant &V : (*R)->Variants)
+            printModule(V, OS);
+          llvm::consumeError(writeObject(**R, OS));
+        }
+      }
+    EXPECT_GT(Errors, Bytes.size()); // most corruptions are detected
+  }
+}
+
+TEST(ObjectFormat, LyingCountsDoNotAllocate) {
+  // A symbol table claiming 2^32-1 parameters must be refused from the byte count alone.
+  std::string Bytes = writeToString(*buildFullModel());
+  size_t Pos = Bytes.find(".ptxlink.abi"); // name in .strtab; find the section by scanning for its header
+  ASSERT_NE(Pos, std::string::npos);
+  // Locate the ABI section data: it starts with the ABI version (1) followed by the three counts 6, 3, 1.
+  std::string Header("\x01\x00\x00\x00\x06\x00\x00\x00\x03\x00\x00\x00\x01\x00\x00\x00", 16);
+  size_t Abi = Bytes.find(Header);
+  ASSERT_NE(Abi, std::string::npos);
+  std::string Bad = Bytes;
+  Bad.replace(Abi + 4, 4, "\xff\xff\xff\xff");
+  auto R = readFromString(Bad, "lie.o");
+  ASSERT_FALSE(bool(R));
+  EXPECT_NE(llvm::toString(R.takeError()).find("exceed"), std::string::npos);
+}
+
+TEST(AtomicFile, WritesOrLeavesTargetUntouched) {
+  llvm::SmallString<128> Dir;
+  ASSERT_FALSE(llvm::sys::fs::createUniqueDirectory("ptxlink-atomic", Dir));
+  llvm::SmallString<128> Path(Dir);
+  llvm::sys::path::append(Path, "out.o");
+  ASSERT_FALSE(bool(writeFileAtomically(Path, [](llvm::raw_ostream &OS) {
+    OS << "first";
+    return llvm::Error::success();
+  })));
+  llvm::Error E = writeFileAtomically(Path, [](llvm::raw_ostream &OS) {
+    OS << "partial";
+    return llvm::createStringError(llvm::inconvertibleErrorCode(), "failed midway");
+  });
+  ASSERT_TRUE(bool(E));
+  llvm::consumeError(std::move(E));
+  auto Buf = llvm::MemoryBuffer::getFile(Path);
+  ASSERT_TRUE(bool(Buf));
+  EXPECT_EQ((*Buf)->getBuffer(), "first");
+  // No temporary file is left behind.
+  std::error_code EC;
+  size_t Entries = 0;
+  for (llvm::sys::fs::directory_iterator It(Dir, EC), End; It != End && !EC; It.increment(EC))
+    ++Entries;
+  EXPECT_EQ(Entries, 1u);
+  llvm::sys::fs::remove(Path);
+  llvm::sys::fs::remove(Dir);
+}
+
+} // namespace
