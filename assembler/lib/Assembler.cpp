@@ -1,0 +1,167 @@
+// The assembler's entry points: one PTX text into one object variant, several PTX files into one (fat)
+// object, and the ptxlink-as command line as a library call.
+#include "ptxlink/Assembler.h"
+#include "ptxlink/ObjectFormat.h"
+#include "ptxlink/PtxParser.h"
+
+#include "llvm/ADT/StringSet.h"
+#include "llvm/Support/MemoryBuffer.h"
+
+#include <CLI/CLI.hpp>
+
+using namespace llvm;
+
+namespace ptxlink {
+
+bool assembleInto(ObjectFile &Object, StringRef Text, StringRef FileName, DiagnosticEngine &Diags,
+                  bool TextOutlivesObject) {
+  unsigned EngineErrors = Diags.errorCount();
+  SourceDiags D(Diags, Text, FileName);
+  PtxModule M;
+  bool Ok = parsePtxModule(Text, FileName, D, M);
+  if (Diags.limitReached())
+    return false;
+  ModuleVariant V;
+  // Lowering also runs after parse errors so that its own errors (undefined names, bad aliases) are
+  // reported in the same run; the variant is dropped either way.
+  Ok = lowerPtxModule(M, Object, V, D, TextOutlivesObject) && Ok;
+  if (!Ok || Diags.errorCount() != EngineErrors)
+    return false;
+  Object.Variants.push_back(std::move(V));
+  return true;
+}
+
+/// The external symbols a variant defines (what other modules can link against).
+static StringSet<> externalDefinitions(const ModuleVariant &V) {
+  StringSet<> R;
+  for (const Symbol &S : V.Symbols)
+    if ((S.Bind == Binding::Global || S.Bind == Binding::Weak || S.Bind == Binding::Common) &&
+        S.Kind != SymbolKind::Label && S.Kind != SymbolKind::Section)
+      R.insert(S.Name);
+  return R;
+}
+
+std::unique_ptr<ObjectFile> assembleFiles(ArrayRef<std::string> Paths, DiagnosticEngine &Diags) {
+  auto Object = std::make_unique<ObjectFile>();
+  bool Ok = true;
+  for (const std::string &Path : Paths) {
+    auto Buf = MemoryBuffer::getFileOrSTDIN(Path, /*IsText=*/false, /*RequiresNullTerminator=*/false);
+    if (!Buf) {
+      Diags.error("cannot open '" + Path + "': " + Buf.getError().message(), std::vector<DiagSite>{}, "input-open");
+      Ok = false;
+      continue;
+    }
+    std::unique_ptr<MemoryBuffer> B = std::move(*Buf);
+    StringRef Text = B->getBuffer();
+    // The mapped buffer lives as long as the object, so sections can point into it.
+    Object->adopt(std::move(B));
+    if (!assembleInto(*Object, Text, Path, Diags, /*TextOutlivesObject=*/true))
+      Ok = false;
+    if (Diags.limitReached())
+      return nullptr;
+  }
+  if (!Ok)
+    return nullptr;
+  // A fat object holds one module for several targets: every variant must offer the same interface.
+  if (Object->Variants.size() > 1) {
+    const ModuleVariant &First = Object->Variants.front();
+    StringSet<> Ref = externalDefinitions(First);
+    for (size_t I = 1; I < Object->Variants.size(); ++I) {
+      const ModuleVariant &Var = Object->Variants[I];
+      StringSet<> Mine = externalDefinitions(Var);
+      std::vector<std::string> Missing, Extra;
+      for (const auto &E : Ref)
+        if (!Mine.contains(E.getKey()))
+          Missing.push_back(E.getKey().str());
+      for (const auto &E : Mine)
+        if (!Ref.contains(E.getKey()))
+          Extra.push_back(E.getKey().str());
+      std::sort(Missing.begin(), Missing.end());
+      std::sort(Extra.begin(), Extra.end());
+      for (const std::string &N : Missing) {
+        Diags.error(Var.SourceName + ": fat object variants differ: '" + N + "' is defined in " + First.SourceName +
+                        " but not in " + Var.SourceName,
+                    std::vector<DiagSite>{}, "fat-variant-mismatch");
+        Ok = false;
+      }
+      for (const std::string &N : Extra) {
+        Diags.error(Var.SourceName + ": fat object variants differ: '" + N + "' is defined in " + Var.SourceName +
+                        " but not in " + First.SourceName,
+                    std::vector<DiagSite>{}, "fat-variant-mismatch");
+        Ok = false;
+      }
+    }
+  }
+  if (!Ok)
+    return nullptr;
+  return Object;
+}
+
+int runAssemblerTool(ArrayRef<std::string> Args, raw_ostream &Out, raw_ostream &Err) {
+  CLI::App App{"ptxlink-as: assemble PTX modules into ptxlink relocatable objects", "ptxlink-as"};
+  std::vector<std::string> Inputs;
+  std::string Output;
+  bool PrintPtx = false, Version = false, Werror = false, NoWarn = false;
+  unsigned ErrorLimit = 20;
+  App.add_option("inputs", Inputs, "PTX files; several files make a fat object (one variant per target)");
+  App.add_option("-o", Output, "output object ('-' for standard output)");
+  App.add_flag("--print-ptx", PrintPtx, "print the assembled module(s) back as PTX instead of writing an object");
+  App.add_flag("--version", Version, "print the version and exit");
+  App.add_flag("--Werror", Werror, "treat warnings as errors (also spelled -Werror)");
+  App.add_flag("-w", NoWarn, "suppress warnings");
+  App.add_option("--error-limit", ErrorLimit, "stop after this many errors (0 = no limit)");
+
+  // CLI11 only knows single-letter short options; accept the conventional -Werror spelling too.
+  std::vector<std::string> Argv;
+  for (const std::string &A : Args)
+    Argv.push_back(A == "-Werror" ? "--Werror" : A);
+  std::reverse(Argv.begin(), Argv.end()); // CLI11 consumes a reversed vector
+  try {
+    App.parse(Argv);
+  } catch (const CLI::CallForHelp &) {
+    Out << App.help();
+    return 0;
+  } catch (const CLI::ParseError &E) {
+    Err << "ptxlink-as: error: " << E.what() << "\n";
+    return 1;
+  }
+  if (Version) {
+    Out << "ptxlink-as " << PTXLINK_VERSION << " (object format " << ObjectFormatVersion << ")\n";
+    return 0;
+  }
+  DiagnosticEngine Diags(Err, "ptxlink-as");
+  Diags.setErrorLimit(ErrorLimit);
+  Diags.setWarningsAsErrors(Werror);
+  Diags.setSuppressWarnings(NoWarn);
+  if (Inputs.empty()) {
+    Diags.error("no input files");
+    return 1;
+  }
+  if (Output.empty() && !PrintPtx) {
+    Diags.error("no output file: use -o <file> (or -o - for standard output)");
+    return 1;
+  }
+  std::unique_ptr<ObjectFile> Object = assembleFiles(Inputs, Diags);
+  if (!Object || Diags.hasErrors())
+    return 1;
+  auto Write = [&](raw_ostream &OS) -> Error {
+    if (PrintPtx) {
+      for (const ModuleVariant &V : Object->Variants)
+        printModule(V, OS);
+      return Error::success();
+    }
+    return writeObject(*Object, OS);
+  };
+  Error E = Error::success();
+  if (Output.empty() || Output == "-")
+    E = Write(Out);
+  else
+    E = writeFileAtomically(Output, Write);
+  if (E) {
+    Diags.error("cannot write '" + (Output.empty() ? std::string("-") : Output) + "': " + toString(std::move(E)));
+    return 1;
+  }
+  return 0;
+}
+
+} // namespace ptxlink

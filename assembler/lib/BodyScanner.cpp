@@ -1,0 +1,522 @@
+// The body scanner: one pass over a function body's bytes that records every reference to a module-scope
+// symbol or debug-referenced label, `.loc` file indices, and `.callprototype` / `.calltargets` data.
+// Statement structure is tracked just enough to know whether an identifier is an opcode, a label, a
+// declared local name or an operand, and which `{` opens a scope rather than a vector operand.
+#include "BodyScanner.h"
+
+#include <algorithm>
+#include <cstring>
+
+using namespace llvm;
+
+namespace ptxlink {
+
+namespace {
+enum CharClass : uint8_t { Other, Space, Newline, Slash, Quote, Semi, LBrace, RBrace, Comma, Equal, At, Digit, Dot, Ident, Percent };
+
+const std::array<uint8_t, 256> Classes = [] {
+  std::array<uint8_t, 256> T{};
+  for (int C = 0; C < 256; ++C) {
+    if (C == ' ' || C == '\t' || C == '\r' || C == '\f' || C == '\v')
+      T[C] = Space;
+    else if ((C >= 'a' && C <= 'z') || (C >= 'A' && C <= 'Z') || C == '_' || C == '$')
+      T[C] = Ident;
+    else if (C >= '0' && C <= '9')
+      T[C] = Digit;
+  }
+  T['\n'] = Newline;
+  T['/'] = Slash;
+  T['"'] = Quote;
+  T[';'] = Semi;
+  T['{'] = LBrace;
+  T['}'] = RBrace;
+  T[','] = Comma;
+  T['='] = Equal;
+  T['@'] = At;
+  T['.'] = Dot;
+  T['%'] = Percent;
+  return T;
+}();
+
+inline bool identChar(char C) { return isIdentChar(C); }
+
+/// Length of an identifier-like run at P (identifier chars plus `.x` and `::x` continuations, which
+/// make opcodes such as `ld.param::entry.u32` and special registers such as `%tid.x` single tokens).
+inline size_t wordEnd(const char *B, size_t I, size_t End) {
+  while (true) {
+    while (I < End && identChar(B[I]))
+      ++I;
+    if (I + 1 < End && B[I] == '.' && identChar(B[I + 1])) {
+      I += 1;
+      continue;
+    }
+    if (I + 2 < End && B[I] == ':' && B[I + 1] == ':' && identChar(B[I + 2])) {
+      I += 2;
+      continue;
+    }
+    return I;
+  }
+}
+
+enum class Mode : uint8_t { Normal, Decl, DeclInit, CallTargets, Skip };
+} // namespace
+
+BodyScanner::BodyScanner(StringRef Text, SourceDiags &Diags, const StringMap<uint32_t> &SymMap,
+                         std::vector<Symbol> &Symbols, const std::vector<uint8_t> &IsFunctionLabel)
+    : Text(Text), D(Diags), SymMap(SymMap), Symbols(Symbols), IsFunctionLabel(IsFunctionLabel) {
+  for (const auto &E : SymMap)
+    if (!E.getKey().empty())
+      FirstChar[static_cast<unsigned char>(E.getKey()[0])] = true;
+  ShadowCount.assign(Symbols.size(), 0);
+}
+
+void BodyScanner::reference(uint32_t Sym, size_t Offset, uint32_t Length) {
+  const Symbol &S = Symbols[Sym];
+  if (S.Kind == SymbolKind::Label && IsFunctionLabel[Sym]) {
+    LabelUses.push_back({Sym, Offset, Length});
+    return;
+  }
+  if (S.Kind == SymbolKind::Section)
+    return; // a debug section name used as an operand is not something we rename
+  if (ShadowCount[Sym])
+    return;
+  Relocs->push_back(Relocation{Offset - Base, Sym, RelocKind::NameRef, Length, 0});
+}
+
+void BodyScanner::declareLocal(uint32_t Sym) {
+  if (ShadowCount[Sym] == UINT16_MAX)
+    return;
+  ++ShadowCount[Sym];
+  ShadowStack.push_back({Sym, Depth});
+}
+
+void BodyScanner::declareLocalOrDebugName(uint32_t Sym, size_t Offset, SourceLoc Loc) {
+  Symbol &S = Symbols[Sym];
+  if (S.Kind != SymbolKind::Label) {
+    declareLocal(Sym); // hides a module-scope name
+    return;
+  }
+  if (!IsFunctionLabel[Sym])
+    return;
+  // A parameter or local variable that debug data refers to (DW_OP_addr of `__local_depot0`, `foo_param_0`):
+  // the first function declaring it defines it; every declaration and use in that body is renamed with it.
+  if (S.Section == NoSection) {
+    S.Section = SectionIdx;
+    S.Value = Offset - Base;
+    S.Where = Loc;
+  }
+  if (S.Section == SectionIdx)
+    LabelUses.push_back({Sym, Offset, uint32_t(S.Name.size())});
+}
+
+void BodyScanner::popScope() {
+  while (!ShadowStack.empty() && ShadowStack.back().second >= Depth) {
+    --ShadowCount[ShadowStack.back().first];
+    ShadowStack.pop_back();
+  }
+}
+
+bool BodyScanner::scanLoc(size_t &IRef, size_t End, uint32_t Line, size_t LineStart) {
+  // `.loc file line col [, function_name label[+imm], inlined_at file line col]` up to the end of line.
+  const char *B = Text.data();
+  size_t I = IRef;
+  auto SkipH = [&] {
+    while (I < End && (B[I] == ' ' || B[I] == '\t' || B[I] == '\r'))
+      ++I;
+  };
+  auto Fail = [&](const Twine &Msg) {
+    D.error(I, SourceLoc{Line, uint32_t(I - LineStart + 1)}, Msg);
+    while (I < End && B[I] != '\n')
+      ++I;
+    IRef = I;
+    return false;
+  };
+  auto Number = [&](bool IsFile) -> bool {
+    SkipH();
+    size_t S = I;
+    while (I < End && isDigit(B[I]))
+      ++I;
+    if (I == S)
+      return false;
+    if (IsFile) {
+      uint32_t V = 0;
+      if (Text.slice(S, I).getAsInteger(10, V))
+        return false;
+      Relocs->push_back(Relocation{S - Base, V, RelocKind::FileIndex, uint32_t(I - S), 0});
+    }
+    return true;
+  };
+  if (!Number(true) || !Number(false) || !Number(false))
+    return Fail("malformed .loc directive: expected 'file line column'");
+  SkipH();
+  if (I < End && B[I] == ',') {
+    ++I;
+    SkipH();
+    size_t S = I;
+    I = wordEnd(B, I, End);
+    if (Text.slice(S, I) != "function_name")
+      return Fail("expected 'function_name' in .loc directive");
+    SkipH();
+    S = I;
+    if (I < End && B[I] == '.')
+      ++I;
+    I = wordEnd(B, I, End);
+    if (I == S)
+      return Fail("expected a label after 'function_name'");
+    StringRef Name = Text.slice(S, I);
+    uint32_t Sym = Name[0] == '.' ? NoSymbol : lookup(Name);
+    if (Sym != NoSymbol)
+      reference(Sym, S, uint32_t(I - S));
+    SkipH();
+    if (I < End && B[I] == '+') {
+      ++I;
+      SkipH();
+      size_t NS = I;
+      while (I < End && identChar(B[I]))
+        ++I;
+      if (NS == I)
+        return Fail("expected an offset after '+' in .loc directive");
+      SkipH();
+    }
+    if (I >= End || B[I] != ',')
+      return Fail("expected ', inlined_at' in .loc directive");
+    ++I;
+    SkipH();
+    S = I;
+    I = wordEnd(B, I, End);
+    if (Text.slice(S, I) != "inlined_at")
+      return Fail("expected 'inlined_at' in .loc directive");
+    if (!Number(true) || !Number(false) || !Number(false))
+      return Fail("malformed .loc directive: expected 'inlined_at file line column'");
+    SkipH();
+  }
+  if (I < End && B[I] != '\n' && !(B[I] == '/' && I + 1 < End && (B[I + 1] == '/' || B[I + 1] == '*')))
+    return Fail("unexpected text after .loc directive");
+  IRef = I;
+  return true;
+}
+
+void BodyScanner::scan(const PtxFunction &F, uint32_t SecIdx, uint32_t FuncSym, Section &Sec,
+                       std::vector<PrototypeAbi> &Protos, bool KeepStrings, ObjectFile &Obj) {
+  const char *B = Text.data();
+  Base = F.Begin;
+  SectionIdx = SecIdx;
+  Relocs = &Sec.Relocs;
+  Depth = 0;
+  ShadowStack.clear();
+  LabelUses.clear();
+  LocalLabels.clear();
+  CallTargets.clear();
+  if (ShadowCount.size() < Symbols.size())
+    ShadowCount.resize(Symbols.size(), 0);
+  size_t FirstProto = Protos.size();
+
+  // Parameter names are locals of the whole body (and may be what debug data points at).
+  for (const auto *List : {&F.Returns, &F.Params})
+    for (const ParamInfo &P : *List)
+      if (!P.Name.empty()) {
+        uint32_t S = lookup(P.Name);
+        if (S != NoSymbol)
+          declareLocalOrDebugName(S, static_cast<size_t>(P.Name.data() - Text.data()), P.Where);
+      }
+
+  size_t I = F.BodyBegin + 1;
+  size_t End = F.End - 1; // the closing '}'
+  uint32_t Line = F.BodyPos.Line;
+  size_t LineStart = F.BodyPos.LineStart;
+  bool AtStart = true, Guard = false, InVector = false, ExpectName = false;
+  Mode Md = Mode::Normal;
+  int InitBrace = 0;
+  StringRef LastLabel;
+  SourceLoc LastLabelLoc;
+
+  while (I < End) {
+    unsigned char C = static_cast<unsigned char>(B[I]);
+    switch (Classes[C]) {
+    case Space:
+      ++I;
+      break;
+    case Newline:
+      ++Line;
+      LineStart = ++I;
+      break;
+    case Slash:
+      if (I + 1 < End && B[I + 1] == '/') {
+        const void *NL = memchr(B + I, '\n', End - I);
+        I = NL ? static_cast<const char *>(NL) - B : End;
+      } else if (I + 1 < End && B[I + 1] == '*') {
+        size_t J = I + 2;
+        while (J + 1 < End && !(B[J] == '*' && B[J + 1] == '/')) {
+          if (B[J] == '\n') {
+            ++Line;
+            LineStart = J + 1;
+          }
+          ++J;
+        }
+        I = J + 2; // the parser already checked the comment is closed
+      } else {
+        ++I;
+      }
+      break;
+    case Quote: {
+      size_t S = I++;
+      while (I < End && B[I] != '"' && B[I] != '\n') {
+        if (B[I] == '\\' && I + 1 < End && B[I + 1] != '\n')
+          ++I;
+        ++I;
+      }
+      if (I >= End || B[I] != '"')
+        D.error(S, SourceLoc{Line, uint32_t(S - LineStart + 1)}, "unterminated string");
+      else
+        ++I;
+      AtStart = false;
+      break;
+    }
+    case Semi:
+      AtStart = true;
+      Md = Mode::Normal;
+      InVector = Guard = ExpectName = false;
+      LastLabel = StringRef();
+      ++I;
+      break;
+    case LBrace:
+      if (Md == Mode::DeclInit)
+        ++InitBrace;
+      else if (AtStart) {
+        ++Depth;
+        LastLabel = StringRef();
+      } else
+        InVector = true;
+      ++I;
+      break;
+    case RBrace:
+      if (Md == Mode::DeclInit && InitBrace > 0)
+        --InitBrace;
+      else if (InVector)
+        InVector = false;
+      else {
+        if (Depth > 0) {
+          popScope();
+          --Depth;
+        }
+        AtStart = true;
+        Md = Mode::Normal;
+        LastLabel = StringRef();
+      }
+      ++I;
+      break;
+    case Comma:
+      if (Md == Mode::Decl || (Md == Mode::DeclInit && InitBrace == 0)) {
+        Md = Mode::Decl;
+        ExpectName = true;
+      }
+      ++I;
+      break;
+    case Equal:
+      if (Md == Mode::Decl) {
+        Md = Mode::DeclInit;
+        InitBrace = 0;
+        ExpectName = false;
+      }
+      ++I;
+      break;
+    case At:
+      if (I + 1 < End && B[I + 1] == '@') {
+        // Legacy `@@DWARF` line inside a body: not ours to interpret.
+        const void *NL = memchr(B + I, '\n', End - I);
+        I = NL ? static_cast<const char *>(NL) - B : End;
+      } else {
+        Guard = true;
+        ++I;
+      }
+      break;
+    case Digit:
+      while (I < End && (identChar(B[I]) || B[I] == '.'))
+        ++I;
+      break;
+    case Dot: {
+      size_t S = I;
+      if (I + 1 >= End || !identChar(B[I + 1]) || isDigit(B[I + 1])) {
+        ++I;
+        while (I < End && (identChar(B[I]) || B[I] == '.'))
+          ++I;
+        break;
+      }
+      I = wordEnd(B, I + 1, End);
+      if (!AtStart)
+        break;
+      StringRef Dir = Text.slice(S, I);
+      AtStart = false;
+      Md = Mode::Skip;
+      if (Dir == ".loc") {
+        scanLoc(I, End, Line, LineStart);
+        AtStart = true;
+        Md = Mode::Normal;
+      } else if (Dir == ".reg" || Dir == ".param" || Dir == ".local" || Dir == ".shared" || Dir == ".const" ||
+                 Dir == ".global" || Dir == ".tex" || Dir.starts_with(".reg.") || Dir.starts_with(".param.") ||
+                 Dir.starts_with(".local.") || Dir.starts_with(".shared.") || Dir.starts_with(".const.") ||
+                 Dir.starts_with(".global.")) {
+        Md = Mode::Decl;
+        ExpectName = true;
+      } else if (Dir == ".calltargets") {
+        Md = Mode::CallTargets;
+      } else if (Dir == ".callprototype") {
+        PtxCallPrototype P;
+        LexPos After;
+        LexPos Start{S, Line, LineStart};
+        SourceLoc DirLoc{Line, uint32_t(S - LineStart + 1)};
+        if (parseCallPrototypeAt(Text.take_front(End), Start, D, P, After)) {
+          if (LastLabel.empty()) {
+            D.error(S, DirLoc, ".callprototype needs a label");
+          } else {
+            PrototypeAbi A;
+            A.Label = KeepStrings ? Obj.save(LastLabel) : LastLabel;
+            A.Function = FuncSym;
+            A.Returns = std::move(P.Returns);
+            A.Params = std::move(P.Params);
+            if (KeepStrings)
+              for (auto *List : {&A.Returns, &A.Params})
+                for (ParamInfo &Q : *List) {
+                  Q.Type = Obj.save(Q.Type);
+                  Q.Name = Obj.save(Q.Name);
+                }
+            A.NoReturn = P.NoReturn;
+            A.AbiPreserve = P.AbiPreserve;
+            A.AbiPreserveControl = P.AbiPreserveControl;
+            A.Where = LastLabelLoc;
+            Protos.push_back(std::move(A));
+          }
+          // Resume after the ';' (the sub-lexer counted the lines it crossed).
+          I = After.Offset;
+          Line = After.Line;
+          LineStart = After.LineStart;
+          AtStart = true;
+          Md = Mode::Normal;
+          LastLabel = StringRef();
+        } else {
+          // Reported; skip to the end of the statement.
+          while (I < End && B[I] != ';') {
+            if (B[I] == '\n') {
+              ++Line;
+              LineStart = I + 1;
+            }
+            ++I;
+          }
+        }
+      }
+      break;
+    }
+    case Ident: {
+      size_t S = I;
+      I = wordEnd(B, I + 1, End);
+      if (Guard) {
+        Guard = false; // a predicate name without '%'
+        break;
+      }
+      if (AtStart) {
+        // A label (`name:` or `name :`) or the opcode.
+        size_t J = I;
+        while (J < End && (B[J] == ' ' || B[J] == '\t'))
+          ++J;
+        if (J < End && B[J] == ':' && !(J + 1 < End && B[J + 1] == ':')) {
+          StringRef Name = Text.slice(S, I);
+          uint32_t Sym = lookup(Name);
+          SourceLoc Loc{Line, uint32_t(S - LineStart + 1)};
+          if (Sym != NoSymbol) {
+            Symbol &Sy = Symbols[Sym];
+            if (Sy.Kind == SymbolKind::Label && IsFunctionLabel[Sym]) {
+              if (Sy.Section == NoSection) {
+                Sy.Section = SectionIdx;
+                Sy.Value = S - Base;
+                Sy.Where = Loc;
+                LabelUses.push_back({Sym, S, uint32_t(I - S)});
+              } else if (Sy.Section == SectionIdx) {
+                D.error(S, Loc, "duplicate label '" + Name + "'");
+              } else {
+                D.warning(S, Loc,
+                          "label '" + Name +
+                              "' is referenced from debug data and defined in more than one function; "
+                              "debug data refers to the first");
+              }
+            } else if (Sy.Kind != SymbolKind::Label) {
+              LocalLabels.push_back(Sym);
+            }
+          }
+          LastLabel = Name;
+          LastLabelLoc = Loc;
+          I = J + 1;
+          break;
+        }
+        AtStart = false;
+        Md = Mode::Normal;
+        break;
+      }
+      if (Md == Mode::Decl && ExpectName) {
+        ExpectName = false;
+        uint32_t Sym = lookup(Text.slice(S, I));
+        if (Sym != NoSymbol)
+          declareLocalOrDebugName(Sym, S, SourceLoc{Line, uint32_t(S - LineStart + 1)});
+        break;
+      }
+      uint32_t Sym = lookup(Text.slice(S, I));
+      if (Sym != NoSymbol) {
+        reference(Sym, S, uint32_t(I - S));
+        if (Md == Mode::CallTargets &&
+            (Symbols[Sym].Kind == SymbolKind::Function || Symbols[Sym].Kind == SymbolKind::Kernel))
+          CallTargets.push_back(Sym);
+      }
+      break;
+    }
+    case Percent: {
+      size_t S = I;
+      I = wordEnd(B, I + 1, End);
+      if (Guard) {
+        Guard = false;
+        break;
+      }
+      if (!FirstChar['%'])
+        break;
+      if (Md == Mode::Decl && ExpectName) {
+        ExpectName = false;
+        uint32_t Sym = lookup(Text.slice(S, I));
+        if (Sym != NoSymbol)
+          declareLocalOrDebugName(Sym, S, SourceLoc{Line, uint32_t(S - LineStart + 1)});
+        break;
+      }
+      uint32_t Sym = lookup(Text.slice(S, I));
+      if (Sym != NoSymbol)
+        reference(Sym, S, uint32_t(I - S));
+      break;
+    }
+    default:
+      ++I;
+      break;
+    }
+  }
+
+  // Function labels: keep the uses only if the label was defined in this body.
+  for (const Use &U : LabelUses)
+    if (Symbols[U.Sym].Section == SectionIdx)
+      Relocs->push_back(Relocation{U.Offset - Base, U.Sym, RelocKind::NameRef, U.Length, 0});
+  // A body label spelled like a module-scope symbol hides it inside this body.
+  if (!LocalLabels.empty()) {
+    size_t HeaderEnd = F.HeaderEnd - Base;
+    llvm::erase_if(*Relocs, [&](const Relocation &R) {
+      return R.Kind == RelocKind::NameRef && R.Offset >= HeaderEnd &&
+             std::find(LocalLabels.begin(), LocalLabels.end(), R.Symbol) != LocalLabels.end();
+    });
+  }
+  // Undo the parameter shadows.
+  while (!ShadowStack.empty()) {
+    --ShadowCount[ShadowStack.back().first];
+    ShadowStack.pop_back();
+  }
+  if (!CallTargets.empty()) {
+    std::sort(CallTargets.begin(), CallTargets.end());
+    CallTargets.erase(std::unique(CallTargets.begin(), CallTargets.end()), CallTargets.end());
+    for (size_t P = FirstProto; P < Protos.size(); ++P)
+      Protos[P].CallTargets = CallTargets;
+  }
+}
+
+} // namespace ptxlink

@@ -1,0 +1,72 @@
+// Scanning of function bodies for the references the linker must be able to rewrite.
+//
+// The problem: instruction bodies are most of a PTX file's bytes, but the linker only cares about a few
+// things in them: names of module-scope symbols (calls, operands, `mov` of a function address, local call
+// tables, `.calltargets`), labels that debug sections refer to, `.loc` file indices and `.callprototype`
+// signatures. Parsing instructions would be slow and pointless, so this is one tight loop over the bytes
+// that classifies identifiers by position (opcode, label, declaration, operand) and tracks block scopes
+// so that a local declaration shadowing a module-scope name is not mistaken for a reference.
+#pragma once
+
+#include "ptxlink/ObjectModel.h"
+#include "ptxlink/PtxParser.h"
+
+#include "llvm/ADT/StringMap.h"
+
+#include <array>
+#include <vector>
+
+namespace ptxlink {
+
+class BodyScanner {
+public:
+  /// IsFunctionLabel[S] marks Label symbols that debug data expects to be defined in some function body.
+  BodyScanner(llvm::StringRef Text, SourceDiags &Diags, const llvm::StringMap<uint32_t> &SymMap,
+              std::vector<Symbol> &Symbols, const std::vector<uint8_t> &IsFunctionLabel);
+
+  /// Scans F's body (F must have one). Appends relocations to Sec.Relocs (offsets relative to F.Begin, not
+  /// sorted), defines the function labels found in the body (Section = SectionIdx), and appends the
+  /// body's `.callprototype` records to Protos (their CallTargets are the functions named in the body's
+  /// `.calltargets` lists).
+  void scan(const PtxFunction &F, uint32_t SectionIdx, uint32_t FuncSym, Section &Sec,
+            std::vector<PrototypeAbi> &Protos, bool KeepStrings, ObjectFile &Obj);
+
+private:
+  struct Use {
+    uint32_t Sym;
+    size_t Offset;
+    uint32_t Length;
+  };
+
+  uint32_t lookup(llvm::StringRef Name) const {
+    if (!FirstChar[static_cast<unsigned char>(Name[0])])
+      return NoSymbol;
+    auto It = SymMap.find(Name);
+    return It == SymMap.end() ? NoSymbol : It->second;
+  }
+  void reference(uint32_t Sym, size_t Offset, uint32_t Length);
+  void declareLocal(uint32_t Sym);
+  void declareLocalOrDebugName(uint32_t Sym, size_t Offset, SourceLoc Loc);
+  void popScope();
+  bool scanLoc(size_t &I, size_t End, uint32_t Line, size_t LineStart);
+
+  llvm::StringRef Text;
+  SourceDiags &D;
+  const llvm::StringMap<uint32_t> &SymMap;
+  std::vector<Symbol> &Symbols;
+  const std::vector<uint8_t> &IsFunctionLabel;
+  std::array<bool, 256> FirstChar{};
+
+  // Per-body state.
+  size_t Base = 0; // F.Begin: relocation offsets are relative to it
+  uint32_t SectionIdx = NoSection;
+  unsigned Depth = 0;
+  std::vector<uint16_t> ShadowCount;                      // per symbol
+  std::vector<std::pair<uint32_t, unsigned>> ShadowStack; // (symbol, depth)
+  std::vector<Relocation> *Relocs = nullptr;
+  std::vector<Use> LabelUses;          // uses of function labels, kept if the label is defined here
+  std::vector<uint32_t> LocalLabels;   // module-scope names redefined as labels in this body
+  std::vector<uint32_t> CallTargets;   // functions named by .calltargets in this body
+};
+
+} // namespace ptxlink

@@ -1,0 +1,524 @@
+// Lowering of a parsed PTX module to the object model: one section per definition, symbols with their
+// bindings, NameRef relocations on every byte range that names a module-scope symbol (found by scanning
+// function bodies once the whole module is known), FileIndex relocations on `.loc`, binary debug
+// sections with data relocations, and the ABI records the linker checks.
+#include "BodyScanner.h"
+#include "ptxlink/PtxParser.h"
+
+#include "llvm/ADT/StringMap.h"
+
+#include <algorithm>
+
+using namespace llvm;
+
+namespace ptxlink {
+
+namespace {
+
+Binding definitionBinding(Linkage L, bool IsKernel) {
+  switch (L) {
+  case Linkage::None:
+    return IsKernel ? Binding::Global : Binding::Local;
+  case Linkage::Visible:
+    return Binding::Global;
+  case Linkage::Weak:
+    return Binding::Weak;
+  case Linkage::Common:
+    return Binding::Common;
+  case Linkage::Extern:
+    return Binding::Undefined;
+  }
+  return Binding::Local;
+}
+
+class Lowerer {
+public:
+  Lowerer(const PtxModule &M, ObjectFile &Obj, ModuleVariant &V, SourceDiags &D, bool Zero)
+      : M(M), Obj(Obj), V(V), D(D), Zero(Zero) {}
+  bool run();
+
+private:
+  const PtxModule &M;
+  ObjectFile &Obj;
+  ModuleVariant &V;
+  SourceDiags &D;
+  bool Zero;
+
+  StringMap<uint32_t> SymMap;
+  std::vector<uint32_t> FuncAbiOf, VarAbiOf; // per symbol: index into V.Functions / V.Variables, or ~0u
+  std::vector<Linkage> DeclLink;             // per symbol: linkage of its first declaration
+  std::vector<uint8_t> PendingLabel;         // per symbol: a label a debug section expects in a function
+  std::vector<SourceLoc> FirstRefLoc;        // per pending label: where a debug section refers to it
+  std::vector<size_t> FirstRefOffset;
+
+  StringRef keep(StringRef S) { return Zero ? S : Obj.save(S); }
+  uint32_t addSymbol(StringRef Name, SymbolKind K, Binding B, SourceLoc Where) {
+    uint32_t Idx = static_cast<uint32_t>(V.Symbols.size());
+    Symbol S;
+    S.Name = keep(Name);
+    S.Kind = K;
+    S.Bind = B;
+    S.Where = Where;
+    V.Symbols.push_back(S);
+    SymMap[Name] = Idx;
+    FuncAbiOf.push_back(~0u);
+    VarAbiOf.push_back(~0u);
+    DeclLink.push_back(Linkage::None);
+    PendingLabel.push_back(0);
+    FirstRefLoc.push_back({});
+    FirstRefOffset.push_back(0);
+    return Idx;
+  }
+  uint32_t lookup(StringRef Name) const {
+    auto It = SymMap.find(Name);
+    return It == SymMap.end() ? NoSymbol : It->second;
+  }
+  std::vector<ParamInfo> keepParams(const std::vector<ParamInfo> &Ps) {
+    std::vector<ParamInfo> R = Ps;
+    if (!Zero)
+      for (ParamInfo &P : R) {
+        P.Type = Obj.save(P.Type);
+        P.Name = Obj.save(P.Name);
+      }
+    return R;
+  }
+  std::vector<StringRef> keepAll(const std::vector<StringRef> &In) {
+    std::vector<StringRef> R;
+    R.reserve(In.size());
+    for (StringRef S : In)
+      R.push_back(keep(S));
+    return R;
+  }
+
+  void declareFunction(const PtxFunction &F, uint32_t SectionIdx);
+  void declareVariable(const PtxVariable &Var, const PtxDeclarator &Decl, uint32_t SectionIdx);
+  void declareDebugLabels(const PtxDebugSection &S, uint32_t SectionIdx);
+  void declareDebugRefs();
+  void lowerAlias(const PtxAlias &A);
+  void lowerFunction(const PtxFunction &F, uint32_t SectionIdx, BodyScanner &Scanner);
+  void lowerVariable(const PtxVariable &Var, const PtxDeclarator &Decl, uint32_t SectionIdx);
+  void lowerDebug(const PtxDebugSection &S, uint32_t SectionIdx);
+};
+
+void Lowerer::declareFunction(const PtxFunction &F, uint32_t SectionIdx) {
+  SymbolKind K = F.IsKernel ? SymbolKind::Kernel : SymbolKind::Function;
+  uint32_t Sym = lookup(F.Name);
+  if (Sym == NoSymbol) {
+    Sym = addSymbol(F.Name, K, Binding::Undefined, F.Loc);
+    DeclLink[Sym] = F.Link;
+  } else {
+    Symbol &S = V.Symbols[Sym];
+    if (S.Kind != SymbolKind::Function && S.Kind != SymbolKind::Kernel) {
+      D.error(F.NameOffset, F.NameLoc, "'" + F.Name + "' redeclared as a function (first declared at line " +
+                                           Twine(S.Where.Line) + ")");
+      return;
+    }
+    if (S.Kind != K) {
+      D.error(F.NameOffset, F.NameLoc,
+              "'" + F.Name + "' redeclared as a " + (F.IsKernel ? "kernel" : "function") + " (first declared at line " +
+                  Twine(S.Where.Line) + ")");
+      return;
+    }
+    if (F.HasBody && S.Section != NoSection) {
+      D.error(F.NameOffset, F.NameLoc,
+              "redefinition of '" + F.Name + "' (first defined at line " + Twine(S.Where.Line) + ")");
+      return;
+    }
+  }
+  Symbol &S = V.Symbols[Sym];
+  if (F.HasBody) {
+    S.Section = SectionIdx;
+    S.Bind = definitionBinding(F.Link, F.IsKernel);
+    S.Where = F.Loc;
+  }
+  if (FuncAbiOf[Sym] != ~0u && !F.HasBody)
+    return; // a repeated declaration adds nothing
+  FunctionAbi A;
+  A.Symbol = Sym;
+  A.IsKernel = F.IsKernel;
+  A.HasBody = F.HasBody;
+  A.Returns = keepParams(F.Returns);
+  A.Params = keepParams(F.Params);
+  A.NoReturn = F.NoReturn;
+  A.AbiPreserve = F.AbiPreserve;
+  A.AbiPreserveControl = F.AbiPreserveControl;
+  A.Attributes = keepAll(F.Attributes);
+  A.Tuning = F.Tuning;
+  A.Tuning.Pragmas = keepAll(F.Tuning.Pragmas);
+  A.Where = F.Loc;
+  if (FuncAbiOf[Sym] == ~0u) {
+    FuncAbiOf[Sym] = static_cast<uint32_t>(V.Functions.size());
+    V.Functions.push_back(std::move(A));
+  } else {
+    const FunctionAbi &Old = V.Functions[FuncAbiOf[Sym]];
+    auto Shape = [](const std::vector<ParamInfo> &Ps) {
+      std::string R;
+      for (const ParamInfo &P : Ps) {
+        R += (Twine(unsigned(P.Space)) + P.Type + "v" + Twine(unsigned(P.VectorWidth)) + "a" +
+              Twine(P.Align) + (P.UnsizedArray ? "u" : ""))
+                 .str();
+        for (uint64_t Dim : P.ArrayDims)
+          R += "[" + std::to_string(Dim) + "]";
+        R += ",";
+      }
+      return R;
+    };
+    if (Shape(Old.Returns) != Shape(A.Returns) || Shape(Old.Params) != Shape(A.Params))
+      D.error(F.NameOffset, F.NameLoc,
+              "definition of '" + F.Name + "' does not match its declaration at line " + Twine(Old.Where.Line));
+    V.Functions[FuncAbiOf[Sym]] = std::move(A);
+  }
+}
+
+static uint64_t product(ArrayRef<uint64_t> Dims) {
+  uint64_t P = 1;
+  for (uint64_t X : Dims)
+    P *= X;
+  return P;
+}
+
+void Lowerer::declareVariable(const PtxVariable &Var, const PtxDeclarator &Decl, uint32_t SectionIdx) {
+  bool IsDef = Var.Link != Linkage::Extern;
+  uint32_t Sym = lookup(Decl.Name);
+  if (Sym == NoSymbol) {
+    Sym = addSymbol(Decl.Name, SymbolKind::Variable, Binding::Undefined, Var.Loc);
+    DeclLink[Sym] = Var.Link;
+  } else {
+    Symbol &S = V.Symbols[Sym];
+    if (S.Kind != SymbolKind::Variable) {
+      D.error(Decl.NameOffset, Decl.Loc, "'" + Decl.Name + "' redeclared as a variable (first declared at line " +
+                                             Twine(S.Where.Line) + ")");
+      return;
+    }
+    if (IsDef && S.Section != NoSection) {
+      D.error(Decl.NameOffset, Decl.Loc,
+              "redefinition of '" + Decl.Name + "' (first defined at line " + Twine(S.Where.Line) + ")");
+      return;
+    }
+    if (S.Space != Var.Space) {
+      D.error(Decl.NameOffset, Decl.Loc,
+              "'" + Decl.Name + "' redeclared in a different state space (first declared at line " +
+                  Twine(S.Where.Line) + ")");
+      return;
+    }
+  }
+  unsigned Elem = ptxTypeSize(Var.Type) * std::max<unsigned>(1, Var.VectorWidth);
+  uint64_t Count = product(Decl.ArrayDims);
+  if (Decl.UnsizedArray)
+    Count = Decl.Initialized ? Count * Decl.InitElements : 0;
+  Symbol &S = V.Symbols[Sym];
+  S.Space = Var.Space;
+  if (IsDef || S.Section == NoSection) {
+    S.Size = Count * Elem;
+    S.Align = Var.Align ? Var.Align : Elem;
+    S.Initialized = Decl.Initialized;
+  }
+  if (IsDef) {
+    S.Section = SectionIdx;
+    S.Bind = definitionBinding(Var.Link, false);
+    S.Where = Var.Loc;
+  }
+  if (VarAbiOf[Sym] != ~0u && !IsDef)
+    return;
+  VariableAbi A;
+  A.Symbol = Sym;
+  A.Space = Var.Space;
+  A.Type = keep(Var.Type);
+  A.VectorWidth = Var.VectorWidth;
+  A.ArrayDims = Decl.ArrayDims;
+  A.UnsizedArray = Decl.UnsizedArray;
+  A.Align = Var.Align;
+  A.Attributes = keepAll(Var.Attributes);
+  A.Initialized = Decl.Initialized;
+  A.Where = Var.Loc;
+  if (VarAbiOf[Sym] == ~0u) {
+    VarAbiOf[Sym] = static_cast<uint32_t>(V.Variables.size());
+    V.Variables.push_back(std::move(A));
+  } else {
+    V.Variables[VarAbiOf[Sym]] = std::move(A);
+  }
+}
+
+void Lowerer::declareDebugLabels(const PtxDebugSection &S, uint32_t SectionIdx) {
+  for (const PtxDwarfLabel &L : S.Labels) {
+    uint32_t Old = lookup(L.Name);
+    if (Old != NoSymbol) {
+      D.error(L.TextOffset, L.Loc,
+              "label '" + L.Name + "' conflicts with an earlier definition at line " +
+                  Twine(V.Symbols[Old].Where.Line));
+      continue;
+    }
+    uint32_t Sym = addSymbol(L.Name, SymbolKind::Label, Binding::Local, L.Loc);
+    V.Symbols[Sym].Section = SectionIdx;
+    V.Symbols[Sym].Value = L.Offset;
+  }
+}
+
+void Lowerer::declareDebugRefs() {
+  // Names that debug data refers to: section names become Section symbols; other names not yet known are
+  // labels the function bodies must define.
+  StringMap<uint32_t> FirstSectionOf;
+  for (uint32_t I = 0; I < V.Sections.size(); ++I)
+    if (V.Sections[I].Kind == SectionKind::Debug)
+      FirstSectionOf.try_emplace(V.Sections[I].Name, I);
+  for (const PtxDebugSection &S : M.DebugSections)
+    for (const PtxDwarfFixup &F : S.Fixups) {
+      if (lookup(F.Name) != NoSymbol)
+        continue;
+      if (F.Name.starts_with(".")) {
+        uint32_t Sym = addSymbol(F.Name, SymbolKind::Section, Binding::Local, F.Loc);
+        auto It = FirstSectionOf.find(F.Name);
+        V.Symbols[Sym].Section = It == FirstSectionOf.end() ? NoSection : It->second;
+        continue;
+      }
+      uint32_t Sym = addSymbol(F.Name, SymbolKind::Label, Binding::Local, F.Loc);
+      PendingLabel[Sym] = 1;
+      FirstRefLoc[Sym] = F.Loc;
+      FirstRefOffset[Sym] = F.TextOffset;
+    }
+}
+
+void Lowerer::lowerAlias(const PtxAlias &A) {
+  uint32_t AS = lookup(A.Alias), BS = lookup(A.Aliasee);
+  if (BS == NoSymbol || (V.Symbols[BS].Kind != SymbolKind::Function && V.Symbols[BS].Kind != SymbolKind::Kernel)) {
+    D.error(A.AliaseeOffset, A.AliaseeLoc, "aliasee '" + A.Aliasee + "' is not a function declared in this module");
+    return;
+  }
+  Symbol &Target = V.Symbols[BS];
+  if (Target.Kind == SymbolKind::Kernel) {
+    D.error(A.AliaseeOffset, A.AliaseeLoc, "aliasee '" + A.Aliasee + "' is a kernel; only .func symbols can be aliased");
+    return;
+  }
+  if (Target.Section == NoSection) {
+    D.error(A.AliaseeOffset, A.AliaseeLoc, "aliasee '" + A.Aliasee + "' must be defined in this module");
+    return;
+  }
+  if (Target.Bind == Binding::Weak) {
+    D.error(A.AliaseeOffset, A.AliaseeLoc, "aliasee '" + A.Aliasee + "' cannot have .weak linkage");
+    return;
+  }
+  if (Target.AliasOf != NoSymbol) {
+    D.error(A.AliaseeOffset, A.AliaseeLoc, "aliasee '" + A.Aliasee + "' is itself an alias");
+    return;
+  }
+  if (AS == NoSymbol || V.Symbols[AS].Kind != SymbolKind::Function) {
+    D.error(A.AliasOffset, A.AliasLoc, "alias '" + A.Alias + "' must be declared as a function (without body) first");
+    return;
+  }
+  Symbol &Al = V.Symbols[AS];
+  if (Al.Section != NoSection || Al.AliasOf != NoSymbol) {
+    D.error(A.AliasOffset, A.AliasLoc, "alias '" + A.Alias + "' is already defined");
+    return;
+  }
+  if (AS == BS) {
+    D.error(A.AliasOffset, A.AliasLoc, "'" + A.Alias + "' cannot alias itself");
+    return;
+  }
+  if (FuncAbiOf[AS] != ~0u && FuncAbiOf[BS] != ~0u) {
+    const FunctionAbi &X = V.Functions[FuncAbiOf[AS]], &Y = V.Functions[FuncAbiOf[BS]];
+    auto Same = [](const std::vector<ParamInfo> &P, const std::vector<ParamInfo> &Q) {
+      if (P.size() != Q.size())
+        return false;
+      for (size_t I = 0; I < P.size(); ++I)
+        if (P[I].Space != Q[I].Space || P[I].Type != Q[I].Type || P[I].VectorWidth != Q[I].VectorWidth ||
+            P[I].ArrayDims != Q[I].ArrayDims || P[I].UnsizedArray != Q[I].UnsizedArray)
+          return false;
+      return true;
+    };
+    if (!Same(X.Returns, Y.Returns) || !Same(X.Params, Y.Params)) {
+      D.error(A.AliasOffset, A.AliasLoc, "prototype of alias '" + A.Alias + "' does not match '" + A.Aliasee + "'");
+      return;
+    }
+  }
+  Al.AliasOf = BS;
+  Al.Section = Target.Section;
+  Al.Bind = DeclLink[AS] == Linkage::Weak ? Binding::Weak
+            : DeclLink[AS] == Linkage::None ? Binding::Local
+                                             : Binding::Global;
+  Al.Where = A.Loc;
+}
+
+void Lowerer::lowerFunction(const PtxFunction &F, uint32_t SectionIdx, BodyScanner &Scanner) {
+  Section &Sec = V.Sections[SectionIdx];
+  uint32_t Sym = lookup(F.Name);
+  Sec.Symbol = Sym;
+  Sec.Name = V.Symbols[Sym].Name;
+  Sec.Contents = keep(M.Text.slice(F.Begin, F.End));
+  Sec.HeaderLength = static_cast<uint32_t>(F.HeaderEnd - F.Begin);
+  Sec.Where = F.Loc;
+  Sec.Relocs.push_back(Relocation{F.NameOffset - F.Begin, Sym, RelocKind::NameRef, uint32_t(F.Name.size()), 0});
+  size_t Before = Sec.Relocs.size();
+  Scanner.scan(F, SectionIdx, Sym, Sec, V.Prototypes, !Zero, Obj);
+  if (Sec.Relocs.size() > Before)
+    std::stable_sort(Sec.Relocs.begin(), Sec.Relocs.end(),
+                     [](const Relocation &A, const Relocation &B) { return A.Offset < B.Offset; });
+}
+
+void Lowerer::lowerVariable(const PtxVariable &Var, const PtxDeclarator &Decl, uint32_t SectionIdx) {
+  Section &Sec = V.Sections[SectionIdx];
+  uint32_t Sym = lookup(Decl.Name);
+  Sec.Symbol = Sym;
+  Sec.Name = V.Symbols[Sym].Name;
+  Sec.Where = Var.Loc;
+  // A single declarator is its own text; several (`.global .u32 a, b;`) get one synthesised text each.
+  size_t NameAt; // offset of the name within the section text
+  if (Var.Decls.size() == 1) {
+    Sec.Contents = keep(M.Text.slice(Var.Begin, Var.End));
+    NameAt = Decl.NameOffset - Var.Begin;
+  } else {
+    StringRef Prefix = M.Text.slice(Var.Begin, Var.PrefixEnd);
+    std::string Text = (Prefix + M.Text.slice(Decl.NameOffset, Decl.End) + ";").str();
+    Sec.Contents = Obj.save(Text);
+    NameAt = Prefix.size();
+  }
+  Sec.Relocs.push_back(Relocation{NameAt, Sym, RelocKind::NameRef, uint32_t(Decl.Name.size()), 0});
+  for (const PtxNameUse &U : Decl.Uses) {
+    uint32_t Ref = lookup(U.Name);
+    if (Ref == NoSymbol || V.Symbols[Ref].Kind == SymbolKind::Label || V.Symbols[Ref].Kind == SymbolKind::Section) {
+      D.error(U.Offset, U.Loc, "use of undeclared symbol '" + U.Name + "' in initializer");
+      continue;
+    }
+    if (V.Symbols[Ref].Kind == SymbolKind::Kernel) {
+      D.error(U.Offset, U.Loc, "kernel '" + U.Name + "' cannot be used in an initializer");
+      continue;
+    }
+    Sec.Relocs.push_back(
+        Relocation{NameAt + (U.Offset - Decl.NameOffset), Ref, RelocKind::NameRef, uint32_t(U.Name.size()), 0});
+  }
+}
+
+void Lowerer::lowerDebug(const PtxDebugSection &S, uint32_t SectionIdx) {
+  Section &Sec = V.Sections[SectionIdx];
+  Sec.Name = keep(S.Name);
+  Sec.Where = S.Loc;
+  Sec.Contents = Obj.save(StringRef(reinterpret_cast<const char *>(S.Bytes.data()), S.Bytes.size()));
+  for (const PtxDwarfFixup &F : S.Fixups) {
+    uint32_t Sym = lookup(F.Name);
+    if (Sym == NoSymbol)
+      continue; // reported by declareDebugRefs' callers
+    Sec.Relocs.push_back(
+        Relocation{F.Offset, Sym, F.Width == 8 ? RelocKind::Data64 : RelocKind::Data32, 0, F.Addend});
+  }
+}
+
+bool Lowerer::run() {
+  unsigned ErrorsBefore = D.errors();
+  V.SourceName = Obj.save(M.FileName);
+  V.Target = M.Target;
+  V.Target.Arch = Obj.save(M.ArchName);
+  V.Target.Options = keepAll(M.Target.Options);
+  V.Target.Texmode = keep(M.Target.Texmode);
+  if (!M.HasTarget)
+    D.warning(0, SourceLoc{1, 1}, "module has no .target directive");
+  for (const FileEntry &F : M.Files) {
+    FileEntry E = F;
+    E.Path = keep(F.Path);
+    V.Files.push_back(E);
+  }
+
+  // Sections in source order; their indices are fixed before any symbol refers to them.
+  struct Pending {
+    PtxItem Item;
+    uint32_t Decl;
+    uint32_t Section;
+  };
+  std::vector<Pending> Work;
+  for (const PtxItem &It : M.Items) {
+    auto NewSection = [&](SectionKind K) {
+      V.Sections.emplace_back();
+      V.Sections.back().Kind = K;
+      return static_cast<uint32_t>(V.Sections.size() - 1);
+    };
+    switch (It.K) {
+    case PtxItem::Function: {
+      const PtxFunction &F = M.Functions[It.Index];
+      Work.push_back({It, 0, F.HasBody ? NewSection(SectionKind::Function) : NoSection});
+      break;
+    }
+    case PtxItem::Variable: {
+      const PtxVariable &Var = M.Variables[It.Index];
+      for (uint32_t I = 0; I < Var.Decls.size(); ++I)
+        Work.push_back({It, I, Var.Link == Linkage::Extern ? NoSection : NewSection(SectionKind::Variable)});
+      break;
+    }
+    case PtxItem::Debug:
+      Work.push_back({It, 0, NewSection(SectionKind::Debug)});
+      V.Sections.back().Name = keep(M.DebugSections[It.Index].Name);
+      break;
+    case PtxItem::Text:
+      Work.push_back({It, 0, NewSection(SectionKind::Module)});
+      break;
+    case PtxItem::Alias:
+      Work.push_back({It, 0, NoSection});
+      break;
+    }
+  }
+
+  // Symbols: module-scope names first (source order), then debug labels and referenced names.
+  for (const Pending &W : Work) {
+    if (W.Item.K == PtxItem::Function)
+      declareFunction(M.Functions[W.Item.Index], W.Section);
+    else if (W.Item.K == PtxItem::Variable) {
+      const PtxVariable &Var = M.Variables[W.Item.Index];
+      declareVariable(Var, Var.Decls[W.Decl], W.Section);
+    }
+  }
+  for (const Pending &W : Work)
+    if (W.Item.K == PtxItem::Debug)
+      declareDebugLabels(M.DebugSections[W.Item.Index], W.Section);
+  declareDebugRefs();
+  for (const Pending &W : Work)
+    if (W.Item.K == PtxItem::Alias)
+      lowerAlias(M.Aliases[W.Item.Index]);
+
+  // Section contents and relocations.
+  BodyScanner Scanner(M.Text, D, SymMap, V.Symbols, PendingLabel);
+  for (const Pending &W : Work) {
+    if (D.stop())
+      return false;
+    switch (W.Item.K) {
+    case PtxItem::Function: {
+      const PtxFunction &F = M.Functions[W.Item.Index];
+      if (F.HasBody && lookup(F.Name) != NoSymbol && V.Symbols[lookup(F.Name)].Section == W.Section)
+        lowerFunction(F, W.Section, Scanner);
+      break;
+    }
+    case PtxItem::Variable: {
+      const PtxVariable &Var = M.Variables[W.Item.Index];
+      const PtxDeclarator &Decl = Var.Decls[W.Decl];
+      if (W.Section != NoSection && lookup(Decl.Name) != NoSymbol &&
+          V.Symbols[lookup(Decl.Name)].Section == W.Section)
+        lowerVariable(Var, Decl, W.Section);
+      break;
+    }
+    case PtxItem::Debug:
+      lowerDebug(M.DebugSections[W.Item.Index], W.Section);
+      break;
+    case PtxItem::Text: {
+      const PtxModuleText &T = M.Texts[W.Item.Index];
+      Section &Sec = V.Sections[W.Section];
+      Sec.Name = ".pragma";
+      Sec.Contents = keep(M.Text.slice(T.Begin, T.End));
+      Sec.Where = T.Loc;
+      break;
+    }
+    case PtxItem::Alias:
+      break;
+    }
+  }
+  for (uint32_t S = 0; S < V.Symbols.size(); ++S)
+    if (PendingLabel[S] && V.Symbols[S].Section == NoSection)
+      D.error(FirstRefOffset[S], FirstRefLoc[S],
+              "debug data refers to '" + V.Symbols[S].Name + "', which is not a label, section or symbol of this module");
+  return D.errors() == ErrorsBefore;
+}
+
+} // namespace
+
+bool lowerPtxModule(const PtxModule &Module, ObjectFile &Object, ModuleVariant &Variant, SourceDiags &Diags,
+                    bool TextOutlivesObject) {
+  Lowerer L(Module, Object, Variant, Diags, TextOutlivesObject);
+  return L.run();
+}
+
+} // namespace ptxlink

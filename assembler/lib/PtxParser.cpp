@@ -1,0 +1,1244 @@
+// Recursive-descent parser for the module-level PTX grammar: module directives, function and kernel
+// headers (bodies are only delimited here), variables with initializers, aliases, files, pragmas and
+// debug sections (both `.section` and legacy `@@DWARF`), producing a PtxModule of byte ranges and
+// structured data. Every error is reported with its location and parsing resumes at the next top-level
+// `;` or matching `}`.
+#include "ptxlink/PtxParser.h"
+
+#include "llvm/ADT/StringSwitch.h"
+
+using namespace llvm;
+
+namespace ptxlink {
+
+// ---------------------------------------------------------------------------------------------------
+// Diagnostics
+
+StringRef SourceDiags::lineAt(size_t Offset) const {
+  Offset = std::min(Offset, Text.size());
+  size_t S = Text.rfind('\n', Offset);
+  S = S == StringRef::npos ? 0 : S + 1;
+  size_t E = Text.find('\n', Offset);
+  if (E == StringRef::npos)
+    E = Text.size();
+  return Text.slice(S, E).rtrim("\r");
+}
+
+void SourceDiags::error(size_t Offset, SourceLoc Loc, const Twine &Message) {
+  ++Errors;
+  Engine.error(FileName, Loc, Message, lineAt(Offset));
+}
+
+void SourceDiags::warning(size_t Offset, SourceLoc Loc, const Twine &Message) {
+  Engine.warning(FileName, Loc, Message, lineAt(Offset));
+}
+
+void SourceDiags::errorAt(size_t Offset, const Twine &Message) { error(Offset, locate(Text, Offset), Message); }
+
+// ---------------------------------------------------------------------------------------------------
+// Types and targets
+
+unsigned ptxTypeSize(StringRef T) {
+  if (!T.consume_front("."))
+    return 0;
+  if (T == "pred" || T == "texref" || T == "samplerref" || T == "surfref")
+    return 0;
+  // Letters, then bit width, then an optional xN packing factor (.f16x2, .e4m3x2, .bf16x2).
+  size_t I = 0;
+  while (I < T.size() && isalpha(static_cast<unsigned char>(T[I])))
+    ++I;
+  // Types such as e4m3 / e5m2 / e2m1 carry digits inside the letters: they are 8-bit or 4-bit formats.
+  if (T.starts_with("e4m3") || T.starts_with("e5m2")) {
+    StringRef Rest = T.drop_front(4);
+    unsigned N = 1;
+    if (Rest.consume_front("x") && Rest.getAsInteger(10, N))
+      return 0;
+    return N; // one byte per element
+  }
+  if (T.starts_with("e2m1") || T.starts_with("e2m3") || T.starts_with("e3m2")) {
+    StringRef Rest = T.drop_front(4);
+    unsigned N = 1;
+    if (Rest.consume_front("x") && Rest.getAsInteger(10, N))
+      return 0;
+    return (N + 1) / 2 ? (N * (T.starts_with("e2m1") ? 4 : 8) + 7) / 8 : 1;
+  }
+  StringRef Letters = T.take_front(I);
+  if (Letters != "b" && Letters != "u" && Letters != "s" && Letters != "f" && Letters != "bf" && Letters != "tf")
+    return 0;
+  StringRef Rest = T.drop_front(I);
+  size_t J = 0;
+  while (J < Rest.size() && isDigit(Rest[J]))
+    ++J;
+  unsigned Bits = 0;
+  if (J == 0 || Rest.take_front(J).getAsInteger(10, Bits))
+    return 0;
+  Rest = Rest.drop_front(J);
+  unsigned Pack = 1;
+  if (!Rest.empty()) {
+    if (!Rest.consume_front("x") || Rest.getAsInteger(10, Pack) || Pack == 0)
+      return 0;
+  }
+  if (Bits != 8 && Bits != 16 && Bits != 32 && Bits != 64 && Bits != 128)
+    return 0;
+  return Bits / 8 * Pack;
+}
+
+static bool isTypeName(StringRef T) {
+  return ptxTypeSize(T) != 0 || T == ".pred" || T == ".texref" || T == ".samplerref" || T == ".surfref";
+}
+
+std::string canonicalArch(StringRef E) {
+  StringRef Num;
+  if (E.starts_with("sm_"))
+    Num = E.drop_front(3);
+  else if (E.starts_with("compute_"))
+    Num = E.drop_front(8);
+  else
+    return "";
+  StringRef Suffix;
+  if (Num.ends_with("a") || Num.ends_with("f")) {
+    Suffix = Num.take_back(1);
+    Num = Num.drop_back(1);
+  }
+  unsigned V = 0;
+  if (Num.empty() || Num.getAsInteger(10, V) || !isDigit(Num[0]))
+    return "";
+  if (V == 101)
+    V = 110; // sm_101 was renamed to sm_110 in PTX ISA 9.0
+  return ("sm_" + Twine(V) + Suffix).str();
+}
+
+/// Orders architectures: by number, then plain < f < a (a-targets include family features).
+static std::pair<unsigned, unsigned> archRank(StringRef Arch) {
+  StringRef Num = Arch.drop_front(3);
+  unsigned S = 0;
+  if (Num.ends_with("a")) {
+    S = 2;
+    Num = Num.drop_back();
+  } else if (Num.ends_with("f")) {
+    S = 1;
+    Num = Num.drop_back();
+  }
+  unsigned V = 0;
+  (void)Num.getAsInteger(10, V);
+  return {V, S};
+}
+
+/// Directives that can only begin a new module-scope item (used to end old `;`-less prototypes).
+static bool startsModuleItem(StringRef D) {
+  return D == ".func" || D == ".entry" || D == ".visible" || D == ".weak" || D == ".extern" || D == ".common" ||
+         D == ".global" || D == ".const" || D == ".shared" || D == ".local" || D == ".tex" || D == ".version" ||
+         D == ".target" || D == ".address_size" || D == ".file" || D == ".section" || D == ".alias";
+}
+
+static StateSpace spaceOf(StringRef D) {
+  return StringSwitch<StateSpace>(D)
+      .Case(".reg", StateSpace::Reg)
+      .Case(".param", StateSpace::Param)
+      .Case(".global", StateSpace::Global)
+      .Case(".const", StateSpace::Const)
+      .Case(".shared", StateSpace::Shared)
+      .Case(".local", StateSpace::Local)
+      .Case(".tex", StateSpace::Tex)
+      .Default(StateSpace::None);
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Parser
+
+namespace {
+
+class Parser {
+public:
+  Parser(StringRef Text, SourceDiags &D, PtxModule &M) : Main(Text), L(&Main), D(D), M(M) {}
+
+  void parseModule();
+  bool parseCallPrototype(PtxCallPrototype &P);
+
+  Lexer Main;
+  Lexer *L;
+  Token Tok;
+  size_t PrevEnd = 0; // end of the previously consumed token
+
+  void advance() {
+    PrevEnd = Tok.end();
+    Tok = L->next();
+    while (Tok.is(TokKind::Error)) {
+      D.error(Tok.Offset, Tok.Loc, L->errorMessage());
+      Tok = L->next();
+    }
+  }
+
+private:
+  SourceDiags &D;
+  PtxModule &M;
+  bool SawItemBeforeVersion = false;
+  bool LegacyOpen = false;
+  size_t LegacySection = 0;
+
+public:
+  void finishLegacy() {
+    if (LegacyOpen)
+      finishDebugSection(M.DebugSections[LegacySection]);
+    LegacyOpen = false;
+  }
+
+private:
+
+  bool error(const Token &T, const Twine &Msg) {
+    D.error(T.Offset, T.Loc, Msg);
+    return false;
+  }
+  bool errorHere(const Twine &Msg) { return error(Tok, Msg); }
+  std::string describe(const Token &T) {
+    if (T.is(TokKind::Eof))
+      return "end of file";
+    return ("'" + T.Text + "'").str();
+  }
+  bool expectPunct(char C, StringRef Context) {
+    if (!Tok.isPunct(C))
+      return errorHere("expected '" + Twine(C) + "' " + Context + ", found " + describe(Tok));
+    advance();
+    return true;
+  }
+  bool parseUInt(uint64_t &V, StringRef What) {
+    if (!Tok.is(TokKind::Integer))
+      return errorHere("expected " + What + ", found " + describe(Tok));
+    if (!parseIntegerLiteral(Tok.Text, V))
+      return errorHere("invalid integer '" + Tok.Text + "'");
+    advance();
+    return true;
+  }
+  bool parseU32(uint32_t &V, StringRef What) {
+    uint64_t X = 0;
+    Token T = Tok;
+    if (!parseUInt(X, What))
+      return false;
+    if (X > UINT32_MAX)
+      return error(T, What + " out of range");
+    V = static_cast<uint32_t>(X);
+    return true;
+  }
+  bool parseName(StringRef &Name, size_t &Offset, SourceLoc &Loc, StringRef What) {
+    if (!Tok.is(TokKind::Identifier))
+      return errorHere("expected " + What + ", found " + describe(Tok));
+    Token T = Tok;
+    if (L->extendDottedName(T))
+      D.warning(T.Offset, T.Loc, "name '" + T.Text + "' contains '.', which ptxas rejects");
+    Name = T.Text;
+    Offset = T.Offset;
+    Loc = T.Loc;
+    Tok = T;
+    advance();
+    return true;
+  }
+
+  void recover();
+  bool parseTopLevel();
+  bool parseVersion();
+  bool parseTarget();
+  bool parseAddressSize();
+  bool parseFile();
+  bool parsePragmaText();
+  bool parseAlias();
+  bool parseFunction(Linkage Link);
+  bool parseVariable(Linkage Link);
+  bool parseSection();
+  bool parseLegacyDwarf();
+  bool parseAttribute(std::vector<StringRef> &Out);
+  bool parseParamList(std::vector<ParamInfo> &Out, StringRef What);
+  bool parseParam(ParamInfo &P);
+  bool parseDims(SmallVectorImpl<uint64_t> &Dims, bool &Unsized);
+  bool parseTriple(std::optional<std::array<uint32_t, 3>> &Out, StringRef What);
+  bool parseInitializer(PtxDeclarator &Decl);
+  bool parseDwarfList(PtxDebugSection &S, unsigned Width);
+  bool skipBody(PtxFunction &F);
+  void finishDebugSection(PtxDebugSection &S);
+  void noteItem() {
+    if (!M.HasVersion && !SawItemBeforeVersion) {
+      SawItemBeforeVersion = true;
+      errorHere("a PTX module must begin with a .version directive");
+    }
+  }
+};
+
+} // namespace
+
+void Parser::recover() {
+  static const StringRef Resync[] = {".func",   ".entry",   ".visible", ".weak",  ".extern", ".common",
+                                     ".version", ".target", ".section", ".alias", ".file"};
+  int Brace = 0, Paren = 0;
+  bool First = true;
+  while (!Tok.is(TokKind::Eof)) {
+    if (!First && Brace == 0 && Paren == 0 && Tok.is(TokKind::Directive)) {
+      for (StringRef R : Resync)
+        if (Tok.Text == R)
+          return;
+    }
+    First = false;
+    if (Tok.isPunct('{')) {
+      ++Brace;
+    } else if (Tok.isPunct('}')) {
+      if (--Brace <= 0) {
+        advance();
+        return;
+      }
+    } else if (Tok.isPunct('(')) {
+      ++Paren;
+    } else if (Tok.isPunct(')')) {
+      Paren = std::max(0, Paren - 1);
+    } else if (Tok.isPunct(';') && Brace == 0) {
+      advance();
+      return;
+    }
+    advance();
+  }
+}
+
+void Parser::parseModule() {
+  M.Text = Main.text();
+  advance();
+  while (!Tok.is(TokKind::Eof)) {
+    if (D.stop())
+      return;
+    if (!parseTopLevel())
+      recover();
+  }
+  if (!M.HasVersion && !SawItemBeforeVersion)
+    D.error(0, SourceLoc{1, 1}, "a PTX module must begin with a .version directive");
+}
+
+bool Parser::parseTopLevel() {
+  if (Tok.isPunct(';')) { // a stray empty statement is harmless
+    advance();
+    return true;
+  }
+  if (Tok.isPunct('@')) {
+    return parseLegacyDwarf();
+  }
+  if (!Tok.is(TokKind::Directive))
+    return errorHere("expected a directive at module scope, found " + describe(Tok));
+  StringRef Dir = Tok.Text;
+  if (Dir == ".version")
+    return parseVersion();
+  if (Dir == ".target")
+    return parseTarget();
+  if (Dir == ".address_size")
+    return parseAddressSize();
+  if (Dir == ".file")
+    return parseFile();
+  if (Dir == ".pragma")
+    return parsePragmaText();
+  if (Dir == ".alias")
+    return parseAlias();
+  if (Dir == ".section")
+    return parseSection();
+  Linkage Link = StringSwitch<Linkage>(Dir)
+                     .Case(".visible", Linkage::Visible)
+                     .Case(".weak", Linkage::Weak)
+                     .Case(".extern", Linkage::Extern)
+                     .Case(".common", Linkage::Common)
+                     .Default(Linkage::None);
+  Token LinkTok = Tok;
+  if (Link != Linkage::None) {
+    advance();
+    if (!Tok.is(TokKind::Directive))
+      return errorHere("expected .func, .entry or a state space after '" + LinkTok.Text + "', found " +
+                       describe(Tok));
+    Dir = Tok.Text;
+  }
+  if (Dir == ".func" || Dir == ".entry") {
+    if (Link == Linkage::Common)
+      return error(LinkTok, ".common can only be applied to .global variables");
+    return parseFunction(Link);
+  }
+  StateSpace S = spaceOf(Dir);
+  if (S != StateSpace::None && S != StateSpace::Reg && S != StateSpace::Param) {
+    if (Link == Linkage::Common && S != StateSpace::Global)
+      return error(LinkTok, ".common can only be applied to .global variables");
+    return parseVariable(Link);
+  }
+  if (S == StateSpace::Reg || S == StateSpace::Param)
+    return errorHere("'" + Dir + "' variables are not allowed at module scope");
+  if (Dir == ".loc")
+    return errorHere(".loc is only allowed inside a function body");
+  if (Link != Linkage::None)
+    return errorHere("expected .func, .entry or a state space after '" + LinkTok.Text + "', found " +
+                     describe(Tok));
+  return errorHere("unknown module-scope directive '" + Dir + "'");
+}
+
+bool Parser::parseVersion() {
+  Token V = Tok;
+  advance();
+  if (M.HasVersion)
+    return error(V, "duplicate .version directive");
+  if (SawItemBeforeVersion)
+    return error(V, ".version must be the first directive of the module");
+  if (!Tok.is(TokKind::Float) && !Tok.is(TokKind::Integer))
+    return errorHere("expected a version number 'major.minor', found " + describe(Tok));
+  StringRef Maj, Min;
+  std::tie(Maj, Min) = Tok.Text.split('.');
+  unsigned A = 0, B = 0;
+  if (Min.empty() || Maj.getAsInteger(10, A) || Min.getAsInteger(10, B))
+    return errorHere("expected a version number 'major.minor', found " + describe(Tok));
+  M.Target.VersionMajor = A;
+  M.Target.VersionMinor = B;
+  M.HasVersion = true;
+  advance();
+  return true;
+}
+
+bool Parser::parseTarget() {
+  noteItem();
+  advance();
+  M.HasTarget = true;
+  while (true) {
+    if (!Tok.is(TokKind::Identifier))
+      return errorHere("expected a target architecture or option, found " + describe(Tok));
+    StringRef E = Tok.Text;
+    std::string Arch = canonicalArch(E);
+    if (!Arch.empty()) {
+      // With several .target lines the module needs the highest architecture named.
+      if (M.ArchName.empty() || archRank(Arch) > archRank(M.ArchName))
+        M.ArchName = Arch;
+    } else if (E == "texmode_unified" || E == "texmode_independent") {
+      if (!M.Target.Texmode.empty() && M.Target.Texmode != E)
+        return errorHere("conflicting texturing modes '" + M.Target.Texmode + "' and '" + E + "'");
+      M.Target.Texmode = E;
+      M.Target.Options.push_back(E);
+    } else if (E == "debug") {
+      M.Target.Debug = true;
+      M.Target.Options.push_back(E);
+    } else if (E == "map_f64_to_f32") {
+      M.Target.MapF64ToF32 = true;
+      M.Target.Options.push_back(E);
+    } else {
+      return errorHere("unknown target '" + E + "'");
+    }
+    advance();
+    if (!Tok.isPunct(','))
+      return true;
+    advance();
+  }
+}
+
+bool Parser::parseAddressSize() {
+  noteItem();
+  Token T = Tok;
+  advance();
+  uint32_t V = 0;
+  Token NumTok = Tok;
+  if (!parseU32(V, "an address size (32 or 64)"))
+    return false;
+  if (V != 32 && V != 64)
+    return error(NumTok, "address size must be 32 or 64");
+  if (M.Target.AddressSizeGiven)
+    return error(T, "duplicate .address_size directive");
+  M.Target.AddressSize = V;
+  M.Target.AddressSizeGiven = true;
+  return true;
+}
+
+bool Parser::parseFile() {
+  noteItem();
+  Token T = Tok;
+  advance();
+  FileEntry F;
+  if (!parseU32(F.Index, "a file index"))
+    return false;
+  if (!Tok.is(TokKind::String))
+    return errorHere("expected a file name string, found " + describe(Tok));
+  F.Path = Tok.Text.drop_front().drop_back();
+  advance();
+  if (Tok.isPunct(',')) {
+    advance();
+    uint64_t V = 0;
+    if (!parseUInt(V, "a timestamp"))
+      return false;
+    F.Timestamp = V;
+    if (!expectPunct(',', "between timestamp and file size"))
+      return false;
+    if (!parseUInt(V, "a file size"))
+      return false;
+    F.Size = V;
+  }
+  for (const FileEntry &Old : M.Files)
+    if (Old.Index == F.Index)
+      return error(T, "duplicate .file index " + Twine(F.Index));
+  M.Files.push_back(F);
+  M.FileLocs.push_back(T.Loc);
+  return true;
+}
+
+bool Parser::parsePragmaText() {
+  noteItem();
+  PtxModuleText P;
+  P.Begin = Tok.Offset;
+  P.Loc = Tok.Loc;
+  advance();
+  while (true) {
+    if (!Tok.is(TokKind::String))
+      return errorHere("expected a string after .pragma, found " + describe(Tok));
+    advance();
+    if (Tok.isPunct(',')) {
+      advance();
+      continue;
+    }
+    break;
+  }
+  if (!Tok.isPunct(';'))
+    return errorHere("expected ';' after .pragma strings, found " + describe(Tok));
+  P.End = Tok.end();
+  advance();
+  M.Items.push_back({PtxItem::Text, static_cast<uint32_t>(M.Texts.size())});
+  M.Texts.push_back(P);
+  return true;
+}
+
+bool Parser::parseAlias() {
+  noteItem();
+  PtxAlias A;
+  A.Loc = Tok.Loc;
+  advance();
+  if (!parseName(A.Alias, A.AliasOffset, A.AliasLoc, "an alias name"))
+    return false;
+  if (!expectPunct(',', "between alias and aliasee"))
+    return false;
+  if (!parseName(A.Aliasee, A.AliaseeOffset, A.AliaseeLoc, "the aliased function name"))
+    return false;
+  if (!expectPunct(';', "after .alias"))
+    return false;
+  M.Items.push_back({PtxItem::Alias, static_cast<uint32_t>(M.Aliases.size())});
+  M.Aliases.push_back(A);
+  return true;
+}
+
+bool Parser::parseAttribute(std::vector<StringRef> &Out) {
+  // `.attribute(.managed)` / `.attribute(.unified(0x1, 0x2))`: keep the text inside the parentheses.
+  advance();
+  if (!Tok.isPunct('('))
+    return errorHere("expected '(' after .attribute, found " + describe(Tok));
+  size_t Begin = Tok.end();
+  int Depth = 0;
+  while (true) {
+    if (Tok.is(TokKind::Eof) || Tok.isPunct(';') || Tok.isPunct('{'))
+      return errorHere("unterminated .attribute(...)");
+    if (Tok.isPunct('('))
+      ++Depth;
+    else if (Tok.isPunct(')') && --Depth == 0)
+      break;
+    advance();
+  }
+  Out.push_back(Main.text().slice(Begin, Tok.Offset).trim());
+  advance();
+  return true;
+}
+
+bool Parser::parseDims(SmallVectorImpl<uint64_t> &Dims, bool &Unsized) {
+  while (Tok.isPunct('[')) {
+    advance();
+    if (Tok.isPunct(']')) {
+      if (Unsized)
+        return errorHere("only the last array dimension may be unsized");
+      Unsized = true;
+      advance();
+      continue;
+    }
+    if (Unsized)
+      return errorHere("only the last array dimension may be unsized");
+    uint64_t N = 0;
+    if (!parseUInt(N, "an array size"))
+      return false;
+    Dims.push_back(N);
+    if (!expectPunct(']', "after array size"))
+      return false;
+  }
+  return true;
+}
+
+bool Parser::parseParam(ParamInfo &P) {
+  P.Where = Tok.Loc;
+  P.Space = StateSpace::Param;
+  bool SpaceGiven = false, AfterPtr = false;
+  while (Tok.is(TokKind::Directive)) {
+    StringRef Dir = Tok.Text;
+    Token DirTok = Tok;
+    StateSpace S = spaceOf(Dir);
+    if (Dir == ".align") {
+      advance();
+      uint32_t A = 0;
+      Token AT = Tok;
+      if (!parseU32(A, "an alignment"))
+        return false;
+      if (A == 0 || (A & (A - 1)))
+        return error(AT, "alignment must be a power of two");
+      (AfterPtr ? P.PtrAlign : P.Align) = A;
+      continue;
+    }
+    if (Dir == ".ptr") {
+      P.IsPtr = true;
+      AfterPtr = true;
+    } else if (AfterPtr && S != StateSpace::None && S != StateSpace::Reg && S != StateSpace::Param) {
+      P.PtrSpace = S;
+    } else if (S == StateSpace::Reg || S == StateSpace::Param) {
+      if (SpaceGiven)
+        return error(DirTok, "duplicate state space in parameter declaration");
+      P.Space = S;
+      SpaceGiven = true;
+    } else if (Dir == ".v2" || Dir == ".v4" || Dir == ".v8") {
+      P.VectorWidth = static_cast<uint8_t>(Dir[2] - '0');
+    } else if (isTypeName(Dir)) {
+      if (!P.Type.empty())
+        return error(DirTok, "duplicate type in parameter declaration");
+      P.Type = Dir;
+    } else if (Dir == ".hidden") {
+      // Emitted by some Triton/LLVM versions on kernel parameters; it has no effect on the ABI.
+    } else {
+      return error(DirTok, "unexpected '" + Dir + "' in parameter declaration");
+    }
+    advance();
+  }
+  if (P.Type.empty())
+    return errorHere("expected a parameter type, found " + describe(Tok));
+  if (Tok.is(TokKind::Identifier)) {
+    size_t Off;
+    SourceLoc Loc;
+    if (!parseName(P.Name, Off, Loc, "a parameter name"))
+      return false;
+  }
+  if (!parseDims(P.ArrayDims, P.UnsizedArray))
+    return false;
+  return true;
+}
+
+bool Parser::parseParamList(std::vector<ParamInfo> &Out, StringRef What) {
+  if (!expectPunct('(', "to open the " + What.str()))
+    return false;
+  if (Tok.isPunct(')')) {
+    advance();
+    return true;
+  }
+  while (true) {
+    ParamInfo P;
+    if (!parseParam(P))
+      return false;
+    Out.push_back(std::move(P));
+    if (Tok.isPunct(',')) {
+      advance();
+      continue;
+    }
+    if (Tok.isPunct(')')) {
+      advance();
+      break;
+    }
+    return errorHere("expected ',' or ')' in " + What + ", found " + describe(Tok));
+  }
+  for (size_t I = 0; I + 1 < Out.size(); ++I)
+    if (Out[I].UnsizedArray)
+      return error(Tok, "only the last parameter may be an unsized array");
+  return true;
+}
+
+bool Parser::parseTriple(std::optional<std::array<uint32_t, 3>> &Out, StringRef What) {
+  std::array<uint32_t, 3> V{1, 1, 1};
+  for (unsigned I = 0; I < 3; ++I) {
+    if (!parseU32(V[I], What))
+      return false;
+    if (!Tok.isPunct(','))
+      break;
+    if (I == 2)
+      return errorHere(What + " takes at most three values");
+    advance();
+  }
+  Out = V;
+  return true;
+}
+
+bool Parser::skipBody(PtxFunction &F) {
+  // Find the matching '}' without tokenizing: only braces, strings, comments and newlines matter.
+  StringRef Text = Main.text();
+  const char *B = Text.data();
+  size_t N = Text.size();
+  LexPos Pos = F.BodyPos;
+  size_t I = F.BodyBegin + 1;
+  uint32_t Line = Pos.Line;
+  size_t LineStart = Pos.LineStart;
+  unsigned Depth = 1;
+  static const auto Special = [] {
+    std::array<bool, 256> T{};
+    T['{'] = T['}'] = T['"'] = T['/'] = T['\n'] = true;
+    return T;
+  }();
+  while (true) {
+    while (I < N && !Special[static_cast<unsigned char>(B[I])])
+      ++I;
+    if (I >= N) {
+      D.error(F.BodyBegin, F.Loc.isValid() ? SourceLoc{Pos.Line, uint32_t(F.BodyBegin - Pos.LineStart + 1)}
+                                           : SourceLoc{},
+              "unterminated function body: expected '}'");
+      Main.reset(LexPos{N, Line, LineStart});
+      return false;
+    }
+    char C = B[I];
+    if (C == '\n') {
+      ++Line;
+      LineStart = ++I;
+    } else if (C == '{') {
+      ++Depth;
+      ++I;
+    } else if (C == '}') {
+      ++I;
+      if (--Depth == 0)
+        break;
+    } else if (C == '"') {
+      ++I;
+      while (I < N && B[I] != '"' && B[I] != '\n') {
+        if (B[I] == '\\' && I + 1 < N && B[I + 1] != '\n')
+          ++I;
+        ++I;
+      }
+      if (I < N && B[I] == '"')
+        ++I; // an unterminated string is reported by the body scanner
+    } else if (I + 1 < N && B[I + 1] == '/') {
+      const void *NL = memchr(B + I, '\n', N - I);
+      I = NL ? static_cast<const char *>(NL) - B : N;
+    } else if (I + 1 < N && B[I + 1] == '*') {
+      size_t J = I + 2;
+      while (J + 1 < N && !(B[J] == '*' && B[J + 1] == '/')) {
+        if (B[J] == '\n') {
+          ++Line;
+          LineStart = J + 1;
+        }
+        ++J;
+      }
+      if (J + 1 >= N) {
+        D.error(I, SourceLoc{Line, uint32_t(I - LineStart + 1)}, "unterminated /* comment");
+        Main.reset(LexPos{N, Line, LineStart});
+        return false;
+      }
+      I = J + 2;
+    } else {
+      ++I;
+    }
+  }
+  F.End = I;
+  Main.reset(LexPos{I, Line, LineStart});
+  return true;
+}
+
+bool Parser::parseFunction(Linkage Link) {
+  noteItem();
+  PtxFunction F;
+  F.Link = Link;
+  F.IsKernel = Tok.Text == ".entry";
+  F.Begin = Tok.Offset;
+  F.Loc = Tok.Loc;
+  advance();
+  while (Tok.isDirective(".attribute"))
+    if (!parseAttribute(F.Attributes))
+      return false;
+  if (Tok.isPunct('(')) {
+    if (F.IsKernel)
+      return errorHere("a kernel (.entry) cannot have return parameters");
+    if (!parseParamList(F.Returns, "return parameter list"))
+      return false;
+  }
+  if (!parseName(F.Name, F.NameOffset, F.NameLoc, F.IsKernel ? "a kernel name" : "a function name"))
+    return false;
+  if (Tok.isPunct('(') && !parseParamList(F.Params, "parameter list"))
+    return false;
+  F.HeaderEnd = PrevEnd;
+  bool EndedWithPragma = false;
+  while (Tok.is(TokKind::Directive) && !startsModuleItem(Tok.Text)) {
+    StringRef Dir = Tok.Text;
+    Token DirTok = Tok;
+    EndedWithPragma = false;
+    auto KernelOnly = [&] {
+      if (!F.IsKernel)
+        return error(DirTok, "'" + Dir + "' can only be applied to a kernel (.entry)");
+      return true;
+    };
+    auto FuncOnly = [&] {
+      if (F.IsKernel)
+        return error(DirTok, "'" + Dir + "' can only be applied to a device function (.func)");
+      return true;
+    };
+    advance();
+    uint32_t V = 0;
+    if (Dir == ".noreturn") {
+      if (!FuncOnly())
+        return false;
+      if (!F.Returns.empty())
+        return error(DirTok, ".noreturn cannot be applied to a function with return parameters");
+      F.NoReturn = true;
+    } else if (Dir == ".abi_preserve" || Dir == ".abi_preserve_control") {
+      if (!FuncOnly() || !parseU32(V, "a register count"))
+        return false;
+      (Dir == ".abi_preserve" ? F.AbiPreserve : F.AbiPreserveControl) = V;
+    } else if (Dir == ".maxnreg") {
+      if (!parseU32(V, "a register count"))
+        return false;
+      F.Tuning.MaxNReg = V;
+    } else if (Dir == ".maxntid") {
+      if (!parseTriple(F.Tuning.MaxNTid, "a thread count"))
+        return false;
+    } else if (Dir == ".reqntid") {
+      if (!parseTriple(F.Tuning.ReqNTid, "a thread count"))
+        return false;
+    } else if (Dir == ".minnctapersm" || Dir == ".maxnctapersm") {
+      if (!parseU32(V, "a CTA count"))
+        return false;
+      (Dir == ".minnctapersm" ? F.Tuning.MinNCtaPerSm : F.Tuning.MaxNCtaPerSm) = V;
+    } else if (Dir == ".reqnctapercluster") {
+      if (!KernelOnly() || !parseTriple(F.Tuning.ReqNCtaPerCluster, "a CTA count"))
+        return false;
+    } else if (Dir == ".explicitcluster") {
+      if (!KernelOnly())
+        return false;
+      F.Tuning.ExplicitCluster = true;
+    } else if (Dir == ".maxclusterrank") {
+      if (!KernelOnly() || !parseU32(V, "a CTA count"))
+        return false;
+      F.Tuning.MaxClusterRank = V;
+    } else if (Dir == ".blocksareclusters") {
+      if (!KernelOnly())
+        return false;
+      F.Tuning.BlocksAreClusters = true;
+    } else if (Dir == ".pragma") {
+      while (true) {
+        if (!Tok.is(TokKind::String))
+          return errorHere("expected a string after .pragma, found " + describe(Tok));
+        F.Tuning.Pragmas.push_back(Tok.Text.drop_front().drop_back());
+        advance();
+        if (!Tok.isPunct(','))
+          break;
+        advance();
+      }
+      F.HeaderEnd = PrevEnd;
+      if (!Tok.isPunct(';'))
+        return errorHere("expected ';' after .pragma strings, found " + describe(Tok));
+      EndedWithPragma = true;
+      advance();
+      continue;
+    } else if (Dir == ".attribute") {
+      return error(DirTok, ".attribute must come before the function name");
+    } else {
+      return error(DirTok, "unexpected '" + Dir + "' in " + (F.IsKernel ? "kernel" : "function") + " header");
+    }
+    F.HeaderEnd = PrevEnd;
+  }
+  if (Tok.isPunct('{')) {
+    F.HasBody = true;
+    F.BodyBegin = Tok.Offset;
+    F.BodyPos = LexPos{Tok.Offset, Tok.Loc.Line, Tok.Offset - (Tok.Loc.Column - 1)};
+    if (!skipBody(F))
+      return true; // reported; the lexer is at end of file
+    advance();
+  } else if (Tok.isPunct(';')) {
+    F.End = Tok.end();
+    advance();
+  } else if (EndedWithPragma) {
+    F.End = PrevEnd;
+  } else if (Tok.is(TokKind::Eof) || (Tok.is(TokKind::Directive) && startsModuleItem(Tok.Text))) {
+    // PTX 1.x/2.x prototypes (nvopencc, OptiX) end at the next module-scope directive, without ';'.
+    F.End = F.HeaderEnd;
+  } else {
+    return errorHere("expected '{' or ';' after " + Twine(F.IsKernel ? "kernel" : "function") + " header, found " +
+                     describe(Tok));
+  }
+  if (F.HasBody && Link == Linkage::Extern)
+    D.error(F.Begin, F.Loc, "an .extern function cannot have a body");
+  M.Items.push_back({PtxItem::Function, static_cast<uint32_t>(M.Functions.size())});
+  M.Functions.push_back(std::move(F));
+  return true;
+}
+
+bool Parser::parseInitializer(PtxDeclarator &Decl) {
+  // `= expr` or `= { ... }` with nested braces; identifiers other than the generic()/mask() operators are
+  // symbol references. Stops before the ',' or ';' that ends the declarator.
+  Decl.Initialized = true;
+  int Brace = 0, Paren = 0;
+  bool Any = false;
+  uint64_t TopCommas = 0;
+  bool TopBrace = Tok.isPunct('{');
+  while (true) {
+    if (Tok.is(TokKind::Eof))
+      return errorHere("unterminated initializer: expected ';'");
+    if (Brace == 0 && Paren == 0 && (Tok.isPunct(',') || Tok.isPunct(';')))
+      break;
+    if (Tok.isPunct('{')) {
+      ++Brace;
+    } else if (Tok.isPunct('}')) {
+      if (--Brace < 0)
+        return errorHere("unbalanced '}' in initializer");
+    } else if (Tok.isPunct('(')) {
+      ++Paren;
+    } else if (Tok.isPunct(')')) {
+      if (--Paren < 0)
+        return errorHere("unbalanced ')' in initializer");
+    } else if (Tok.isPunct(',') && Brace == 1 && Paren == 0) {
+      ++TopCommas;
+    } else if (Tok.isPunct(';')) {
+      return errorHere("unbalanced braces in initializer");
+    } else if (Tok.is(TokKind::Identifier)) {
+      Token T = Tok;
+      L->extendDottedName(T);
+      Tok = T;
+      if (!((T.Text == "generic" || T.Text == "mask") && L->peek().isPunct('(')))
+        Decl.Uses.push_back({T.Text, T.Offset, T.Loc});
+    } else if (Tok.is(TokKind::Directive)) {
+      return errorHere("unexpected '" + Tok.Text + "' in initializer");
+    }
+    Any = true;
+    advance();
+  }
+  if (!Any)
+    return errorHere("expected an initializer after '='");
+  Decl.InitElements = TopBrace ? TopCommas + 1 : 1;
+  return true;
+}
+
+bool Parser::parseVariable(Linkage Link) {
+  noteItem();
+  PtxVariable V;
+  V.Link = Link;
+  V.Space = spaceOf(Tok.Text);
+  V.Begin = Tok.Offset;
+  V.Loc = Tok.Loc;
+  advance();
+  if (V.Space == StateSpace::Const && Tok.isPunct('[')) {
+    // Legacy constant banks: `.const[2] .f32 x;`
+    advance();
+    uint64_t Bank;
+    if (!parseUInt(Bank, "a constant bank") || !expectPunct(']', "after constant bank"))
+      return false;
+  }
+  while (Tok.is(TokKind::Directive)) {
+    StringRef Dir = Tok.Text;
+    Token DirTok = Tok;
+    if (Dir == ".align") {
+      advance();
+      Token AT = Tok;
+      if (!parseU32(V.Align, "an alignment"))
+        return false;
+      if (V.Align == 0 || (V.Align & (V.Align - 1)))
+        return error(AT, "alignment must be a power of two");
+      continue;
+    }
+    if (Dir == ".attribute") {
+      if (!parseAttribute(V.Attributes))
+        return false;
+      continue;
+    }
+    if (Dir == ".v2" || Dir == ".v4" || Dir == ".v8") {
+      V.VectorWidth = static_cast<uint8_t>(Dir[2] - '0');
+    } else if (isTypeName(Dir)) {
+      if (!V.Type.empty())
+        return error(DirTok, "duplicate type in variable declaration");
+      V.Type = Dir;
+    } else if (Dir == ".ptr") {
+      // Pointer attributes on variables are accepted and ignored (they do not change the layout).
+    } else if (spaceOf(Dir) != StateSpace::None) {
+      return error(DirTok, "duplicate state space in variable declaration");
+    } else {
+      return error(DirTok, "unexpected '" + Dir + "' in variable declaration");
+    }
+    advance();
+  }
+  if (V.Type.empty())
+    return errorHere("expected a variable type, found " + describe(Tok));
+  V.PrefixEnd = Tok.Offset;
+  while (true) {
+    PtxDeclarator Decl;
+    if (!parseName(Decl.Name, Decl.NameOffset, Decl.Loc, "a variable name"))
+      return false;
+    if (Tok.isPunct('<'))
+      return errorHere("parameterized variable names are not supported at module scope");
+    if (!parseDims(Decl.ArrayDims, Decl.UnsizedArray))
+      return false;
+    if (Tok.isPunct('=')) {
+      if (Link == Linkage::Extern)
+        return errorHere("an .extern variable cannot have an initializer");
+      if (V.Space == StateSpace::Shared || V.Space == StateSpace::Local)
+        return errorHere("variables in " + Twine(V.Space == StateSpace::Shared ? ".shared" : ".local") + " cannot be initialized");
+      advance();
+      if (!parseInitializer(Decl))
+        return false;
+    }
+    Decl.End = PrevEnd;
+    V.Decls.push_back(std::move(Decl));
+    if (Tok.isPunct(',')) {
+      advance();
+      continue;
+    }
+    if (Tok.isPunct(';')) {
+      V.End = Tok.end();
+      advance();
+      break;
+    }
+    return errorHere("expected ',' or ';' after variable declaration, found " + describe(Tok));
+  }
+  M.Items.push_back({PtxItem::Variable, static_cast<uint32_t>(M.Variables.size())});
+  M.Variables.push_back(std::move(V));
+  return true;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Debug sections
+
+static void putLE(std::vector<uint8_t> &Bytes, uint64_t Offset, uint64_t V, unsigned Width) {
+  for (unsigned I = 0; I < Width; ++I)
+    Bytes[Offset + I] = static_cast<uint8_t>(V >> (8 * I));
+}
+
+bool Parser::parseDwarfList(PtxDebugSection &S, unsigned Width) {
+  while (true) {
+    Token ItemTok = Tok;
+    uint64_t Off = S.Bytes.size();
+    S.Bytes.resize(Off + Width, 0);
+    bool Neg = false;
+    if (Tok.isPunct('-')) {
+      Neg = true;
+      advance();
+    }
+    if (Tok.is(TokKind::Integer)) {
+      uint64_t V = 0;
+      if (!parseIntegerLiteral(Tok.Text, V))
+        return errorHere("invalid integer '" + Tok.Text + "'");
+      if (Width < 8) {
+        uint64_t Limit = uint64_t(1) << (8 * Width);
+        if (V >= Limit)
+          return errorHere("value " + Tok.Text + " does not fit in .b" + Twine(Width * 8));
+      } else if (Neg && V > (uint64_t(1) << 63)) {
+        return errorHere("value -" + Tok.Text + " does not fit in .b64");
+      }
+      putLE(S.Bytes, Off, Neg ? uint64_t(0) - V : V, Width);
+      advance();
+    } else if (!Neg && (Tok.is(TokKind::Identifier) || Tok.is(TokKind::Directive))) {
+      PtxDwarfFixup Fx;
+      Fx.Offset = Off;
+      Fx.Width = static_cast<uint8_t>(Width);
+      Fx.Name = Tok.Text;
+      Fx.Loc = Tok.Loc;
+      Fx.TextOffset = Tok.Offset;
+      advance();
+      if (Tok.isPunct('+') || Tok.isPunct('-')) {
+        bool Minus = Tok.isPunct('-');
+        advance();
+        if (Tok.is(TokKind::Integer)) {
+          uint64_t V = 0;
+          if (!parseIntegerLiteral(Tok.Text, V) || V > uint64_t(INT64_MAX))
+            return errorHere("invalid offset '" + Tok.Text + "'");
+          Fx.Addend = Minus ? -int64_t(V) : int64_t(V);
+          advance();
+        } else if (Minus && (Tok.is(TokKind::Identifier) || Tok.is(TokKind::Directive))) {
+          Fx.MinusName = Tok.Text;
+          advance();
+        } else {
+          return errorHere("expected an integer offset or a label after '" + Twine(Minus ? '-' : '+') +
+                           "', found " + describe(Tok));
+        }
+      }
+      if (Fx.MinusName.empty() && Width != 4 && Width != 8)
+        return error(ItemTok, "a label or section reference needs .b32 or .b64, not .b" + Twine(Width * 8));
+      S.Fixups.push_back(Fx);
+    } else {
+      return errorHere("expected an integer, label or section name in debug data, found " + describe(Tok));
+    }
+    if (!Tok.isPunct(','))
+      return true;
+    advance();
+  }
+}
+
+void Parser::finishDebugSection(PtxDebugSection &S) {
+  // Resolve label differences within this section; everything else stays a relocation.
+  std::vector<PtxDwarfFixup> Kept;
+  for (PtxDwarfFixup &F : S.Fixups) {
+    if (F.MinusName.empty()) {
+      Kept.push_back(F);
+      continue;
+    }
+    const PtxDwarfLabel *A = nullptr, *B = nullptr;
+    for (const PtxDwarfLabel &Lb : S.Labels) {
+      if (Lb.Name == F.Name)
+        A = &Lb;
+      if (Lb.Name == F.MinusName)
+        B = &Lb;
+    }
+    if (!A || !B) {
+      D.error(F.TextOffset, F.Loc,
+              "label difference '" + F.Name + "-" + F.MinusName + "' needs both labels defined in section " +
+                  S.Name);
+      continue;
+    }
+    int64_t V = int64_t(A->Offset) - int64_t(B->Offset) + F.Addend;
+    putLE(S.Bytes, F.Offset, uint64_t(V), F.Width);
+  }
+  S.Fixups = std::move(Kept);
+}
+
+bool Parser::parseSection() {
+  noteItem();
+  PtxDebugSection S;
+  S.Loc = Tok.Loc;
+  advance();
+  if (!Tok.is(TokKind::Directive) && !Tok.is(TokKind::Identifier))
+    return errorHere("expected a section name, found " + describe(Tok));
+  S.Name = Tok.Text;
+  advance();
+  if (!expectPunct('{', "to open the section"))
+    return false;
+  while (!Tok.isPunct('}')) {
+    if (Tok.is(TokKind::Eof))
+      return errorHere("unterminated section: expected '}'");
+    if (Tok.is(TokKind::Identifier) && L->peek().isPunct(':')) {
+      for (const PtxDwarfLabel &Old : S.Labels)
+        if (Old.Name == Tok.Text)
+          return errorHere("duplicate label '" + Tok.Text + "' in section " + S.Name);
+      S.Labels.push_back({Tok.Text, S.Bytes.size(), Tok.Loc, Tok.Offset});
+      advance();
+      advance();
+      continue;
+    }
+    unsigned W = 0;
+    if (Tok.is(TokKind::Directive))
+      W = StringSwitch<unsigned>(Tok.Text).Case(".b8", 1).Case(".b16", 2).Case(".b32", 4).Case(".b64", 8).Default(0);
+    if (!W)
+      return errorHere("expected .b8, .b16, .b32, .b64 or a label in debug section, found " + describe(Tok));
+    advance();
+    if (!parseDwarfList(S, W))
+      return false;
+  }
+  advance();
+  finishDebugSection(S);
+  M.Items.push_back({PtxItem::Debug, static_cast<uint32_t>(M.DebugSections.size())});
+  M.DebugSections.push_back(std::move(S));
+  return true;
+}
+
+bool Parser::parseLegacyDwarf() {
+  // `@@DWARF .section name, "", @progbits` opens a section; `@@DWARF .byte/.4byte/.quad list` appends.
+  noteItem();
+  Token At = Tok;
+  StringRef Rest = Main.text().substr(At.Offset);
+  if (!Rest.starts_with("@@DWARF"))
+    return errorHere("expected a directive at module scope, found '@'");
+  size_t LineEnd = Main.text().find('\n', At.Offset);
+  if (LineEnd == StringRef::npos)
+    LineEnd = Main.text().size();
+  // Tokenize just this line with a lexer over the same text, cut at the line end (offsets stay valid).
+  LexPos P{At.Offset + 7, At.Loc.Line, At.Offset - (At.Loc.Column - 1)};
+  Lexer LineLex(Main.text().take_front(LineEnd), P);
+  Lexer *Saved = L;
+  L = &LineLex;
+  Tok = L->next();
+  bool Ok = true;
+  auto Finish = [&] {
+    L = Saved;
+    Main.reset(LexPos{LineEnd, At.Loc.Line, P.LineStart});
+    advance();
+    return Ok;
+  };
+  if (!Tok.is(TokKind::Directive)) {
+    Ok = errorHere("expected a directive after @@DWARF, found " + describe(Tok));
+    return Finish();
+  }
+  StringRef Dir = Tok.Text;
+  advance();
+  if (Dir == ".section") {
+    if (!Tok.is(TokKind::Directive) && !Tok.is(TokKind::Identifier)) {
+      Ok = errorHere("expected a section name, found " + describe(Tok));
+      return Finish();
+    }
+    if (LegacyOpen)
+      finishDebugSection(M.DebugSections[LegacySection]);
+    PtxDebugSection S;
+    S.Name = Tok.Text;
+    S.Loc = At.Loc;
+    LegacySection = M.DebugSections.size();
+    LegacyOpen = true;
+    M.Items.push_back({PtxItem::Debug, static_cast<uint32_t>(M.DebugSections.size())});
+    M.DebugSections.push_back(std::move(S));
+    return Finish(); // the flags and section type that follow are irrelevant here
+  }
+  unsigned W = StringSwitch<unsigned>(Dir)
+                   .Cases(".byte", ".b8", 1)
+                   .Cases(".2byte", ".short", ".b16", 2)
+                   .Cases(".4byte", ".b32", 4)
+                   .Cases(".quad", ".8byte", ".b64", 8)
+                   .Default(0);
+  if (!W) {
+    Ok = errorHere("unknown @@DWARF directive '" + Dir + "'");
+    return Finish();
+  }
+  if (!LegacyOpen) {
+    Ok = errorHere("@@DWARF data before any @@DWARF .section");
+    return Finish();
+  }
+  Ok = parseDwarfList(M.DebugSections[LegacySection], W);
+  if (Ok && !Tok.is(TokKind::Eof))
+    Ok = errorHere("unexpected " + describe(Tok) + " after @@DWARF data");
+  return Finish();
+}
+
+bool Parser::parseCallPrototype(PtxCallPrototype &P) {
+  // Tok is `.callprototype`.
+  advance();
+  if (Tok.isPunct('(')) {
+    if (!parseParamList(P.Returns, "return parameter list"))
+      return false;
+  }
+  // The name is normally the sink `_`; PTX 2.x code (gpuocelot) repeats the label there instead.
+  if (!Tok.is(TokKind::Identifier))
+    return errorHere("expected '_' in .callprototype, found " + describe(Tok));
+  advance();
+  if (Tok.isPunct('(') && !parseParamList(P.Params, "parameter list"))
+    return false;
+  while (Tok.is(TokKind::Directive)) {
+    StringRef Dir = Tok.Text;
+    Token DirTok = Tok;
+    advance();
+    uint32_t V = 0;
+    if (Dir == ".noreturn") {
+      if (!P.Returns.empty())
+        return error(DirTok, ".noreturn cannot be applied to a prototype with return parameters");
+      P.NoReturn = true;
+    } else if (Dir == ".abi_preserve" || Dir == ".abi_preserve_control") {
+      if (!parseU32(V, "a register count"))
+        return false;
+      (Dir == ".abi_preserve" ? P.AbiPreserve : P.AbiPreserveControl) = V;
+    } else {
+      return error(DirTok, "unexpected '" + Dir + "' in .callprototype");
+    }
+  }
+  if (!Tok.isPunct(';'))
+    return errorHere("expected ';' after .callprototype, found " + describe(Tok));
+  return true;
+}
+
+bool parsePtxModule(StringRef Text, StringRef FileName, SourceDiags &Diags, PtxModule &Module) {
+  unsigned Before = Diags.errors();
+  Module.FileName = FileName;
+  Parser P(Text, Diags, Module);
+  P.parseModule();
+  P.finishLegacy();
+  return Diags.errors() == Before;
+}
+
+bool parseCallPrototypeAt(StringRef Text, LexPos Start, SourceDiags &Diags, PtxCallPrototype &Out, LexPos &End) {
+  PtxModule Dummy;
+  Parser P(Text, Diags, Dummy);
+  P.Main.reset(Start);
+  P.Tok = P.Main.next();
+  if (!P.Tok.isDirective(".callprototype"))
+    return false;
+  if (!P.parseCallPrototype(Out))
+    return false;
+  // Tok is the ';': the lexer position is just past it.
+  End = P.Main.position();
+  return true;
+}
+
+} // namespace ptxlink

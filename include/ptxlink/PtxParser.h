@@ -1,0 +1,198 @@
+// The module-level PTX parser and the syntax tree it produces.
+//
+// The problem: lowering a module to the object model needs every module-scope construct with its exact
+// byte range (so sections can point into the source and relocations can splice names), its structured
+// meaning (signatures, variable layout, debug bytes) and its source location. Function bodies are not
+// parsed here: the parser only finds their extent with a fast brace matcher, and the lowering scans them
+// once the whole module (including debug sections at the end of the file) is known.
+#pragma once
+
+#include "ptxlink/Diagnostics.h"
+#include "ptxlink/ObjectModel.h"
+#include "ptxlink/PtxLexer.h"
+
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringRef.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace ptxlink {
+
+enum class Linkage : uint8_t { None, Visible, Weak, Common, Extern };
+
+/// A `.func` or `.entry` (definition or bodiless declaration).
+struct PtxFunction {
+  Linkage Link = Linkage::None;
+  bool IsKernel = false;
+  bool HasBody = false;
+  llvm::StringRef Name;
+  size_t NameOffset = 0;
+  size_t Begin = 0;      // offset of `.func` / `.entry` (the linkage directive, if any, precedes it)
+  size_t HeaderEnd = 0;  // end of the last header token (before `{`, not counting a trailing `;`)
+  size_t BodyBegin = 0;  // offset of `{` (definitions)
+  size_t End = 0;        // one past `}` (definitions) or `;` (declarations)
+  LexPos BodyPos;        // lexer position at `{`, so the body scanner keeps counting lines
+  std::vector<ParamInfo> Returns, Params;
+  bool NoReturn = false;
+  std::optional<uint32_t> AbiPreserve, AbiPreserveControl;
+  std::vector<llvm::StringRef> Attributes;
+  TuningInfo Tuning;
+  SourceLoc Loc;     // of `.func` / `.entry`
+  SourceLoc NameLoc;
+};
+
+/// A reference to an identifier inside a variable initializer (a function or variable name).
+struct PtxNameUse {
+  llvm::StringRef Name;
+  size_t Offset = 0;
+  SourceLoc Loc;
+};
+
+/// One declarator of a module-scope variable declaration (`.global .u32 a, b[4] = {...};` has two).
+struct PtxDeclarator {
+  llvm::StringRef Name;
+  size_t NameOffset = 0;
+  size_t End = 0; // one past the declarator's last token (initializer included)
+  SourceLoc Loc;
+  llvm::SmallVector<uint64_t, 1> ArrayDims;
+  bool UnsizedArray = false;
+  bool Initialized = false;
+  uint64_t InitElements = 0; // top-level initializer elements (sizes an unsized array)
+  std::vector<PtxNameUse> Uses;
+};
+
+struct PtxVariable {
+  Linkage Link = Linkage::None;
+  StateSpace Space = StateSpace::Global;
+  llvm::StringRef Type;
+  uint8_t VectorWidth = 0;
+  uint32_t Align = 0;
+  std::vector<llvm::StringRef> Attributes;
+  size_t Begin = 0;       // offset of the state space directive
+  size_t PrefixEnd = 0;   // offset of the first declarator's name
+  size_t End = 0;         // one past `;`
+  std::vector<PtxDeclarator> Decls;
+  SourceLoc Loc;
+};
+
+/// A fixup in a debug section: a label, section name or label difference stored at Offset.
+struct PtxDwarfFixup {
+  uint64_t Offset = 0;
+  uint8_t Width = 4;         // 4 or 8 (2 for differences written with .b16)
+  llvm::StringRef Name;      // the label or section name
+  llvm::StringRef MinusName; // label difference: Name - MinusName (resolved at assembly)
+  int64_t Addend = 0;
+  SourceLoc Loc;
+  size_t TextOffset = 0; // of the name in the PTX text, for diagnostics
+};
+
+struct PtxDwarfLabel {
+  llvm::StringRef Name;
+  uint64_t Offset = 0;
+  SourceLoc Loc;
+  size_t TextOffset = 0;
+};
+
+/// `.section .debug_xxx { ... }` or a run of legacy `@@DWARF` lines.
+struct PtxDebugSection {
+  llvm::StringRef Name;
+  std::vector<uint8_t> Bytes; // little-endian, fixups already holding their resolved parts
+  std::vector<PtxDwarfLabel> Labels;
+  std::vector<PtxDwarfFixup> Fixups; // label differences are resolved and removed by the parser
+  SourceLoc Loc;
+};
+
+/// `.alias Alias, Aliasee;`
+struct PtxAlias {
+  llvm::StringRef Alias, Aliasee;
+  size_t AliasOffset = 0, AliaseeOffset = 0;
+  SourceLoc Loc, AliasLoc, AliaseeLoc;
+};
+
+/// Module-scope text kept verbatim (e.g. `.pragma "nounroll";`).
+struct PtxModuleText {
+  size_t Begin = 0, End = 0;
+  SourceLoc Loc;
+};
+
+struct PtxItem {
+  enum Kind : uint8_t { Function, Variable, Debug, Alias, Text } K;
+  uint32_t Index; // into the matching vector of PtxModule
+};
+
+struct PtxModule {
+  llvm::StringRef Text;
+  llvm::StringRef FileName;
+  TargetInfo Target;   // Arch is left empty: see ArchName
+  std::string ArchName; // canonical architecture (highest of all .target lines), "" if none
+  bool HasVersion = false;
+  bool HasTarget = false;
+  std::vector<FileEntry> Files;
+  std::vector<SourceLoc> FileLocs;
+  std::vector<PtxFunction> Functions;
+  std::vector<PtxVariable> Variables;
+  std::vector<PtxDebugSection> DebugSections;
+  std::vector<PtxAlias> Aliases;
+  std::vector<PtxModuleText> Texts;
+  std::vector<PtxItem> Items; // source order
+};
+
+/// Reports assembler-style diagnostics for one source text.
+class SourceDiags {
+public:
+  SourceDiags(DiagnosticEngine &Engine, llvm::StringRef Text, llvm::StringRef FileName)
+      : Engine(Engine), Text(Text), FileName(FileName) {}
+  void error(size_t Offset, SourceLoc Loc, const llvm::Twine &Message);
+  void warning(size_t Offset, SourceLoc Loc, const llvm::Twine &Message);
+  /// When the location is not at hand (rare paths): computed from the offset.
+  void errorAt(size_t Offset, const llvm::Twine &Message);
+  unsigned errors() const { return Errors; }
+  bool stop() const { return Engine.limitReached(); }
+  DiagnosticEngine &engine() { return Engine; }
+  llvm::StringRef fileName() const { return FileName; }
+
+private:
+  llvm::StringRef lineAt(size_t Offset) const;
+  DiagnosticEngine &Engine;
+  llvm::StringRef Text;
+  llvm::StringRef FileName;
+  unsigned Errors = 0;
+};
+
+/// Parses the module-level structure of Text. Errors go to Diags; parsing recovers at the next top-level
+/// `;` or matching `}` and continues, so every error is reported. Returns true if no error was found.
+bool parsePtxModule(llvm::StringRef Text, llvm::StringRef FileName, SourceDiags &Diags, PtxModule &Module);
+
+/// A `.callprototype` found inside a function body.
+struct PtxCallPrototype {
+  std::vector<ParamInfo> Returns, Params;
+  bool NoReturn = false;
+  std::optional<uint32_t> AbiPreserve, AbiPreserveControl;
+};
+
+/// Parses `.callprototype ... ;` starting at Start (which points at the `.callprototype` directive).
+/// On success returns true and leaves End just past the `;`.
+bool parseCallPrototypeAt(llvm::StringRef Text, LexPos Start, SourceDiags &Diags, PtxCallPrototype &Out,
+                          LexPos &End);
+
+/// Canonical architecture name for a `.target` entry: compute_XX -> sm_XX, sm_101* -> sm_110*. Returns ""
+/// if Entry is not an architecture (e.g. "debug").
+std::string canonicalArch(llvm::StringRef Entry);
+
+/// Storage size of a PTX scalar type spelling (".b32" -> 4, ".f16x2" -> 4, ".pred" -> 0 for opaque).
+unsigned ptxTypeSize(llvm::StringRef Type);
+
+} // namespace ptxlink
+
+namespace ptxlink {
+
+/// Lowers a parsed module to one ModuleVariant of Object (see ObjectModel.h for the contract): sections,
+/// symbols, relocations (scanning function bodies for every module-scope name), ABI records, files and
+/// debug sections. Section contents point into Module.Text if TextOutlivesObject, else into Object's arena.
+/// Returns false if an error was reported (Variant is then incomplete and must be dropped).
+bool lowerPtxModule(const PtxModule &Module, ObjectFile &Object, ModuleVariant &Variant, SourceDiags &Diags,
+                    bool TextOutlivesObject);
+
+} // namespace ptxlink
