@@ -1,0 +1,178 @@
+// The linker's internal data model, shared by its passes (linker/lib/*.cpp) and its unit tests.
+//
+// The problem: one link has many inputs and, per requested GPU architecture, one selected module variant
+// per input. Each pass needs the same view of "module m, symbol s" and of the one global symbol per
+// name, so it lives here: InputFile (what was read), ArchLink (everything about linking for one
+// architecture: selection, symbol table, liveness, the output module), and the timing table.
+#pragma once
+
+#include "ptxlink/ArchiveExtraction.h"
+#include "ptxlink/Diagnostics.h"
+#include "ptxlink/Linker.h"
+#include "ptxlink/ObjectModel.h"
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <chrono>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ptxlink {
+
+// ---- architectures (LinkArch.cpp) ----
+
+/// A parsed target name: sm_90a = {90, 'a'}; compute_XX is the same as sm_XX; sm_101* is sm_110*.
+struct ArchSpec {
+  unsigned Number = 0;
+  char Suffix = 0; // 0, 'a' or 'f'
+  std::string name() const;
+};
+std::optional<ArchSpec> parseArch(llvm::StringRef Name);
+/// The family of an sm_1xx target (10 for sm_100/sm_103, 11 for sm_110, 12 for sm_120/121); 0 before.
+unsigned archFamily(unsigned Number);
+/// Can code compiled for Variant run on (be linked into a module for) Requested? Seed rules: an `a`
+/// variant only on exactly its arch, an `f` variant on later members of its family, a plain one on
+/// anything not below it (PTX is forward compatible), except that an `a`/`f` requested arch accepts them too.
+bool variantUsable(const ArchSpec &Variant, const ArchSpec &Requested);
+/// How good a usable variant is for Requested (higher is better): exact > family > highest plain.
+unsigned variantScore(const ArchSpec &Variant, const ArchSpec &Requested);
+/// The PTX ISA version that introduced the target (seed target table); std::nullopt if unknown.
+std::optional<std::pair<unsigned, unsigned>> minPtxVersion(const ArchSpec &Arch);
+/// Index of the best variant of Object for Requested, or -1 if none is usable.
+int selectVariant(const ObjectFile &Object, const ArchSpec &Requested);
+
+// ---- inputs (LinkInputs.cpp) ----
+
+struct InputFile {
+  std::string Name; // display name: "b.o", "b.ptx", "libm.a(x.o)"
+  std::unique_ptr<ObjectFile> Object;
+};
+
+struct PassTimes;
+/// Reads every input (in parallel; diagnostics reported in input order), assembles .ptx inputs, and
+/// extracts archive members lazily (ArchiveExtractor), appending them after the command-line inputs in
+/// extraction order. Writes --why-extract. Returns false if any input could not be used. Extracted
+/// members point into the libraries Extractor owns, so it must outlive Files.
+bool loadInputs(const LinkOptions &Options, DiagnosticEngine &Diags, PassTimes &Times, ArchiveExtractor &Extractor,
+                std::vector<InputFile> &Files);
+
+// ---- one link for one architecture ----
+
+constexpr uint32_t NoGlobal = ~0u;
+
+struct SymRef {
+  uint32_t Module = ~0u;
+  uint32_t Symbol = NoSymbol;
+  bool valid() const { return Module != ~0u; }
+  bool operator==(const SymRef &O) const { return Module == O.Module && Symbol == O.Symbol; }
+};
+
+/// One name that is visible across modules (anything but module-local symbols).
+struct GlobalSymbol {
+  llvm::StringRef Name;
+  SymRef Def;                         // the winning definition; invalid if undefined
+  Binding Bind = Binding::Undefined;  // the winner's binding
+  uint64_t Size = 0;                  // variables: the resolved size (largest .common)
+  bool Initialized = false;
+  std::vector<SymRef> Defs;  // every definition (visible, weak, common, alias), in input order
+  std::vector<SymRef> Decls; // every declaration (.extern or implicit), in input order
+  bool Live = false;
+  uint32_t Out = NoSymbol;   // index in the output module
+  std::string DropReason;    // for --map: why a definition was not kept
+};
+
+/// One module (the selected variant of one input) in the link for one arch.
+struct LinkModule {
+  uint32_t Input = 0;
+  const ModuleVariant *M = nullptr;
+  llvm::StringRef ObjectName;
+  std::vector<uint32_t> Global;      // per symbol: GlobalSymbol index, or NoGlobal for module-local ones
+  std::vector<uint8_t> SectionLive;  // per section
+  std::vector<uint32_t> SymOut;      // per symbol: output symbol index (after emit)
+  std::vector<uint32_t> SecOut;      // per section: output section index (after emit)
+  llvm::DenseMap<uint32_t, uint32_t> FunctionAbiOf, VariableAbiOf; // symbol -> index in Functions/Variables
+};
+
+/// Records the duration of each pass for --time.
+struct PassTimes {
+  struct Entry {
+    std::string Pass;
+    std::string Arch;
+    double Millis = 0;
+  };
+  std::vector<Entry> Entries;
+  void add(llvm::StringRef Pass, llvm::StringRef Arch, std::chrono::steady_clock::time_point Start);
+  void print(llvm::raw_ostream &OS) const;
+};
+
+/// "b.ptx:5:1 (b.o)": where a symbol is defined or declared, for diagnostics.
+std::string siteText(const LinkModule &Module, SourceLoc Where);
+/// "add3(int) (_Z4add3i)" for mangled names, else the name itself.
+std::string displayName(llvm::StringRef Name);
+
+class ArchLink {
+public:
+  ArchLink(const LinkOptions &Options, llvm::ArrayRef<InputFile> Inputs, ArchSpec Arch, DiagnosticEngine &Diags,
+           PassTimes &Times);
+
+  /// Pass 1: picks each input's variant. Fixed after: Modules.
+  bool selectVariants();
+  /// Pass 2: one GlobalSymbol per name; the winner of each by the rules of docs/linker.md. Fixed after:
+  /// every GlobalSymbol's Def, Bind, Size.
+  void resolve();
+  /// Pass 3: ABI agreement, aliases, kernels, module compatibility, target version.
+  void check();
+  /// Pass 4: liveness from the roots. Fixed after: SectionLive, GlobalSymbol::Live.
+  void markLive();
+  /// Pass 4b: every live reference must reach a definition (unless -r).
+  void checkUndefined();
+  /// Pass 5+6: builds the output module (renaming, DWARF merge, .file renumbering) into Out, whose
+  /// strings live in Storage.
+  void emit(ModuleVariant &Out, ObjectFile &Storage);
+
+  // Reports.
+  void printGc(llvm::raw_ostream &OS) const;
+  void dumpCallgraph(llvm::raw_ostream &OS) const;
+  void traceSymbols(llvm::raw_ostream &OS) const;
+  void writeMap(llvm::raw_ostream &OS) const;
+
+  const ArchSpec &arch() const { return Arch; }
+  std::string archName() const { return Arch.name(); }
+  std::vector<LinkModule> Modules;
+  std::vector<GlobalSymbol> Globals;
+  const ModuleVariant *Output = nullptr; // set by emit()
+  llvm::StringMap<uint32_t> GlobalIndex;
+
+  // Helpers shared by the passes.
+  const Symbol &sym(SymRef R) const { return Modules[R.Module].M->Symbols[R.Symbol]; }
+  /// The section holding what R defines (through .alias to the aliasee); NoSection if none.
+  uint32_t definingSection(SymRef R) const;
+  /// Where a reference from module Module to its symbol Symbol leads: the definition (global winner or
+  /// the local symbol itself); invalid if undefined.
+  SymRef target(uint32_t Module, uint32_t Symbol) const;
+  std::string site(SymRef R) const { return siteText(Modules[R.Module], sym(R).Where); }
+  /// Location of byte Offset of section Sec in module Module.
+  SourceLoc locationIn(uint32_t Module, uint32_t Sec, uint64_t Offset) const;
+  /// XXH3 of a definition's section text with the names it mentions normalised (ODR check).
+  uint64_t contentHash(SymRef R) const;
+
+private:
+  void resolveOne(GlobalSymbol &G);
+  void markSection(uint32_t Module, uint32_t Sec, std::vector<std::pair<uint32_t, uint32_t>> &Work);
+  const FunctionAbi *functionAbi(SymRef R) const;
+  const VariableAbi *variableAbi(SymRef R) const;
+
+  const LinkOptions &Options;
+  llvm::ArrayRef<InputFile> Inputs;
+  ArchSpec Arch;
+  DiagnosticEngine &Diags;
+  PassTimes &Times;
+};
+
+} // namespace ptxlink

@@ -1,0 +1,159 @@
+// Helpers every link pass uses: naming sites in diagnostics, demangling, following a reference to its
+// definition, the ODR content hash, pass timing, and variant selection (pass 1).
+#include "ptxlink/LinkContext.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Demangle/Demangle.h"
+#include "llvm/Support/Format.h"
+
+#include <xxhash.h>
+
+using namespace llvm;
+
+namespace ptxlink {
+
+std::string siteText(const LinkModule &Module, SourceLoc Where) {
+  std::string S;
+  raw_string_ostream OS(S);
+  OS << (Module.M->SourceName.empty() ? Module.ObjectName : Module.M->SourceName);
+  if (Where.isValid())
+    OS << ":" << Where.Line << ":" << Where.Column;
+  OS << " (" << Module.ObjectName << ")";
+  return S;
+}
+
+std::string displayName(StringRef Name) {
+  std::string D = llvm::demangle(Name);
+  if (D == Name)
+    return Name.str();
+  return D + " (" + Name.str() + ")";
+}
+
+void PassTimes::add(StringRef Pass, StringRef Arch, std::chrono::steady_clock::time_point Start) {
+  double Ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - Start).count();
+  Entries.push_back({Pass.str(), Arch.str(), Ms});
+}
+
+void PassTimes::print(raw_ostream &OS) const {
+  double Total = 0;
+  for (const Entry &E : Entries)
+    Total += E.Millis;
+  OS << "pass                      arch       time (ms)      %\n";
+  for (const Entry &E : Entries)
+    OS << format("%-25s %-10s %9.3f %6.1f\n", E.Pass.c_str(), E.Arch.c_str(), E.Millis,
+                 Total > 0 ? 100.0 * E.Millis / Total : 0.0);
+  OS << format("%-25s %-10s %9.3f %6.1f\n", static_cast<const char *>("total"), static_cast<const char *>(""), Total, 100.0);
+}
+
+ArchLink::ArchLink(const LinkOptions &Options, ArrayRef<InputFile> Inputs, ArchSpec Arch, DiagnosticEngine &Diags,
+                   PassTimes &Times)
+    : Options(Options), Inputs(Inputs), Arch(Arch), Diags(Diags), Times(Times) {}
+
+bool ArchLink::selectVariants() {
+  auto Start = std::chrono::steady_clock::now();
+  bool Ok = true;
+  Modules.clear();
+  for (uint32_t I = 0; I < Inputs.size(); ++I) {
+    const ObjectFile &Obj = *Inputs[I].Object;
+    if (Obj.Variants.empty())
+      continue; // an empty module (e.g. only comments) contributes nothing
+    int V = selectVariant(Obj, Arch);
+    if (V < 0) {
+      std::vector<DiagSite> Sites;
+      for (const ModuleVariant &MV : Obj.Variants)
+        Sites.push_back({"has a variant for " + MV.Target.Arch.str() + " from " +
+                         (MV.SourceName.empty() ? Inputs[I].Name : MV.SourceName.str())});
+      Diags.error(Inputs[I].Name + ": no variant usable for " + Arch.name(), std::move(Sites), "no-usable-variant");
+      Ok = false;
+      continue;
+    }
+    LinkModule LM;
+    LM.Input = I;
+    LM.M = &Obj.Variants[V];
+    LM.ObjectName = Inputs[I].Name;
+    LM.Global.assign(LM.M->Symbols.size(), NoGlobal);
+    LM.SectionLive.assign(LM.M->Sections.size(), 0);
+    for (uint32_t F = 0; F < LM.M->Functions.size(); ++F)
+      LM.FunctionAbiOf.try_emplace(LM.M->Functions[F].Symbol, F);
+    for (uint32_t F = 0; F < LM.M->Variables.size(); ++F)
+      LM.VariableAbiOf.try_emplace(LM.M->Variables[F].Symbol, F);
+    Modules.push_back(std::move(LM));
+  }
+  Times.add("select variants", Arch.name(), Start);
+  return Ok;
+}
+
+uint32_t ArchLink::definingSection(SymRef R) const {
+  const ModuleVariant &M = *Modules[R.Module].M;
+  // Follow .alias chains (bounded: a malformed object could loop).
+  for (unsigned Depth = 0; Depth < 8 && R.Symbol < M.Symbols.size(); ++Depth) {
+    const Symbol &S = M.Symbols[R.Symbol];
+    if (S.AliasOf == NoSymbol || S.AliasOf >= M.Symbols.size())
+      return S.Section < M.Sections.size() ? S.Section : NoSection;
+    R.Symbol = S.AliasOf;
+  }
+  return NoSection;
+}
+
+SymRef ArchLink::target(uint32_t Module, uint32_t Symbol) const {
+  const LinkModule &LM = Modules[Module];
+  if (Symbol >= LM.Global.size())
+    return {};
+  uint32_t G = LM.Global[Symbol];
+  if (G == NoGlobal)
+    return SymRef{Module, Symbol};
+  return Globals[G].Def;
+}
+
+SourceLoc ArchLink::locationIn(uint32_t Module, uint32_t SecIdx, uint64_t Offset) const {
+  const Section &S = Modules[Module].M->Sections[SecIdx];
+  SourceLoc Rel = locate(S.Contents, Offset);
+  if (!S.Where.isValid())
+    return {};
+  if (Rel.Line == 1)
+    return SourceLoc{S.Where.Line, S.Where.Column + Rel.Column - 1};
+  return SourceLoc{S.Where.Line + Rel.Line - 1, Rel.Column};
+}
+
+uint64_t ArchLink::contentHash(SymRef R) const {
+  const ModuleVariant &M = *Modules[R.Module].M;
+  uint32_t Sec = definingSection(R);
+  if (Sec == NoSection)
+    return 0;
+  const Section &S = M.Sections[Sec];
+  XXH3_state_t *State = XXH3_createState();
+  XXH3_64bits_reset(State);
+  uint64_t Pos = 0;
+  for (const Relocation &Rel : S.Relocs) {
+    if (Rel.Kind != RelocKind::NameRef || Rel.Offset < Pos || Rel.Offset + Rel.Length > S.Contents.size())
+      continue;
+    XXH3_64bits_update(State, S.Contents.data() + Pos, Rel.Offset - Pos);
+    // The definition's own name and module-local names may legitimately differ between copies; names of
+    // other visible symbols may not.
+    StringRef Name = "\x01local";
+    if (Rel.Symbol < M.Symbols.size() && Modules[R.Module].Global[Rel.Symbol] != NoGlobal &&
+        M.Symbols[Rel.Symbol].Name != M.Symbols[R.Symbol].Name)
+      Name = M.Symbols[Rel.Symbol].Name;
+    XXH3_64bits_update(State, Name.data(), Name.size());
+    Pos = Rel.Offset + Rel.Length;
+  }
+  if (Pos < S.Contents.size())
+    XXH3_64bits_update(State, S.Contents.data() + Pos, S.Contents.size() - Pos);
+  uint64_t H = XXH3_64bits_digest(State);
+  XXH3_freeState(State);
+  return H;
+}
+
+const FunctionAbi *ArchLink::functionAbi(SymRef R) const {
+  const LinkModule &LM = Modules[R.Module];
+  auto It = LM.FunctionAbiOf.find(R.Symbol);
+  return It == LM.FunctionAbiOf.end() ? nullptr : &LM.M->Functions[It->second];
+}
+
+const VariableAbi *ArchLink::variableAbi(SymRef R) const {
+  const LinkModule &LM = Modules[R.Module];
+  auto It = LM.VariableAbiOf.find(R.Symbol);
+  return It == LM.VariableAbiOf.end() ? nullptr : &LM.M->Variables[It->second];
+}
+
+} // namespace ptxlink

@@ -1,0 +1,306 @@
+// The link as a sequence of passes, and `ptxlink` as a library call.
+//
+// The problem: one command links for several architectures into one output that must be written
+// atomically (a failed link leaves no file, not even a stale one) and byte-identically whatever the
+// thread count. Each arch is an independent ArchLink; their diagnostics are usually the same (plain
+// inputs select the same variant everywhere), so each is reported once, in the order first seen.
+#include "ptxlink/Fatbin.h"
+#include "ptxlink/LinkContext.h"
+#include "ptxlink/Linker.h"
+#include "ptxlink/ObjectFormat.h"
+
+#include "llvm/ADT/ScopeExit.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Parallel.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Process.h"
+#include "llvm/Support/Program.h"
+#include "llvm/Support/Threading.h"
+
+#include <chrono>
+
+using namespace llvm;
+
+namespace ptxlink {
+
+namespace {
+
+/// Forwards diagnostics recorded by a per-arch engine to the real one, each distinct one once.
+class DiagForwarder {
+public:
+  explicit DiagForwarder(DiagnosticEngine &Main) : Main(Main) {}
+  void flush(DiagnosticEngine &Local, size_t &Done) {
+    const auto &R = Local.recorded();
+    for (; Done < R.size(); ++Done) {
+      const Diagnostic &D = R[Done];
+      std::string Key = std::to_string(static_cast<int>(D.Level)) + "\x1f" + D.File + "\x1f" + D.Message;
+      for (const DiagSite &S : D.Sites)
+        Key += "\x1f" + S.Text;
+      if (Seen.insert(Key).second)
+        Main.report(D);
+    }
+  }
+
+private:
+  DiagnosticEngine &Main;
+  StringSet<> Seen;
+};
+
+std::optional<std::string> findPtxas() {
+  if (auto P = sys::findProgramByName("ptxas"))
+    return *P;
+  if (auto Home = sys::Process::GetEnv("CUDA_HOME")) {
+    SmallString<256> P(*Home);
+    sys::path::append(P, "bin", "ptxas");
+    if (sys::fs::can_execute(P))
+      return std::string(P);
+  }
+  return std::nullopt;
+}
+
+/// Compiles one linked PTX module to a cubin with ptxas (for --sass).
+Expected<std::string> compileWithPtxas(StringRef Ptxas, StringRef Ptx, StringRef Arch, bool Debug) {
+  SmallString<128> In, OutPath, ErrPath;
+  if (auto EC = sys::fs::createTemporaryFile("ptxlink", "ptx", In))
+    return createStringError(EC, "cannot create a temporary file");
+  auto RemoveIn = make_scope_exit([&] { sys::fs::remove(In); });
+  if (auto EC = sys::fs::createTemporaryFile("ptxlink", "cubin", OutPath))
+    return createStringError(EC, "cannot create a temporary file");
+  auto RemoveOut = make_scope_exit([&] { sys::fs::remove(OutPath); });
+  if (auto EC = sys::fs::createTemporaryFile("ptxlink", "err", ErrPath))
+    return createStringError(EC, "cannot create a temporary file");
+  auto RemoveErr = make_scope_exit([&] { sys::fs::remove(ErrPath); });
+  {
+    std::error_code EC;
+    raw_fd_ostream OS(In, EC);
+    if (EC)
+      return createStringError(EC, "cannot write " + In);
+    OS << Ptx;
+  }
+  std::string ArchArg = ("-arch=" + Arch).str();
+  SmallVector<StringRef, 8> Argv{Ptxas, ArchArg};
+  if (Debug)
+    Argv.push_back("-g");
+  Argv.append({"-o", OutPath, In});
+  std::optional<StringRef> Redirects[] = {std::nullopt, StringRef(ErrPath), StringRef(ErrPath)};
+  std::string ErrMsg;
+  int RC = sys::ExecuteAndWait(Ptxas, Argv, std::nullopt, Redirects, 0, 0, &ErrMsg);
+  if (RC != 0) {
+    std::string Output;
+    if (auto B = MemoryBuffer::getFile(ErrPath))
+      Output = (*B)->getBuffer().trim().str();
+    return createStringError(inconvertibleErrorCode(),
+                             "ptxas failed for " + Arch + " (exit " + std::to_string(RC) + ")" +
+                                 (ErrMsg.empty() ? "" : ": " + ErrMsg) + (Output.empty() ? "" : ":\n" + Output));
+  }
+  auto B = MemoryBuffer::getFile(OutPath, false, false);
+  if (!B)
+    return createStringError(B.getError(), "cannot read the cubin ptxas wrote");
+  return (*B)->getBuffer().str();
+}
+
+/// Removes a previous output so a failed link leaves nothing stale behind.
+void removeStaleOutput(const LinkOptions &O) {
+  if (O.Output != "-" && !O.CheckAbiOnly)
+    sys::fs::remove(O.Output);
+}
+
+Error writeOutput(const LinkOptions &O, raw_ostream &Stdout,
+                  const std::function<Error(raw_ostream &)> &Write) {
+  if (O.Output == "-")
+    return Write(Stdout);
+  return writeFileAtomically(O.Output, Write);
+}
+
+} // namespace
+
+bool link(const LinkOptions &Options, DiagnosticEngine &Diags, raw_ostream &Out) {
+  if (Options.Threads)
+    parallel::strategy = hardware_concurrency(Options.Threads);
+  PassTimes Times;
+  auto Finish = [&](bool Ok) {
+    if (!Ok)
+      removeStaleOutput(Options);
+    if (Options.Time)
+      Times.print(Out);
+    return Ok;
+  };
+
+  ArchiveExtractor Extractor;
+  std::vector<InputFile> Inputs;
+  if (!loadInputs(Options, Diags, Times, Extractor, Inputs))
+    return Finish(false);
+
+  std::vector<ArchSpec> Arches;
+  for (const std::string &A : Options.Arches)
+    Arches.push_back(*parseArch(A));
+  if (Arches.empty()) // --check-abi without -arch: check for the first input's first target
+    for (const InputFile &F : Inputs)
+      if (!F.Object->Variants.empty())
+        if (auto A = parseArch(F.Object->Variants.front().Target.Arch)) {
+          Arches.push_back(*A);
+          break;
+        }
+  if (Arches.empty()) {
+    Diags.error("no architecture given and none found in the inputs", std::vector<DiagSite>(), "no-arch");
+    return Finish(false);
+  }
+
+  ObjectFile Linked; // the output variants, one per arch; their strings live here
+  std::vector<std::unique_ptr<ArchLink>> Links;
+  DiagForwarder Forward(Diags);
+  bool Multi = Arches.size() > 1;
+  for (const ArchSpec &A : Arches) {
+    if (Diags.limitReached())
+      break;
+    std::string Ignored;
+    raw_string_ostream Sink(Ignored);
+    DiagnosticEngine Local(Sink);
+    Local.setRecord(true);
+    Local.setErrorLimit(0);
+    size_t Done = 0;
+    auto L = std::make_unique<ArchLink>(Options, Inputs, A, Local, Times);
+    if (!L->selectVariants()) {
+      Forward.flush(Local, Done);
+      continue;
+    }
+    L->resolve();
+    Forward.flush(Local, Done);
+    L->check();
+    Forward.flush(Local, Done);
+    L->markLive();
+    L->checkUndefined();
+    Forward.flush(Local, Done);
+    if (Multi && (Options.PrintGc || Options.DumpCallgraph || !Options.TraceSymbols.empty()))
+      Out << "--- " << A.name() << " ---\n";
+    if (!Options.TraceSymbols.empty())
+      L->traceSymbols(Out);
+    if (Options.PrintGc)
+      L->printGc(Out);
+    if (Local.hasErrors())
+      continue;
+    if (Options.DumpCallgraph)
+      L->dumpCallgraph(Out);
+    Linked.Variants.emplace_back();
+    L->emit(Linked.Variants.back(), Linked);
+    Forward.flush(Local, Done);
+    Links.push_back(std::move(L));
+  }
+  if (Diags.hasErrors())
+    return Finish(false);
+
+  if (!Options.MapFile.empty()) {
+    Error E = writeFileAtomically(Options.MapFile, [&](raw_ostream &OS) {
+      for (const auto &L : Links)
+        L->writeMap(OS);
+      return Error::success();
+    });
+    if (E)
+      Diags.error("cannot write map " + Options.MapFile + ": " + toString(std::move(E)), std::vector<DiagSite>(), "cannot-write");
+  }
+  if (Options.CheckAbiOnly)
+    return Finish(!Diags.hasErrors());
+
+  auto Start = std::chrono::steady_clock::now();
+  Error E = Error::success();
+  (void)static_cast<bool>(E); // a success value, checked
+  if (Options.Emit == EmitKind::Object) {
+    E = writeOutput(Options, Out, [&](raw_ostream &OS) { return writeObject(Linked, OS); });
+  } else if (Options.Emit == EmitKind::Ptx) {
+    E = writeOutput(Options, Out, [&](raw_ostream &OS) {
+      printModule(Linked.Variants.front(), OS);
+      return Error::success();
+    });
+  } else {
+    std::optional<std::string> Ptxas;
+    if (Options.Sass) {
+      Ptxas = findPtxas();
+      if (!Ptxas) {
+        Diags.error("--sass needs ptxas, which is neither on PATH nor in $CUDA_HOME/bin", std::vector<DiagSite>(), "no-ptxas");
+        consumeError(std::move(E));
+        return Finish(false);
+      }
+    }
+    // Print every arch's module (in parallel: independent), then assemble the container in arch order.
+    std::vector<std::string> Texts(Linked.Variants.size());
+    parallelFor(0, Texts.size(), [&](size_t I) {
+      raw_string_ostream OS(Texts[I]);
+      printModule(Linked.Variants[I], OS);
+    });
+    std::vector<FatbinImage> Images;
+    for (size_t I = 0; I < Linked.Variants.size(); ++I) {
+      const ModuleVariant &V = Linked.Variants[I];
+      auto Spec = parseArch(V.Target.Arch);
+      FatbinImage Img;
+      Img.Sm = Spec ? Spec->Number : 0;
+      Img.ArchSpecific = Spec && Spec->Suffix == 'a';
+      Img.FamilySpecific = Spec && Spec->Suffix == 'f';
+      Img.Is64Bit = V.Target.AddressSize == 64;
+      Img.Debug = V.Target.Debug;
+      if (Ptxas) {
+        auto Cubin = compileWithPtxas(*Ptxas, Texts[I], V.Target.Arch, V.Target.Debug);
+        if (!Cubin) {
+          Diags.error(toString(Cubin.takeError()), std::vector<DiagSite>(), "ptxas-failed");
+          continue;
+        }
+        FatbinImage Elf = Img;
+        Elf.Kind = FatbinKind::Elf;
+        Elf.VersionMajor = 1;
+        Elf.VersionMinor = Cubin->size() > 8 ? static_cast<uint8_t>((*Cubin)[8]) : 0;
+        Elf.Payload = std::move(*Cubin);
+        Images.push_back(std::move(Elf));
+      }
+      Img.Kind = FatbinKind::Ptx;
+      Img.VersionMajor = V.Target.VersionMajor;
+      Img.VersionMinor = V.Target.VersionMinor;
+      Img.Payload = std::move(Texts[I]);
+      Images.push_back(std::move(Img));
+    }
+    if (Diags.hasErrors()) {
+      consumeError(std::move(E));
+      return Finish(false);
+    }
+    E = writeOutput(Options, Out, [&](raw_ostream &OS) { return writeFatbin(Images, FatbinWriteOptions(), OS); });
+  }
+  Times.add("write output", "", Start);
+  if (E) {
+    Diags.error("cannot write " + Options.Output + ": " + toString(std::move(E)), std::vector<DiagSite>(), "cannot-write");
+    return Finish(false);
+  }
+  return Finish(true);
+}
+
+int runLinkerTool(ArrayRef<std::string> Args, raw_ostream &Out, raw_ostream &Err) {
+  DiagnosticEngine Diags(Err, "ptxlink");
+  // Diagnostic settings apply to option errors too, so look for them first.
+  for (const std::string &A : Args) {
+    if (A == "--json" || A == "-json")
+      Diags.setJson(true);
+    else if (A == "-Werror" || A == "--Werror")
+      Diags.setWarningsAsErrors(true);
+    else if (A == "-w" || A == "--disable-warnings" || A == "-disable-warnings")
+      Diags.setSuppressWarnings(true);
+  }
+  std::string Informational;
+  std::optional<LinkOptions> Options = parseLinkOptions(Args, Diags, Informational);
+  if (Informational == "help") {
+    printLinkerHelp(Out);
+    return 0;
+  }
+  if (Informational == "version") {
+    Out << "ptxlink version " << PTXLINK_VERSION << "\n";
+    return 0;
+  }
+  if (!Options)
+    return 1;
+  Diags.setErrorLimit(Options->ErrorLimit);
+  Diags.setJson(Options->Json);
+  Diags.setWarningsAsErrors(Options->WarningsAsErrors);
+  Diags.setSuppressWarnings(Options->NoWarnings);
+  return link(*Options, Diags, Out) ? 0 : 1;
+}
+
+} // namespace ptxlink

@@ -1,0 +1,324 @@
+// Passes 5 and 6: building the linked module for one architecture.
+//
+// The problem: the output is one ModuleVariant that printModule turns into PTX (or writeObject into an
+// object for -r). Its sections are the live sections of the inputs, copied by reference (the text is
+// not touched: renaming happens when the printer splices the relocations), with three rewrites:
+//   - module-local symbols and DWARF labels that would clash are renamed (`name$<input number>`),
+//     deterministically and never onto a visible name;
+//   - debug sections of the same name are concatenated in input order, and every reference into them
+//     (`.b32 .debug_abbrev`, labels defined inside them) is relocated by the module's offset;
+//   - `.file` entries are deduplicated by path and renumbered, and every `.loc` use (FileIndex
+//     relocations) follows.
+// Fixed after this pass: the output module; every LinkModule's SymOut/SecOut.
+#include "ptxlink/LinkContext.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSet.h"
+
+#include <chrono>
+#include <cstring>
+
+using namespace llvm;
+
+namespace ptxlink {
+
+void ArchLink::emit(ModuleVariant &Out, ObjectFile &Storage) {
+  auto Start = std::chrono::steady_clock::now();
+  Out = ModuleVariant();
+  Output = &Out;
+  Out.SourceName = Storage.save(Options.Output.empty() ? std::string("<linked>") : Options.Output);
+
+  // Header: the requested arch; `.version` the highest of the inputs; options merged.
+  std::string ArchName = Arch.name();
+  bool AnyFamily = false, AnyDebug = false, AnyMapF64 = false;
+  StringRef Texmode;
+  std::vector<StringRef> TargetOptions;
+  StringSet<> SeenOptions;
+  for (const LinkModule &LM : Modules) {
+    const TargetInfo &T = LM.M->Target;
+    if (auto V = parseArch(T.Arch); V && V->Suffix == 'f')
+      AnyFamily = true;
+    if (std::make_pair(T.VersionMajor, T.VersionMinor) > std::make_pair(Out.Target.VersionMajor, Out.Target.VersionMinor)) {
+      Out.Target.VersionMajor = T.VersionMajor;
+      Out.Target.VersionMinor = T.VersionMinor;
+    }
+    AnyDebug |= T.Debug;
+    AnyMapF64 |= T.MapF64ToF32;
+    if (!T.Texmode.empty() && Texmode.empty())
+      Texmode = T.Texmode;
+    for (StringRef O : T.Options)
+      if (SeenOptions.insert(O).second)
+        TargetOptions.push_back(Storage.save(O));
+    if (T.AddressSizeGiven && !Out.Target.AddressSizeGiven) {
+      Out.Target.AddressSize = T.AddressSize;
+      Out.Target.AddressSizeGiven = true;
+    }
+  }
+  if (!Out.Target.AddressSizeGiven && !Modules.empty())
+    Out.Target.AddressSize = Modules.front().M->Target.AddressSize;
+  // Family-specific code selected for a plain arch needs the family target to assemble.
+  if (AnyFamily && Arch.Suffix == 0)
+    ArchName += 'f';
+  Out.Target.Arch = Storage.save(ArchName);
+  Out.Target.Debug = AnyDebug;
+  Out.Target.MapF64ToF32 = AnyMapF64;
+  Out.Target.Texmode = Texmode.empty() ? StringRef() : Storage.save(Texmode);
+  Out.Target.Options = std::move(TargetOptions);
+
+  // Names: every visible name is taken first, so a renamed local can never land on one.
+  StringSet<> Taken;
+  for (const GlobalSymbol &G : Globals)
+    Taken.insert(G.Name);
+
+  // Debug sections: one output section per name, in order of first appearance.
+  std::vector<StringRef> DebugNames;
+  StringMap<std::vector<std::pair<uint32_t, uint32_t>>> DebugParts;
+  std::vector<std::vector<uint64_t>> DebugBase(Modules.size());
+  for (uint32_t MI = 0; MI < Modules.size(); ++MI) {
+    const ModuleVariant &M = *Modules[MI].M;
+    DebugBase[MI].assign(M.Sections.size(), 0);
+    for (uint32_t SI = 0; SI < M.Sections.size(); ++SI)
+      if (M.Sections[SI].Kind == SectionKind::Debug) {
+        auto &Parts = DebugParts[M.Sections[SI].Name];
+        if (Parts.empty())
+          DebugNames.push_back(M.Sections[SI].Name);
+        Parts.push_back({MI, SI});
+      }
+  }
+  // Section symbol of each debug name (created on demand, also for names only referenced).
+  StringMap<uint32_t> SectionSymbol;
+
+  struct Origin {
+    uint32_t Module, Symbol;
+  };
+  std::vector<Origin> Origins; // per output symbol
+  auto addSymbol = [&](const Symbol &From, uint32_t MI, uint32_t SI) {
+    Out.Symbols.push_back(From);
+    Origins.push_back({MI, SI});
+    return static_cast<uint32_t>(Out.Symbols.size() - 1);
+  };
+  auto isLive = [&](uint32_t MI, uint32_t Sec) {
+    return Sec < Modules[MI].SectionLive.size() && Modules[MI].SectionLive[Sec];
+  };
+
+  for (uint32_t MI = 0; MI < Modules.size(); ++MI) {
+    LinkModule &LM = Modules[MI];
+    const ModuleVariant &M = *LM.M;
+    LM.SymOut.assign(M.Symbols.size(), NoSymbol);
+    LM.SecOut.assign(M.Sections.size(), NoSection);
+    for (uint32_t SI = 0; SI < M.Symbols.size(); ++SI) {
+      const Symbol &S = M.Symbols[SI];
+      uint32_t GI = LM.Global[SI];
+      if (GI != NoGlobal) {
+        GlobalSymbol &G = Globals[GI];
+        if (G.Out == NoSymbol) {
+          if (G.Def.valid() && isLive(G.Def.Module, definingSection(G.Def))) {
+            Symbol N = sym(G.Def);
+            N.Name = G.Name;
+            N.Bind = G.Bind;
+            N.Size = G.Size;
+            N.Initialized = G.Initialized;
+            G.Out = addSymbol(N, G.Def.Module, G.Def.Symbol);
+          } else if (!G.Def.valid() && G.Live && !G.Decls.empty()) {
+            Symbol N = sym(G.Decls.front());
+            N.Name = G.Name;
+            N.Bind = Binding::Undefined;
+            N.Section = NoSection;
+            G.Out = addSymbol(N, G.Decls.front().Module, G.Decls.front().Symbol);
+          }
+        }
+        LM.SymOut[SI] = G.Out;
+        continue;
+      }
+      if (S.Kind == SymbolKind::Section) {
+        auto [It, Inserted] = SectionSymbol.try_emplace(S.Name, NoSymbol);
+        if (Inserted) {
+          Symbol N = S;
+          N.Name = Storage.save(S.Name);
+          N.Section = NoSection;
+          N.Value = 0;
+          It->second = addSymbol(N, MI, SI);
+        }
+        LM.SymOut[SI] = It->second;
+        continue;
+      }
+      uint32_t Home = S.Kind == SymbolKind::Label ? (S.Section < M.Sections.size() ? S.Section : NoSection)
+                                                  : definingSection({MI, SI});
+      if (Home == NoSection || !isLive(MI, Home))
+        continue;
+      Symbol N = S;
+      if (!Taken.insert(S.Name).second) {
+        std::string Base = S.Name.str() + "$" + std::to_string(LM.Input + 1);
+        std::string Candidate = Base;
+        for (unsigned K = 1; Taken.contains(Candidate); ++K)
+          Candidate = Base + "$" + std::to_string(K);
+        Taken.insert(Candidate);
+        N.Name = Storage.save(Candidate);
+      }
+      LM.SymOut[SI] = addSymbol(N, MI, SI);
+    }
+  }
+
+  // Sections: live code and data in input order, then the merged debug sections.
+  for (uint32_t MI = 0; MI < Modules.size(); ++MI) {
+    const ModuleVariant &M = *Modules[MI].M;
+    for (uint32_t SI = 0; SI < M.Sections.size(); ++SI) {
+      const Section &S = M.Sections[SI];
+      if (S.Kind == SectionKind::Debug || !isLive(MI, SI))
+        continue;
+      Modules[MI].SecOut[SI] = Out.Sections.size();
+      Out.Sections.push_back(S);
+    }
+  }
+  std::vector<std::pair<uint32_t, uint32_t>> DebugOut; // output section -> (first module, first section)
+  for (StringRef Name : DebugNames) {
+    auto &Parts = DebugParts[Name];
+    uint64_t Total = 0;
+    for (auto [MI, SI] : Parts) {
+      DebugBase[MI][SI] = Total;
+      Total += Modules[MI].M->Sections[SI].Contents.size();
+    }
+    char *Buf = Storage.arena().Allocate<char>(std::max<uint64_t>(Total, 1));
+    Section D = Modules[Parts.front().first].M->Sections[Parts.front().second];
+    D.Relocs.clear();
+    D.Symbol = NoSymbol;
+    for (auto [MI, SI] : Parts) {
+      const Section &P = Modules[MI].M->Sections[SI];
+      if (!P.Contents.empty())
+        std::memcpy(Buf + DebugBase[MI][SI], P.Contents.data(), P.Contents.size());
+      Modules[MI].SecOut[SI] = Out.Sections.size();
+    }
+    D.Contents = StringRef(Buf, Total);
+    uint32_t Index = Out.Sections.size();
+    Out.Sections.push_back(std::move(D));
+    auto It = SectionSymbol.find(Name);
+    if (It != SectionSymbol.end()) {
+      Out.Sections[Index].Symbol = It->second;
+      Out.Symbols[It->second].Section = Index;
+    }
+  }
+
+  // `.file` table: deduplicated by path, numbered from 1 in order of first appearance.
+  StringMap<uint32_t> FileIndex;
+  std::vector<DenseMap<uint32_t, uint32_t>> FileMap(Modules.size());
+  for (uint32_t MI = 0; MI < Modules.size(); ++MI)
+    for (const FileEntry &F : Modules[MI].M->Files) {
+      auto [It, Inserted] = FileIndex.try_emplace(F.Path, Out.Files.size() + 1);
+      if (Inserted) {
+        FileEntry N = F;
+        N.Index = It->second;
+        Out.Files.push_back(N);
+      }
+      FileMap[MI][F.Index] = It->second;
+    }
+
+  // Symbols now know their sections; aliases their aliasees.
+  for (uint32_t O = 0; O < Out.Symbols.size(); ++O) {
+    Symbol &N = Out.Symbols[O];
+    auto [MI, SI] = Origins[O];
+    const ModuleVariant &M = *Modules[MI].M;
+    const Symbol &S = M.Symbols[SI];
+    if (S.Kind == SymbolKind::Section)
+      continue;
+    if (N.Bind == Binding::Undefined) {
+      N.Section = NoSection;
+      continue;
+    }
+    if (S.Section < M.Sections.size()) {
+      N.Section = Modules[MI].SecOut[S.Section];
+      if (S.Kind == SymbolKind::Label && M.Sections[S.Section].Kind == SectionKind::Debug)
+        N.Value = S.Value + DebugBase[MI][S.Section];
+    } else {
+      N.Section = NoSection;
+    }
+    if (S.AliasOf != NoSymbol)
+      N.AliasOf = S.AliasOf < M.Symbols.size() ? Modules[MI].SymOut[S.AliasOf] : NoSymbol;
+  }
+
+  // Relocations follow their symbols, offsets and `.file` numbers.
+  unsigned Dangling = 0;
+  for (uint32_t MI = 0; MI < Modules.size(); ++MI) {
+    const ModuleVariant &M = *Modules[MI].M;
+    for (uint32_t SI = 0; SI < M.Sections.size(); ++SI) {
+      uint32_t OS = Modules[MI].SecOut[SI];
+      if (OS == NoSection)
+        continue;
+      const Section &S = M.Sections[SI];
+      Section &D = Out.Sections[OS];
+      bool IsDebug = S.Kind == SectionKind::Debug;
+      uint64_t Base = IsDebug ? DebugBase[MI][SI] : 0;
+      if (!IsDebug) {
+        D.Relocs.clear();
+        D.Symbol = S.Symbol < M.Symbols.size() ? Modules[MI].SymOut[S.Symbol] : NoSymbol;
+        if (D.Symbol != NoSymbol && Out.Symbols[D.Symbol].Name != S.Name)
+          D.Name = Out.Symbols[D.Symbol].Name;
+      }
+      D.Relocs.reserve(D.Relocs.size() + S.Relocs.size());
+      for (const Relocation &R : S.Relocs) {
+        Relocation N = R;
+        N.Offset += Base;
+        if (R.Kind == RelocKind::FileIndex) {
+          auto It = FileMap[MI].find(R.Symbol);
+          if (It != FileMap[MI].end())
+            N.Symbol = It->second;
+          D.Relocs.push_back(N);
+          continue;
+        }
+        N.Symbol = R.Symbol < M.Symbols.size() ? Modules[MI].SymOut[R.Symbol] : NoSymbol;
+        if (N.Symbol == NoSymbol) {
+          ++Dangling;
+          continue;
+        }
+        const Symbol &T = M.Symbols[R.Symbol];
+        if (T.Kind == SymbolKind::Section && (R.Kind == RelocKind::Data32 || R.Kind == RelocKind::Data64)) {
+          // `.b32 .debug_abbrev` means the start of this module's part of the merged section.
+          for (uint32_t K = 0; K < M.Sections.size(); ++K)
+            if (M.Sections[K].Kind == SectionKind::Debug && M.Sections[K].Name == T.Name) {
+              N.Addend += DebugBase[MI][K];
+              break;
+            }
+        }
+        D.Relocs.push_back(N);
+      }
+    }
+  }
+  for (Section &D : Out.Sections)
+    if (D.Kind == SectionKind::Debug)
+      std::stable_sort(D.Relocs.begin(), D.Relocs.end(),
+                       [](const Relocation &A, const Relocation &B) { return A.Offset < B.Offset; });
+  if (Dangling)
+    Diags.error("internal error: " + std::to_string(Dangling) + " references to symbols that were not kept (" +
+                    Arch.name() + ")",
+                std::vector<DiagSite>(), "internal");
+
+  // ABI records of every kept symbol, and the call prototypes of kept functions.
+  for (uint32_t O = 0; O < Out.Symbols.size(); ++O) {
+    auto [MI, SI] = Origins[O];
+    if (const FunctionAbi *F = functionAbi({MI, SI})) {
+      FunctionAbi N = *F;
+      N.Symbol = O;
+      Out.Functions.push_back(std::move(N));
+    } else if (const VariableAbi *V = variableAbi({MI, SI})) {
+      VariableAbi N = *V;
+      N.Symbol = O;
+      if (Out.Symbols[O].Bind == Binding::Common)
+        N.Initialized = Out.Symbols[O].Initialized;
+      Out.Variables.push_back(std::move(N));
+    }
+  }
+  for (uint32_t MI = 0; MI < Modules.size(); ++MI)
+    for (const PrototypeAbi &P : Modules[MI].M->Prototypes) {
+      if (P.Function >= Modules[MI].SymOut.size() || Modules[MI].SymOut[P.Function] == NoSymbol)
+        continue;
+      PrototypeAbi N = P;
+      N.Function = Modules[MI].SymOut[P.Function];
+      N.CallTargets.clear();
+      for (uint32_t T : P.CallTargets)
+        if (T < Modules[MI].SymOut.size() && Modules[MI].SymOut[T] != NoSymbol)
+          N.CallTargets.push_back(Modules[MI].SymOut[T]);
+      Out.Prototypes.push_back(std::move(N));
+    }
+  Times.add("emit module", Arch.name(), Start);
+}
+
+} // namespace ptxlink

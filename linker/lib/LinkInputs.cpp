@@ -1,0 +1,220 @@
+// Pass 0: reading the inputs.
+//
+// The problem: inputs come as our objects (memory-mapped, nothing copied), PTX text (assembled
+// in-process), and static libraries whose members are loaded only when they define something still
+// undefined (ArchiveExtractor implements lld's rule). Reading and assembling are independent per file, so
+// they run in parallel (llvm::parallelFor); their diagnostics are collected per file and reported in
+// command-line order afterwards, so the output does not depend on --threads.
+#include "ptxlink/ArchiveExtraction.h"
+#include "ptxlink/Assembler.h"
+#include "ptxlink/LinkContext.h"
+#include "ptxlink/ObjectFormat.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Parallel.h"
+#include "llvm/Support/Path.h"
+
+#include <chrono>
+
+using namespace llvm;
+
+namespace ptxlink {
+
+namespace {
+
+/// One command-line input after reading: an object, a library, or a failure.
+struct Loaded {
+  std::string Path;
+  bool WholeArchive = false;
+  std::unique_ptr<ObjectFile> Object;
+  std::unique_ptr<StaticLibrary> Library;
+  std::vector<Diagnostic> Diags; // reported in order after the parallel loop
+};
+
+/// A diagnostic sink for work running on another thread: records, prints nothing.
+struct LocalDiags {
+  std::string Ignored;
+  raw_string_ostream OS{Ignored};
+  DiagnosticEngine Engine{OS};
+  LocalDiags() {
+    Engine.setRecord(true);
+    Engine.setErrorLimit(0);
+  }
+};
+
+Diagnostic toolError(const Twine &Message, StringRef Code) {
+  Diagnostic D;
+  D.Level = Severity::Error;
+  D.Message = Message.str();
+  D.Code = Code.str();
+  return D;
+}
+
+/// Turns bytes into an object: ours are read, anything else is taken as PTX text and assembled.
+std::unique_ptr<ObjectFile> objectFromBuffer(std::unique_ptr<MemoryBuffer> Buffer, StringRef DisplayName,
+                                             std::vector<Diagnostic> &Out) {
+  StringRef Bytes = Buffer->getBuffer();
+  if (isPtxlinkObject(Bytes)) {
+    auto Obj = readObject(std::move(Buffer));
+    if (!Obj) {
+      Out.push_back(toolError(DisplayName + ": " + toString(Obj.takeError()), "bad-object"));
+      return nullptr;
+    }
+    return std::move(*Obj);
+  }
+  if (Bytes.starts_with("\x7f" "ELF")) {
+    Out.push_back(toolError(DisplayName + ": is an ELF file but not a ptxlink object (an NVIDIA cubin or host "
+                                          "object?); ptxlink links PTX-level objects made by ptxlink-as",
+                            "unsupported-input"));
+    return nullptr;
+  }
+  if (Bytes.size() >= 4 && Bytes.starts_with(StringRef("\x50\xed\x55\xba", 4))) {
+    Out.push_back(toolError(DisplayName + ": NVIDIA fatbinary inputs are not supported; extract the PTX with "
+                                          "ptxlink-dump and link that",
+                            "unsupported-input"));
+    return nullptr;
+  }
+  auto Obj = std::make_unique<ObjectFile>();
+  LocalDiags Local;
+  bool Ok = assembleInto(*Obj, Bytes, DisplayName, Local.Engine, /*TextOutlivesObject=*/true);
+  for (const Diagnostic &D : Local.Engine.recorded())
+    Out.push_back(D);
+  if (!Ok)
+    return nullptr;
+  Obj->adopt(std::move(Buffer));
+  return Obj;
+}
+
+/// Which names the loaded inputs define and still need, for lazy archive extraction. Kept in first-seen
+/// order so extraction is deterministic.
+class UndefinedTracker {
+public:
+  void add(const InputFile &F) {
+    for (const ModuleVariant &M : F.Object->Variants)
+      for (const Symbol &S : M.Symbols) {
+        if (S.Bind == Binding::Local || S.Kind == SymbolKind::Label || S.Kind == SymbolKind::Section)
+          continue;
+        if (S.Bind == Binding::Undefined && S.AliasOf == NoSymbol) {
+          if (!Defined.contains(S.Name) && Needed.try_emplace(S.Name, F.Name).second)
+            Order.push_back(S.Name.str());
+        } else {
+          Defined.insert(S.Name);
+        }
+      }
+  }
+  std::vector<std::pair<std::string, std::string>> pending() const {
+    std::vector<std::pair<std::string, std::string>> Out;
+    for (const std::string &N : Order)
+      if (!Defined.contains(N))
+        Out.push_back({N, Needed.lookup(N)});
+    return Out;
+  }
+
+private:
+  StringSet<> Defined;
+  StringMap<std::string> Needed;
+  std::vector<std::string> Order;
+};
+
+std::optional<std::string> findLibrary(StringRef Name, const std::vector<std::string> &Dirs) {
+  std::string FileName = Name.starts_with(":") ? Name.drop_front().str() : ("lib" + Name + ".a").str();
+  for (const std::string &D : Dirs) {
+    SmallString<256> P(D);
+    sys::path::append(P, FileName);
+    if (sys::fs::exists(P))
+      return std::string(P);
+  }
+  return std::nullopt;
+}
+
+} // namespace
+
+bool loadInputs(const LinkOptions &Options, DiagnosticEngine &Diags, PassTimes &Times, ArchiveExtractor &Extractor,
+                std::vector<InputFile> &Files) {
+  auto Start = std::chrono::steady_clock::now();
+  std::vector<Loaded> Items;
+  for (const LinkInput &In : Options.Inputs) {
+    Loaded L;
+    L.WholeArchive = In.WholeArchive;
+    if (In.What == LinkInput::Library) {
+      auto P = findLibrary(In.Path, Options.LibraryPaths);
+      if (!P) {
+        Diags.error("unable to find library -l" + In.Path, std::vector<DiagSite>(), "library-not-found");
+        continue;
+      }
+      L.Path = *P;
+    } else {
+      L.Path = In.Path;
+    }
+    Items.push_back(std::move(L));
+  }
+
+  parallelFor(0, Items.size(), [&](size_t I) {
+    Loaded &L = Items[I];
+    auto Buffer = MemoryBuffer::getFileOrSTDIN(L.Path, /*IsText=*/false, /*RequiresNullTerminator=*/false);
+    if (!Buffer) {
+      L.Diags.push_back(toolError("cannot open " + L.Path + ": " + Buffer.getError().message(), "cannot-open"));
+      return;
+    }
+    if (isArchive((*Buffer)->getBuffer())) {
+      auto Lib = StaticLibrary::open(std::move(*Buffer));
+      if (!Lib)
+        L.Diags.push_back(toolError(L.Path + ": " + toString(Lib.takeError()), "bad-archive"));
+      else
+        L.Library = std::move(*Lib);
+      return;
+    }
+    L.Object = objectFromBuffer(std::move(*Buffer), L.Path, L.Diags);
+  });
+
+  UndefinedTracker Tracker;
+  bool HaveLibraries = false;
+  for (Loaded &L : Items) {
+    for (Diagnostic &D : L.Diags)
+      Diags.report(std::move(D));
+    if (L.Object) {
+      Files.push_back({L.Path, std::move(L.Object)});
+      Tracker.add(Files.back());
+    } else if (L.Library) {
+      Extractor.addLibrary(std::move(L.Library), L.WholeArchive);
+      HaveLibraries = true;
+    }
+  }
+  Times.add("read inputs", "", Start);
+  if (Diags.hasErrors())
+    return false;
+
+  if (HaveLibraries) {
+    Start = std::chrono::steady_clock::now();
+    Error E = Extractor.run([&] { return Tracker.pending(); },
+                            [&](const ExtractedMember &Member) -> Error {
+                              std::vector<Diagnostic> Problems;
+                              auto Obj = objectFromBuffer(MemoryBuffer::getMemBuffer(Member.Buffer, false),
+                                                          Member.DisplayName, Problems);
+                              for (Diagnostic &D : Problems)
+                                Diags.report(std::move(D));
+                              if (!Obj)
+                                return Error::success(); // reported; the link fails at the checkpoint
+                              Files.push_back({Member.DisplayName, std::move(Obj)});
+                              Tracker.add(Files.back());
+                              return Error::success();
+                            });
+    if (E)
+      Diags.error(toString(std::move(E)), std::vector<DiagSite>(), "archive-extraction");
+    if (!Options.WhyExtractFile.empty()) {
+      std::error_code EC;
+      raw_fd_ostream OS(Options.WhyExtractFile, EC);
+      if (EC)
+        Diags.error("cannot write " + Options.WhyExtractFile + ": " + EC.message(), std::vector<DiagSite>(), "cannot-write");
+      else
+        Extractor.writeWhyExtract(OS);
+    }
+    Times.add("extract archive members", "", Start);
+  }
+  return !Diags.hasErrors();
+}
+
+} // namespace ptxlink

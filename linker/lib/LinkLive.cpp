@@ -1,0 +1,231 @@
+// Pass 4: liveness (dead-code removal) and the undefined-symbol check, plus the reports that walk the
+// reference graph (--print-gc, --dump-callgraph).
+//
+// The problem: nvlink keeps kernels, visible variables and what they reach (calls, address-of, call
+// tables) and drops the rest, section by section; references from dropped code do not need to resolve.
+// Because every reference in a section is a relocation (ObjectModel.h), the graph is explicit: nodes are
+// (module, section), edges are relocations followed through the symbol table to the winning definition.
+// Debug sections are roots: DWARF cannot be trimmed at the PTX level without re-encoding it, so the code
+// the debug info describes (it refers to labels inside those functions) stays.
+#include "ptxlink/AbiCheck.h"
+#include "ptxlink/LinkContext.h"
+
+#include "llvm/ADT/StringExtras.h"
+
+#include <chrono>
+
+using namespace llvm;
+
+namespace ptxlink {
+
+static bool matchesAny(StringRef Name, const std::vector<std::string> &Patterns) {
+  for (const std::string &P : Patterns)
+    if (Name.contains(P))
+      return true;
+  return false;
+}
+
+void ArchLink::markSection(uint32_t Module, uint32_t Sec, std::vector<std::pair<uint32_t, uint32_t>> &Work) {
+  if (Sec >= Modules[Module].SectionLive.size() || Modules[Module].SectionLive[Sec])
+    return;
+  Modules[Module].SectionLive[Sec] = 1;
+  Work.push_back({Module, Sec});
+}
+
+void ArchLink::markLive() {
+  auto Start = std::chrono::steady_clock::now();
+  std::vector<std::pair<uint32_t, uint32_t>> Work;
+  bool KeepAll = Options.NoGc || Options.Relocatable;
+  for (uint32_t MI = 0; MI < Modules.size(); ++MI) {
+    const ModuleVariant &M = *Modules[MI].M;
+    for (uint32_t SI = 0; SI < M.Sections.size(); ++SI) {
+      const Section &S = M.Sections[SI];
+      if (S.Kind == SectionKind::Debug || S.Kind == SectionKind::Module) {
+        markSection(MI, SI, Work);
+        continue;
+      }
+      if (S.Symbol >= M.Symbols.size())
+        continue;
+      uint32_t G = Modules[MI].Global[S.Symbol];
+      if (G == NoGlobal) {
+        if (KeepAll)
+          markSection(MI, SI, Work);
+        continue;
+      }
+      // Only the winning definition of a global name can be live.
+      const GlobalSymbol &GS = Globals[G];
+      if (!GS.Def.valid() || GS.Def.Module != MI || definingSection(GS.Def) != SI)
+        continue;
+      const Symbol &Sym = M.Symbols[S.Symbol];
+      bool Root = KeepAll;
+      if (Sym.Kind == SymbolKind::Kernel)
+        Root = Root || !Options.KernelsUsed || matchesAny(GS.Name, *Options.KernelsUsed);
+      else if (Sym.Kind == SymbolKind::Variable)
+        Root = Root || !Options.VariablesUsed || matchesAny(GS.Name, *Options.VariablesUsed);
+      if (Root) {
+        Globals[G].Live = true;
+        markSection(MI, SI, Work);
+      }
+    }
+  }
+  while (!Work.empty()) {
+    auto [MI, SI] = Work.back();
+    Work.pop_back();
+    const ModuleVariant &M = *Modules[MI].M;
+    for (const Relocation &R : M.Sections[SI].Relocs) {
+      if (R.Kind == RelocKind::FileIndex || R.Symbol >= M.Symbols.size())
+        continue;
+      uint32_t G = Modules[MI].Global[R.Symbol];
+      SymRef T = target(MI, R.Symbol);
+      if (G != NoGlobal)
+        Globals[G].Live = true;
+      if (!T.valid())
+        continue;
+      if (uint32_t G2 = Modules[T.Module].Global[T.Symbol]; G2 != NoGlobal)
+        Globals[G2].Live = true;
+      uint32_t Sec = definingSection(T);
+      if (Sec != NoSection)
+        markSection(T.Module, Sec, Work);
+    }
+  }
+  Times.add("mark live", Arch.name(), Start);
+}
+
+void ArchLink::checkUndefined() {
+  if (Options.Relocatable)
+    return;
+  auto Start = std::chrono::steady_clock::now();
+  // Every live reference to a name with no definition, in input order.
+  struct RefSite {
+    uint32_t Module, Sec;
+    uint64_t Offset;
+  };
+  std::vector<std::vector<RefSite>> Refs(Globals.size());
+  std::vector<uint32_t> Order;
+  for (uint32_t MI = 0; MI < Modules.size(); ++MI) {
+    const ModuleVariant &M = *Modules[MI].M;
+    for (uint32_t SI = 0; SI < M.Sections.size(); ++SI) {
+      if (!Modules[MI].SectionLive[SI])
+        continue;
+      for (const Relocation &R : M.Sections[SI].Relocs) {
+        if (R.Kind == RelocKind::FileIndex || R.Symbol >= M.Symbols.size())
+          continue;
+        uint32_t G = Modules[MI].Global[R.Symbol];
+        if (G == NoGlobal || Globals[G].Def.valid())
+          continue;
+        if (Refs[G].empty())
+          Order.push_back(G);
+        Refs[G].push_back({MI, SI, R.Offset});
+      }
+    }
+  }
+  std::vector<StringRef> Defined;
+  if (!Order.empty())
+    for (const GlobalSymbol &G : Globals)
+      if (G.Def.valid())
+        Defined.push_back(G.Name);
+  for (uint32_t G : Order) {
+    std::vector<DiagSite> Sites;
+    const size_t Shown = 3;
+    for (size_t I = 0; I < Refs[G].size() && I < Shown; ++I) {
+      const RefSite &RS = Refs[G][I];
+      const LinkModule &LM = Modules[RS.Module];
+      const Section &S = LM.M->Sections[RS.Sec];
+      std::string In = S.Kind == SectionKind::Debug ? S.Name.str() : displayName(S.Name);
+      Sites.push_back({"referenced by " + siteText(LM, locationIn(RS.Module, RS.Sec, RS.Offset)) + " in " + In});
+    }
+    if (Refs[G].size() > Shown)
+      Sites.push_back({"referenced " + std::to_string(Refs[G].size() - Shown) + " more times"});
+    suggestNearMisses(Globals[G].Name, Defined, Sites);
+    Diags.error("undefined symbol: " + displayName(Globals[G].Name), std::move(Sites), "undefined-symbol");
+  }
+  Times.add("check undefined", Arch.name(), Start);
+}
+
+void ArchLink::printGc(raw_ostream &OS) const {
+  for (uint32_t MI = 0; MI < Modules.size(); ++MI) {
+    const ModuleVariant &M = *Modules[MI].M;
+    for (uint32_t SI = 0; SI < M.Sections.size(); ++SI) {
+      const Section &S = M.Sections[SI];
+      if (Modules[MI].SectionLive[SI] || (S.Kind != SectionKind::Function && S.Kind != SectionKind::Variable))
+        continue;
+      // Losing definitions of a global name are discarded by resolution, not by the collector.
+      if (S.Symbol < M.Symbols.size()) {
+        uint32_t G = Modules[MI].Global[S.Symbol];
+        if (G != NoGlobal && !(Globals[G].Def.Module == MI && definingSection(Globals[G].Def) == SI))
+          continue;
+      }
+      OS << "ptxlink: removing unused " << (S.Kind == SectionKind::Function ? "function " : "variable ")
+         << displayName(S.Name) << " in " << Modules[MI].ObjectName << " [" << Arch.name() << "]\n";
+    }
+  }
+}
+
+/// True if the reference at Offset is the callee of a `call` (rather than an address being taken): the
+/// statement it belongs to starts with `call` (after an optional predicate guard).
+static bool isCallOperand(StringRef Text, uint64_t Offset) {
+  size_t Begin = Text.substr(0, Offset).find_last_of(";{}:");
+  StringRef Stmt = Text.slice(Begin == StringRef::npos ? 0 : Begin + 1, Offset).ltrim();
+  if (Stmt.starts_with("@")) {
+    size_t Space = Stmt.find_first_of(" \t\r\n");
+    Stmt = Space == StringRef::npos ? StringRef() : Stmt.substr(Space).ltrim();
+  }
+  return Stmt.starts_with("call");
+}
+
+void ArchLink::dumpCallgraph(raw_ostream &OS) const {
+  // Number the live functions in output order.
+  DenseMap<std::pair<uint32_t, uint32_t>, unsigned> Number;
+  std::vector<std::pair<uint32_t, uint32_t>> Functions;
+  for (uint32_t MI = 0; MI < Modules.size(); ++MI)
+    for (uint32_t SI = 0; SI < Modules[MI].M->Sections.size(); ++SI)
+      if (Modules[MI].SectionLive[SI] && Modules[MI].M->Sections[SI].Kind == SectionKind::Function) {
+        Number[{MI, SI}] = Functions.size() + 1;
+        Functions.push_back({MI, SI});
+      }
+  std::vector<uint8_t> AddressTaken(Functions.size() + 1, 0);
+  std::vector<std::vector<unsigned>> Callees(Functions.size() + 1);
+  for (uint32_t MI = 0; MI < Modules.size(); ++MI) {
+    const ModuleVariant &M = *Modules[MI].M;
+    for (uint32_t SI = 0; SI < M.Sections.size(); ++SI) {
+      const Section &S = M.Sections[SI];
+      if (!Modules[MI].SectionLive[SI] || S.Kind == SectionKind::Debug)
+        continue;
+      auto Self = Number.find({MI, SI});
+      for (const Relocation &R : S.Relocs) {
+        if (R.Kind != RelocKind::NameRef || R.Symbol >= M.Symbols.size())
+          continue;
+        SymRef T = target(MI, R.Symbol);
+        if (!T.valid())
+          continue;
+        uint32_t Sec = definingSection(T);
+        auto It = Number.find({T.Module, Sec});
+        if (It == Number.end() || (Self != Number.end() && It->second == Self->second))
+          continue;
+        if (S.Kind == SectionKind::Function && Self != Number.end() && isCallOperand(S.Contents, R.Offset)) {
+          auto &C = Callees[Self->second];
+          if (std::find(C.begin(), C.end(), It->second) == C.end())
+            C.push_back(It->second);
+        } else {
+          AddressTaken[It->second] = 1;
+        }
+      }
+    }
+  }
+  OS << "callgraph for " << Arch.name() << ":\n";
+  for (unsigned N = 1; N <= Functions.size(); ++N) {
+    auto [MI, SI] = Functions[N - 1];
+    const Section &S = Modules[MI].M->Sections[SI];
+    bool Kernel = S.Symbol < Modules[MI].M->Symbols.size() &&
+                  Modules[MI].M->Symbols[S.Symbol].Kind == SymbolKind::Kernel;
+    OS << N << ": " << (Kernel ? "^" : "") << (AddressTaken[N] ? "&" : "") << S.Name;
+    if (!Callees[N].empty()) {
+      OS << " ->";
+      for (unsigned C : Callees[N])
+        OS << " " << C;
+    }
+    OS << "\n";
+  }
+}
+
+} // namespace ptxlink

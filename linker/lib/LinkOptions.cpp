@@ -1,0 +1,258 @@
+// The ptxlink command line.
+//
+// The problem: users come from nvlink (`-arch=sm_90`, `-kernels-used=a,b`, single-dash long options) and
+// from binutils (`-o out`, `-L dir -lfoo`, `--whole-archive`, `@rsp`). Both spellings are accepted:
+// every long option may be written with one or two dashes, with its value after `=` or as the next
+// argument. Library flags are positional, like ld's.
+#include "ptxlink/LinkContext.h"
+#include "ptxlink/Linker.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSwitch.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/StringSaver.h"
+
+using namespace llvm;
+
+namespace ptxlink {
+
+void printLinkerHelp(raw_ostream &OS) {
+  OS << R"(USAGE: ptxlink -arch sm_XX[,sm_YY...] [options] inputs... -o output
+
+Links PTX-level device code (ptxlink objects, .ptx files, static libraries) into one
+NVIDIA fatbinary (one PTX image per architecture), one PTX module, or one relocatable object.
+
+Inputs:
+  <file>                   a ptxlink object (plain or fat), a .ptx file, or a static library
+  @<file>                  read more arguments from a response file
+  -L <dir>                 add a library search directory
+  -l <name>                link lib<name>.a (searched in -L dirs; -l:file.a for an exact name)
+  --whole-archive          load every member of the following libraries
+  --no-whole-archive       back to lazy extraction (default)
+
+Output:
+  -arch <sm_XX,...>        architectures to link for (nvlink's -arch=; compute_XX accepted)
+  -o <file>                output file ("-" = standard output); default a.fatbin / a.ptx / a.o
+  --emit fatbin|ptx        fatbinary (default) or the linked PTX module (one arch only)
+  -r, --relocatable        relocatable link: one object (one variant per arch) that links again later
+  --sass                   also put a cubin per arch into the fatbinary (runs ptxas)
+  --check-abi              run every link check, write no output
+
+Dead code:
+  --no-gc                  keep every definition
+  --print-gc               list what was removed
+  --kernels-used <a,b>     kernels to keep (substring match); other kernels are dead
+  --variables-used <a,b>   visible variables to keep (substring match)
+
+Reports:
+  --dump-callgraph         print the call graph of each linked module
+  --trace-symbol <name>    print every definition and reference of <name> and which one won
+  --map <file>             write a link map (what each kept symbol came from, sizes, what was dropped)
+  --why-extract <file>     write why each archive member was extracted
+  --time                   print the time each pass took
+
+Diagnostics and misc:
+  -Werror                  treat warnings as errors
+  -w                       suppress warnings
+  --json                   diagnostics as JSON lines
+  --error-limit <n>        stop after n errors (0 = no limit; default 20)
+  --threads <n>            worker threads for reading inputs (output is identical for any n)
+  -v                       verbose
+  --version                print the version
+  --help                   print this help
+)";
+}
+
+namespace {
+
+/// Options that take a value, by canonical long name.
+bool takesValue(StringRef Name) {
+  return StringSwitch<bool>(Name)
+      .Cases("arch", "o", "output", "output-file", "L", "library-path", "l", "library", true)
+      .Cases("emit", "kernels-used", "variables-used", "trace-symbol", "map", "why-extract", "threads", true)
+      .Case("error-limit", true)
+      .Default(false);
+}
+
+void splitList(StringRef Value, std::vector<std::string> &Out) {
+  SmallVector<StringRef, 4> Parts;
+  Value.split(Parts, ',', -1, false);
+  for (StringRef P : Parts)
+    Out.push_back(P.trim().str());
+}
+
+} // namespace
+
+std::optional<LinkOptions> parseLinkOptions(ArrayRef<std::string> RawArgs, DiagnosticEngine &Diags,
+                                            std::string &Informational) {
+  // Expand @response files (GNU quoting rules), keeping the storage alive for the parse.
+  BumpPtrAllocator Alloc;
+  StringSaver Saver(Alloc);
+  SmallVector<const char *, 64> Argv;
+  for (const std::string &A : RawArgs)
+    Argv.push_back(Saver.save(A).data());
+  if (!cl::ExpandResponseFiles(Saver, cl::TokenizeGNUCommandLine, Argv)) {
+    Diags.error("cannot read a response file", std::vector<DiagSite>(), "bad-response-file");
+    return std::nullopt;
+  }
+
+  LinkOptions O;
+  bool WholeArchive = false;
+  bool Ok = true;
+  std::string EmitValue;
+  for (size_t I = 0; I < Argv.size(); ++I) {
+    StringRef Arg = Argv[I];
+    if (Arg == "-" || !Arg.starts_with("-")) {
+      O.Inputs.push_back({LinkInput::File, Arg.str(), WholeArchive});
+      continue;
+    }
+    // Normalise: strip dashes, split "name=value"; "-ofile", "-Ldir", "-lname" glue their value.
+    StringRef Body = Arg.drop_front(Arg.starts_with("--") ? 2 : 1);
+    StringRef Name = Body, Value;
+    bool HasValue = false;
+    if (size_t Eq = Body.find('='); Eq != StringRef::npos) {
+      Name = Body.take_front(Eq);
+      Value = Body.drop_front(Eq + 1);
+      HasValue = true;
+    }
+    if (!HasValue && !Arg.starts_with("--") && Body.size() > 1 && (Body[0] == 'o' || Body[0] == 'L' || Body[0] == 'l') &&
+        !takesValue(Body) && Body != "lto") {
+      Name = Body.take_front(1);
+      Value = Body.drop_front(1);
+      HasValue = true;
+    }
+    if (takesValue(Name) && !HasValue) {
+      if (I + 1 >= Argv.size()) {
+        Diags.error("option " + Arg + " needs a value", std::vector<DiagSite>(), "bad-option");
+        Ok = false;
+        break;
+      }
+      Value = Argv[++I];
+      HasValue = true;
+    }
+    if (Name == "arch" || Name == "gpu-name") {
+      std::vector<std::string> List;
+      splitList(Value, List);
+      for (const std::string &A : List) {
+        auto Spec = parseArch(A);
+        if (!Spec) {
+          Diags.error("unknown architecture '" + A + "' (expected sm_XX, sm_XXa, sm_XXXf or compute_XX)", std::vector<DiagSite>(),
+                      "bad-arch");
+          Ok = false;
+          continue;
+        }
+        std::string Canon = Spec->name();
+        if (!is_contained(O.Arches, Canon))
+          O.Arches.push_back(Canon);
+      }
+    } else if (Name == "o" || Name == "output" || Name == "output-file") {
+      O.Output = Value.str();
+    } else if (Name == "L" || Name == "library-path") {
+      splitList(Value, O.LibraryPaths);
+    } else if (Name == "l" || Name == "library") {
+      std::vector<std::string> List;
+      splitList(Value, List);
+      for (const std::string &L : List)
+        O.Inputs.push_back({LinkInput::Library, L, WholeArchive});
+    } else if (Name == "whole-archive") {
+      WholeArchive = true;
+    } else if (Name == "no-whole-archive") {
+      WholeArchive = false;
+    } else if (Name == "emit") {
+      EmitValue = Value.str();
+    } else if (Name == "emit-ptx") {
+      EmitValue = "ptx";
+    } else if (Name == "r" || Name == "relocatable" || Name == "relocatable-link") {
+      O.Relocatable = true;
+    } else if (Name == "sass") {
+      O.Sass = true;
+    } else if (Name == "no-gc") {
+      O.NoGc = true;
+    } else if (Name == "print-gc") {
+      O.PrintGc = true;
+    } else if (Name == "dump-callgraph") {
+      O.DumpCallgraph = true;
+    } else if (Name == "check-abi") {
+      O.CheckAbiOnly = true;
+    } else if (Name == "kernels-used") {
+      if (!O.KernelsUsed)
+        O.KernelsUsed.emplace();
+      splitList(Value, *O.KernelsUsed);
+    } else if (Name == "variables-used") {
+      if (!O.VariablesUsed)
+        O.VariablesUsed.emplace();
+      splitList(Value, *O.VariablesUsed);
+    } else if (Name == "trace-symbol") {
+      O.TraceSymbols.push_back(Value.str());
+    } else if (Name == "map") {
+      O.MapFile = Value.str();
+    } else if (Name == "why-extract") {
+      O.WhyExtractFile = Value.str();
+    } else if (Name == "time") {
+      O.Time = true;
+    } else if (Name == "threads") {
+      if (Value.getAsInteger(10, O.Threads)) {
+        Diags.error("--threads needs a number, got '" + Value + "'", std::vector<DiagSite>(), "bad-option");
+        Ok = false;
+      }
+    } else if (Name == "error-limit") {
+      if (Value.getAsInteger(10, O.ErrorLimit)) {
+        Diags.error("--error-limit needs a number, got '" + Value + "'", std::vector<DiagSite>(), "bad-option");
+        Ok = false;
+      }
+    } else if (Name == "Werror") {
+      O.WarningsAsErrors = true;
+    } else if (Name == "w" || Name == "disable-warnings") {
+      O.NoWarnings = true;
+    } else if (Name == "json") {
+      O.Json = true;
+    } else if (Name == "v" || Name == "verbose") {
+      O.Verbose = true;
+    } else if (Name == "version" || Name == "V") {
+      Informational = "version";
+      return O;
+    } else if (Name == "help" || Name == "h") {
+      Informational = "help";
+      return O;
+    } else {
+      Diags.error("unknown option: " + Arg + " (see ptxlink --help)", std::vector<DiagSite>(), "bad-option");
+      Ok = false;
+    }
+  }
+
+  if (!EmitValue.empty()) {
+    if (EmitValue == "ptx")
+      O.Emit = EmitKind::Ptx;
+    else if (EmitValue == "fatbin")
+      O.Emit = EmitKind::Fatbin;
+    else if (EmitValue == "obj" || EmitValue == "object") {
+      O.Emit = EmitKind::Object;
+      O.Relocatable = true;
+    } else {
+      Diags.error("--emit must be fatbin or ptx, got '" + EmitValue + "'", std::vector<DiagSite>(), "bad-option");
+      Ok = false;
+    }
+  }
+  if (O.Relocatable)
+    O.Emit = EmitKind::Object;
+  if (O.Inputs.empty() && Ok) {
+    Diags.error("no input files", std::vector<DiagSite>(), "no-inputs");
+    Ok = false;
+  }
+  if (O.Arches.empty() && !O.CheckAbiOnly && Ok) {
+    Diags.error("no architecture given: use -arch sm_XX[,sm_YY...]", std::vector<DiagSite>(), "no-arch");
+    Ok = false;
+  }
+  if (O.Emit == EmitKind::Ptx && O.Arches.size() > 1) {
+    Diags.error("--emit ptx links for one architecture, but " + std::to_string(O.Arches.size()) + " were given", std::vector<DiagSite>(),
+                "bad-option");
+    Ok = false;
+  }
+  if (O.Output.empty())
+    O.Output = O.Emit == EmitKind::Ptx ? "a.ptx" : O.Emit == EmitKind::Object ? "a.o" : "a.fatbin";
+  if (!Ok)
+    return std::nullopt;
+  return O;
+}
+
+} // namespace ptxlink

@@ -1,0 +1,151 @@
+// Reports about one link: --trace-symbol (every definition and reference of a name, and which
+// definition won) and --map (what each kept symbol came from and its size, what was dropped and why).
+//
+// The problem: when a link picks the "wrong" definition, users need to see every candidate and the rule
+// that decided, without reading the linker. Both reports walk the same state the passes built.
+#include "ptxlink/LinkContext.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/Format.h"
+
+using namespace llvm;
+
+namespace ptxlink {
+
+static StringRef bindingWord(Binding B) {
+  switch (B) {
+  case Binding::Local:
+    return "module-local";
+  case Binding::Global:
+    return "visible";
+  case Binding::Weak:
+    return "weak";
+  case Binding::Common:
+    return "common";
+  case Binding::Undefined:
+    return "extern";
+  }
+  return "";
+}
+
+static StringRef kindWord(SymbolKind K) {
+  switch (K) {
+  case SymbolKind::Function:
+    return "function";
+  case SymbolKind::Kernel:
+    return "kernel";
+  case SymbolKind::Variable:
+    return "variable";
+  case SymbolKind::Label:
+    return "label";
+  case SymbolKind::Section:
+    return "section";
+  }
+  return "";
+}
+
+void ArchLink::traceSymbols(raw_ostream &OS) const {
+  for (const std::string &Name : Options.TraceSymbols) {
+    OS << "trace-symbol " << displayName(Name) << " [" << Arch.name() << "]:\n";
+    auto GI = GlobalIndex.find(Name);
+    const GlobalSymbol *G = GI == GlobalIndex.end() ? nullptr : &Globals[GI->second];
+    for (uint32_t MI = 0; MI < Modules.size(); ++MI) {
+      const ModuleVariant &M = *Modules[MI].M;
+      for (uint32_t SI = 0; SI < M.Symbols.size(); ++SI) {
+        const Symbol &S = M.Symbols[SI];
+        if (S.Name != Name)
+          continue;
+        SymRef R{MI, SI};
+        bool IsDecl = G && std::find(G->Decls.begin(), G->Decls.end(), R) != G->Decls.end();
+        OS << "  " << site(R) << ": " << bindingWord(S.Bind) << " " << kindWord(S.Kind)
+           << (IsDecl ? " declaration" : " definition");
+        if (S.AliasOf != NoSymbol && S.AliasOf < M.Symbols.size())
+          OS << " (alias of " << M.Symbols[S.AliasOf].Name << ")";
+        if (G && G->Def == R)
+          OS << " <- chosen";
+        else if (S.Bind == Binding::Local)
+          OS << " (kept apart from other modules)";
+        OS << "\n";
+        // References to it from this module.
+        for (uint32_t K = 0; K < M.Sections.size(); ++K)
+          for (const Relocation &Rel : M.Sections[K].Relocs)
+            if (Rel.Kind != RelocKind::FileIndex && Rel.Symbol == SI)
+              OS << "    referenced at " << siteText(Modules[MI], locationIn(MI, K, Rel.Offset)) << " in "
+                 << M.Sections[K].Name << (Modules[MI].SectionLive[K] ? "" : " (dead)") << "\n";
+      }
+    }
+    if (G) {
+      if (G->Def.valid())
+        OS << "  resolved to " << bindingWord(G->Bind) << " definition at " << site(G->Def) << "\n";
+      else
+        OS << "  unresolved\n";
+    } else {
+      OS << "  (no visible symbol of that name)\n";
+    }
+  }
+}
+
+void ArchLink::writeMap(raw_ostream &OS) const {
+  OS << "# ptxlink link map for " << Arch.name() << "\n";
+  OS << "# kept: output-name kind binding size from\n";
+  if (Output) {
+    for (uint32_t MI = 0; MI < Modules.size(); ++MI) {
+      const LinkModule &LM = Modules[MI];
+      for (uint32_t SI = 0; SI < LM.M->Symbols.size(); ++SI) {
+        const Symbol &S = LM.M->Symbols[SI];
+        if (SI >= LM.SymOut.size() || LM.SymOut[SI] == NoSymbol || S.Kind == SymbolKind::Section ||
+            S.Kind == SymbolKind::Label)
+          continue;
+        uint32_t O = LM.SymOut[SI];
+        // A global is listed at its winning definition only.
+        if (LM.Global[SI] != NoGlobal && !(Globals[LM.Global[SI]].Def == SymRef{MI, SI}))
+          continue;
+        const Symbol &N = Output->Symbols[O];
+        uint64_t Size = N.Size;
+        if (S.Kind != SymbolKind::Variable) {
+          uint32_t Sec = definingSection({MI, SI});
+          Size = Sec == NoSection ? 0 : LM.M->Sections[Sec].Contents.size();
+        }
+        OS << N.Name << " " << kindWord(S.Kind) << " " << bindingWord(N.Bind) << " " << Size
+           << (S.Kind == SymbolKind::Variable ? " bytes" : " bytes of PTX") << " " << siteText(LM, S.Where);
+        if (N.Name != S.Name)
+          OS << " (renamed from " << S.Name << ")";
+        OS << "\n";
+      }
+    }
+  }
+  OS << "# dropped: name from reason\n";
+  for (uint32_t MI = 0; MI < Modules.size(); ++MI) {
+    const LinkModule &LM = Modules[MI];
+    for (uint32_t SI = 0; SI < LM.M->Symbols.size(); ++SI) {
+      const Symbol &S = LM.M->Symbols[SI];
+      if (S.Kind == SymbolKind::Section || S.Kind == SymbolKind::Label)
+        continue;
+      uint32_t GI = LM.Global[SI];
+      SymRef R{MI, SI};
+      std::string Reason;
+      if (GI != NoGlobal) {
+        const GlobalSymbol &G = Globals[GI];
+        if (std::find(G.Defs.begin(), G.Defs.end(), R) == G.Defs.end())
+          continue; // declarations are not definitions to drop
+        if (!(G.Def == R))
+          Reason = (S.Bind == Binding::Weak && G.Bind == Binding::Weak ? "weak, an earlier weak definition wins: "
+                    : S.Bind == Binding::Common                       ? "common, resolved to the definition at "
+                                                                      : "overridden by the " +
+                                                                            bindingWord(G.Bind).str() +
+                                                                            " definition at ") +
+                   site(G.Def);
+        else if (SI < LM.SymOut.size() && LM.SymOut[SI] == NoSymbol)
+          Reason = "unused (not reachable from a kernel or visible variable)";
+      } else {
+        uint32_t Sec = definingSection(R);
+        if (Sec != NoSection && !LM.SectionLive[Sec])
+          Reason = "unused (not reachable from a kernel or visible variable)";
+      }
+      if (!Reason.empty())
+        OS << S.Name << " " << siteText(LM, S.Where) << " " << Reason << "\n";
+    }
+  }
+}
+
+} // namespace ptxlink

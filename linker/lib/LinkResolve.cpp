@@ -1,0 +1,310 @@
+// Pass 2 and 3: symbol resolution and the link-time checks.
+//
+// The problem: every module names symbols it defines (.visible, .weak, .common, .alias, kernels) and
+// symbols it needs (.extern). One name must end up with exactly one definition, chosen by the PTX linkage
+// rules (ISA 11.6) the way nvlink chooses it, and every disagreement must be reported with all the sites
+// involved. Rules (docs/linker.md, "Resolution"):
+//   strong (.visible, kernels, aliases) > weak > common > undefined; two strong definitions are an error;
+//   among weak definitions the first in input order wins (a warning if their bodies differ); among
+//   .common ones the largest wins, at most one may be initialized and it must be the largest; a .common
+//   meeting a strong or weak definition must have the same size (nvlink: "Size doesn't match").
+#include "ptxlink/AbiCheck.h"
+#include "ptxlink/LinkContext.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
+
+#include <chrono>
+
+using namespace llvm;
+
+namespace ptxlink {
+
+static bool isFunctionKind(SymbolKind K) { return K == SymbolKind::Function || K == SymbolKind::Kernel; }
+
+void ArchLink::resolve() {
+  auto Start = std::chrono::steady_clock::now();
+  Globals.clear();
+  GlobalIndex.clear();
+  for (uint32_t MI = 0; MI < Modules.size(); ++MI) {
+    LinkModule &LM = Modules[MI];
+    const ModuleVariant &M = *LM.M;
+    for (uint32_t SI = 0; SI < M.Symbols.size(); ++SI) {
+      const Symbol &S = M.Symbols[SI];
+      if (S.Bind == Binding::Local || S.Kind == SymbolKind::Label || S.Kind == SymbolKind::Section)
+        continue;
+      auto [It, Inserted] = GlobalIndex.try_emplace(S.Name, Globals.size());
+      if (Inserted) {
+        Globals.emplace_back();
+        Globals.back().Name = It->first();
+      }
+      LM.Global[SI] = It->second;
+      GlobalSymbol &G = Globals[It->second];
+      bool IsDef = S.Bind == Binding::Common || S.AliasOf != NoSymbol ||
+                   (S.Bind != Binding::Undefined && definingSection({MI, SI}) != NoSection);
+      (IsDef ? G.Defs : G.Decls).push_back({MI, SI});
+    }
+  }
+  for (GlobalSymbol &G : Globals)
+    resolveOne(G);
+  Times.add("resolve symbols", Arch.name(), Start);
+}
+
+static std::string bytes(uint64_t N) { return std::to_string(N) + (N == 1 ? " byte" : " bytes"); }
+
+void ArchLink::resolveOne(GlobalSymbol &G) {
+  if (G.Defs.empty())
+    return;
+  std::vector<SymRef> Strong, Weak, Common;
+  for (SymRef D : G.Defs) {
+    switch (sym(D).Bind) {
+    case Binding::Weak:
+      Weak.push_back(D);
+      break;
+    case Binding::Common:
+      Common.push_back(D);
+      break;
+    default:
+      Strong.push_back(D);
+      break;
+    }
+  }
+  std::string Name = displayName(G.Name);
+
+  // A name is either code or data everywhere.
+  SymRef First = G.Defs.front();
+  for (SymRef D : G.Defs)
+    if (isFunctionKind(sym(D).Kind) != isFunctionKind(sym(First).Kind)) {
+      Diags.error("symbol " + Name + " is defined both as a function and as a variable",
+                  {{"defined at " + site(First)}, {"defined at " + site(D)}}, "kind-mismatch");
+      break;
+    }
+
+  for (size_t I = 1; I < Strong.size(); ++I)
+    Diags.error("duplicate symbol: " + Name, {{"defined at " + site(Strong[0])}, {"defined at " + site(Strong[I])}},
+                "duplicate-symbol");
+
+  SymRef Winner;
+  if (!Strong.empty())
+    Winner = Strong.front();
+  else if (!Weak.empty())
+    Winner = Weak.front();
+
+  // .common: largest wins; at most one initializer and it must be on the largest.
+  uint64_t MaxCommon = 0;
+  SymRef Largest, Initialized;
+  for (SymRef C : Common) {
+    if (sym(C).Size > MaxCommon || !Largest.valid()) {
+      if (sym(C).Size > MaxCommon)
+        MaxCommon = sym(C).Size;
+      if (!Largest.valid() || sym(C).Size > sym(Largest).Size)
+        Largest = C;
+    }
+    if (sym(C).Initialized) {
+      if (Initialized.valid())
+        Diags.error("common symbol " + Name + " is initialized more than once",
+                    {{"initialized at " + site(Initialized)}, {"initialized at " + site(C)}}, "common-multiple-init");
+      else
+        Initialized = C;
+    }
+  }
+  if (!Common.empty()) {
+    if (!Winner.valid()) {
+      Winner = Largest;
+      if (Initialized.valid()) {
+        if (sym(Initialized).Size < MaxCommon)
+          Diags.error("common symbol " + Name + " (" + bytes(MaxCommon) +
+                          ") is larger than its initialized definition (" + bytes(sym(Initialized).Size) + ")",
+                      {{"initialized at " + site(Initialized)}, {"larger at " + site(Largest)}},
+                      "common-larger-than-init");
+        Winner = Initialized;
+      }
+    } else {
+      // nvlink accepts a .common beside a strong or weak definition only when the sizes are equal.
+      for (SymRef C : Common) {
+        uint64_t CS = sym(C).Size, DS = sym(Winner).Size;
+        if (CS != DS && CS != 0 && DS != 0)
+          Diags.error("size of common symbol " + Name + " (" + bytes(CS) + ") does not match its definition (" +
+                          bytes(DS) + ")",
+                      {{"common at " + site(C)}, {"defined at " + site(Winner)}}, "common-size-mismatch");
+        if (sym(C).Initialized && sym(Winner).Initialized)
+          Diags.error("common symbol " + Name + " is initialized and also has an initialized definition",
+                      {{"initialized at " + site(C)}, {"defined at " + site(Winner)}}, "common-multiple-init");
+      }
+    }
+  }
+
+  G.Def = Winner;
+  G.Bind = sym(Winner).Bind;
+  if (G.Bind == Binding::Undefined) // an alias declared without a directive still defines a visible name
+    G.Bind = Binding::Global;
+  G.Size = G.Bind == Binding::Common ? MaxCommon : sym(Winner).Size;
+  G.Initialized = sym(Winner).Initialized || (Initialized.valid() && G.Bind == Binding::Common);
+
+  // Definitions of one variable must agree on its size (nvlink: "Size doesn't match").
+  if (sym(Winner).Kind == SymbolKind::Variable)
+    for (SymRef D : G.Defs) {
+      if (D == Winner || sym(D).Bind == Binding::Common)
+        continue;
+      uint64_t A = sym(Winner).Size, B = sym(D).Size;
+      if (A != B && A != 0 && B != 0)
+        Diags.error("size of " + Name + " does not match (" + bytes(A) + " and " + bytes(B) + ")",
+                    {{"defined at " + site(Winner)}, {"defined at " + site(D)}}, "size-mismatch");
+    }
+
+  // Weak definitions that differ break the one-definition rule; nvlink silently takes the first.
+  if (Weak.size() >= 2) {
+    uint64_t H0 = contentHash(Weak.front());
+    bool Differ = false;
+    for (size_t I = 1; I < Weak.size() && !Differ; ++I)
+      Differ = contentHash(Weak[I]) != H0 || sym(Weak[I]).Size != sym(Weak.front()).Size;
+    if (Differ) {
+      std::vector<DiagSite> Sites;
+      for (SymRef W : Weak)
+        Sites.push_back({"defined at " + site(W) + (W == Winner ? " (used)" : "")});
+      Diags.warning("weak symbol " + Name + " has definitions that differ; " +
+                        (Winner == Weak.front() ? "the first one is used" : "a visible definition is used"),
+                    std::move(Sites), "weak-odr");
+    }
+  }
+}
+
+/// A structural comparison for `.callprototype` vs a call target (AbiCheck has no entry point for
+/// prototypes): same number of parameters and, for each, the same space and storage size.
+static uint64_t paramBytes(const ParamInfo &P) {
+  StringRef T = P.Type;
+  uint64_t Elt = 0;
+  if (T == ".pred")
+    Elt = 1;
+  else if (T.ends_with("x2") && T.starts_with(".f16"))
+    Elt = 4;
+  else if (T.ends_with("x2") && T.starts_with(".bf16"))
+    Elt = 4;
+  else {
+    size_t D = T.find_first_of("0123456789");
+    unsigned Bits = 0;
+    if (D != StringRef::npos && !T.substr(D).getAsInteger(10, Bits))
+      Elt = Bits / 8;
+  }
+  uint64_t N = Elt * std::max<uint64_t>(P.VectorWidth, 1);
+  for (uint64_t Dim : P.ArrayDims)
+    N *= std::max<uint64_t>(Dim, 1);
+  return N;
+}
+
+static bool sameParams(ArrayRef<ParamInfo> A, ArrayRef<ParamInfo> B, std::string &Why) {
+  if (A.size() != B.size()) {
+    Why = std::to_string(A.size()) + " vs " + std::to_string(B.size()) + " parameters";
+    return false;
+  }
+  for (size_t I = 0; I < A.size(); ++I) {
+    if (A[I].Space != B[I].Space || paramBytes(A[I]) != paramBytes(B[I])) {
+      Why = "parameter " + std::to_string(I + 1) + " is " + stateSpaceName(A[I].Space).str() + " " +
+            A[I].Type.str() + " vs " + stateSpaceName(B[I].Space).str() + " " + B[I].Type.str();
+      return false;
+    }
+  }
+  return true;
+}
+
+void ArchLink::check() {
+  auto Start = std::chrono::steady_clock::now();
+  std::vector<ModuleSite> Sites;
+  for (const LinkModule &LM : Modules) {
+    checkKernels(*LM.M, LM.ObjectName, Diags);
+    Sites.push_back({LM.M, LM.ObjectName});
+  }
+  if (!Sites.empty())
+    checkModuleCompatibility(Sites, Diags);
+
+  // The linked module says `.version` = the highest of the inputs; it must be able to name the target.
+  std::pair<unsigned, unsigned> MaxVersion{0, 0};
+  const LinkModule *MaxModule = nullptr;
+  for (const LinkModule &LM : Modules) {
+    std::pair<unsigned, unsigned> V{LM.M->Target.VersionMajor, LM.M->Target.VersionMinor};
+    if (V > MaxVersion || !MaxModule) {
+      MaxVersion = std::max(MaxVersion, V);
+      MaxModule = &LM;
+    }
+  }
+  if (auto Need = minPtxVersion(Arch); Need && MaxModule && MaxVersion < *Need)
+    Diags.error("target " + Arch.name() + " needs PTX ISA " + std::to_string(Need->first) + "." +
+                    std::to_string(Need->second) + ", but the newest input is PTX ISA " +
+                    std::to_string(MaxVersion.first) + "." + std::to_string(MaxVersion.second),
+                {{"newest input: " + siteText(*MaxModule, {})}}, "version-too-old");
+
+  // Every declaration and every losing definition must agree with the winner.
+  for (const GlobalSymbol &G : Globals) {
+    if (!G.Def.valid())
+      continue;
+    SymbolSite DefSite{Modules[G.Def.Module].M, Modules[G.Def.Module].ObjectName, G.Def.Symbol};
+    auto Compare = [&](SymRef Other) {
+      if (Other == G.Def)
+        return;
+      SymbolSite OtherSite{Modules[Other.Module].M, Modules[Other.Module].ObjectName, Other.Symbol};
+      if (isFunctionKind(sym(G.Def).Kind) && isFunctionKind(sym(Other).Kind))
+        checkFunctionAgreement(DefSite, OtherSite, Diags);
+      else if (sym(G.Def).Kind == SymbolKind::Variable && sym(Other).Kind == SymbolKind::Variable &&
+               sym(Other).Bind != Binding::Common)
+        checkVariableAgreement(DefSite, OtherSite, Diags);
+    };
+    for (SymRef D : G.Decls)
+      Compare(D);
+    for (SymRef D : G.Defs)
+      Compare(D);
+  }
+
+  for (uint32_t MI = 0; MI < Modules.size(); ++MI) {
+    const LinkModule &LM = Modules[MI];
+    const ModuleVariant &M = *LM.M;
+    // .alias: the aliasee is a non-weak function defined in this module, with the same prototype.
+    for (uint32_t SI = 0; SI < M.Symbols.size(); ++SI) {
+      const Symbol &S = M.Symbols[SI];
+      if (S.AliasOf == NoSymbol)
+        continue;
+      std::string Name = displayName(S.Name);
+      if (S.AliasOf >= M.Symbols.size()) {
+        Diags.error("alias " + Name + " refers to a symbol that does not exist", {{"declared at " + site({MI, SI})}},
+                    "alias-target");
+        continue;
+      }
+      const Symbol &T = M.Symbols[S.AliasOf];
+      std::string TName = displayName(T.Name);
+      if (T.Kind != SymbolKind::Function || S.Kind != SymbolKind::Function)
+        Diags.error("alias " + Name + " and its aliasee " + TName + " must both be non-entry functions",
+                    {{"alias at " + site({MI, SI})}, {"aliasee at " + site({MI, S.AliasOf})}}, "alias-kind");
+      else if (T.Section == NoSection || T.Bind == Binding::Undefined)
+        Diags.error("aliasee " + TName + " of alias " + Name + " must be defined in the same module",
+                    {{"alias at " + site({MI, SI})}, {"aliasee declared at " + site({MI, S.AliasOf})}},
+                    "alias-undefined-aliasee");
+      else if (T.Bind == Binding::Weak)
+        Diags.error("aliasee " + TName + " of alias " + Name + " must not be .weak",
+                    {{"alias at " + site({MI, SI})}, {"aliasee at " + site({MI, S.AliasOf})}}, "alias-weak-aliasee");
+      else
+        checkFunctionAgreement({&M, LM.ObjectName, S.AliasOf}, {&M, LM.ObjectName, SI}, Diags);
+    }
+    // .calltargets members must have the signature of the prototype the call uses.
+    for (const PrototypeAbi &P : M.Prototypes)
+      for (uint32_t T : P.CallTargets) {
+        SymRef D = target(MI, T);
+        if (!D.valid())
+          continue; // undefined: reported by checkUndefined if live
+        const FunctionAbi *F = functionAbi(D);
+        if (!F) {
+          D = {D.Module, Modules[D.Module].M->Symbols[D.Symbol].AliasOf};
+          F = D.Symbol == NoSymbol ? nullptr : functionAbi(D);
+        }
+        if (!F)
+          continue;
+        std::string Why;
+        if (!sameParams(P.Returns, F->Returns, Why) || !sameParams(P.Params, F->Params, Why))
+          Diags.error("call target " + displayName(M.Symbols[T].Name) + " does not match call prototype " +
+                          P.Label.str() + ": " + Why,
+                      {{"prototype at " + siteText(LM, P.Where)}, {"function defined at " + site(D)}},
+                      "calltarget-prototype");
+      }
+  }
+  Times.add("check", Arch.name(), Start);
+}
+
+} // namespace ptxlink

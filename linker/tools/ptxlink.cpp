@@ -1,0 +1,16 @@
+// ptxlink: the PTX-level device linker. A thin shell over runLinkerTool (linker/lib/LinkDriver.cpp).
+#include "ptxlink/Linker.h"
+
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <string>
+#include <vector>
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM X(argc, argv);
+  std::vector<std::string> Args(argv + 1, argv + argc);
+  int RC = ptxlink::runLinkerTool(Args, llvm::outs(), llvm::errs());
+  llvm::outs().flush();
+  return RC;
+}
