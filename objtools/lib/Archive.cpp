@@ -92,15 +92,28 @@ Error GnuStaticLibrary::load() {
 
 Error GnuStaticLibrary::readMembers() {
   Error Err = Error::success();
+  uint64_t LastSize = 0;
   for (const object::Archive::Child &C : Ar->children(Err)) {
     Expected<StringRef> Name = C.getName();
     if (!Name)
       return malformed(toString(Name.takeError()) + " (member header at offset " + Twine(C.getChildOffset()) +
                        ")");
+    Expected<uint64_t> Size = C.getRawSize();
+    if (!Size)
+      return malformed(toString(Size.takeError()) + " (member header at offset " + Twine(C.getChildOffset()) +
+                       ")");
+    LastSize = *Size;
     Members.push_back({*Name, C.getChildOffset()});
   }
-  if (Err)
-    return malformed(toString(std::move(Err)));
+  if (Err) {
+    // LLVM names the member but not where it is; the offset is what someone with a hex editor needs.
+    std::string Where = Members.empty() ? std::string()
+                                        : (" (member '" + Members.back().Name + "' at offset " +
+                                           Twine(Members.back().HeaderOffset) + " declares " + Twine(LastSize) +
+                                           " bytes; the archive has " + Twine(Buffer->getBufferSize()) + ")")
+                                              .str();
+    return malformed(toString(std::move(Err)) + Where);
+  }
   return Error::success();
 }
 
