@@ -1,0 +1,116 @@
+// Inspecting NVIDIA cubins (device ELF from ptxas -c, nvlink, nvcc): the facts a user of a GPU binary
+// asks for (which arch, which kernels, their parameter layout, registers, stack and shared memory, who
+// calls whom) decoded from NVIDIA's private ELF conventions (docs/nvidia-formats.md).
+//
+// Read from memory, every bound checked: a broken section is reported through the warning callback
+// with its file offset and skipped, the rest of the file is still described.
+#pragma once
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/ADT/Twine.h"
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ptxlink {
+
+using CubinWarnFn = std::function<void(uint64_t Offset, const llvm::Twine &Message)>;
+
+struct CubinSection {
+  uint32_t Index = 0;
+  std::string Name;
+  uint32_t Type = 0;
+  uint64_t Flags = 0, Offset = 0, Size = 0, Addr = 0;
+  uint32_t Link = 0, Info = 0;
+  uint64_t Align = 0, EntSize = 0;
+};
+
+struct CubinSymbol {
+  uint32_t Index = 0;
+  std::string Name;
+  uint8_t Bind = 0, Type = 0, Other = 0;
+  uint16_t Shndx = 0;
+  uint64_t Value = 0, Size = 0;
+  bool isKernel() const { return Other & 0x10; }
+};
+
+struct CubinReloc {
+  uint32_t Section = 0;       // the relocation section's index
+  uint32_t Target = 0;        // the section it applies to (sh_info)
+  uint64_t Offset = 0;
+  uint32_t Type = 0;
+  uint32_t Symbol = 0;
+  int64_t Addend = 0;
+};
+
+/// One `.nv.info` attribute record.
+struct CubinAttribute {
+  uint32_t Section = 0;       // section index holding it
+  uint64_t FileOffset = 0;    // of the record
+  uint8_t Format = 0, Id = 0;
+  uint16_t Value = 0;         // formats 2/3: the value; 4: payload size
+  std::string Payload;        // format 4 payload
+};
+
+/// One parameter from an EIATTR_KPARAM_INFO record.
+struct CubinParam {
+  uint32_t Ordinal = 0, Offset = 0, Size = 0;
+  uint32_t Word = 0; // the raw flags word (size in bits 18-31)
+};
+
+/// What the .nv.info records say about one function or kernel.
+struct CubinFunction {
+  std::string Name;
+  bool IsKernel = false;
+  uint32_t TextSection = 0;
+  uint64_t CodeSize = 0;
+  std::optional<uint32_t> Registers, FrameSize, MinStack, MaxStack, MaxRegCount, ParamSize;
+  std::optional<uint32_t> ParamBankOffset;
+  uint64_t SharedSize = 0; // from .nv.shared.<name>
+  std::vector<CubinParam> Params; // sorted by ordinal
+};
+
+struct CubinCallEdge {
+  std::string Caller, Callee;
+};
+
+struct CubinInfo {
+  uint16_t Type = 0; // e_type: 1 REL, 2 EXEC
+  uint8_t OsAbi = 0, AbiVersion = 0;
+  uint32_t Flags = 0;
+  uint32_t Sm = 0;
+  bool ArchSpecific = false;
+  uint32_t VirtualSm = 0; // ABI 7 only
+  std::vector<CubinSection> Sections;
+  std::vector<CubinSymbol> Symbols;
+  std::vector<CubinReloc> Relocs;
+  std::vector<CubinAttribute> Attributes;
+  std::vector<CubinFunction> Functions;
+  std::vector<CubinCallEdge> CallGraph;
+  /// Names from .note.nv.tkinfo (tool, version, command line), if present.
+  std::vector<std::string> ToolInfo;
+
+  std::string archName() const;
+};
+
+/// True for a 64-bit ELF with e_machine EM_CUDA and NVIDIA's OSABI (0x41 / 0x33).
+bool isCubin(llvm::StringRef Bytes);
+
+/// The section table of any 64-bit little-endian ELF file (host objects too), names resolved; problems
+/// go to Warn. Empty if the ELF header is unusable.
+std::vector<CubinSection> readElfSections(llvm::StringRef Bytes, const CubinWarnFn &Warn);
+
+/// Decodes a cubin; problems go to Warn. Returns std::nullopt only if not even the ELF header is usable.
+std::optional<CubinInfo> readCubin(llvm::StringRef Bytes, const CubinWarnFn &Warn);
+
+/// "R_CUDA_ABS55_16_34" etc, or "" if the type number is unknown.
+llvm::StringRef cudaRelocName(uint32_t Type);
+/// "EIATTR_REGCOUNT" etc, or "" if unknown.
+llvm::StringRef cudaAttributeName(uint8_t Id);
+/// "SHT_CUDA_INFO" etc for NVIDIA's processor-specific section types, "" otherwise.
+llvm::StringRef cudaSectionTypeName(uint32_t Type);
+
+} // namespace ptxlink

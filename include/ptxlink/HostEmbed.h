@@ -1,0 +1,58 @@
+// Fatbinaries embedded in host (CPU) ELF files, as nvcc lays them out: finding them in objects,
+// executables and shared libraries, and writing the C source that embeds one (what
+// `fatbinary --embedded-fatbin` produces), so a host compiler can link our output into a program.
+#pragma once
+
+#include "ptxlink/Cubin.h"
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ptxlink {
+
+/// One section holding fatbinary containers (`.nv_fatbin` or `__nv_relfatbin`).
+struct EmbeddedFatbin {
+  std::string SectionName;
+  uint64_t FileOffset = 0;
+  llvm::StringRef Bytes; // points into the input
+};
+
+/// One `__fatBinC_Wrapper_t` record in `.nvFatBinSegment`.
+struct FatbinWrapper {
+  uint64_t FileOffset = 0;
+  uint32_t Magic = 0, Version = 0;
+  uint64_t Data = 0, FilenameOrFatbins = 0;
+  std::string DataTarget; // what the data pointer refers to ("__nv_relfatbin+0", or a section name)
+};
+
+struct HostEmbedInfo {
+  uint16_t Type = 0;    // e_type
+  uint16_t Machine = 0; // e_machine
+  std::vector<EmbeddedFatbin> Fatbins;
+  std::vector<FatbinWrapper> Wrappers;
+  /// `.nvHRKE` etc. and their NUL-separated names (host references used by nvlink --use-host-info).
+  std::vector<std::pair<std::string, std::vector<std::string>>> HostRefs;
+  std::string ModuleId; // contents of __nv_module_id, if present
+};
+
+constexpr uint32_t FatbinWrapperMagic = 0x466243B1;
+
+/// True for a 64-bit little-endian ELF that is not a device ELF (e_machine != EM_CUDA).
+bool isHostElf(llvm::StringRef Bytes);
+
+/// Finds the embedded fatbinaries and wrappers; problems go to Warn with file offsets.
+HostEmbedInfo readHostEmbedding(llvm::StringRef Bytes, const CubinWarnFn &Warn);
+
+/// Writes C source that places Fatbin in `.nv_fatbin` (or `__nv_relfatbin` when Relocatable) and
+/// defines the wrapper record in `.nvFatBinSegment`, like `fatbinary --embedded-fatbin`. The source
+/// declares the wrapper type itself, so it compiles without CUDA's headers. For Relocatable the wrapper
+/// is the global `__fatbinwrap_<ModuleId>`, otherwise the static `__fatDeviceText`.
+void writeEmbeddedFatbinSource(llvm::StringRef Fatbin, llvm::raw_ostream &OS, bool Relocatable = false,
+                               llvm::StringRef ModuleId = "");
+
+} // namespace ptxlink

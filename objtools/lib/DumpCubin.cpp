@@ -1,0 +1,204 @@
+// ptxlink-dump on NVIDIA cubins: ELF header with the arch decoded from e_flags, sections with NVIDIA's
+// section type names, symbols with kernel flag and memory space, R_CUDA_* relocations, the .nv.info
+// records by name, per-kernel resources and parameter layout, the call graph and the DWARF units.
+#include "DumpInternal.h"
+
+#include "ptxlink/Cubin.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/Endian.h"
+#include "llvm/Support/FormatVariadic.h"
+
+using namespace llvm;
+
+namespace ptxlink::dump {
+namespace {
+
+const char *bindingName(uint8_t B) {
+  switch (B) {
+  case 0: return "local";
+  case 1: return "global";
+  case 2: return "weak";
+  default: return "other";
+  }
+}
+
+std::string symbolKind(const CubinSymbol &S) {
+  switch (S.Type) {
+  case 0: return "notype";
+  case 1: return "object";
+  case 2: return S.isKernel() ? "kernel" : "function";
+  case 3: return "section";
+  case 4: return "file";
+  case 13: return "variable"; // STT_LOPROC: NVIDIA's variables in relocatable cubins
+  default: return "type" + std::to_string(S.Type);
+  }
+}
+
+const char *spaceName(uint8_t Other) {
+  switch (Other & 0xe0) {
+  case 0x20: return "global";
+  case 0x40: return "shared";
+  case 0x80: return "const";
+  case 0x00: return "";
+  default: return "other";
+  }
+}
+
+std::string sectionTypeName(uint32_t T) {
+  static constexpr const char *Std[] = {"NULL", "PROGBITS", "SYMTAB", "STRTAB", "RELA", "HASH", "DYNAMIC",
+                                        "NOTE", "NOBITS", "REL"};
+  if (T < std::size(Std))
+    return Std[T];
+  StringRef N = cudaSectionTypeName(T);
+  return N.empty() ? hex(T) : N.str();
+}
+
+// The driver's limit on a kernel's parameter buffer for a cubin (PTX version unknown here): 32764
+// bytes from sm_70 on (with PTX ISA 8.1+ producers), else 4096.
+uint32_t cubinParamLimit(uint32_t Sm) { return Sm >= 70 ? 32764 : 4096; }
+
+} // namespace
+
+void describeCubin(Context &C, const Origin &O, StringRef Bytes, json::Object &Node) {
+  auto Warn = [&](uint64_t Off, const Twine &Msg) { C.warn(O, Off, Msg); };
+  std::optional<CubinInfo> Info = readCubin(Bytes, Warn);
+  if (!Info)
+    return;
+  auto SectionName = [&](uint32_t I) -> std::string {
+    return I < Info->Sections.size() ? Info->Sections[I].Name : std::to_string(I);
+  };
+  auto SymbolName = [&](uint32_t I) -> std::string {
+    return I < Info->Symbols.size() ? Info->Symbols[I].Name : formatv("<symbol {0}>", I).str();
+  };
+
+  if (C.Opts.Headers) {
+    json::Array Tool;
+    for (const std::string &T : Info->ToolInfo)
+      Tool.push_back(T);
+    json::Object H{{"type", Info->Type == 1 ? "REL" : Info->Type == 2 ? "EXEC" : hex(Info->Type)},
+                   {"arch", Info->archName()},
+                   {"sm", Info->Sm},
+                   {"archSpecific", Info->ArchSpecific},
+                   {"osabi", hex(Info->OsAbi)},
+                   {"abiVersion", Info->AbiVersion},
+                   {"eflags", hex(Info->Flags)},
+                   {"toolInfo", std::move(Tool)}};
+    if (Info->VirtualSm)
+      H["virtualSm"] = Info->VirtualSm;
+    Node["headers"] = std::move(H);
+  }
+  if (C.Opts.Sections) {
+    json::Array A;
+    for (const CubinSection &S : Info->Sections)
+      A.push_back(json::Object{{"index", S.Index},   {"name", S.Name},         {"type", sectionTypeName(S.Type)},
+                               {"flags", hex(S.Flags)}, {"offset", O.Base + S.Offset}, {"size", S.Size},
+                               {"link", S.Link},     {"info", S.Info},         {"align", S.Align}});
+    Node["sections"] = std::move(A);
+  }
+  if (C.Opts.Symbols) {
+    json::Array A;
+    for (const CubinSymbol &S : Info->Symbols) {
+      if (S.Index == 0)
+        continue;
+      json::Object J{{"index", S.Index},
+                     {"name", S.Name},
+                     {"binding", bindingName(S.Bind)},
+                     {"kind", symbolKind(S)},
+                     {"space", spaceName(S.Other)},
+                     {"size", S.Size},
+                     {"value", S.Value},
+                     {"section", S.Shndx == 0       ? "UND"
+                                 : S.Shndx == 0xfff2 ? "COMMON"
+                                 : S.Shndx >= 0xff00 ? hex(S.Shndx)
+                                                     : SectionName(S.Shndx)}};
+      if (std::string D = demangled(S.Name); !D.empty())
+        J["demangled"] = D;
+      A.push_back(std::move(J));
+    }
+    Node["symbols"] = std::move(A);
+  }
+  if (C.Opts.Relocs) {
+    json::Array A;
+    for (const CubinReloc &R : Info->Relocs) {
+      StringRef TypeName = cudaRelocName(R.Type);
+      A.push_back(json::Object{{"section", SectionName(R.Section)},
+                               {"target", SectionName(R.Target)},
+                               {"offset", hex(R.Offset)},
+                               {"type", TypeName.empty() ? "R_CUDA_" + std::to_string(R.Type) : TypeName.str()},
+                               {"typeNumber", R.Type},
+                               {"symbol", SymbolName(R.Symbol)},
+                               {"addend", R.Addend}});
+    }
+    Node["relocs"] = std::move(A);
+  }
+  if (C.Opts.NvInfo) {
+    json::Array A;
+    for (const CubinAttribute &At : Info->Attributes) {
+      StringRef Name = cudaAttributeName(At.Id);
+      json::Object J{{"section", SectionName(At.Section)},
+                     {"offset", O.Base + At.FileOffset},
+                     {"attribute", Name.empty() ? "EIATTR_UNKNOWN_" + hex(At.Id) : Name.str()},
+                     {"id", hex(At.Id)},
+                     {"format", At.Format}};
+      if (At.Format == 2 || At.Format == 3)
+        J["value"] = At.Value;
+      if (At.Format == 4) {
+        J["payload"] = toHex(At.Payload, /*LowerCase=*/true);
+        // Attributes that are {symbol, value} pairs or lists of u32 read better decoded.
+        if ((At.Id == 0x2f || At.Id == 0x11 || At.Id == 0x12 || At.Id == 0x23) && At.Payload.size() == 8) {
+          J["symbolIndex"] = support::endian::read32le(At.Payload.data());
+          J["value"] = support::endian::read32le(At.Payload.data() + 4);
+        }
+      }
+      A.push_back(std::move(J));
+    }
+    Node["nvinfo"] = std::move(A);
+  }
+  if (C.Opts.Abi) {
+    json::Array Fns;
+    for (const CubinFunction &F : Info->Functions) {
+      json::Object J{{"name", F.Name}, {"kind", F.IsKernel ? "kernel" : "function"}, {"codeSize", F.CodeSize},
+                     {"sharedSize", F.SharedSize}};
+      if (std::string D = demangled(F.Name); !D.empty())
+        J["demangled"] = D;
+      auto Opt = [&](const char *Key, const std::optional<uint32_t> &V) {
+        if (V)
+          J[Key] = *V;
+      };
+      Opt("registers", F.Registers);
+      Opt("frameSize", F.FrameSize);
+      Opt("minStackSize", F.MinStack);
+      Opt("maxStackSize", F.MaxStack);
+      Opt("maxRegCount", F.MaxRegCount);
+      if (F.IsKernel) {
+        json::Array Params;
+        uint64_t End = 0;
+        for (const CubinParam &P : F.Params) {
+          Params.push_back(json::Object{{"ordinal", P.Ordinal}, {"offset", P.Offset}, {"size", P.Size},
+                                        {"word", hex(P.Word)}});
+          End = std::max<uint64_t>(End, uint64_t(P.Offset) + P.Size);
+        }
+        uint64_t Total = F.ParamSize ? *F.ParamSize : End;
+        uint32_t Limit = cubinParamLimit(Info->Sm);
+        json::Object Layout{{"params", std::move(Params)}, {"totalSize", Total}, {"limit", Limit},
+                            {"fits", Total <= Limit}};
+        if (F.ParamBankOffset)
+          Layout["constantBankOffset"] = hex(*F.ParamBankOffset);
+        J["layout"] = std::move(Layout);
+      }
+      Fns.push_back(std::move(J));
+    }
+    Node["abi"] = json::Object{{"functions", std::move(Fns)}};
+  }
+  if (C.Opts.Callgraph) {
+    json::Array A;
+    for (const CubinCallEdge &E : Info->CallGraph)
+      A.push_back(json::Object{{"caller", E.Caller}, {"callee", E.Callee}, {"kind", "call"}});
+    Node["callgraph"] = std::move(A);
+  }
+  if (C.Opts.Debug)
+    Node["debug"] = describeDwarfOfElf(C, O, Bytes);
+}
+
+} // namespace ptxlink::dump

@@ -1,0 +1,371 @@
+// ptxlink-dump on our own objects and on PTX text (assembled in memory into the same object model):
+// module headers, symbols, the text relocations, the ABI of every function and kernel (with the
+// parameter buffer a launcher must pack), the call graph and the debug sections.
+#include "DumpInternal.h"
+
+#include "ptxlink/Cubin.h"
+#include "ptxlink/ObjectFormat.h"
+
+#include "llvm/ADT/SmallString.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/MemoryBuffer.h"
+
+#include <set>
+
+using namespace llvm;
+
+namespace ptxlink::dump {
+namespace {
+
+const char *bindingName(Binding B) {
+  switch (B) {
+  case Binding::Local: return "local";
+  case Binding::Global: return "global";
+  case Binding::Weak: return "weak";
+  case Binding::Common: return "common";
+  case Binding::Undefined: return "undefined";
+  }
+  return "?";
+}
+
+const char *kindName(SymbolKind K) {
+  switch (K) {
+  case SymbolKind::Function: return "function";
+  case SymbolKind::Kernel: return "kernel";
+  case SymbolKind::Variable: return "variable";
+  case SymbolKind::Label: return "label";
+  case SymbolKind::Section: return "section";
+  }
+  return "?";
+}
+
+const char *relocKindName(RelocKind K) {
+  switch (K) {
+  case RelocKind::NameRef: return "name";
+  case RelocKind::FileIndex: return "file-index";
+  case RelocKind::Data32: return "data32";
+  case RelocKind::Data64: return "data64";
+  }
+  return "?";
+}
+
+std::string formatParam(const ParamInfo &P) {
+  std::string S;
+  raw_string_ostream OS(S);
+  OS << (P.Space == StateSpace::Reg ? ".reg" : ".param");
+  if (P.Align)
+    OS << " .align " << P.Align;
+  if (P.VectorWidth)
+    OS << " .v" << unsigned(P.VectorWidth);
+  OS << " " << P.Type;
+  if (P.IsPtr) {
+    OS << " .ptr";
+    if (P.PtrSpace != StateSpace::None && P.PtrSpace != StateSpace::Generic)
+      OS << " " << stateSpaceName(P.PtrSpace);
+    if (P.PtrAlign)
+      OS << " .align " << P.PtrAlign;
+  }
+  OS << " " << P.Name;
+  for (uint64_t D : P.ArrayDims)
+    OS << "[" << D << "]";
+  if (P.UnsizedArray)
+    OS << "[]";
+  return S;
+}
+
+json::Object paramJson(const ParamInfo &P) {
+  json::Object J{{"name", P.Name},
+                 {"space", stateSpaceName(P.Space)},
+                 {"type", P.Type},
+                 {"size", P.sizeBytes()},
+                 {"align", P.effectiveAlign()},
+                 {"declaration", formatParam(P)}};
+  if (P.VectorWidth)
+    J["vector"] = P.VectorWidth;
+  if (!P.ArrayDims.empty()) {
+    json::Array D;
+    for (uint64_t X : P.ArrayDims)
+      D.push_back(X);
+    J["dims"] = std::move(D);
+  }
+  if (P.UnsizedArray)
+    J["unsizedArray"] = true;
+  if (P.IsPtr)
+    J["ptrSpace"] = stateSpaceName(P.PtrSpace);
+  return J;
+}
+
+std::string prototype(const ModuleVariant &V, const FunctionAbi &F) {
+  const Symbol &S = V.Symbols[F.Symbol];
+  std::string Out;
+  raw_string_ostream OS(Out);
+  switch (S.Bind) {
+  case Binding::Global: OS << ".visible "; break;
+  case Binding::Weak: OS << ".weak "; break;
+  case Binding::Undefined: OS << ".extern "; break;
+  default: break;
+  }
+  OS << (F.IsKernel ? ".entry " : ".func ");
+  if (F.NoReturn)
+    OS << ".noreturn ";
+  if (!F.Returns.empty()) {
+    OS << "(";
+    ListSeparator LS(", ");
+    for (const ParamInfo &P : F.Returns)
+      OS << LS << formatParam(P);
+    OS << ") ";
+  }
+  OS << S.Name << "(";
+  ListSeparator LS(", ");
+  for (const ParamInfo &P : F.Params)
+    OS << LS << formatParam(P);
+  OS << ")";
+  return Out;
+}
+
+uint32_t smOf(StringRef Arch) {
+  Arch.consume_front("sm_");
+  Arch.consume_front("compute_");
+  uint32_t N = 0;
+  Arch.take_while(isDigit).getAsInteger(10, N);
+  return N;
+}
+
+// The kernel parameter buffer a launcher packs: each parameter at the next multiple of its alignment.
+json::Object kernelLayout(const ModuleVariant &V, const FunctionAbi &F) {
+  json::Array Params;
+  uint64_t Offset = 0;
+  uint32_t MaxAlign = 1;
+  for (const ParamInfo &P : F.Params) {
+    uint32_t A = std::max<uint32_t>(1, P.effectiveAlign());
+    Offset = alignTo(Offset, A);
+    Params.push_back(json::Object{{"name", P.Name}, {"offset", Offset}, {"size", P.sizeBytes()}, {"align", A}});
+    Offset += P.sizeBytes();
+    MaxAlign = std::max(MaxAlign, A);
+  }
+  const TargetInfo &T = V.Target;
+  bool NewLimit = (T.VersionMajor > 8 || (T.VersionMajor == 8 && T.VersionMinor >= 1)) && smOf(T.Arch) >= 70;
+  uint32_t Limit = NewLimit ? 32764 : 4096;
+  std::string Why = NewLimit ? "PTX ISA 8.1+ on sm_70+: 32764 bytes"
+                             : "PTX ISA before 8.1 or a target below sm_70: the CUDA driver's 4096 bytes";
+  return json::Object{{"params", std::move(Params)}, {"totalSize", Offset},   {"maxAlign", MaxAlign},
+                      {"limit", Limit},              {"limitRule", Why},      {"fits", Offset <= Limit}};
+}
+
+} // namespace
+
+void describeObjectModel(Context &C, const Origin &O, const ObjectFile &Object, json::Object &Node) {
+  const Options &Opts = C.Opts;
+  json::Array Variants, Symbols, Relocs, Functions, Prototypes, Variables, Edges, Debug, Ptx;
+  for (size_t VI = 0; VI < Object.Variants.size(); ++VI) {
+    const ModuleVariant &V = Object.Variants[VI];
+    const TargetInfo &T = V.Target;
+    auto SymName = [&](uint32_t I) -> std::string {
+      return I < V.Symbols.size() ? V.Symbols[I].Name.str() : formatv("<symbol {0}>", I).str();
+    };
+    auto SecName = [&](uint32_t I) -> std::string {
+      return I < V.Sections.size() ? V.Sections[I].Name.str() : "";
+    };
+    if (Opts.Headers) {
+      json::Array TOpts;
+      for (StringRef X : T.Options)
+        TOpts.push_back(X);
+      Variants.push_back(json::Object{{"variant", int64_t(VI)},
+                                      {"source", V.SourceName},
+                                      {"target", T.Arch},
+                                      {"ptxVersion", formatv("{0}.{1}", T.VersionMajor, T.VersionMinor).str()},
+                                      {"addressSize", T.AddressSize},
+                                      {"debug", T.Debug},
+                                      {"targetOptions", std::move(TOpts)},
+                                      {"sections", int64_t(V.Sections.size())},
+                                      {"symbols", int64_t(V.Symbols.size())},
+                                      {"functions", int64_t(V.Functions.size())}});
+    }
+    if (Opts.Symbols)
+      for (size_t I = 0; I < V.Symbols.size(); ++I) {
+        const Symbol &S = V.Symbols[I];
+        json::Object J{{"variant", int64_t(VI)},
+                       {"index", int64_t(I)},
+                       {"name", S.Name},
+                       {"binding", bindingName(S.Bind)},
+                       {"kind", kindName(S.Kind)},
+                       {"space", stateSpaceName(S.Space)},
+                       {"size", S.Size},
+                       {"section", S.Section == NoSection ? "UND" : SecName(S.Section)}};
+        if (S.Align)
+          J["align"] = S.Align;
+        if (S.Initialized)
+          J["initialized"] = true;
+        if (S.AliasOf != NoSymbol)
+          J["aliasOf"] = SymName(S.AliasOf);
+        if (std::string D = demangled(S.Name); !D.empty())
+          J["demangled"] = D;
+        Symbols.push_back(std::move(J));
+      }
+    if (Opts.Relocs)
+      for (const Section &S : V.Sections)
+        for (const Relocation &R : S.Relocs) {
+          json::Object J{{"variant", int64_t(VI)}, {"section", S.Name},       {"offset", hex(R.Offset)},
+                         {"type", relocKindName(R.Kind)}, {"symbol", SymName(R.Symbol)}};
+          if (R.Kind == RelocKind::NameRef || R.Kind == RelocKind::FileIndex)
+            J["length"] = R.Length;
+          else
+            J["addend"] = R.Addend;
+          if (R.Kind == RelocKind::FileIndex)
+            J["symbol"] = int64_t(R.Symbol); // the .file index as written
+          Relocs.push_back(std::move(J));
+        }
+    if (Opts.Abi) {
+      for (const FunctionAbi &F : V.Functions) {
+        if (F.Symbol >= V.Symbols.size())
+          continue;
+        const Symbol &S = V.Symbols[F.Symbol];
+        json::Array Rets, Params;
+        for (const ParamInfo &P : F.Returns)
+          Rets.push_back(paramJson(P));
+        for (const ParamInfo &P : F.Params)
+          Params.push_back(paramJson(P));
+        json::Object J{{"variant", int64_t(VI)},
+                       {"name", S.Name},
+                       {"kind", F.IsKernel ? "kernel" : "function"},
+                       {"binding", bindingName(S.Bind)},
+                       {"defined", F.HasBody},
+                       {"prototype", prototype(V, F)},
+                       {"returns", std::move(Rets)},
+                       {"params", std::move(Params)}};
+        if (std::string D = demangled(S.Name); !D.empty())
+          J["demangled"] = D;
+        if (F.NoReturn)
+          J["noreturn"] = true;
+        if (F.AbiPreserve)
+          J["abiPreserve"] = *F.AbiPreserve;
+        if (F.AbiPreserveControl)
+          J["abiPreserveControl"] = *F.AbiPreserveControl;
+        if (F.Where.isValid())
+          J["line"] = F.Where.Line;
+        if (F.IsKernel)
+          J["layout"] = kernelLayout(V, F);
+        Functions.push_back(std::move(J));
+      }
+      for (const PrototypeAbi &P : V.Prototypes) {
+        json::Array Rets, Params, Targets;
+        for (const ParamInfo &X : P.Returns)
+          Rets.push_back(paramJson(X));
+        for (const ParamInfo &X : P.Params)
+          Params.push_back(paramJson(X));
+        for (uint32_t T2 : P.CallTargets)
+          Targets.push_back(SymName(T2));
+        Prototypes.push_back(json::Object{{"variant", int64_t(VI)}, {"label", P.Label},
+                                          {"function", SymName(P.Function)}, {"returns", std::move(Rets)},
+                                          {"params", std::move(Params)}, {"callTargets", std::move(Targets)}});
+      }
+      for (const VariableAbi &Var : V.Variables) {
+        if (Var.Symbol >= V.Symbols.size())
+          continue;
+        const Symbol &S = V.Symbols[Var.Symbol];
+        Variables.push_back(json::Object{{"variant", int64_t(VI)}, {"name", S.Name},
+                                         {"space", stateSpaceName(Var.Space)}, {"type", Var.Type},
+                                         {"size", S.Size}, {"align", S.Align}, {"binding", bindingName(S.Bind)}});
+      }
+    }
+    if (Opts.Callgraph) {
+      std::set<std::pair<std::string, std::string>> Seen;
+      for (const Section &S : V.Sections) {
+        if ((S.Kind != SectionKind::Function && S.Kind != SectionKind::Variable) || S.Symbol >= V.Symbols.size())
+          continue;
+        for (const Relocation &R : S.Relocs) {
+          if (R.Kind != RelocKind::NameRef || R.Symbol >= V.Symbols.size() || R.Symbol == S.Symbol)
+            continue;
+          const Symbol &T2 = V.Symbols[R.Symbol];
+          if (T2.Kind != SymbolKind::Function && T2.Kind != SymbolKind::Kernel)
+            continue;
+          std::string From = V.Symbols[S.Symbol].Name.str(), To = T2.Name.str();
+          if (!Seen.insert({From, To}).second)
+            continue;
+          Edges.push_back(json::Object{{"variant", int64_t(VI)}, {"caller", From}, {"callee", To},
+                                       {"kind", S.Kind == SectionKind::Function ? "reference" : "initializer"}});
+        }
+      }
+    }
+    if (Opts.Debug) {
+      std::vector<std::pair<std::string, std::string>> DebugSections;
+      for (const Section &S : V.Sections)
+        if (S.Kind == SectionKind::Debug)
+          DebugSections.emplace_back(S.Name.str(), S.Contents.str());
+      json::Object D = describeDwarfOfSections(C, O, DebugSections, uint8_t(T.AddressSize / 8));
+      json::Array Files;
+      for (const FileEntry &F : V.Files)
+        Files.push_back(json::Object{{"index", F.Index}, {"path", F.Path}});
+      D["variant"] = int64_t(VI);
+      D["fileTable"] = std::move(Files);
+      Debug.push_back(std::move(D));
+    }
+    if (Opts.Ptx && !Node.get("ptx")) {
+      std::string Text;
+      raw_string_ostream OS(Text);
+      printModule(V, OS);
+      Ptx.push_back(json::Object{{"variant", int64_t(VI)}, {"target", T.Arch}, {"text", Text}});
+    }
+  }
+  if (Opts.Headers)
+    Node["headers"] = json::Object{{"variants", std::move(Variants)}};
+  if (Opts.Symbols)
+    Node["symbols"] = std::move(Symbols);
+  if (Opts.Relocs)
+    Node["relocs"] = std::move(Relocs);
+  if (Opts.Abi)
+    Node["abi"] = json::Object{{"functions", std::move(Functions)},
+                               {"prototypes", std::move(Prototypes)},
+                               {"variables", std::move(Variables)}};
+  if (Opts.Callgraph)
+    Node["callgraph"] = std::move(Edges);
+  if (Opts.Debug)
+    Node["debug"] = std::move(Debug);
+  if (Opts.Ptx && !Node.get("ptx"))
+    Node["ptx"] = std::move(Ptx);
+}
+
+void describePtxlinkObject(Context &C, const Origin &O, StringRef Bytes, json::Object &Node) {
+  if (C.Opts.Sections) {
+    json::Array Secs;
+    for (const CubinSection &S : readElfSections(Bytes, [&](uint64_t Off, const Twine &M) { C.warn(O, Off, M); }))
+      Secs.push_back(json::Object{{"index", S.Index}, {"name", S.Name}, {"type", hex(S.Type)},
+                                  {"flags", hex(S.Flags)}, {"offset", O.Base + S.Offset}, {"size", S.Size}});
+    Node["sections"] = std::move(Secs);
+  }
+  auto Object = readObject(MemoryBuffer::getMemBuffer(Bytes, O.Name, /*RequiresNullTerminator=*/false));
+  if (!Object) {
+    C.warn(O, 0, toString(Object.takeError()));
+    return;
+  }
+  describeObjectModel(C, O, **Object, Node);
+}
+
+void describePtxText(Context &C, const Origin &O, StringRef Text, json::Object &Node) {
+  auto Image = makePtxImage(Text);
+  if (C.Opts.Headers && Image)
+    Node["ptxHeader"] = json::Object{{"target", fatbinArchName(*Image).replace(0, 8, "sm_")},
+                                     {"ptxVersion", formatv("{0}.{1}", Image->VersionMajor, Image->VersionMinor).str()},
+                                     {"addressSize", Image->Is64Bit ? 64 : 32}};
+  if (!Image)
+    consumeError(Image.takeError());
+  if (C.Opts.Ptx)
+    Node["ptx"] = json::Array{json::Object{{"text", Text}}};
+  bool NeedModel = C.Opts.Headers || C.Opts.Symbols || C.Opts.Relocs || C.Opts.Abi || C.Opts.Callgraph ||
+                   C.Opts.Debug;
+  if (!NeedModel || !C.Services.AssemblePtx)
+    return;
+  ObjectFile Object;
+  std::string Diags;
+  raw_string_ostream DiagOS(Diags);
+  DiagnosticEngine Engine(DiagOS, "ptxlink-dump");
+  if (!C.Services.AssemblePtx(Object, Text, O.Name, Engine)) {
+    C.Err << Diags;
+    C.warn(O, 0, "the PTX text does not assemble; only its header is shown");
+    return;
+  }
+  describeObjectModel(C, O, Object, Node);
+}
+
+} // namespace ptxlink::dump

@@ -1,0 +1,267 @@
+// ptxlink-dump's command line and driver: parse options, read each input, detect its format by content,
+// build the JSON description of the requested views and print it (as JSON, or rendered as text).
+#include "DumpInternal.h"
+
+#include "ptxlink/Archive.h"
+#include "ptxlink/Cubin.h"
+#include "ptxlink/HostEmbed.h"
+#include "ptxlink/ObjectFormat.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Demangle/Demangle.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/MemoryBuffer.h"
+
+using namespace llvm;
+
+namespace ptxlink {
+namespace dump {
+
+void Context::warn(const Origin &O, uint64_t Offset, const Twine &Message) {
+  HadError = true;
+  std::string Msg = Message.str();
+  std::string Where = O.InFile ? formatv("offset {0}", hex(O.Base + Offset)).str()
+                               : formatv("offset {0} in the decompressed image", hex(Offset)).str();
+  Err << "ptxlink-dump: warning: " << O.Name << ": " << Where << ": " << Msg << "\n";
+  json::Object D{{"severity", "warning"}, {"input", O.Name}, {"message", Msg}};
+  if (O.InFile)
+    D["fileOffset"] = O.Base + Offset;
+  else
+    D["imageOffset"] = Offset;
+  Diagnostics.push_back(std::move(D));
+}
+
+void Context::error(StringRef Name, const Twine &Message) {
+  HadError = true;
+  std::string Msg = Message.str();
+  Err << "ptxlink-dump: error: " << (Name.empty() ? "" : Name.str() + ": ") << Msg << "\n";
+  Diagnostics.push_back(json::Object{{"severity", "error"}, {"input", Name}, {"message", Msg}});
+}
+
+std::string hex(uint64_t V) { return "0x" + utohexstr(V, /*LowerCase=*/true); }
+
+std::string demangled(StringRef Name) {
+  if (!Name.starts_with("_Z") && !Name.starts_with("_R"))
+    return "";
+  std::string D = llvm::demangle(Name);
+  return D == Name ? "" : D;
+}
+
+json::Value bytesAsJson(StringRef Bytes) {
+  if (llvm::all_of(Bytes, [](char C) { return (C >= 0x20 && C < 0x7f) || C == '\n' || C == '\t'; }))
+    return Bytes.str();
+  return json::Object{{"hex", toHex(Bytes, /*LowerCase=*/true)}};
+}
+
+std::string sanitizeFileName(StringRef Name) {
+  std::string S;
+  for (char C : Name)
+    S += (isAlnum(C) || C == '.' || C == '_' || C == '-') ? C : '_';
+  return S;
+}
+
+json::Object describe(Context &C, const Origin &O, StringRef Bytes, unsigned Depth) {
+  json::Object Node{{"name", O.Name}, {"size", Bytes.size()}};
+  if (!O.InFile)
+    Node["decompressed"] = true;
+  else
+    Node["fileOffset"] = O.Base;
+  // Archives inside fatbinaries inside archives...: bounded, so a crafted file cannot recurse forever.
+  if (Depth > 8) {
+    C.warn(O, 0, "inputs nested too deeply; not descending further");
+    Node["kind"] = "unknown";
+    return Node;
+  }
+  if (isFatbin(Bytes)) {
+    Node["kind"] = "fatbin";
+    describeFatbin(C, O, Bytes, Node, Depth);
+  } else if (isArchive(Bytes)) {
+    Node["kind"] = "archive";
+    describeArchive(C, O, Bytes, Node, Depth);
+  } else if (isPtxlinkObject(Bytes)) {
+    Node["kind"] = "ptxlink-object";
+    describePtxlinkObject(C, O, Bytes, Node);
+  } else if (isCubin(Bytes)) {
+    Node["kind"] = "cubin";
+    describeCubin(C, O, Bytes, Node);
+  } else if (isHostElf(Bytes)) {
+    Node["kind"] = "host-elf";
+    describeHostElf(C, O, Bytes, Node, Depth);
+  } else if (Bytes.starts_with("\x7f" "ELF")) {
+    Node["kind"] = "unknown";
+    C.warn(O, 0, "unsupported ELF file (not 64-bit little-endian, or an unknown device ELF)");
+  } else {
+    StringRef Text = Bytes.take_until([](char Ch) { return Ch == '\0'; });
+    bool Printable = llvm::all_of(Text.take_front(4096), [](char Ch) {
+      return isPrint(Ch) || isSpace(Ch);
+    });
+    if (Printable && (Text.contains(".version") || Text.contains(".target"))) {
+      Node["kind"] = "ptx";
+      describePtxText(C, O, Text, Node);
+    } else {
+      Node["kind"] = "unknown";
+      C.warn(O, 0, "unrecognised input: not a fatbinary, archive, ELF file or PTX text");
+    }
+  }
+  return Node;
+}
+
+void describeArchive(Context &C, const Origin &O, StringRef Bytes, json::Object &Node, unsigned Depth) {
+  auto Lib = StaticLibrary::open(MemoryBuffer::getMemBuffer(Bytes, O.Name, false));
+  if (!Lib) {
+    C.warn(O, 0, toString(Lib.takeError()));
+    return;
+  }
+  json::Array Children;
+  json::Array Index;
+  size_t N = (*Lib)->memberCount();
+  for (size_t I = 0; I < N; ++I) {
+    auto Member = (*Lib)->memberBuffer(I);
+    std::string Name = O.Name + "(" + (*Lib)->memberName(I).str() + ")";
+    if (!Member) {
+      C.warn(O, 0, formatv("member {0}: {1}", I, toString(Member.takeError())));
+      continue;
+    }
+    Origin MO{Name, O.File, O.Base, O.InFile};
+    uint64_t Off = Member->getBufferStart() - Bytes.data();
+    if (Member->getBufferStart() >= Bytes.begin() && Member->getBufferStart() <= Bytes.end())
+      MO.Base = O.Base + Off;
+    Children.push_back(describe(C, MO, Member->getBuffer(), Depth + 1));
+  }
+  if (C.Opts.Headers || C.Opts.Symbols) {
+    for (auto &[Sym, Member] : (*Lib)->symbolIndex())
+      Index.push_back(json::Object{{"symbol", Sym}, {"member", (*Lib)->memberName(Member)}});
+    Node["headers"] = json::Object{{"members", N}, {"symbolIndex", std::move(Index)}};
+  }
+  Node["children"] = std::move(Children);
+}
+
+namespace {
+
+bool parseArch(StringRef Arch, Options &Opts) {
+  StringRef A = Arch;
+  if (!A.consume_front("sm_") && !A.consume_front("compute_"))
+    return false;
+  if (A.consume_back("a"))
+    Opts.SelectArchSpecific = true;
+  else if (A.consume_back("f"))
+    Opts.SelectFamily = true;
+  return !A.getAsInteger(10, Opts.SelectSm) && Opts.SelectSm >= 10;
+}
+
+void usage(raw_ostream &OS) {
+  OS << "usage: ptxlink-dump [views] [--json] [--extract DIR] [--select sm_XX] FILE...\n"
+        "       ptxlink-dump --abi-diff OLD NEW [--json]\n"
+        "views: --headers --sections --symbols --relocs --abi --ptx --list --callgraph --debug --nv-info --all\n"
+        "       (default: --headers)\n";
+}
+
+} // namespace
+} // namespace dump
+
+int runDumpTool(ArrayRef<std::string> Args, raw_ostream &Out, raw_ostream &Err, const DumpServices &Services) {
+  using namespace dump;
+  Options Opts;
+  std::vector<std::string> Files;
+  bool AnyView = false;
+  for (size_t I = 0; I < Args.size(); ++I) {
+    StringRef A = Args[I];
+    auto Value = [&](StringRef Flag) -> std::optional<std::string> {
+      if (A.consume_front((Flag + "=").str()))
+        return A.str();
+      if (A == Flag && I + 1 < Args.size())
+        return Args[++I];
+      return std::nullopt;
+    };
+    if (A == "--help" || A == "-h") {
+      usage(Out);
+      return 0;
+    }
+    if (A == "--abi-diff") {
+      if (!Services.AbiDiff) {
+        Err << "ptxlink-dump: error: --abi-diff is not available in this build\n";
+        return 1;
+      }
+      std::vector<std::string> Rest(Args.begin() + I + 1, Args.end());
+      for (size_t J = 0; J < I; ++J)
+        Rest.push_back(Args[J]); // flags given before --abi-diff (e.g. --json)
+      return Services.AbiDiff(Rest, Out, Err);
+    }
+    bool *Flag = StringSwitch<bool *>(A)
+                     .Case("--headers", &Opts.Headers)
+                     .Case("--sections", &Opts.Sections)
+                     .Case("--symbols", &Opts.Symbols)
+                     .Case("--relocs", &Opts.Relocs)
+                     .Case("--abi", &Opts.Abi)
+                     .Case("--ptx", &Opts.Ptx)
+                     .Case("--list", &Opts.List)
+                     .Case("--callgraph", &Opts.Callgraph)
+                     .Case("--debug", &Opts.Debug)
+                     .Case("--nv-info", &Opts.NvInfo)
+                     .Case("--json", &Opts.Json)
+                     .Default(nullptr);
+    if (Flag) {
+      *Flag = true;
+      AnyView |= Flag != &Opts.Json;
+      continue;
+    }
+    if (A == "--all") {
+      Opts.Headers = Opts.Sections = Opts.Symbols = Opts.Relocs = Opts.Abi = Opts.List = Opts.Callgraph =
+          Opts.Debug = Opts.NvInfo = AnyView = true;
+      continue;
+    }
+    if (auto V = Value("--extract")) {
+      Opts.ExtractDir = *V;
+      AnyView = true;
+      continue;
+    }
+    if (auto V = Value("--select")) {
+      Opts.SelectArch = *V;
+      if (!parseArch(*V, Opts)) {
+        Err << "ptxlink-dump: error: --select expects an architecture like sm_90, got '" << *V << "'\n";
+        return 1;
+      }
+      AnyView = true;
+      continue;
+    }
+    if (A.starts_with("-") && A != "-") {
+      Err << "ptxlink-dump: error: unknown option '" << A << "'\n";
+      usage(Err);
+      return 1;
+    }
+    Files.push_back(A.str());
+  }
+  if (Files.empty()) {
+    Err << "ptxlink-dump: error: no input files\n";
+    usage(Err);
+    return 1;
+  }
+  if (!AnyView)
+    Opts.Headers = true;
+
+  Context C(Opts, Services, Err);
+  json::Array Inputs;
+  for (const std::string &File : Files) {
+    auto Buffer = MemoryBuffer::getFileOrSTDIN(File, /*IsText=*/false, /*RequiresNullTerminator=*/false);
+    if (!Buffer) {
+      C.error(File, Buffer.getError().message());
+      continue;
+    }
+    Origin O{File, File, 0, true};
+    C.ExtractCounter = 0; // image numbers restart with each input, as cuobjdump's do
+    json::Object Node = describe(C, O, (*Buffer)->getBuffer());
+    if (!Opts.Json)
+      renderText(Node, Opts, Out);
+    Inputs.push_back(std::move(Node));
+  }
+  if (Opts.Json) {
+    json::Object Doc{{"schema", "ptxlink-dump"},
+                     {"schemaVersion", DumpJsonSchemaVersion},
+                     {"inputs", std::move(Inputs)},
+                     {"diagnostics", std::move(C.Diagnostics)}};
+    Out << formatv("{0:2}", json::Value(std::move(Doc))) << "\n";
+  }
+  return C.HadError ? 1 : 0;
+}
+
+} // namespace ptxlink

@@ -1,0 +1,142 @@
+// Fatbinaries inside host ELF files (see include/ptxlink/HostEmbed.h): locating them for ptxlink-dump,
+// and emitting the embedding source for a host build.
+//
+// Objects keep the wrapper's data pointer as a relocation; executables hold an address (or, in a PIE,
+// an R_X86_64_RELATIVE addend). Either way the fatbinary itself is found by section name, so the
+// wrapper is decoded only to show what the host runtime will register.
+#include "ptxlink/HostEmbed.h"
+
+#include "llvm/Support/Endian.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/FormatVariadic.h"
+
+using namespace llvm;
+
+namespace ptxlink {
+namespace {
+
+uint64_t rd64(StringRef B, uint64_t Off) { return support::endian::read64le(B.data() + Off); }
+uint32_t rd32(StringRef B, uint64_t Off) { return support::endian::read32le(B.data() + Off); }
+
+StringRef contents(StringRef B, const CubinSection &S) {
+  if (S.Type == 8 || S.Offset > B.size() || S.Size > B.size() - S.Offset)
+    return {};
+  return B.substr(S.Offset, S.Size);
+}
+
+} // namespace
+
+bool isHostElf(StringRef B) {
+  return B.size() >= 64 && B.starts_with("\x7f" "ELF") && B[4] == 2 && B[5] == 1 &&
+         support::endian::read16le(B.data() + 0x12) != 190;
+}
+
+HostEmbedInfo readHostEmbedding(StringRef B, const CubinWarnFn &Warn) {
+  HostEmbedInfo Info;
+  if (B.size() < 64)
+    return Info;
+  Info.Type = support::endian::read16le(B.data() + 0x10);
+  Info.Machine = support::endian::read16le(B.data() + 0x12);
+  std::vector<CubinSection> Sections = readElfSections(B, Warn);
+
+  // Symbols of an object, to name the wrapper's data-pointer relocation target.
+  std::vector<std::pair<std::string, uint16_t>> Symbols; // name, shndx
+  for (const CubinSection &S : Sections) {
+    if (S.Type != 2 /*SHT_SYMTAB*/ || S.Link >= Sections.size())
+      continue;
+    StringRef Data = contents(B, S), Strings = contents(B, Sections[S.Link]);
+    for (size_t P = 0; P + 24 <= Data.size(); P += 24) {
+      uint32_t NameOff = rd32(Data, P);
+      StringRef Name = NameOff < Strings.size() ? Strings.substr(NameOff).take_until([](char C) { return !C; })
+                                                : StringRef();
+      uint16_t Shndx = support::endian::read16le(Data.data() + P + 6);
+      if (Name.empty() && (uint8_t(Data[P + 4]) & 0xf) == 3 && Shndx < Sections.size())
+        Name = Sections[Shndx].Name;
+      Symbols.emplace_back(Name.str(), Shndx);
+    }
+  }
+
+  for (const CubinSection &S : Sections) {
+    StringRef Data = contents(B, S);
+    if (S.Name == ".nv_fatbin" || S.Name == "__nv_relfatbin") {
+      if (S.Type == 8 || Data.size() != S.Size) {
+        Warn(S.Offset, formatv("section {0} has no readable contents", S.Name));
+        continue;
+      }
+      Info.Fatbins.push_back({S.Name, S.Offset, Data});
+    } else if (S.Name == "__nv_module_id") {
+      Info.ModuleId = Data.take_until([](char C) { return !C; }).str();
+    } else if (StringRef(S.Name).starts_with(".nvHR")) {
+      SmallVector<StringRef, 4> Names;
+      Data.split(Names, '\0', -1, false);
+      std::vector<std::string> Out;
+      for (StringRef N : Names)
+        Out.push_back(N.str());
+      Info.HostRefs.emplace_back(S.Name, std::move(Out));
+    } else if (S.Name == ".nvFatBinSegment") {
+      if (Data.size() % 24)
+        Warn(S.Offset, formatv(".nvFatBinSegment size {0} is not a multiple of 24", Data.size()));
+      for (size_t P = 0; P + 24 <= Data.size(); P += 24) {
+        FatbinWrapper W;
+        W.FileOffset = S.Offset + P;
+        W.Magic = rd32(Data, P);
+        W.Version = rd32(Data, P + 4);
+        W.Data = rd64(Data, P + 8);
+        W.FilenameOrFatbins = rd64(Data, P + 16);
+        if (W.Magic != FatbinWrapperMagic)
+          Warn(W.FileOffset, formatv("fatbinary wrapper magic 0x{0:x-8}, expected 0x466243b1", W.Magic));
+        // Object: the relocation at P+8 names the data.
+        for (const CubinSection &R : Sections) {
+          if (R.Type != 4 /*SHT_RELA*/ || R.Info != S.Index)
+            continue;
+          StringRef Rel = contents(B, R);
+          for (size_t Q = 0; Q + 24 <= Rel.size(); Q += 24) {
+            if (rd64(Rel, Q) != P + 8)
+              continue;
+            uint32_t Sym = uint32_t(rd64(Rel, Q + 8) >> 32);
+            int64_t Addend = int64_t(rd64(Rel, Q + 16));
+            if (Sym < Symbols.size())
+              W.DataTarget = formatv("{0}{1:+0}", Symbols[Sym].first, Addend).str();
+          }
+        }
+        // Executable or shared library: an address inside a fatbinary section.
+        if (W.DataTarget.empty())
+          for (const CubinSection &F : Sections)
+            if ((F.Name == ".nv_fatbin" || F.Name == "__nv_relfatbin") && W.Data >= F.Addr &&
+                W.Data < F.Addr + F.Size)
+              W.DataTarget = formatv("{0}+{1}", F.Name, W.Data - F.Addr).str();
+        Info.Wrappers.push_back(std::move(W));
+      }
+    }
+  }
+  return Info;
+}
+
+void writeEmbeddedFatbinSource(StringRef Fatbin, raw_ostream &OS, bool Relocatable, StringRef ModuleId) {
+  StringRef Section = Relocatable ? "__nv_relfatbin" : ".nv_fatbin";
+  size_t Words = (Fatbin.size() + 7) / 8;
+  OS << "/* Generated by ptxlink: a fatbinary embedded for the CUDA host runtime. */\n"
+     << "typedef struct { int magic; int version; const unsigned long long *data; void *filename_or_fatbins; }\n"
+     << "  __ptxlink_fatBinC_Wrapper_t;\n"
+     << "asm(\n\".section " << Section << ", \\\"a\\\"\\n\"\n\".align 8\\n\"\n\"__ptxlink_fatbinData:\\n\"\n";
+  for (size_t W = 0; W < Words; ++W) {
+    uint64_t V = 0;
+    for (size_t I = 0; I < 8 && W * 8 + I < Fatbin.size(); ++I)
+      V |= uint64_t(uint8_t(Fatbin[W * 8 + I])) << (8 * I);
+    OS << (W % 4 == 0 ? "\".quad " : ",") << format_hex(V, 18);
+    if (W % 4 == 3 || W + 1 == Words)
+      OS << "\\n\"\n";
+  }
+  OS << "\".text\\n\");\n"
+     << "#ifdef __cplusplus\nextern \"C\" {\n#endif\n"
+     << "extern const unsigned long long __ptxlink_fatbinData[" << (Words ? Words : 1) << "];\n";
+  if (Relocatable)
+    OS << "extern const __ptxlink_fatBinC_Wrapper_t __fatbinwrap_" << ModuleId;
+  else
+    OS << "static const __ptxlink_fatBinC_Wrapper_t __fatDeviceText __attribute__((used))";
+  OS << " __attribute__((aligned(8))) __attribute__((section(\".nvFatBinSegment\"))) =\n"
+     << "  { 0x466243b1, 1, __ptxlink_fatbinData, 0 };\n"
+     << "#ifdef __cplusplus\n}\n#endif\n";
+}
+
+} // namespace ptxlink

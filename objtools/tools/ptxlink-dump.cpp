@@ -1,0 +1,13 @@
+// ptxlink-dump: describe GPU binaries (our objects and archives, NVIDIA cubins and fatbinaries, host
+// files embedding them, PTX text). The work is done by runDumpTool (include/ptxlink/Dump.h).
+#include "ptxlink/Dump.h"
+
+#include "llvm/Support/raw_ostream.h"
+
+#include <string>
+#include <vector>
+
+int main(int argc, char **argv) {
+  std::vector<std::string> Args(argv + 1, argv + argc);
+  return ptxlink::runDumpTool(Args, llvm::outs(), llvm::errs());
+}
