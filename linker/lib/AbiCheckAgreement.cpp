@@ -1,0 +1,330 @@
+// Link-time agreement checks between two sites of one symbol: declaration vs definition, alias vs
+// aliasee, call-table members, and indirect-call prototypes vs their targets.
+//
+// The problem: the linker knows *that* two modules name the same function or variable; this file says
+// whether they mean the same thing, and if not, reports one diagnostic per pair that shows both sites,
+// both signatures as PTX (and the C++ signatures for mangled names), then every difference, worst first.
+// The headline's severity and code are those of the worst difference, so `-Werror`, the error limit and
+// `--json` consumers all see one stable kind per mismatch.
+
+#include "AbiCheckDwarf.h"
+#include "ptxlink/AbiCheck.h"
+
+#include "llvm/Demangle/Demangle.h"
+
+#include <algorithm>
+
+using namespace llvm;
+
+namespace ptxlink {
+
+namespace {
+
+struct Roles {
+  StringRef OtherName, DefName; // "the declaration", "the definition" (used in difference lines)
+  StringRef OtherAt, DefAt;     // "declared at", "defined at" (site lines)
+};
+
+Roles rolesFor(AbiRelation R) {
+  switch (R) {
+  case AbiRelation::DeclarationVsDefinition:
+    return {"the declaration", "the definition", "declared at", "defined at"};
+  case AbiRelation::AliasVsAliasee:
+    return {"the alias", "the aliasee", "alias declared at", "aliasee defined at"};
+  case AbiRelation::CallTableMembers:
+    return {"this member", "the first member", "call-table member at", "first call-table member at"};
+  case AbiRelation::CallTargetVsPrototype:
+    return {"the prototype", "the call target", "prototype at", "call target defined at"};
+  }
+  return {"the declaration", "the definition", "declared at", "defined at"};
+}
+
+StringRef severityWord(Severity S) {
+  return S == Severity::Error ? "error" : S == Severity::Warning ? "warning" : "note";
+}
+
+/// "'f'" or, for a C++ name, "'f(int)' (_Z1fi)": demangled, with the raw name beside it.
+std::string displayName(StringRef Name) {
+  std::string Demangled = demangleCxx(Name);
+  if (Demangled.empty())
+    return ("'" + Name + "'").str();
+  return "'" + Demangled + "' (" + Name.str() + ")";
+}
+
+/// The parameter list of a mangled function name, "(int, float)"; "" if not a mangled function.
+std::string cxxParameters(StringRef Name) {
+  if (!Name.starts_with("_Z"))
+    return "";
+  ItaniumPartialDemangler D;
+  if (D.partialDemangle(Name.str().c_str()) || !D.isFunction())
+    return "";
+  size_t Size = 0;
+  char *Buf = D.getFunctionParameters(nullptr, &Size);
+  if (!Buf)
+    return "";
+  std::string Result(Buf);
+  std::free(Buf);
+  return Result;
+}
+
+Severity worst(ArrayRef<AbiFinding> Findings) {
+  Severity S = Severity::Note;
+  for (const AbiFinding &F : Findings)
+    if (F.Level > S)
+      S = F.Level;
+  return S;
+}
+
+/// True if any parameter is an untyped bit pattern of a size that a C int and a C float share, so the
+/// PTX types alone cannot tell whether both sides mean the same C type.
+bool hasAmbiguousBits(const FunctionAbi &F) {
+  auto Ambiguous = [](const ParamInfo &P) {
+    return P.Type == ".b16" || P.Type == ".b32" || P.Type == ".b64" || (P.Type == ".b8" && !P.ArrayDims.empty());
+  };
+  return std::any_of(F.Params.begin(), F.Params.end(), Ambiguous) ||
+         std::any_of(F.Returns.begin(), F.Returns.end(), Ambiguous);
+}
+
+/// Emits one diagnostic for all differences of one pair. Returns true if it counted as an error.
+bool reportPair(DiagnosticEngine &Diags, const std::string &Headline, std::vector<DiagSite> Sites,
+                std::vector<AbiFinding> Findings) {
+  // Worst first, keeping the comparison's order among equals (counts, returns, params, attributes).
+  std::stable_sort(Findings.begin(), Findings.end(),
+                   [](const AbiFinding &A, const AbiFinding &B) { return A.Level > B.Level; });
+  Severity Level = Findings.front().Level;
+  for (const AbiFinding &F : Findings) {
+    std::string Line = F.Detail;
+    if (F.Level != Level)
+      Line += " [" + severityWord(F.Level).str() + "]";
+    Sites.push_back({std::move(Line)});
+  }
+  Diagnostic D;
+  D.Level = Level;
+  D.Message = Headline + ": " + Findings.front().Detail;
+  D.Sites = std::move(Sites);
+  D.Code = Findings.front().Code;
+  unsigned Before = Diags.errorCount();
+  Diags.report(std::move(D));
+  return Diags.errorCount() != Before;
+}
+
+/// The site lines for one side: where it is and what it says.
+void addSite(std::vector<DiagSite> &Sites, StringRef Verb, const ModuleVariant &M, StringRef Object,
+             SourceLoc Where, std::string Ptx) {
+  Sites.push_back({(Verb + " " + describeSite(M, Object, Where) + ": " + Ptx).str()});
+}
+
+SourceLoc whereOf(const ModuleVariant &M, uint32_t Sym, SourceLoc Preferred) {
+  if (Preferred.isValid() || Sym >= M.Symbols.size())
+    return Preferred;
+  return M.Symbols[Sym].Where;
+}
+
+bool validSite(const SymbolSite &S) { return S.Module && S.Symbol < S.Module->Symbols.size(); }
+
+} // namespace
+
+bool checkFunctionAgreement(const SymbolSite &Definition, const SymbolSite &Other, DiagnosticEngine &Diags) {
+  return checkFunctionAgreement(Definition, Other, Diags, AbiCheckOptions{});
+}
+
+bool checkFunctionAgreement(const SymbolSite &Def, const SymbolSite &Other, DiagnosticEngine &Diags,
+                            const AbiCheckOptions &Options) {
+  if (!validSite(Def) || !validSite(Other))
+    return false;
+  Roles R = rolesFor(Options.Relation);
+  const Symbol &DefSym = Def.Module->Symbols[Def.Symbol];
+  const Symbol &OtherSym = Other.Module->Symbols[Other.Symbol];
+  const FunctionAbi *DefAbi = findFunctionAbi(*Def.Module, Def.Symbol);
+  const FunctionAbi *OtherAbi = findFunctionAbi(*Other.Module, Other.Symbol);
+
+  std::string Headline;
+  switch (Options.Relation) {
+  case AbiRelation::DeclarationVsDefinition:
+    Headline = "declaration of " + displayName(DefSym.Name) + " does not match its definition";
+    break;
+  case AbiRelation::AliasVsAliasee:
+    Headline = "alias " + displayName(OtherSym.Name) + " does not match its aliasee " + displayName(DefSym.Name);
+    break;
+  case AbiRelation::CallTableMembers:
+    Headline = "call-table members " + displayName(OtherSym.Name) + " and " + displayName(DefSym.Name) +
+               " have different prototypes";
+    break;
+  case AbiRelation::CallTargetVsPrototype:
+    Headline = "call target " + displayName(DefSym.Name) + " does not match the call's prototype";
+    break;
+  }
+
+  if (!DefAbi || !OtherAbi) {
+    bool OtherIsVariable = OtherSym.Kind == SymbolKind::Variable, DefIsVariable = DefSym.Kind == SymbolKind::Variable;
+    if (OtherIsVariable != DefIsVariable) {
+      std::vector<DiagSite> Sites;
+      addSite(Sites, R.OtherAt, *Other.Module, Other.ObjectName, OtherSym.Where,
+              OtherIsVariable ? "a variable" : "a function");
+      addSite(Sites, R.DefAt, *Def.Module, Def.ObjectName, DefSym.Where, DefIsVariable ? "a variable" : "a function");
+      return reportPair(Diags, Headline, std::move(Sites),
+                        {{Severity::Error, "abi-kind",
+                          "kind: " + std::string(OtherIsVariable ? "variable" : "function") + " in " +
+                              R.OtherName.str() + ", " + (DefIsVariable ? "variable" : "function") + " in " +
+                              R.DefName.str()}});
+    }
+    if (Options.ReportUncheckable) {
+      const SymbolSite &Missing = DefAbi ? Other : Def;
+      Diags.note("cannot check the prototype of " + displayName(DefSym.Name) + ": " +
+                     (Missing.ObjectName.empty() ? StringRef("an input") : Missing.ObjectName) +
+                     " records no signature for it",
+                 {{"at " + describeSite(*Missing.Module, Missing.ObjectName,
+                                         Missing.Module->Symbols[Missing.Symbol].Where)}},
+                 "abi-no-signature");
+    }
+    return false;
+  }
+
+  std::vector<AbiFinding> Findings =
+      compareFunctionAbi(*OtherAbi, *DefAbi, R.OtherName, R.DefName, Options.Relation);
+
+  // What the C++ names add. Two different mangled names (alias, call-table members) carry their
+  // parameter types: if those differ while the PTX agrees, the PTX types were too coarse to tell.
+  std::string CxxOther = cxxParameters(OtherSym.Name), CxxDef = cxxParameters(DefSym.Name);
+  bool BothCxx = !CxxOther.empty() && !CxxDef.empty();
+  if (BothCxx && OtherSym.Name != DefSym.Name && CxxOther != CxxDef)
+    Findings.push_back({Severity::Warning, "abi-cxx-signature",
+                        "C++ parameters: " + CxxOther + " in " + R.OtherName.str() + ", " + CxxDef + " in " +
+                            R.DefName.str()});
+
+  // Debug information, when both modules carry it, says what C types the PTX types stand for.
+  bool DwarfCompared = false;
+  if (Findings.empty() || worst(Findings) < Severity::Error) {
+    DwarfSignatureComparison Dwarf =
+        compareDwarfSignatures(*Other.Module, OtherSym.Name, *Def.Module, DefSym.Name, R.OtherName, R.DefName);
+    DwarfCompared = Dwarf.Compared;
+    for (AbiFinding &F : Dwarf.Findings)
+      Findings.push_back(std::move(F));
+  }
+
+  if (Findings.empty()) {
+    // Same mangled name: the C++ types agree too, so nothing is left unchecked. extern "C" names with
+    // untyped .bN parameters and no debug information are the case nothing can settle.
+    bool SameCxx = BothCxx && OtherSym.Name == DefSym.Name;
+    if (Options.ReportUncheckable && !SameCxx && !DwarfCompared &&
+        (hasAmbiguousBits(*OtherAbi) || hasAmbiguousBits(*DefAbi)))
+      Diags.note("cannot tell the C types of " + displayName(DefSym.Name) +
+                     " apart beyond their size: its untyped .bN parameters could be int or float, and " +
+                     "neither a C++ mangled name nor debug information in both modules says which",
+                 {{(R.OtherAt + " " + describeSite(*Other.Module, Other.ObjectName, whereOf(*Other.Module, Other.Symbol, OtherAbi->Where)))
+                       .str()},
+                  {(R.DefAt + " " + describeSite(*Def.Module, Def.ObjectName, whereOf(*Def.Module, Def.Symbol, DefAbi->Where)))
+                       .str()}},
+                 "abi-uncheckable");
+    return false;
+  }
+
+  std::vector<DiagSite> Sites;
+  addSite(Sites, R.OtherAt, *Other.Module, Other.ObjectName, whereOf(*Other.Module, Other.Symbol, OtherAbi->Where),
+          formatFunctionPtx(*Other.Module, *OtherAbi));
+  addSite(Sites, R.DefAt, *Def.Module, Def.ObjectName, whereOf(*Def.Module, Def.Symbol, DefAbi->Where),
+          formatFunctionPtx(*Def.Module, *DefAbi));
+  std::string DemOther = demangleCxx(OtherSym.Name), DemDef = demangleCxx(DefSym.Name);
+  if (!DemOther.empty() || !DemDef.empty()) {
+    if (OtherSym.Name == DefSym.Name)
+      Sites.push_back({"C++: " + DemDef + " on both sides: a type it names has a different layout in the two "
+                                          "translation units"});
+    else
+      Sites.push_back({"C++: " + (DemOther.empty() ? OtherSym.Name.str() : DemOther) + " in " + R.OtherName.str() +
+                       ", " + (DemDef.empty() ? DefSym.Name.str() : DemDef) + " in " + R.DefName.str()});
+  }
+  return reportPair(Diags, Headline, std::move(Sites), std::move(Findings));
+}
+
+bool checkPrototypeAgreement(const SymbolSite &Target, const PrototypeSite &Proto, DiagnosticEngine &Diags,
+                             const AbiCheckOptions &Options) {
+  if (!validSite(Target) || !Proto.Module || Proto.Prototype >= Proto.Module->Prototypes.size())
+    return false;
+  const PrototypeAbi &P = Proto.Module->Prototypes[Proto.Prototype];
+  const Symbol &TargetSym = Target.Module->Symbols[Target.Symbol];
+  const FunctionAbi *TargetAbi = findFunctionAbi(*Target.Module, Target.Symbol);
+  Roles R = rolesFor(AbiRelation::CallTargetVsPrototype);
+  if (!TargetAbi) {
+    if (Options.ReportUncheckable)
+      Diags.note("cannot check call target " + displayName(TargetSym.Name) + " against prototype '" + P.Label +
+                     "': no signature recorded for it",
+                 {{"at " + describeSite(*Target.Module, Target.ObjectName, TargetSym.Where)}}, "abi-no-signature");
+    return false;
+  }
+  FunctionAbi AsFunction;
+  AsFunction.Returns = P.Returns;
+  AsFunction.Params = P.Params;
+  AsFunction.NoReturn = P.NoReturn;
+  AsFunction.AbiPreserve = P.AbiPreserve;
+  AsFunction.AbiPreserveControl = P.AbiPreserveControl;
+  // A prototype carries no attributes; they are not part of what an indirect call checks.
+  FunctionAbi TargetView = *TargetAbi;
+  TargetView.Attributes.clear();
+  std::vector<AbiFinding> Findings =
+      compareFunctionAbi(AsFunction, TargetView, R.OtherName, R.DefName, AbiRelation::CallTargetVsPrototype);
+  if (Findings.empty())
+    return false;
+  std::string Headline = "call target " + displayName(TargetSym.Name) + " does not match prototype '" +
+                         P.Label.str() + "'";
+  std::string Where;
+  if (P.Function < Proto.Module->Symbols.size())
+    Where = " in " + Proto.Module->Symbols[P.Function].Name.str();
+  std::vector<DiagSite> Sites;
+  addSite(Sites, R.OtherAt, *Proto.Module, Proto.ObjectName, P.Where, formatPrototypePtx(P) + Where);
+  addSite(Sites, R.DefAt, *Target.Module, Target.ObjectName, whereOf(*Target.Module, Target.Symbol, TargetAbi->Where),
+          formatFunctionPtx(*Target.Module, *TargetAbi));
+  return reportPair(Diags, Headline, std::move(Sites), std::move(Findings));
+}
+
+bool checkVariableAgreement(const SymbolSite &Definition, const SymbolSite &Other, DiagnosticEngine &Diags) {
+  return checkVariableAgreement(Definition, Other, Diags, AbiCheckOptions{});
+}
+
+bool checkVariableAgreement(const SymbolSite &Def, const SymbolSite &Other, DiagnosticEngine &Diags,
+                            const AbiCheckOptions &Options) {
+  if (!validSite(Def) || !validSite(Other))
+    return false;
+  const Symbol &DefSym = Def.Module->Symbols[Def.Symbol];
+  const Symbol &OtherSym = Other.Module->Symbols[Other.Symbol];
+  const VariableAbi *DefAbi = findVariableAbi(*Def.Module, Def.Symbol);
+  const VariableAbi *OtherAbi = findVariableAbi(*Other.Module, Other.Symbol);
+  std::string Headline = "declaration of variable " + displayName(DefSym.Name) + " does not match its definition";
+  if (!DefAbi || !OtherAbi) {
+    bool OtherIsVariable = OtherSym.Kind == SymbolKind::Variable, DefIsVariable = DefSym.Kind == SymbolKind::Variable;
+    if (OtherIsVariable != DefIsVariable) {
+      std::vector<DiagSite> Sites;
+      addSite(Sites, "declared at", *Other.Module, Other.ObjectName, OtherSym.Where,
+              OtherIsVariable ? "a variable" : "a function");
+      addSite(Sites, "defined at", *Def.Module, Def.ObjectName, DefSym.Where, DefIsVariable ? "a variable" : "a function");
+      return reportPair(Diags, "declaration of " + displayName(DefSym.Name) + " does not match its definition",
+                        std::move(Sites),
+                        {{Severity::Error, "abi-kind",
+                          std::string("kind: ") + (OtherIsVariable ? "variable" : "function") +
+                              " in the declaration, " + (DefIsVariable ? "variable" : "function") +
+                              " in the definition"}});
+    }
+    if (Options.ReportUncheckable) {
+      const SymbolSite &Missing = DefAbi ? Other : Def;
+      Diags.note("cannot check the layout of variable " + displayName(DefSym.Name) + ": " +
+                     (Missing.ObjectName.empty() ? StringRef("an input") : Missing.ObjectName) +
+                     " records no layout for it",
+                 {{"at " + describeSite(*Missing.Module, Missing.ObjectName,
+                                         Missing.Module->Symbols[Missing.Symbol].Where)}},
+                 "abi-no-signature");
+    }
+    return false;
+  }
+  std::vector<AbiFinding> Findings = compareVariableAbi(*OtherAbi, *DefAbi, "the declaration", "the definition");
+  if (Findings.empty())
+    return false;
+  std::vector<DiagSite> Sites;
+  addSite(Sites, "declared at", *Other.Module, Other.ObjectName, whereOf(*Other.Module, Other.Symbol, OtherAbi->Where),
+          formatVariablePtx(*Other.Module, *OtherAbi));
+  addSite(Sites, "defined at", *Def.Module, Def.ObjectName, whereOf(*Def.Module, Def.Symbol, DefAbi->Where),
+          formatVariablePtx(*Def.Module, *DefAbi));
+  if (std::string Dem = demangleCxx(DefSym.Name); !Dem.empty())
+    Sites.push_back({"C++: " + Dem});
+  return reportPair(Diags, Headline, std::move(Sites), std::move(Findings));
+}
+
+} // namespace ptxlink

@@ -1,0 +1,183 @@
+// How ABI diagnostics show what they compare: signatures printed back as normalised PTX, sites as
+// "file:line:col (object)", C++ names demangled.
+//
+// The problem: nvlink's "Prototype doesn't match for 'f'" names neither prototype nor where each came
+// from. Every ABI finding instead prints both sides in the one notation a PTX author reads, rebuilt from
+// the structured signature (so declaration and definition print alike and differ only where they differ).
+
+#include "ptxlink/AbiCheck.h"
+
+#include "llvm/Demangle/Demangle.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace llvm;
+
+namespace ptxlink {
+
+std::string formatParamPtx(const ParamInfo &P) {
+  std::string Out;
+  raw_string_ostream OS(Out);
+  OS << (P.Space == StateSpace::Reg ? ".reg" : ".param");
+  if (P.Align)
+    OS << " .align " << P.Align;
+  if (P.IsPtr) {
+    OS << " .ptr";
+    if (P.PtrSpace != StateSpace::None && P.PtrSpace != StateSpace::Generic)
+      OS << " " << stateSpaceName(P.PtrSpace);
+    if (P.PtrAlign)
+      OS << " .align " << P.PtrAlign;
+  }
+  if (P.VectorWidth)
+    OS << " .v" << unsigned(P.VectorWidth);
+  OS << " " << (P.Type.empty() ? StringRef(".b8") : P.Type);
+  if (!P.Name.empty())
+    OS << " " << P.Name;
+  for (uint64_t Dim : P.ArrayDims) {
+    // Some producers record the unsized trailing dimension as a 0; print it as `[]` once, below.
+    if (Dim == 0 && P.UnsizedArray)
+      continue;
+    OS << "[" << Dim << "]";
+  }
+  if (P.UnsizedArray)
+    OS << "[]";
+  return Out;
+}
+
+static void formatParamList(raw_ostream &OS, ArrayRef<ParamInfo> Params) {
+  OS << "(";
+  for (size_t I = 0; I < Params.size(); ++I)
+    OS << (I ? ", " : "") << formatParamPtx(Params[I]);
+  OS << ")";
+}
+
+static void formatFunctionTail(raw_ostream &OS, bool NoReturn, const std::optional<uint32_t> &Preserve,
+                               const std::optional<uint32_t> &PreserveControl) {
+  if (NoReturn)
+    OS << " .noreturn";
+  if (Preserve)
+    OS << " .abi_preserve " << *Preserve;
+  if (PreserveControl)
+    OS << " .abi_preserve_control " << *PreserveControl;
+}
+
+static StringRef linkageDirective(const Symbol &S) {
+  switch (S.Bind) {
+  case Binding::Global:
+    return ".visible ";
+  case Binding::Weak:
+    return ".weak ";
+  case Binding::Common:
+    return ".common ";
+  case Binding::Undefined:
+    return ".extern ";
+  case Binding::Local:
+    return "";
+  }
+  return "";
+}
+
+std::string formatFunctionPtx(const ModuleVariant &Module, const FunctionAbi &F) {
+  std::string Out;
+  raw_string_ostream OS(Out);
+  StringRef Name = "<unnamed>";
+  if (F.Symbol < Module.Symbols.size()) {
+    const Symbol &S = Module.Symbols[F.Symbol];
+    Name = S.Name;
+    OS << linkageDirective(S);
+  }
+  OS << (F.IsKernel ? ".entry " : ".func ");
+  for (StringRef Attr : F.Attributes)
+    OS << ".attribute(" << Attr << ") ";
+  if (!F.Returns.empty()) {
+    formatParamList(OS, F.Returns);
+    OS << " ";
+  }
+  OS << Name;
+  // `.func f` and `.func f()` are the same prototype; print the list whenever there is one to show.
+  if (!F.Params.empty() || !F.Returns.empty())
+    formatParamList(OS, F.Params);
+  formatFunctionTail(OS, F.NoReturn, F.AbiPreserve, F.AbiPreserveControl);
+  return Out;
+}
+
+std::string formatPrototypePtx(const PrototypeAbi &P) {
+  std::string Out;
+  raw_string_ostream OS(Out);
+  OS << P.Label << ": .callprototype ";
+  if (!P.Returns.empty()) {
+    formatParamList(OS, P.Returns);
+    OS << " ";
+  }
+  OS << "_ ";
+  formatParamList(OS, P.Params);
+  formatFunctionTail(OS, P.NoReturn, P.AbiPreserve, P.AbiPreserveControl);
+  return Out;
+}
+
+std::string formatVariablePtx(const ModuleVariant &Module, const VariableAbi &V) {
+  std::string Out;
+  raw_string_ostream OS(Out);
+  StringRef Name = "<unnamed>";
+  if (V.Symbol < Module.Symbols.size()) {
+    const Symbol &S = Module.Symbols[V.Symbol];
+    Name = S.Name;
+    OS << linkageDirective(S);
+  }
+  for (StringRef Attr : V.Attributes)
+    OS << ".attribute(" << Attr << ") ";
+  OS << stateSpaceName(V.Space);
+  if (V.Align)
+    OS << " .align " << V.Align;
+  if (V.VectorWidth)
+    OS << " .v" << unsigned(V.VectorWidth);
+  OS << " " << V.Type << " " << Name;
+  for (uint64_t Dim : V.ArrayDims) {
+    if (Dim == 0 && V.UnsizedArray)
+      continue;
+    OS << "[" << Dim << "]";
+  }
+  if (V.UnsizedArray)
+    OS << "[]";
+  return Out;
+}
+
+const FunctionAbi *findFunctionAbi(const ModuleVariant &Module, uint32_t Symbol) {
+  for (const FunctionAbi &F : Module.Functions)
+    if (F.Symbol == Symbol)
+      return &F;
+  return nullptr;
+}
+
+const VariableAbi *findVariableAbi(const ModuleVariant &Module, uint32_t Symbol) {
+  for (const VariableAbi &V : Module.Variables)
+    if (V.Symbol == Symbol)
+      return &V;
+  return nullptr;
+}
+
+std::string demangleCxx(StringRef Name) {
+  if (!Name.starts_with("_Z"))
+    return "";
+  ItaniumPartialDemangler D;
+  if (D.partialDemangle(Name.str().c_str()))
+    return "";
+  char *Buf = D.finishDemangle(nullptr, nullptr);
+  if (!Buf)
+    return "";
+  std::string Result(Buf);
+  std::free(Buf);
+  return Result;
+}
+
+std::string describeSite(const ModuleVariant &Module, StringRef ObjectName, SourceLoc Where) {
+  std::string Out;
+  raw_string_ostream OS(Out);
+  OS << (Module.SourceName.empty() ? StringRef("<unknown>") : Module.SourceName);
+  if (Where.isValid())
+    OS << ":" << Where.Line << ":" << Where.Column;
+  if (!ObjectName.empty() && ObjectName != Module.SourceName)
+    OS << " (" << ObjectName << ")";
+  return Out;
+}
+
+} // namespace ptxlink
