@@ -69,7 +69,10 @@ void ArchLink::traceSymbols(raw_ostream &OS) const {
         // References to it from this module.
         for (uint32_t K = 0; K < M.Sections.size(); ++K)
           for (const Relocation &Rel : M.Sections[K].Relocs)
-            if (Rel.Kind != RelocKind::FileIndex && Rel.Symbol == SI)
+            if (Rel.Kind != RelocKind::FileIndex && Rel.Symbol == SI &&
+                // the name in its own definition's header is not a reference
+                !(M.Sections[K].Symbol == SI &&
+                  (M.Sections[K].Kind == SectionKind::Variable || Rel.Offset < M.Sections[K].HeaderLength)))
               OS << "    referenced at " << siteText(Modules[MI], locationIn(MI, K, Rel.Offset)) << " in "
                  << M.Sections[K].Name << (Modules[MI].SectionLive[K] ? "" : " (dead)") << "\n";
       }
