@@ -280,6 +280,14 @@ void Lowerer::declareDebugRefs() {
 
 void Lowerer::lowerAlias(const PtxAlias &A) {
   uint32_t AS = lookup(A.Alias), BS = lookup(A.Aliasee);
+  if (AS == NoSymbol || V.Symbols[AS].Kind != SymbolKind::Function) {
+    D.error(A.AliasOffset, A.AliasLoc, "alias '" + A.Alias + "' must be declared as a function (without body) first");
+    return;
+  }
+  if (V.Symbols[AS].Section != NoSection || V.Symbols[AS].AliasOf != NoSymbol) {
+    D.error(A.AliasOffset, A.AliasLoc, "alias '" + A.Alias + "' is already defined");
+    return;
+  }
   if (BS == NoSymbol || (V.Symbols[BS].Kind != SymbolKind::Function && V.Symbols[BS].Kind != SymbolKind::Kernel)) {
     D.error(A.AliaseeOffset, A.AliaseeLoc, "aliasee '" + A.Aliasee + "' is not a function declared in this module");
     return;
@@ -301,19 +309,7 @@ void Lowerer::lowerAlias(const PtxAlias &A) {
     D.error(A.AliaseeOffset, A.AliaseeLoc, "aliasee '" + A.Aliasee + "' is itself an alias");
     return;
   }
-  if (AS == NoSymbol || V.Symbols[AS].Kind != SymbolKind::Function) {
-    D.error(A.AliasOffset, A.AliasLoc, "alias '" + A.Alias + "' must be declared as a function (without body) first");
-    return;
-  }
   Symbol &Al = V.Symbols[AS];
-  if (Al.Section != NoSection || Al.AliasOf != NoSymbol) {
-    D.error(A.AliasOffset, A.AliasLoc, "alias '" + A.Alias + "' is already defined");
-    return;
-  }
-  if (AS == BS) {
-    D.error(A.AliasOffset, A.AliasLoc, "'" + A.Alias + "' cannot alias itself");
-    return;
-  }
   if (FuncAbiOf[AS] != ~0u && FuncAbiOf[BS] != ~0u) {
     const FunctionAbi &X = V.Functions[FuncAbiOf[AS]], &Y = V.Functions[FuncAbiOf[BS]];
     auto Same = [](const std::vector<ParamInfo> &P, const std::vector<ParamInfo> &Q) {

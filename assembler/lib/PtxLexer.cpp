@@ -134,7 +134,7 @@ Token Lexer::lex() {
     }
     ++J;
     T.Kind = TokKind::String;
-  } else if (C == '\0' || static_cast<unsigned char>(C) >= 0x80 || C < 0x20) {
+  } else if (C == '\0' || static_cast<unsigned char>(C) >= 0x7f || (C > 0 && C < 0x20)) {
     T.Kind = TokKind::Error;
     ErrorMsg = C == '\0' ? "unexpected NUL byte (is this a binary file?)" : "unexpected character";
   } else {

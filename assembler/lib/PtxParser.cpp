@@ -189,7 +189,14 @@ private:
     D.error(T.Offset, T.Loc, Msg);
     return false;
   }
-  bool errorHere(const Twine &Msg) { return error(Tok, Msg); }
+  bool errorHere(const Twine &Msg) {
+    if (Tok.is(TokKind::Eof) && PrevEnd > 0) {
+      // Point just after the last token rather than at an empty line past the end.
+      D.errorAt(PrevEnd, Msg);
+      return false;
+    }
+    return error(Tok, Msg);
+  }
   std::string describe(const Token &T) {
     if (T.is(TokKind::Eof))
       return "end of file";
@@ -233,7 +240,7 @@ private:
     return true;
   }
 
-  void recover();
+  void recover(size_t ItemStart);
   bool parseTopLevel();
   bool parseVersion();
   bool parseTarget();
@@ -264,11 +271,14 @@ private:
 
 } // namespace
 
-void Parser::recover() {
-  static const StringRef Resync[] = {".func",   ".entry",   ".visible", ".weak",  ".extern", ".common",
-                                     ".version", ".target", ".section", ".alias", ".file"};
+void Parser::recover(size_t ItemStart) {
+  // Skip to the end of the broken item: a top-level ';', the '}' closing a body, or the next directive
+  // that can only start a module-scope item. Always make progress.
+  static const StringRef Resync[] = {".func",   ".entry",  ".visible", ".weak",  ".extern", ".common",
+                                     ".version", ".target", ".section", ".alias", ".file",   ".address_size",
+                                     ".pragma", ".global", ".const",   ".shared", ".local",  ".tex"};
   int Brace = 0, Paren = 0;
-  bool First = true;
+  bool First = Tok.Offset == ItemStart;
   while (!Tok.is(TokKind::Eof)) {
     if (!First && Brace == 0 && Paren == 0 && Tok.is(TokKind::Directive)) {
       for (StringRef R : Resync)
@@ -297,12 +307,14 @@ void Parser::recover() {
 
 void Parser::parseModule() {
   M.Text = Main.text();
+  M.Target.AddressSize = 32; // the PTX default when .address_size is absent
   advance();
   while (!Tok.is(TokKind::Eof)) {
     if (D.stop())
       return;
+    size_t Start = Tok.Offset;
     if (!parseTopLevel())
-      recover();
+      recover(Start);
   }
   if (!M.HasVersion && !SawItemBeforeVersion)
     D.error(0, SourceLoc{1, 1}, "a PTX module must begin with a .version directive");
@@ -360,8 +372,12 @@ bool Parser::parseTopLevel() {
   }
   if (S == StateSpace::Reg || S == StateSpace::Param)
     return errorHere("'" + Dir + "' variables are not allowed at module scope");
-  if (Dir == ".loc")
-    return errorHere(".loc is only allowed inside a function body");
+  if (Dir == ".loc") {
+    errorHere(".loc is only allowed inside a function body");
+    L->restOfLine(); // .loc has no ';': the rest of its line belongs to it
+    advance();
+    return true;
+  }
   if (Link != Linkage::None)
     return errorHere("expected .func, .entry or a state space after '" + LinkTok.Text + "', found " +
                      describe(Tok));
@@ -371,10 +387,8 @@ bool Parser::parseTopLevel() {
 bool Parser::parseVersion() {
   Token V = Tok;
   advance();
-  if (M.HasVersion)
-    return error(V, "duplicate .version directive");
-  if (SawItemBeforeVersion)
-    return error(V, ".version must be the first directive of the module");
+  bool Duplicate = M.HasVersion;
+  M.HasVersion = true; // even if malformed: do not also report a missing .version
   if (!Tok.is(TokKind::Float) && !Tok.is(TokKind::Integer))
     return errorHere("expected a version number 'major.minor', found " + describe(Tok));
   StringRef Maj, Min;
@@ -382,10 +396,14 @@ bool Parser::parseVersion() {
   unsigned A = 0, B = 0;
   if (Min.empty() || Maj.getAsInteger(10, A) || Min.getAsInteger(10, B))
     return errorHere("expected a version number 'major.minor', found " + describe(Tok));
+  advance();
+  if (Duplicate) {
+    error(V, "duplicate .version directive");
+    return true;
+  }
+  // A .version after other items was already reported at the first item (noteItem).
   M.Target.VersionMajor = A;
   M.Target.VersionMinor = B;
-  M.HasVersion = true;
-  advance();
   return true;
 }
 
@@ -433,8 +451,10 @@ bool Parser::parseAddressSize() {
     return false;
   if (V != 32 && V != 64)
     return error(NumTok, "address size must be 32 or 64");
-  if (M.Target.AddressSizeGiven)
-    return error(T, "duplicate .address_size directive");
+  if (M.Target.AddressSizeGiven) {
+    error(T, "duplicate .address_size directive");
+    return true;
+  }
   M.Target.AddressSize = V;
   M.Target.AddressSizeGiven = true;
   return true;
@@ -464,8 +484,10 @@ bool Parser::parseFile() {
     F.Size = V;
   }
   for (const FileEntry &Old : M.Files)
-    if (Old.Index == F.Index)
-      return error(T, "duplicate .file index " + Twine(F.Index));
+    if (Old.Index == F.Index) {
+      error(T, "duplicate .file index " + Twine(F.Index));
+      return true;
+    }
   M.Files.push_back(F);
   M.FileLocs.push_back(T.Loc);
   return true;
@@ -1129,11 +1151,26 @@ bool Parser::parseLegacyDwarf() {
   if (LineEnd == StringRef::npos)
     LineEnd = Main.text().size();
   // Tokenize just this line with a lexer over the same text, cut at the line end (offsets stay valid).
-  LexPos P{At.Offset + 7, At.Loc.Line, At.Offset - (At.Loc.Column - 1)};
+  // The directive is read by hand: `.4byte` is not a lexer directive (it would lex as a number).
+  StringRef Line = Main.text().slice(At.Offset + 7, LineEnd);
+  size_t Skip = Line.size() - Line.ltrim(" \t").size();
+  size_t DirBegin = At.Offset + 7 + Skip;
+  size_t DirEnd = DirBegin;
+  if (DirEnd < LineEnd && Main.text()[DirEnd] == '.') {
+    ++DirEnd;
+    while (DirEnd < LineEnd && isIdentChar(Main.text()[DirEnd]))
+      ++DirEnd;
+  }
+  LexPos P{DirEnd, At.Loc.Line, At.Offset - (At.Loc.Column - 1)};
   Lexer LineLex(Main.text().take_front(LineEnd), P);
   Lexer *Saved = L;
   L = &LineLex;
-  Tok = L->next();
+  Token DirTok;
+  DirTok.Kind = TokKind::Directive;
+  DirTok.Text = Main.text().slice(DirBegin, DirEnd);
+  DirTok.Offset = DirBegin;
+  DirTok.Loc = SourceLoc{At.Loc.Line, static_cast<uint32_t>(DirBegin - P.LineStart + 1)};
+  Tok = DirTok;
   bool Ok = true;
   auto Finish = [&] {
     L = Saved;
@@ -1141,8 +1178,8 @@ bool Parser::parseLegacyDwarf() {
     advance();
     return Ok;
   };
-  if (!Tok.is(TokKind::Directive)) {
-    Ok = errorHere("expected a directive after @@DWARF, found " + describe(Tok));
+  if (DirTok.Text.size() < 2) {
+    Ok = errorHere("expected a directive after @@DWARF");
     return Finish();
   }
   StringRef Dir = Tok.Text;

@@ -1,0 +1,328 @@
+// Unit tests of the module-level PTX parser: module directives and targets, function headers in all
+// their forms, variables and initializers, debug sections (`.section` and `@@DWARF`), and error recovery
+// (every error reported with its location, parsing continues).
+#include "ptxlink/PtxParser.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+using namespace ptxlink;
+
+namespace {
+
+struct Parsed {
+  std::string Text;
+  std::string Errors;
+  PtxModule M;
+  bool Ok = false;
+  unsigned ErrorCount = 0;
+};
+
+std::unique_ptr<Parsed> parse(const std::string &Text) {
+  auto P = std::make_unique<Parsed>();
+  P->Text = Text;
+  llvm::raw_string_ostream OS(P->Errors);
+  DiagnosticEngine Engine(OS, "test");
+  Engine.setErrorLimit(0);
+  SourceDiags D(Engine, P->Text, "t.ptx");
+  P->Ok = parsePtxModule(P->Text, "t.ptx", D, P->M);
+  P->ErrorCount = D.errors();
+  OS.flush();
+  return P;
+}
+
+const char *Header = ".version 8.0\n.target sm_90\n.address_size 64\n";
+
+TEST(ParserTest, ModuleDirectives) {
+  auto P = parse(".version 7.8\n.target compute_90a, debug\n.address_size 32\n");
+  ASSERT_TRUE(P->Ok) << P->Errors;
+  EXPECT_EQ(P->M.Target.VersionMajor, 7u);
+  EXPECT_EQ(P->M.Target.VersionMinor, 8u);
+  EXPECT_EQ(P->M.ArchName, "sm_90a");
+  EXPECT_TRUE(P->M.Target.Debug);
+  EXPECT_EQ(P->M.Target.AddressSize, 32u);
+  EXPECT_TRUE(P->M.Target.AddressSizeGiven);
+}
+
+TEST(ParserTest, TargetForms) {
+  EXPECT_EQ(canonicalArch("sm_101a"), "sm_110a");
+  EXPECT_EQ(canonicalArch("sm_101"), "sm_110");
+  EXPECT_EQ(canonicalArch("sm_101f"), "sm_110f");
+  EXPECT_EQ(canonicalArch("compute_52"), "sm_52");
+  EXPECT_EQ(canonicalArch("sm_120f"), "sm_120f");
+  EXPECT_EQ(canonicalArch("debug"), "");
+  auto P = parse(".version 1.4\n.target sm_10, map_f64_to_f32\n.target sm_13, texmode_independent\n");
+  ASSERT_TRUE(P->Ok) << P->Errors;
+  EXPECT_EQ(P->M.ArchName, "sm_13");
+  EXPECT_TRUE(P->M.Target.MapF64ToF32);
+  EXPECT_EQ(P->M.Target.Texmode, "texmode_independent");
+  EXPECT_EQ(P->M.Target.Options.size(), 2u);
+  EXPECT_FALSE(P->M.Target.AddressSizeGiven);
+  EXPECT_EQ(P->M.Target.AddressSize, 32u);
+  auto Q = parse(".version 8.8\n.target sm_100\n.target sm_100a\n.target sm_90\n");
+  ASSERT_TRUE(Q->Ok) << Q->Errors;
+  EXPECT_EQ(Q->M.ArchName, "sm_100a");
+  auto Bad = parse(".version 8.8\n.target sm_xx\n");
+  EXPECT_FALSE(Bad->Ok);
+  EXPECT_NE(Bad->Errors.find("t.ptx:2:9: error: unknown target 'sm_xx'"), std::string::npos) << Bad->Errors;
+}
+
+TEST(ParserTest, FunctionHeaders) {
+  auto P = parse(std::string(Header) +
+                 ".visible .func (.param .align 16 .b8 ret[16]) f(.reg .b32 a, .param .u64 .ptr .global .align 16 p,\n"
+                 "   .param .v4 .f32 v, .param .align 4 .b8 rest[]) .noreturn_placeholder_removed\n");
+  // .noreturn is not allowed with return parameters, and unknown directives are errors.
+  EXPECT_FALSE(P->Ok);
+  auto Q = parse(std::string(Header) +
+                 ".visible .func (.param .align 16 .b8 ret[16]) f(.reg .b32 a, .param .u64 .ptr .global .align 16 p,\n"
+                 "   .param .v4 .f32 v, .param .align 4 .b8 rest[]) .abi_preserve 8 .abi_preserve_control 2\n{\n ret;\n}\n"
+                 ".func .attribute(.unified(0x1, 0x2)) g .noreturn;\n"
+                 ".entry k .maxntid 128, 2 .reqntid 64 .minnctapersm 4 .maxnreg 32 .maxnctapersm 1\n"
+                 "  .reqnctapercluster 2, 2, 1 .explicitcluster .maxclusterrank 8 .blocksareclusters\n"
+                 "  .pragma \"nounroll\"; { ret; }\n"
+                 ".extern .func (.param .b32 r) h\n(\n  .param .b32 x\n)\n;\n");
+  ASSERT_TRUE(Q->Ok) << Q->Errors;
+  ASSERT_EQ(Q->M.Functions.size(), 4u);
+  const PtxFunction &F = Q->M.Functions[0];
+  EXPECT_EQ(F.Name, "f");
+  EXPECT_EQ(F.Link, Linkage::Visible);
+  EXPECT_TRUE(F.HasBody);
+  ASSERT_EQ(F.Returns.size(), 1u);
+  EXPECT_EQ(F.Returns[0].Align, 16u);
+  EXPECT_EQ(F.Returns[0].ArrayDims.size(), 1u);
+  EXPECT_EQ(F.Returns[0].ArrayDims[0], 16u);
+  ASSERT_EQ(F.Params.size(), 4u);
+  EXPECT_EQ(F.Params[0].Space, StateSpace::Reg);
+  EXPECT_EQ(F.Params[1].IsPtr, true);
+  EXPECT_EQ(F.Params[1].PtrSpace, StateSpace::Global);
+  EXPECT_EQ(F.Params[1].PtrAlign, 16u);
+  EXPECT_EQ(F.Params[1].Align, 0u);
+  EXPECT_EQ(F.Params[2].VectorWidth, 4u);
+  EXPECT_EQ(F.Params[2].Type, ".f32");
+  EXPECT_TRUE(F.Params[3].UnsizedArray);
+  EXPECT_EQ(*F.AbiPreserve, 8u);
+  EXPECT_EQ(*F.AbiPreserveControl, 2u);
+  EXPECT_EQ(Q->Text.substr(F.Begin, F.HeaderEnd - F.Begin).substr(0, 6), ".func ");
+  EXPECT_EQ(Q->Text[F.HeaderEnd - 1], '2'); // the last header token is `.abi_preserve_control 2`
+  EXPECT_EQ(Q->Text[F.End - 1], '}');
+
+  const PtxFunction &G = Q->M.Functions[1];
+  EXPECT_FALSE(G.HasBody);
+  EXPECT_TRUE(G.NoReturn);
+  ASSERT_EQ(G.Attributes.size(), 1u);
+  EXPECT_EQ(G.Attributes[0], ".unified(0x1, 0x2)");
+
+  const PtxFunction &K = Q->M.Functions[2];
+  EXPECT_TRUE(K.IsKernel);
+  EXPECT_TRUE(K.HasBody);
+  EXPECT_EQ((*K.Tuning.MaxNTid)[0], 128u);
+  EXPECT_EQ((*K.Tuning.MaxNTid)[1], 2u);
+  EXPECT_EQ((*K.Tuning.MaxNTid)[2], 1u);
+  EXPECT_EQ((*K.Tuning.ReqNTid)[0], 64u);
+  EXPECT_EQ(*K.Tuning.MinNCtaPerSm, 4u);
+  EXPECT_EQ(*K.Tuning.MaxNReg, 32u);
+  EXPECT_EQ(*K.Tuning.MaxNCtaPerSm, 1u);
+  EXPECT_EQ((*K.Tuning.ReqNCtaPerCluster)[1], 2u);
+  EXPECT_TRUE(K.Tuning.ExplicitCluster);
+  EXPECT_EQ(*K.Tuning.MaxClusterRank, 8u);
+  EXPECT_TRUE(K.Tuning.BlocksAreClusters);
+  ASSERT_EQ(K.Tuning.Pragmas.size(), 1u);
+  EXPECT_EQ(K.Tuning.Pragmas[0], "nounroll");
+  // The header stops before the pragma's ';' so that header + ";" is a valid prototype.
+  EXPECT_EQ(Q->Text[K.HeaderEnd - 1], '"');
+
+  const PtxFunction &H = Q->M.Functions[3];
+  EXPECT_EQ(H.Link, Linkage::Extern);
+  EXPECT_FALSE(H.HasBody);
+  EXPECT_EQ(H.Params.size(), 1u);
+}
+
+TEST(ParserTest, OldStylePrototypesWithoutSemicolon) {
+  auto P = parse(".version 2.1\n.target sm_20\n"
+                 "\t.visible .func (.param .s32 r) f (.param .s32 a)\n\n"
+                 "\t.visible .func () g (.param .u32 $p)\n"
+                 "\t.entry k { ret; }\n");
+  ASSERT_TRUE(P->Ok) << P->Errors;
+  ASSERT_EQ(P->M.Functions.size(), 3u);
+  EXPECT_FALSE(P->M.Functions[0].HasBody);
+  EXPECT_FALSE(P->M.Functions[1].HasBody);
+  EXPECT_TRUE(P->M.Functions[1].Returns.empty());
+  EXPECT_TRUE(P->M.Functions[2].HasBody);
+}
+
+TEST(ParserTest, BodiesAreSkippedWithStringsCommentsAndBraces) {
+  auto P = parse(std::string(Header) + ".entry k {\n { .reg .b32 t; mov.b64 {t, %r1}, %rd1; }\n"
+                                       " // } not a brace\n /* } */ .pragma \"}\";\n}\n.global .u32 x;\n");
+  ASSERT_TRUE(P->Ok) << P->Errors;
+  ASSERT_EQ(P->M.Functions.size(), 1u);
+  ASSERT_EQ(P->M.Variables.size(), 1u);
+  EXPECT_EQ(P->M.Variables[0].Loc.Line, 9u);
+}
+
+TEST(ParserTest, Variables) {
+  auto P = parse(std::string(Header) +
+                 ".visible .global .align 8 .u64 a = 1, b[4] = {x, generic(y)+4, mask(0xFF)(generic(z)), 0};\n"
+                 ".extern .shared .align 16 .b8 smem[];\n"
+                 ".extern .global .attribute(.managed) .align 8 .b64 m;\n"
+                 ".common .global .u32 c;\n"
+                 ".const .f32 k = 0f3fb18a86 /* 1.38704 */;\n"
+                 ".global .u32 t[] = {{1, 2}, {3, 4}, {5, 6}};\n"
+                 ".global .v2 .f32 v;\n"
+                 ".tex .u64 tex;\n");
+  ASSERT_TRUE(P->Ok) << P->Errors;
+  ASSERT_EQ(P->M.Variables.size(), 8u);
+  const PtxVariable &V = P->M.Variables[0];
+  EXPECT_EQ(V.Link, Linkage::Visible);
+  EXPECT_EQ(V.Align, 8u);
+  ASSERT_EQ(V.Decls.size(), 2u);
+  EXPECT_TRUE(V.Decls[0].Initialized);
+  ASSERT_EQ(V.Decls[1].Uses.size(), 3u);
+  EXPECT_EQ(V.Decls[1].Uses[0].Name, "x");
+  EXPECT_EQ(V.Decls[1].Uses[1].Name, "y");
+  EXPECT_EQ(V.Decls[1].Uses[2].Name, "z");
+  EXPECT_EQ(V.Decls[1].InitElements, 4u);
+  EXPECT_EQ(P->Text.substr(V.Decls[1].Uses[2].Offset, 1), "z");
+  EXPECT_TRUE(P->M.Variables[1].Decls[0].UnsizedArray);
+  EXPECT_EQ(P->M.Variables[1].Space, StateSpace::Shared);
+  ASSERT_EQ(P->M.Variables[2].Attributes.size(), 1u);
+  EXPECT_EQ(P->M.Variables[2].Attributes[0], ".managed");
+  EXPECT_EQ(P->M.Variables[3].Link, Linkage::Common);
+  EXPECT_EQ(P->M.Variables[5].Decls[0].InitElements, 3u);
+  EXPECT_EQ(P->M.Variables[6].VectorWidth, 2u);
+  EXPECT_EQ(P->M.Variables[7].Space, StateSpace::Tex);
+}
+
+TEST(ParserTest, DebugSection) {
+  auto P = parse(std::string(Header) + ".section .debug_info {\n"
+                                       "  .b32 end-start\n"
+                                       "start:\n"
+                                       "  .b8 1, -1, 0xff // c\n"
+                                       "  .b16 -5, 258\n"
+                                       "  .b32 .debug_abbrev, .debug_loc+0x4\n"
+                                       "  .b64 $L__func_begin0, -1\n"
+                                       "  .b32 info_label1+12\n"
+                                       "end:\n"
+                                       "}\n");
+  ASSERT_TRUE(P->Ok) << P->Errors;
+  ASSERT_EQ(P->M.DebugSections.size(), 1u);
+  const PtxDebugSection &S = P->M.DebugSections[0];
+  EXPECT_EQ(S.Name, ".debug_info");
+  std::vector<uint8_t> Want = {
+      35, 0, 0, 0,                                     // end - start
+      1, 0xff, 0xff,                                   // .b8
+      0xfb, 0xff, 2, 1,                                // .b16
+      0, 0, 0, 0, 0, 0, 0, 0,                          // two .b32 relocations
+      0, 0, 0, 0, 0, 0, 0, 0,                          // .b64 relocation
+      0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,  // -1
+      0, 0, 0, 0,                                      // label+12
+  };
+  EXPECT_EQ(S.Bytes, Want);
+  ASSERT_EQ(S.Labels.size(), 2u);
+  EXPECT_EQ(S.Labels[0].Name, "start");
+  EXPECT_EQ(S.Labels[0].Offset, 4u);
+  EXPECT_EQ(S.Labels[1].Offset, 39u);
+  ASSERT_EQ(S.Fixups.size(), 4u);
+  EXPECT_EQ(S.Fixups[0].Name, ".debug_abbrev");
+  EXPECT_EQ(S.Fixups[0].Offset, 11u);
+  EXPECT_EQ(S.Fixups[1].Name, ".debug_loc");
+  EXPECT_EQ(S.Fixups[1].Addend, 4);
+  EXPECT_EQ(S.Fixups[2].Name, "$L__func_begin0");
+  EXPECT_EQ(S.Fixups[2].Width, 8u);
+  EXPECT_EQ(S.Fixups[3].Name, "info_label1");
+  EXPECT_EQ(S.Fixups[3].Addend, 12);
+}
+
+TEST(ParserTest, LegacyDwarf) {
+  auto P = parse(".version 1.4\n.target sm_10\n"
+                 "@@DWARF .section .debug_pubnames, \"\", @progbits\n"
+                 "@@DWARF .byte   0x2b, 0x00\n"
+                 "@@DWARF .4byte  .debug_info\n"
+                 "@@DWARF .quad 0x0102030405060708\n"
+                 ".entry k { ret; }\n");
+  ASSERT_TRUE(P->Ok) << P->Errors;
+  ASSERT_EQ(P->M.DebugSections.size(), 1u);
+  const PtxDebugSection &S = P->M.DebugSections[0];
+  EXPECT_EQ(S.Name, ".debug_pubnames");
+  std::vector<uint8_t> Want = {0x2b, 0, 0, 0, 0, 0, 8, 7, 6, 5, 4, 3, 2, 1};
+  EXPECT_EQ(S.Bytes, Want);
+  ASSERT_EQ(S.Fixups.size(), 1u);
+  EXPECT_EQ(S.Fixups[0].Offset, 2u);
+  EXPECT_EQ(P->M.Functions.size(), 1u);
+}
+
+TEST(ParserTest, FilesAliasesPragmas) {
+  auto P = parse(std::string(Header) + ".file 1 \"a.cu\"\n.file 2 \"b.cu\", 1339013327, 64118\n"
+                                       ".pragma \"nounroll\";\n.visible .func foo(.param .u32 p) { ret; }\n"
+                                       ".visible .func bar(.param .u32 p);\n.alias bar, foo;\n");
+  ASSERT_TRUE(P->Ok) << P->Errors;
+  ASSERT_EQ(P->M.Files.size(), 2u);
+  EXPECT_EQ(P->M.Files[1].Path, "b.cu");
+  EXPECT_EQ(*P->M.Files[1].Timestamp, 1339013327u);
+  EXPECT_EQ(*P->M.Files[1].Size, 64118u);
+  ASSERT_EQ(P->M.Texts.size(), 1u);
+  EXPECT_EQ(P->Text.substr(P->M.Texts[0].Begin, P->M.Texts[0].End - P->M.Texts[0].Begin), ".pragma \"nounroll\";");
+  ASSERT_EQ(P->M.Aliases.size(), 1u);
+  EXPECT_EQ(P->M.Aliases[0].Alias, "bar");
+  EXPECT_EQ(P->M.Aliases[0].Aliasee, "foo");
+}
+
+TEST(ParserTest, ReportsEveryErrorAndRecovers) {
+  auto P = parse(std::string(Header) + ".global .u32 a = ;\n"    // line 4
+                                       ".func f(.param .q32 x) { ret; }\n" // line 5
+                                       ".global .u32 ok;\n"
+                                       ".bogus 1;\n"                        // line 7
+                                       ".entry k { ret; }\n");
+  EXPECT_FALSE(P->Ok);
+  EXPECT_EQ(P->ErrorCount, 3u) << P->Errors;
+  EXPECT_NE(P->Errors.find("t.ptx:4:18: error: expected an initializer after '='\n.global .u32 a = ;\n"
+                           "                 ^\n"),
+            std::string::npos)
+      << P->Errors;
+  EXPECT_NE(P->Errors.find("t.ptx:5:16: error: unexpected '.q32' in parameter declaration"), std::string::npos)
+      << P->Errors;
+  EXPECT_NE(P->Errors.find("t.ptx:7:1: error: unknown module-scope directive '.bogus'"), std::string::npos)
+      << P->Errors;
+  // Recovery kept the good items.
+  EXPECT_EQ(P->M.Variables.size(), 1u);
+  EXPECT_EQ(P->M.Functions.size(), 1u);
+}
+
+TEST(ParserTest, MissingVersionAndUnterminatedBody) {
+  auto P = parse(".target sm_80\n.entry k {\n ret;\n");
+  EXPECT_FALSE(P->Ok);
+  EXPECT_NE(P->Errors.find("t.ptx:1:1: error: a PTX module must begin with a .version directive"), std::string::npos)
+      << P->Errors;
+  EXPECT_NE(P->Errors.find("t.ptx:2:10: error: unterminated function body: expected '}'"), std::string::npos)
+      << P->Errors;
+}
+
+TEST(ParserTest, CallPrototypeSubParser) {
+  std::string Text = "x: .callprototype (.param .b32 _) _ (.param .b64 _, .param .b8 _[12]) .abi_preserve 10;\n";
+  std::string Errors;
+  llvm::raw_string_ostream OS(Errors);
+  DiagnosticEngine Engine(OS, "test");
+  SourceDiags D(Engine, Text, "t.ptx");
+  PtxCallPrototype Proto;
+  LexPos End;
+  ASSERT_TRUE(parseCallPrototypeAt(Text, LexPos{3, 1, 0}, D, Proto, End)) << Errors;
+  EXPECT_EQ(Proto.Returns.size(), 1u);
+  ASSERT_EQ(Proto.Params.size(), 2u);
+  EXPECT_EQ(Proto.Params[1].ArrayDims[0], 12u);
+  EXPECT_EQ(*Proto.AbiPreserve, 10u);
+  EXPECT_EQ(Text[End.Offset - 1], ';');
+}
+
+TEST(ParserTest, TypeSizes) {
+  EXPECT_EQ(ptxTypeSize(".b8"), 1u);
+  EXPECT_EQ(ptxTypeSize(".u16"), 2u);
+  EXPECT_EQ(ptxTypeSize(".f16x2"), 4u);
+  EXPECT_EQ(ptxTypeSize(".bf16"), 2u);
+  EXPECT_EQ(ptxTypeSize(".s64"), 8u);
+  EXPECT_EQ(ptxTypeSize(".b128"), 16u);
+  EXPECT_EQ(ptxTypeSize(".pred"), 0u);
+  EXPECT_EQ(ptxTypeSize(".texref"), 0u);
+  EXPECT_EQ(ptxTypeSize(".q32"), 0u);
+}
+
+} // namespace
