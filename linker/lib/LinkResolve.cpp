@@ -73,14 +73,16 @@ void ArchLink::resolveOne(GlobalSymbol &G) {
 
   // A name is either code or data everywhere.
   SymRef First = G.Defs.front();
+  bool KindMismatch = false;
   for (SymRef D : G.Defs)
     if (isFunctionKind(sym(D).Kind) != isFunctionKind(sym(First).Kind)) {
       Diags.error("symbol " + Name + " is defined both as a function and as a variable",
                   {{"defined at " + site(First)}, {"defined at " + site(D)}}, "kind-mismatch");
+      KindMismatch = true;
       break;
     }
 
-  for (size_t I = 1; I < Strong.size(); ++I)
+  for (size_t I = 1; I < Strong.size() && !KindMismatch; ++I)
     Diags.error("duplicate symbol: " + Name, {{"defined at " + site(Strong[0])}, {"defined at " + site(Strong[I])}},
                 "duplicate-symbol");
 
