@@ -23,11 +23,11 @@ json::Object describeContext(Context &C, const Origin &O, DWARFContext &Ctx, jso
     DWARFDie Die = U->getUnitDIE(/*ExtractUnitDIEOnly=*/true);
     if (Die.isValid()) {
       if (const char *Name = Die.getShortName())
-        J["name"] = Name;
+        J["name"] = std::string(Name);
       if (auto P = dwarf::toString(Die.find(dwarf::DW_AT_producer)))
-        J["producer"] = *P;
+        J["producer"] = std::string(*P);
       if (auto D = dwarf::toString(Die.find(dwarf::DW_AT_comp_dir)))
-        J["compDir"] = *D;
+        J["compDir"] = std::string(*D);
       if (auto L = dwarf::toUnsigned(Die.find(dwarf::DW_AT_language)))
         J["language"] = dwarf::LanguageString(unsigned(*L)).str();
     }
@@ -39,7 +39,7 @@ json::Object describeContext(Context &C, const Origin &O, DWARFContext &Ctx, jso
         std::string Path;
         if (LT->getFileNameByIndex(LT->Prologue.getVersion() >= 5 ? I : I + 1, U->getCompilationDir(),
                                    DILineInfoSpecifier::FileLineInfoKind::RawValue, Path))
-          Files.push_back(Path);
+          Files.push_back(std::move(Path));
       }
       J["files"] = std::move(Files);
       J["lineRows"] = int64_t(LT->Rows.size());
@@ -65,7 +65,7 @@ json::Object describeDwarfOfElf(Context &C, const Origin &O, StringRef Bytes) {
       continue;
     }
     if (Name->starts_with(".debug_") || Name->starts_with(".nv_debug"))
-      SectionList.push_back(json::Object{{"name", *Name}, {"size", S.getSize()}});
+      SectionList.push_back(json::Object{{"name", Name->str()}, {"size", S.getSize()}});
   }
   auto Handler = [&](Error E) { C.warn(O, 0, "DWARF: " + toString(std::move(E))); };
   auto Ctx = DWARFContext::create(**Obj, DWARFContext::ProcessDebugRelocations::Ignore, nullptr, "", Handler,

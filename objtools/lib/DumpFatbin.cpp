@@ -86,7 +86,7 @@ void extractImage(Context &C, const Origin &O, const FatbinImage &I, json::Objec
     C.error(Path, toString(std::move(E)));
     return;
   }
-  Entry["extracted"] = Path.str();
+  Entry["extracted"] = std::string(Path.str());
 }
 
 } // namespace

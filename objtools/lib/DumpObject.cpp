@@ -75,9 +75,9 @@ std::string formatParam(const ParamInfo &P) {
 }
 
 json::Object paramJson(const ParamInfo &P) {
-  json::Object J{{"name", P.Name},
-                 {"space", stateSpaceName(P.Space)},
-                 {"type", P.Type},
+  json::Object J{{"name", P.Name.str()},
+                 {"space", stateSpaceName(P.Space).str()},
+                 {"type", P.Type.str()},
                  {"size", P.sizeBytes()},
                  {"align", P.effectiveAlign()},
                  {"declaration", formatParam(P)}};
@@ -92,7 +92,7 @@ json::Object paramJson(const ParamInfo &P) {
   if (P.UnsizedArray)
     J["unsizedArray"] = true;
   if (P.IsPtr)
-    J["ptrSpace"] = stateSpaceName(P.PtrSpace);
+    J["ptrSpace"] = stateSpaceName(P.PtrSpace).str();
   return J;
 }
 
@@ -140,7 +140,7 @@ json::Object kernelLayout(const ModuleVariant &V, const FunctionAbi &F) {
   for (const ParamInfo &P : F.Params) {
     uint32_t A = std::max<uint32_t>(1, P.effectiveAlign());
     Offset = alignTo(Offset, A);
-    Params.push_back(json::Object{{"name", P.Name}, {"offset", Offset}, {"size", P.sizeBytes()}, {"align", A}});
+    Params.push_back(json::Object{{"name", P.Name.str()}, {"offset", Offset}, {"size", P.sizeBytes()}, {"align", A}});
     Offset += P.sizeBytes();
     MaxAlign = std::max(MaxAlign, A);
   }
@@ -170,10 +170,10 @@ void describeObjectModel(Context &C, const Origin &O, const ObjectFile &Object, 
     if (Opts.Headers) {
       json::Array TOpts;
       for (StringRef X : T.Options)
-        TOpts.push_back(X);
+        TOpts.push_back(X.str());
       Variants.push_back(json::Object{{"variant", int64_t(VI)},
-                                      {"source", V.SourceName},
-                                      {"target", T.Arch},
+                                      {"source", V.SourceName.str()},
+                                      {"target", T.Arch.str()},
                                       {"ptxVersion", formatv("{0}.{1}", T.VersionMajor, T.VersionMinor).str()},
                                       {"addressSize", T.AddressSize},
                                       {"debug", T.Debug},
@@ -187,10 +187,10 @@ void describeObjectModel(Context &C, const Origin &O, const ObjectFile &Object, 
         const Symbol &S = V.Symbols[I];
         json::Object J{{"variant", int64_t(VI)},
                        {"index", int64_t(I)},
-                       {"name", S.Name},
+                       {"name", S.Name.str()},
                        {"binding", bindingName(S.Bind)},
                        {"kind", kindName(S.Kind)},
-                       {"space", stateSpaceName(S.Space)},
+                       {"space", stateSpaceName(S.Space).str()},
                        {"size", S.Size},
                        {"section", S.Section == NoSection ? "UND" : SecName(S.Section)}};
         if (S.Align)
@@ -206,7 +206,7 @@ void describeObjectModel(Context &C, const Origin &O, const ObjectFile &Object, 
     if (Opts.Relocs)
       for (const Section &S : V.Sections)
         for (const Relocation &R : S.Relocs) {
-          json::Object J{{"variant", int64_t(VI)}, {"section", S.Name},       {"offset", hex(R.Offset)},
+          json::Object J{{"variant", int64_t(VI)}, {"section", S.Name.str()},       {"offset", hex(R.Offset)},
                          {"type", relocKindName(R.Kind)}, {"symbol", SymName(R.Symbol)}};
           if (R.Kind == RelocKind::NameRef || R.Kind == RelocKind::FileIndex)
             J["length"] = R.Length;
@@ -227,7 +227,7 @@ void describeObjectModel(Context &C, const Origin &O, const ObjectFile &Object, 
         for (const ParamInfo &P : F.Params)
           Params.push_back(paramJson(P));
         json::Object J{{"variant", int64_t(VI)},
-                       {"name", S.Name},
+                       {"name", S.Name.str()},
                        {"kind", F.IsKernel ? "kernel" : "function"},
                        {"binding", bindingName(S.Bind)},
                        {"defined", F.HasBody},
@@ -256,7 +256,7 @@ void describeObjectModel(Context &C, const Origin &O, const ObjectFile &Object, 
           Params.push_back(paramJson(X));
         for (uint32_t T2 : P.CallTargets)
           Targets.push_back(SymName(T2));
-        Prototypes.push_back(json::Object{{"variant", int64_t(VI)}, {"label", P.Label},
+        Prototypes.push_back(json::Object{{"variant", int64_t(VI)}, {"label", P.Label.str()},
                                           {"function", SymName(P.Function)}, {"returns", std::move(Rets)},
                                           {"params", std::move(Params)}, {"callTargets", std::move(Targets)}});
       }
@@ -264,8 +264,8 @@ void describeObjectModel(Context &C, const Origin &O, const ObjectFile &Object, 
         if (Var.Symbol >= V.Symbols.size())
           continue;
         const Symbol &S = V.Symbols[Var.Symbol];
-        Variables.push_back(json::Object{{"variant", int64_t(VI)}, {"name", S.Name},
-                                         {"space", stateSpaceName(Var.Space)}, {"type", Var.Type},
+        Variables.push_back(json::Object{{"variant", int64_t(VI)}, {"name", S.Name.str()},
+                                         {"space", stateSpaceName(Var.Space).str()}, {"type", Var.Type.str()},
                                          {"size", S.Size}, {"align", S.Align}, {"binding", bindingName(S.Bind)}});
       }
     }
@@ -296,7 +296,7 @@ void describeObjectModel(Context &C, const Origin &O, const ObjectFile &Object, 
       json::Object D = describeDwarfOfSections(C, O, DebugSections, uint8_t(T.AddressSize / 8));
       json::Array Files;
       for (const FileEntry &F : V.Files)
-        Files.push_back(json::Object{{"index", F.Index}, {"path", F.Path}});
+        Files.push_back(json::Object{{"index", F.Index}, {"path", F.Path.str()}});
       D["variant"] = int64_t(VI);
       D["fileTable"] = std::move(Files);
       Debug.push_back(std::move(D));
@@ -305,7 +305,7 @@ void describeObjectModel(Context &C, const Origin &O, const ObjectFile &Object, 
       std::string Text;
       raw_string_ostream OS(Text);
       printModule(V, OS);
-      Ptx.push_back(json::Object{{"variant", int64_t(VI)}, {"target", T.Arch}, {"text", Text}});
+      Ptx.push_back(json::Object{{"variant", int64_t(VI)}, {"target", T.Arch.str()}, {"text", Text}});
     }
   }
   if (Opts.Headers)
@@ -351,7 +351,7 @@ void describePtxText(Context &C, const Origin &O, StringRef Text, json::Object &
   if (!Image)
     consumeError(Image.takeError());
   if (C.Opts.Ptx)
-    Node["ptx"] = json::Array{json::Object{{"text", Text}}};
+    Node["ptx"] = json::Array{json::Object{{"text", Text.str()}}};
   bool NeedModel = C.Opts.Headers || C.Opts.Symbols || C.Opts.Relocs || C.Opts.Abi || C.Opts.Callgraph ||
                    C.Opts.Debug;
   if (!NeedModel || !C.Services.AssemblePtx)

@@ -35,7 +35,7 @@ void Context::error(StringRef Name, const Twine &Message) {
   HadError = true;
   std::string Msg = Message.str();
   Err << "ptxlink-dump: error: " << (Name.empty() ? "" : Name.str() + ": ") << Msg << "\n";
-  Diagnostics.push_back(json::Object{{"severity", "error"}, {"input", Name}, {"message", Msg}});
+  Diagnostics.push_back(json::Object{{"severity", "error"}, {"input", Name.str()}, {"message", Msg}});
 }
 
 std::string hex(uint64_t V) { return "0x" + utohexstr(V, /*LowerCase=*/true); }
@@ -130,7 +130,7 @@ void describeArchive(Context &C, const Origin &O, StringRef Bytes, json::Object 
   }
   if (C.Opts.Headers || C.Opts.Symbols) {
     for (auto &[Sym, Member] : (*Lib)->symbolIndex())
-      Index.push_back(json::Object{{"symbol", Sym}, {"member", (*Lib)->memberName(Member)}});
+      Index.push_back(json::Object{{"symbol", Sym.str()}, {"member", (*Lib)->memberName(Member).str()}});
     Node["headers"] = json::Object{{"members", N}, {"symbolIndex", std::move(Index)}};
   }
   Node["children"] = std::move(Children);
@@ -149,9 +149,57 @@ bool parseArch(StringRef Arch, Options &Opts) {
   return !A.getAsInteger(10, Opts.SelectSm) && Opts.SelectSm >= 10;
 }
 
+// `--create-fatbin OUT` / `--embed-source OUT.c`: the inverse of --extract, wrapping cubins and PTX
+// files (detected by content) into one fatbinary with writeFatbin, in command-line order.
+int createFatbin(ArrayRef<std::string> Files, StringRef Out, StringRef EmbedSource, FatbinCompression Compress,
+                 bool Relocatable, raw_ostream &Err) {
+  std::vector<FatbinImage> Images;
+  for (const std::string &File : Files) {
+    auto Buffer = MemoryBuffer::getFile(File, /*IsText=*/false, /*RequiresNullTerminator=*/false);
+    if (!Buffer) {
+      Err << "ptxlink-dump: error: " << File << ": " << Buffer.getError().message() << "\n";
+      return 1;
+    }
+    StringRef Bytes = (*Buffer)->getBuffer();
+    auto Image = isCubin(Bytes) ? makeCubinImage(Bytes) : makePtxImage(Bytes);
+    if (!Image) {
+      Err << "ptxlink-dump: error: " << File << ": " << toString(Image.takeError()) << "\n";
+      return 1;
+    }
+    Images.push_back(std::move(*Image));
+  }
+  FatbinWriteOptions WO;
+  WO.Compression = Compress;
+  std::string Fatbin;
+  raw_string_ostream FS(Fatbin);
+  if (Error E = writeFatbin(Images, WO, FS)) {
+    Err << "ptxlink-dump: error: " << toString(std::move(E)) << "\n";
+    return 1;
+  }
+  if (!Out.empty())
+    if (Error E = writeFileAtomically(Out, [&](raw_ostream &OS) {
+          OS << Fatbin;
+          return Error::success();
+        })) {
+      Err << "ptxlink-dump: error: " << Out << ": " << toString(std::move(E)) << "\n";
+      return 1;
+    }
+  if (!EmbedSource.empty())
+    if (Error E = writeFileAtomically(EmbedSource, [&](raw_ostream &OS) {
+          writeEmbeddedFatbinSource(Fatbin, OS, Relocatable, "ptxlink");
+          return Error::success();
+        })) {
+      Err << "ptxlink-dump: error: " << EmbedSource << ": " << toString(std::move(E)) << "\n";
+      return 1;
+    }
+  return 0;
+}
+
 void usage(raw_ostream &OS) {
   OS << "usage: ptxlink-dump [views] [--json] [--extract DIR] [--select sm_XX] FILE...\n"
         "       ptxlink-dump --abi-diff OLD NEW [--json]\n"
+        "       ptxlink-dump --create-fatbin OUT [--compress none|lz4|zstd] [--embed-source OUT.c [--relocatable]]\n"
+        "                    CUBIN-OR-PTX...\n"
         "views: --headers --sections --symbols --relocs --abi --ptx --list --callgraph --debug --nv-info --all\n"
         "       (default: --headers)\n";
 }
@@ -164,6 +212,9 @@ int runDumpTool(ArrayRef<std::string> Args, raw_ostream &Out, raw_ostream &Err, 
   Options Opts;
   std::vector<std::string> Files;
   bool AnyView = false;
+  std::string CreateFatbin, EmbedSource;
+  FatbinCompression Compress = FatbinCompression::None;
+  bool Relocatable = false;
   for (size_t I = 0; I < Args.size(); ++I) {
     StringRef A = Args[I];
     auto Value = [&](StringRef Flag) -> std::optional<std::string> {
@@ -215,6 +266,30 @@ int runDumpTool(ArrayRef<std::string> Args, raw_ostream &Out, raw_ostream &Err, 
       AnyView = true;
       continue;
     }
+    if (auto V = Value("--create-fatbin")) {
+      CreateFatbin = *V;
+      continue;
+    }
+    if (auto V = Value("--embed-source")) {
+      EmbedSource = *V;
+      continue;
+    }
+    if (A == "--relocatable") {
+      Relocatable = true;
+      continue;
+    }
+    if (auto V = Value("--compress")) {
+      Compress = StringSwitch<FatbinCompression>(*V)
+                     .Case("none", FatbinCompression::None)
+                     .Case("lz4", FatbinCompression::Lz4)
+                     .Case("zstd", FatbinCompression::Zstd)
+                     .Default(FatbinCompression::Unknown);
+      if (Compress == FatbinCompression::Unknown) {
+        Err << "ptxlink-dump: error: --compress expects none, lz4 or zstd, got '" << *V << "'\n";
+        return 1;
+      }
+      continue;
+    }
     if (auto V = Value("--select")) {
       Opts.SelectArch = *V;
       if (!parseArch(*V, Opts)) {
@@ -231,6 +306,8 @@ int runDumpTool(ArrayRef<std::string> Args, raw_ostream &Out, raw_ostream &Err, 
     }
     Files.push_back(A.str());
   }
+  if (!CreateFatbin.empty() || !EmbedSource.empty())
+    return createFatbin(Files, CreateFatbin, EmbedSource, Compress, Relocatable, Err);
   if (Files.empty()) {
     Err << "ptxlink-dump: error: no input files\n";
     usage(Err);

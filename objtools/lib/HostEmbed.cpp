@@ -96,7 +96,7 @@ HostEmbedInfo readHostEmbedding(StringRef B, const CubinWarnFn &Warn) {
             uint32_t Sym = uint32_t(rd64(Rel, Q + 8) >> 32);
             int64_t Addend = int64_t(rd64(Rel, Q + 16));
             if (Sym < Symbols.size())
-              W.DataTarget = formatv("{0}{1:+0}", Symbols[Sym].first, Addend).str();
+              W.DataTarget = Symbols[Sym].first + (Addend < 0 ? "-" : "+") + std::to_string(Addend < 0 ? -Addend : Addend);
           }
         }
         // Executable or shared library: an address inside a fatbinary section.
