@@ -22,6 +22,8 @@ void Lexer::skipSpaceAndComments() {
       const void *NL = memchr(B + I, '\n', N - I);
       I = NL ? static_cast<const char *>(NL) - B : N;
     } else if (C == '/' && I + 1 < N && B[I + 1] == '*') {
+      uint32_t SavedLine = Pos.Line;
+      size_t SavedLineStart = Pos.LineStart;
       size_t J = I + 2;
       bool Closed = false;
       while (J < N) {
@@ -38,6 +40,8 @@ void Lexer::skipSpaceAndComments() {
       if (!Closed) {
         // Leave the position at the comment so lex() reports it.
         Pos.Offset = I;
+        Pos.Line = SavedLine;
+        Pos.LineStart = SavedLineStart;
         return;
       }
       I = J;
@@ -137,6 +141,12 @@ Token Lexer::lex() {
   } else if (C == '\0' || static_cast<unsigned char>(C) >= 0x7f || (C > 0 && C < 0x20)) {
     T.Kind = TokKind::Error;
     ErrorMsg = C == '\0' ? "unexpected NUL byte (is this a binary file?)" : "unexpected character";
+    if (C == '\0') {
+      // Nothing sensible can follow in a binary file: report it once.
+      T.Text = Text.slice(I, J);
+      Pos.Offset = N;
+      return T;
+    }
   } else {
     T.Kind = TokKind::Punct;
   }

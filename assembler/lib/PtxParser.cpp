@@ -160,8 +160,10 @@ public:
   Token Tok;
   size_t PrevEnd = 0; // end of the previously consumed token
 
+  uint32_t PrevLine = 0;
   void advance() {
     PrevEnd = Tok.end();
+    PrevLine = Tok.Loc.Line;
     Tok = L->next();
     while (Tok.is(TokKind::Error)) {
       D.error(Tok.Offset, Tok.Loc, L->errorMessage());
@@ -202,9 +204,18 @@ private:
       return "end of file";
     return ("'" + T.Text + "'").str();
   }
+  /// For "expected X" errors when the next token is on a later line: point just past the previous token,
+  /// where the missing piece belongs, instead of at the start of the next item.
+  bool errorAfterPrev(const Twine &Msg) {
+    if (!Tok.is(TokKind::Eof) && PrevLine != 0 && Tok.Loc.Line != PrevLine) {
+      D.errorAt(PrevEnd, Msg);
+      return false;
+    }
+    return errorHere(Msg);
+  }
   bool expectPunct(char C, StringRef Context) {
     if (!Tok.isPunct(C))
-      return errorHere("expected '" + Twine(C) + "' " + Context + ", found " + describe(Tok));
+      return errorAfterPrev("expected '" + Twine(C) + "' " + Context + ", found " + describe(Tok));
     advance();
     return true;
   }
@@ -510,7 +521,7 @@ bool Parser::parsePragmaText() {
     break;
   }
   if (!Tok.isPunct(';'))
-    return errorHere("expected ';' after .pragma strings, found " + describe(Tok));
+    return errorAfterPrev("expected ';' after .pragma strings, found " + describe(Tok));
   P.End = Tok.end();
   advance();
   M.Items.push_back({PtxItem::Text, static_cast<uint32_t>(M.Texts.size())});
@@ -854,9 +865,10 @@ bool Parser::parseFunction(Linkage Link) {
     F.HasBody = true;
     F.BodyBegin = Tok.Offset;
     F.BodyPos = LexPos{Tok.Offset, Tok.Loc.Line, Tok.Offset - (Tok.Loc.Column - 1)};
-    if (!skipBody(F))
-      return true; // reported; the lexer is at end of file
-    advance();
+    bool Closed = skipBody(F);
+    advance(); // past the '}', or to the end of file if the body is unterminated
+    if (!Closed)
+      return true; // reported
   } else if (Tok.isPunct(';')) {
     F.End = Tok.end();
     advance();
@@ -866,7 +878,7 @@ bool Parser::parseFunction(Linkage Link) {
     // PTX 1.x/2.x prototypes (nvopencc, OptiX) end at the next module-scope directive, without ';'.
     F.End = F.HeaderEnd;
   } else {
-    return errorHere("expected '{' or ';' after " + Twine(F.IsKernel ? "kernel" : "function") + " header, found " +
+    return errorAfterPrev("expected '{' or ';' after " + Twine(F.IsKernel ? "kernel" : "function") + " header, found " +
                      describe(Tok));
   }
   if (F.HasBody && Link == Linkage::Extern)
@@ -999,7 +1011,7 @@ bool Parser::parseVariable(Linkage Link) {
       advance();
       break;
     }
-    return errorHere("expected ',' or ';' after variable declaration, found " + describe(Tok));
+    return errorAfterPrev("expected ',' or ';' after variable declaration, found " + describe(Tok));
   }
   M.Items.push_back({PtxItem::Variable, static_cast<uint32_t>(M.Variables.size())});
   M.Variables.push_back(std::move(V));
@@ -1058,7 +1070,7 @@ bool Parser::parseDwarfList(PtxDebugSection &S, unsigned Width) {
           Fx.MinusName = Tok.Text;
           advance();
         } else {
-          return errorHere("expected an integer offset or a label after '" + Twine(Minus ? '-' : '+') +
+          return errorAfterPrev("expected an integer offset or a label after '" + Twine(Minus ? '-' : '+') +
                            "', found " + describe(Tok));
         }
       }
@@ -1101,6 +1113,10 @@ void Parser::finishDebugSection(PtxDebugSection &S) {
   S.Fixups = std::move(Kept);
 }
 
+static bool isDwarfWidth(const Token &T) {
+  return T.is(TokKind::Directive) && (T.Text == ".b8" || T.Text == ".b16" || T.Text == ".b32" || T.Text == ".b64");
+}
+
 bool Parser::parseSection() {
   noteItem();
   PtxDebugSection S;
@@ -1116,10 +1132,14 @@ bool Parser::parseSection() {
     if (Tok.is(TokKind::Eof))
       return errorHere("unterminated section: expected '}'");
     if (Tok.is(TokKind::Identifier) && L->peek().isPunct(':')) {
+      bool Dup = false;
       for (const PtxDwarfLabel &Old : S.Labels)
         if (Old.Name == Tok.Text)
-          return errorHere("duplicate label '" + Tok.Text + "' in section " + S.Name);
-      S.Labels.push_back({Tok.Text, S.Bytes.size(), Tok.Loc, Tok.Offset});
+          Dup = true;
+      if (Dup)
+        errorHere("duplicate label '" + Tok.Text + "' in section " + S.Name);
+      else
+        S.Labels.push_back({Tok.Text, S.Bytes.size(), Tok.Loc, Tok.Offset});
       advance();
       advance();
       continue;
@@ -1127,11 +1147,23 @@ bool Parser::parseSection() {
     unsigned W = 0;
     if (Tok.is(TokKind::Directive))
       W = StringSwitch<unsigned>(Tok.Text).Case(".b8", 1).Case(".b16", 2).Case(".b32", 4).Case(".b64", 8).Default(0);
-    if (!W)
-      return errorHere("expected .b8, .b16, .b32, .b64 or a label in debug section, found " + describe(Tok));
-    advance();
-    if (!parseDwarfList(S, W))
-      return false;
+    bool LineOk;
+    if (!W) {
+      LineOk = errorHere("expected .b8, .b16, .b32, .b64 or a label in debug section, found " + describe(Tok));
+    } else {
+      advance();
+      LineOk = parseDwarfList(S, W);
+    }
+    if (!LineOk) {
+      // Resume at the next dwarf line of this section.
+      if (!Tok.isPunct('}') && !(isDwarfWidth(Tok) && Tok.Loc.Line != PrevLine))
+        advance();
+      while (!Tok.is(TokKind::Eof) && !Tok.isPunct('}') && !isDwarfWidth(Tok) &&
+             !(Tok.is(TokKind::Identifier) && L->peek().isPunct(':')) && !startsModuleItem(Tok.Text))
+        advance();
+      if (Tok.is(TokKind::Directive) && startsModuleItem(Tok.Text))
+        return errorHere("unterminated section: expected '}'");
+    }
   }
   advance();
   finishDebugSection(S);
@@ -1145,8 +1177,12 @@ bool Parser::parseLegacyDwarf() {
   noteItem();
   Token At = Tok;
   StringRef Rest = Main.text().substr(At.Offset);
-  if (!Rest.starts_with("@@DWARF"))
-    return errorHere("expected a directive at module scope, found '@'");
+  if (!Rest.starts_with("@@DWARF")) {
+    errorHere("expected a directive at module scope, found '@'");
+    L->restOfLine();
+    advance();
+    return true;
+  }
   size_t LineEnd = Main.text().find('\n', At.Offset);
   if (LineEnd == StringRef::npos)
     LineEnd = Main.text().size();
@@ -1173,10 +1209,12 @@ bool Parser::parseLegacyDwarf() {
   Tok = DirTok;
   bool Ok = true;
   auto Finish = [&] {
+    // The whole line is consumed whether or not it was valid: errors are reported, no recovery needed.
     L = Saved;
     Main.reset(LexPos{LineEnd, At.Loc.Line, P.LineStart});
     advance();
-    return Ok;
+    (void)Ok;
+    return true;
   };
   if (DirTok.Text.size() < 2) {
     Ok = errorHere("expected a directive after @@DWARF");
