@@ -46,7 +46,42 @@ private:
   void functionDeclaration(const Symbol &S, const FunctionAbi &F, llvm::StringRef Prefix);
   void variableDeclaration(const Symbol &S, const VariableAbi &Var);
   void debugSection(uint32_t Index, const Section &S);
+  void aliasDeclaration(uint32_t Alias);
 };
+
+/// PTX wants `fAlias` declared as a function without body before `.alias fAlias, fAliasee;`, with the
+/// aliasee's prototype. The aliasee's own header (its name replaced) is exactly that prototype.
+void Printer::aliasDeclaration(uint32_t Alias) {
+  const Symbol &A = V.Symbols[Alias];
+  uint32_t Target = A.AliasOf;
+  const Symbol &T = V.Symbols[Target];
+  if (T.Section < V.Sections.size()) {
+    const Section &S = V.Sections[T.Section];
+    if (S.Kind == SectionKind::Function && S.Symbol == Target && S.HeaderLength) {
+      linkage(A, false);
+      llvm::StringRef C = S.Contents;
+      uint64_t Pos = 0;
+      for (const Relocation &R : S.Relocs) {
+        if (R.Kind != RelocKind::NameRef && R.Kind != RelocKind::FileIndex)
+          continue;
+        if (R.Offset < Pos || R.Offset + R.Length > S.HeaderLength)
+          continue;
+        OS << C.slice(Pos, R.Offset);
+        if (R.Kind == RelocKind::FileIndex)
+          OS << R.Symbol;
+        else
+          OS << (R.Symbol == Target ? A.Name : symbolName(R.Symbol));
+        Pos = R.Offset + R.Length;
+      }
+      OS << C.slice(Pos, S.HeaderLength) << ";\n";
+      return;
+    }
+  }
+  if (auto It = FunctionOf.find(Alias); It != FunctionOf.end()) {
+    std::string Prefix = A.Bind == Binding::Global ? ".visible " : A.Bind == Binding::Weak ? ".weak " : "";
+    functionDeclaration(A, V.Functions[It->second], Prefix);
+  }
+}
 
 void Printer::header() {
   const TargetInfo &T = V.Target;
@@ -288,22 +323,19 @@ void Printer::print() {
   }
   for (uint32_t I = 0; I < V.Symbols.size(); ++I) {
     const Symbol &Sym = V.Symbols[I];
-    bool Alias = Sym.AliasOf != NoSymbol && Sym.Section == NoSection;
-    if (Sym.Kind == SymbolKind::Label || Sym.Kind == SymbolKind::Section ||
-        (!Alias && Sym.Bind != Binding::Undefined))
+    if (Sym.Kind == SymbolKind::Label || Sym.Kind == SymbolKind::Section)
+      continue;
+    if (Sym.AliasOf != NoSymbol) {
+      aliasDeclaration(I);
+      Any = true;
+      continue;
+    }
+    if (Sym.Bind != Binding::Undefined)
       continue;
     if (auto It = FunctionOf.find(I); It != FunctionOf.end()) {
-      std::string Prefix;
-      llvm::raw_string_ostream PS(Prefix);
-      if (Sym.Bind == Binding::Undefined)
-        PS << ".extern ";
-      else if (Sym.Bind == Binding::Global)
-        PS << ".visible ";
-      else if (Sym.Bind == Binding::Weak)
-        PS << ".weak ";
-      functionDeclaration(Sym, V.Functions[It->second], PS.str());
+      functionDeclaration(Sym, V.Functions[It->second], ".extern ");
       Any = true;
-    } else if (auto It = VariableOf.find(I); It != VariableOf.end() && Sym.Bind == Binding::Undefined) {
+    } else if (auto It = VariableOf.find(I); It != VariableOf.end()) {
       variableDeclaration(Sym, V.Variables[It->second]);
       Any = true;
     }
