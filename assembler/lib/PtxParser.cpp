@@ -131,6 +131,17 @@ static bool startsModuleItem(StringRef D) {
          D == ".target" || D == ".address_size" || D == ".file" || D == ".section" || D == ".alias";
 }
 
+static bool isTypeName(StringRef T);
+
+/// Directives that can continue a function header or variable declaration on a new line.
+static bool continuesItem(StringRef D) {
+  return D == ".noreturn" || D == ".abi_preserve" || D == ".abi_preserve_control" || D == ".maxnreg" ||
+         D == ".maxntid" || D == ".reqntid" || D == ".minnctapersm" || D == ".maxnctapersm" ||
+         D == ".reqnctapercluster" || D == ".explicitcluster" || D == ".maxclusterrank" ||
+         D == ".blocksareclusters" || D == ".param" || D == ".reg" || D == ".align" || D == ".ptr" ||
+         D == ".attribute" || D == ".v2" || D == ".v4" || D == ".v8" || isTypeName(D);
+}
+
 static StateSpace spaceOf(StringRef D) {
   return StringSwitch<StateSpace>(D)
       .Case(".reg", StateSpace::Reg)
@@ -295,6 +306,9 @@ void Parser::recover(size_t ItemStart) {
       for (StringRef R : Resync)
         if (Tok.Text == R)
           return;
+      // An unknown directive starting a line is most likely the next (bad) item, not part of this one.
+      if (Tok.Loc.Line != PrevLine && !continuesItem(Tok.Text))
+        return;
     }
     First = false;
     if (Tok.isPunct('{')) {
