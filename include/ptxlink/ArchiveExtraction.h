@@ -46,7 +46,7 @@ private:
   struct LibraryEntry {
     std::unique_ptr<StaticLibrary> Library;
     bool WholeArchive = false;
-    std::vector<bool> Loaded;
+    std::vector<bool> Loaded; // by member number, grown as members are extracted
   };
   std::vector<LibraryEntry> Libraries;
   std::vector<ExtractedMember> Extracted;

@@ -21,8 +21,8 @@ namespace ptxlink {
 using namespace llvm;
 
 void ArchiveExtractor::addLibrary(std::unique_ptr<StaticLibrary> Library, bool WholeArchive) {
+  // Loaded grows as members are numbered: asking for memberCount() here would walk every header.
   LibraryEntry Entry;
-  Entry.Loaded.assign(Library->memberCount(), false);
   Entry.Library = std::move(Library);
   Entry.WholeArchive = WholeArchive;
   Libraries.push_back(std::move(Entry));
@@ -30,18 +30,24 @@ void ArchiveExtractor::addLibrary(std::unique_ptr<StaticLibrary> Library, bool W
 
 Error ArchiveExtractor::run(function_ref<std::vector<std::pair<std::string, std::string>>()> PendingUndefined,
                             function_ref<Error(const ExtractedMember &)> Load) {
+  auto IsLoaded = [&](const LibraryEntry &Entry, size_t Member) {
+    return Member < Entry.Loaded.size() && Entry.Loaded[Member];
+  };
   auto LoadMember = [&](size_t Lib, size_t Member, StringRef Symbol, StringRef ReferencedBy) -> Error {
     LibraryEntry &Entry = Libraries[Lib];
+    if (Member >= Entry.Loaded.size())
+      Entry.Loaded.resize(Member + 1, false);
     Entry.Loaded[Member] = true;
+    // The bytes first: reading them checks the member's header, which its name comes from.
+    Expected<MemoryBufferRef> Buffer = Entry.Library->memberBuffer(Member);
+    if (!Buffer)
+      return Buffer.takeError();
     ExtractedMember M;
     M.Library = Lib;
     M.Member = Member;
     M.DisplayName = (Entry.Library->fileName() + "(" + Entry.Library->memberName(Member) + ")").str();
     M.Symbol = Symbol.str();
     M.ReferencedBy = ReferencedBy.str();
-    Expected<MemoryBufferRef> Buffer = Entry.Library->memberBuffer(Member);
-    if (!Buffer)
-      return Buffer.takeError();
     M.Buffer = *Buffer;
     Extracted.push_back(std::move(M));
     // Load may add undefined names; the member is recorded first so that a failing member still shows
@@ -50,12 +56,21 @@ Error ArchiveExtractor::run(function_ref<std::vector<std::pair<std::string, std:
   };
 
   for (size_t Lib = 0; Lib < Libraries.size(); ++Lib) {
-    if (!Libraries[Lib].WholeArchive)
-      continue;
-    for (size_t Member = 0; Member < Libraries[Lib].Loaded.size(); ++Member)
-      if (!Libraries[Lib].Loaded[Member])
-        if (Error E = LoadMember(Lib, Member, "", "--whole-archive"))
-          return E;
+    const StaticLibrary &L = *Libraries[Lib].Library;
+    if (Libraries[Lib].WholeArchive) {
+      if (Error E = L.readAllMembers())
+        return E;
+      for (size_t Member = 0, N = L.memberCount(); Member < N; ++Member)
+        if (!IsLoaded(Libraries[Lib], Member))
+          if (Error E = LoadMember(Lib, Member, "", "--whole-archive"))
+            return E;
+    } else if (!L.hasSymbolIndex() && L.memberCount() != 0) {
+      // GNU ld refuses such an archive too; the message says how to fix it.
+      return createStringError(inconvertibleErrorCode(), L.fileName() +
+                                                             ": archive has no symbol index; add one with "
+                                                             "'ptxlink-ar s " +
+                                                             L.fileName() + "'");
+    }
   }
 
   // Names that no library can supply any more. Members are only ever added, so once a name has no
@@ -73,7 +88,7 @@ Error ArchiveExtractor::run(function_ref<std::vector<std::pair<std::string, std:
         if (Libraries[Lib].WholeArchive)
           continue;
         std::optional<size_t> Member = Libraries[Lib].Library->memberDefining(Name);
-        if (Member && *Member < Libraries[Lib].Loaded.size() && !Libraries[Lib].Loaded[*Member])
+        if (Member && !IsLoaded(Libraries[Lib], *Member))
           Choice.emplace(Lib, *Member);
       }
       if (!Choice) {

@@ -19,6 +19,7 @@
 
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringMap.h"
 #include "llvm/BinaryFormat/ELF.h"
 #include "llvm/Object/Archive.h"
 #include "llvm/Object/ArchiveWriter.h"
@@ -392,6 +393,10 @@ std::optional<Member> ArchiverTool::loadInput(const std::string &Path) {
 }
 
 bool ArchiverTool::addInputs(bool Replace) {
+  // Name -> first member of that name (r replaces that one), so adding N files costs O(N), not O(N^2).
+  StringMap<size_t> FirstNamed;
+  for (size_t I = 0; I < Members.size(); ++I)
+    FirstNamed.try_emplace(Members[I].Name, I);
   bool Ok = true;
   for (const std::string &Path : Files) {
     std::optional<Member> M = loadInput(Path);
@@ -399,13 +404,11 @@ bool ArchiverTool::addInputs(bool Replace) {
       Ok = false;
       continue;
     }
-    auto Existing = Members.end();
-    if (Replace)
-      Existing = std::find_if(Members.begin(), Members.end(), [&](const Member &X) { return X.Name == M->Name; });
-    if (Existing != Members.end()) {
+    auto [It, New] = FirstNamed.try_emplace(M->Name, Members.size());
+    if (Replace && !New) {
       if (Verbose)
         Out << "r - " << M->Name << "\n";
-      *Existing = std::move(*M);
+      Members[It->second] = std::move(*M);
     } else {
       if (Verbose)
         Out << "a - " << M->Name << "\n";

@@ -1,11 +1,12 @@
 // Reading static device libraries (GNU ar archives) for lazy extraction.
 //
 // The problem: a link against a library of thousands of members needs only the few that define symbols
-// the program is missing, so opening a library must cost no more than reading its symbol index. Here the
-// index is parsed once (with every bound checked, since the archive may be corrupt) into a hash map from
-// name to member; the member headers are walked once with LLVM's archive reader to learn each member's
-// name and position (60-byte headers only, no member contents); a member's bytes are located only when
-// the linker extracts it.
+// the program is missing, so opening a library must cost no more than reading its symbol index. The
+// member headers are spread through the whole file; walking them touches every page of it (at 10,000
+// members that walk costs far more than the index). So open() parses only the index, with every bound
+// checked since the archive may be corrupt, into a hash map from name to member; a member's header is
+// read, and checked, only when the member is extracted or named. The full walk happens only for callers
+// that want every member (--whole-archive, dump tools).
 //
 // Only the GNU (and GNU64) flavour is read: it is what ptxlink-ar, GNU ar and llvm-ar on Linux write.
 // Its index is a member named "/" (or "/SYM64/"): a big-endian count N, N big-endian member header
@@ -17,7 +18,8 @@
 #include "llvm/ADT/Twine.h"
 #include "llvm/Object/Archive.h"
 #include "llvm/Support/Endian.h"
-#include "llvm/Support/Format.h"
+
+#include <algorithm>
 
 namespace ptxlink {
 
@@ -27,6 +29,8 @@ bool isArchive(StringRef Bytes) { return Bytes.starts_with("!<arch>\n"); }
 
 namespace {
 
+constexpr uint64_t HeaderSize = 60; // a GNU ar member header
+
 class GnuStaticLibrary final : public StaticLibrary {
 public:
   explicit GnuStaticLibrary(std::unique_ptr<MemoryBuffer> Buffer) : Buffer(std::move(Buffer)) {}
@@ -34,10 +38,13 @@ public:
   Error load();
 
   StringRef fileName() const override { return Buffer->getBufferIdentifier(); }
-  size_t memberCount() const override { return Members.size(); }
-  StringRef memberName(size_t Member) const override {
-    return Member < Members.size() ? Members[Member].Name : StringRef();
+  Error readAllMembers() const override;
+  bool hasSymbolIndex() const override { return HasIndex; }
+  size_t memberCount() const override {
+    walk();
+    return Offsets.size();
   }
+  StringRef memberName(size_t Member) const override;
   Expected<MemoryBufferRef> memberBuffer(size_t Member) const override;
   std::optional<size_t> memberDefining(StringRef Name) const override {
     auto It = Defining.find(Name);
@@ -50,22 +57,26 @@ public:
   }
 
 private:
-  struct MemberInfo {
-    StringRef Name;
-    uint64_t HeaderOffset = 0; // where the member's 60-byte header starts in the archive
-  };
-
   Error malformed(const Twine &Message) const {
     return createStringError(inconvertibleErrorCode(), fileName() + ": malformed archive: " + Message);
   }
-  Error readMembers();
   Error readIndex();
+  /// The member whose header starts at Offset, with its header and data bounds checked.
+  Expected<object::Archive::Child> childAt(uint64_t Offset) const;
+  void walk() const;
 
   std::unique_ptr<MemoryBuffer> Buffer;
   std::unique_ptr<object::Archive> Ar;
-  std::vector<MemberInfo> Members;
+  bool HasIndex = false;
+  uint64_t FirstMember = 0; // header offset of the first regular member (after the index and name table)
+  size_t IndexedMembers = 0;
+  // Member number -> header offset: the members the index names, ascending, then (after walk()) the
+  // others in archive order.
+  mutable std::vector<uint64_t> Offsets;
   std::vector<std::pair<StringRef, size_t>> Index;
   DenseMap<StringRef, size_t> Defining; // first member in index order that defines each name
+  mutable bool Walked = false;
+  mutable std::string WalkError;
 };
 
 Error GnuStaticLibrary::load() {
@@ -85,48 +96,20 @@ Error GnuStaticLibrary::load() {
     return createStringError(inconvertibleErrorCode(),
                              fileName() + ": unsupported archive flavour (BSD, Darwin, COFF or AIX); "
                                           "ptxlink reads GNU archives: rebuild it with ptxlink-ar");
-  if (Error E = readMembers())
-    return E;
-  return readIndex();
-}
-
-Error GnuStaticLibrary::readMembers() {
+  // Only the first regular member's header is read here: it tells where members start.
   Error Err = Error::success();
-  uint64_t LastSize = 0;
-  for (const object::Archive::Child &C : Ar->children(Err)) {
-    Expected<StringRef> Name = C.getName();
-    if (!Name)
-      return malformed(toString(Name.takeError()) + " (member header at offset " + Twine(C.getChildOffset()) +
-                       ")");
-    Expected<uint64_t> Size = C.getRawSize();
-    if (!Size)
-      return malformed(toString(Size.takeError()) + " (member header at offset " + Twine(C.getChildOffset()) +
-                       ")");
-    LastSize = *Size;
-    Members.push_back({*Name, C.getChildOffset()});
-  }
-  if (Err) {
-    // LLVM names the member but not where it is; the offset is what someone with a hex editor needs.
-    std::string Where = Members.empty() ? std::string()
-                                        : (" (member '" + Members.back().Name + "' at offset " +
-                                           Twine(Members.back().HeaderOffset) + " declares " + Twine(LastSize) +
-                                           " bytes; the archive has " + Twine(Buffer->getBufferSize()) + ")")
-                                              .str();
-    return malformed(toString(std::move(Err)) + Where);
-  }
-  return Error::success();
+  auto First = Ar->child_begin(Err);
+  if (Err)
+    return malformed(toString(std::move(Err)));
+  FirstMember = First == Ar->child_end() ? Bytes.size() : First->getChildOffset();
+  return readIndex();
 }
 
 Error GnuStaticLibrary::readIndex() {
   StringRef Table = Ar->getSymbolTable();
-  if (Table.empty()) {
-    // GNU ld refuses such an archive; so do we, with the fix in the message.
-    if (!Members.empty())
-      return createStringError(inconvertibleErrorCode(),
-                               fileName() + ": archive has no symbol index; add one with 'ptxlink-ar s " +
-                                   fileName() + "'");
+  HasIndex = Table.data() != nullptr; // LLVM found a "/" member, even an empty one
+  if (!HasIndex)
     return Error::success();
-  }
   const uint64_t TableOffset = Table.data() - Buffer->getBufferStart();
   const unsigned Width = Ar->kind() == object::Archive::K_GNU64 ? 8 : 4;
   auto ReadWord = [&](uint64_t At) -> uint64_t {
@@ -141,13 +124,9 @@ Error GnuStaticLibrary::readIndex() {
     return malformed("symbol index at offset " + Twine(TableOffset) + " claims " + Twine(Count) +
                      " symbols but holds only " + Twine(Table.size()) + " bytes");
 
-  DenseMap<uint64_t, size_t> MemberAt;
-  MemberAt.reserve(Members.size());
-  for (size_t I = 0; I < Members.size(); ++I)
-    MemberAt.try_emplace(Members[I].HeaderOffset, I);
-
-  Index.reserve(Count);
-  Defining.reserve(Count);
+  std::vector<std::pair<StringRef, uint64_t>> Entries;
+  Entries.reserve(Count);
+  const uint64_t Size = Buffer->getBufferSize();
   uint64_t NamePos = Width + Count * Width;
   for (uint64_t I = 0; I < Count; ++I) {
     const uint64_t Target = ReadWord(Width + I * Width);
@@ -156,29 +135,118 @@ Error GnuStaticLibrary::readIndex() {
       return malformed("name of symbol index entry " + Twine(I) + " at offset " + Twine(TableOffset + NamePos) +
                        " runs past the end of the index");
     StringRef Name = Table.slice(NamePos, End);
-    auto It = MemberAt.find(Target);
-    if (It == MemberAt.end())
+    // The header itself is checked when the member is extracted; here only that one could be there.
+    if (Target < FirstMember || Size < HeaderSize || Target > Size - HeaderSize)
       return malformed("symbol index entry " + Twine(I) + " ('" + Name + "', at offset " +
                        Twine(TableOffset + Width + I * Width) + ") refers to offset " + Twine(Target) +
                        ", which is not the start of a member");
-    Index.emplace_back(Name, It->second);
-    Defining.try_emplace(Name, It->second);
+    Entries.emplace_back(Name, Target);
     NamePos = End + 1;
+  }
+
+  // Archive writers list members in order, so the offsets are usually sorted already.
+  for (const auto &E : Entries)
+    Offsets.push_back(E.second);
+  if (!std::is_sorted(Offsets.begin(), Offsets.end()))
+    std::sort(Offsets.begin(), Offsets.end());
+  Offsets.erase(std::unique(Offsets.begin(), Offsets.end()), Offsets.end());
+  IndexedMembers = Offsets.size();
+  DenseMap<uint64_t, size_t> MemberAt;
+  MemberAt.reserve(Offsets.size());
+  for (size_t I = 0; I < Offsets.size(); ++I)
+    MemberAt.try_emplace(Offsets[I], I);
+
+  Index.reserve(Entries.size());
+  Defining.reserve(Entries.size());
+  for (const auto &[Name, Target] : Entries) {
+    size_t Member = MemberAt.find(Target)->second;
+    Index.emplace_back(Name, Member);
+    Defining.try_emplace(Name, Member);
   }
   return Error::success();
 }
 
-Expected<MemoryBufferRef> GnuStaticLibrary::memberBuffer(size_t Member) const {
-  if (Member >= Members.size())
-    return createStringError(inconvertibleErrorCode(), fileName() + ": no member number " + Twine(Member));
+Expected<object::Archive::Child> GnuStaticLibrary::childAt(uint64_t Offset) const {
+  const uint64_t Size = Buffer->getBufferSize();
+  if (Offset < FirstMember || Size < HeaderSize || Offset > Size - HeaderSize)
+    return malformed("no member header at offset " + Twine(Offset));
   Error Err = Error::success();
-  object::Archive::Child C(Ar.get(), Buffer->getBufferStart() + Members[Member].HeaderOffset, &Err);
+  object::Archive::Child C(Ar.get(), Buffer->getBufferStart() + Offset, &Err);
   if (Err)
-    return malformed(toString(std::move(Err)));
-  Expected<MemoryBufferRef> Ref = C.getMemoryBufferRef();
+    return malformed(toString(std::move(Err)) + " (member header at offset " + Twine(Offset) + ")");
+  // LLVM checks that the header fits, not the data it declares; a member built from an offset in the
+  // index (rather than by walking) must check that itself.
+  Expected<uint64_t> DataSize = C.getRawSize();
+  if (!DataSize)
+    return malformed(toString(DataSize.takeError()) + " (member header at offset " + Twine(Offset) + ")");
+  if (C.getDataOffset() > Size || *DataSize > Size - C.getDataOffset())
+    return malformed("member at offset " + Twine(Offset) + " declares " + Twine(*DataSize) +
+                     " bytes of data from offset " + Twine(C.getDataOffset()) + ", past the end of the archive (" +
+                     Twine(Size) + " bytes)");
+  return C;
+}
+
+void GnuStaticLibrary::walk() const {
+  if (Walked)
+    return;
+  Walked = true;
+  std::vector<uint64_t> Others;
+  std::vector<bool> Seen(IndexedMembers, false);
+  uint64_t Last = 0;
+  Error Err = Error::success();
+  for (const object::Archive::Child &C : Ar->children(Err)) {
+    Last = C.getChildOffset();
+    auto It = std::lower_bound(Offsets.begin(), Offsets.begin() + IndexedMembers, Last);
+    if (It != Offsets.begin() + IndexedMembers && *It == Last)
+      Seen[It - Offsets.begin()] = true;
+    else
+      Others.push_back(Last);
+  }
+  if (Err)
+    WalkError = (fileName() + ": malformed archive: " + toString(std::move(Err)) + " (the last member header " +
+                 "read is at offset " + Twine(Last) + "; the archive has " + Twine(Buffer->getBufferSize()) +
+                 " bytes)")
+                    .str();
+  for (size_t I = 0; I < IndexedMembers && WalkError.empty(); ++I)
+    if (!Seen[I])
+      WalkError = (fileName() + ": malformed archive: the symbol index refers to offset " + Twine(Offsets[I]) +
+                   ", which is not the start of a member")
+                      .str();
+  Offsets.insert(Offsets.end(), Others.begin(), Others.end());
+}
+
+Error GnuStaticLibrary::readAllMembers() const {
+  walk();
+  if (WalkError.empty())
+    return Error::success();
+  return createStringError(inconvertibleErrorCode(), WalkError);
+}
+
+StringRef GnuStaticLibrary::memberName(size_t Member) const {
+  if (Member >= Offsets.size())
+    return "";
+  Expected<object::Archive::Child> C = childAt(Offsets[Member]);
+  if (!C) {
+    consumeError(C.takeError()); // memberBuffer reports it
+    return "<corrupt member header>";
+  }
+  Expected<StringRef> Name = C->getName(); // points into the header or the name table: the buffer
+  if (!Name) {
+    consumeError(Name.takeError());
+    return "<corrupt member name>";
+  }
+  return *Name;
+}
+
+Expected<MemoryBufferRef> GnuStaticLibrary::memberBuffer(size_t Member) const {
+  if (Member >= Offsets.size())
+    return createStringError(inconvertibleErrorCode(), fileName() + ": no member number " + Twine(Member));
+  Expected<object::Archive::Child> C = childAt(Offsets[Member]);
+  if (!C)
+    return C.takeError();
+  Expected<MemoryBufferRef> Ref = C->getMemoryBufferRef();
   if (!Ref)
-    return malformed(toString(Ref.takeError()) + " (member '" + Members[Member].Name + "' at offset " +
-                     Twine(Members[Member].HeaderOffset) + ")");
+    return malformed(toString(Ref.takeError()) + " (member header at offset " + Twine(Offsets[Member]) + ")");
   return *Ref;
 }
 

@@ -51,6 +51,7 @@ public:
       return std::nullopt;
     return It->second;
   }
+  bool hasSymbolIndex() const override { return HasIndex; }
   std::vector<std::pair<StringRef, size_t>> symbolIndex() const override {
     std::vector<std::pair<StringRef, size_t>> Out;
     for (const auto &[N, M] : Index)
@@ -63,6 +64,7 @@ public:
   std::vector<std::pair<std::string, size_t>> Index;
   StringMap<size_t> Defining;
   unsigned *Reads;
+  bool HasIndex = true;
 };
 
 // The linker side: which names are defined (by whom) and which are referenced (by whom, in order).
@@ -284,6 +286,25 @@ TEST(ArchiveExtraction, UnresolvableNamesAreAskedAboutOnce) {
   ASSERT_FALSE(bool(H.run()));
   EXPECT_EQ(H.extracted(), (Names{"libx.a(a.o)"}));
   EXPECT_EQ(H.Link.pending().size(), 2u);
+}
+
+TEST(ArchiveExtraction, LazyLibraryWithoutIndexIsAnError) {
+  Harness H;
+  H.Link.addObject("main.o", {"main"}, {"a"});
+  H.lib("libnoidx.a", {{"a.o", {"a"}, {}}});
+  H.Libs.back()->HasIndex = false;
+  Error E = H.run();
+  ASSERT_TRUE(bool(E));
+  EXPECT_EQ(toString(std::move(E)), "libnoidx.a: archive has no symbol index; add one with 'ptxlink-ar s libnoidx.a'");
+}
+
+TEST(ArchiveExtraction, WholeLibraryWithoutIndexIsFine) {
+  Harness H;
+  H.Link.addObject("main.o", {"main"}, {"a"});
+  H.lib("libnoidx.a", {{"a.o", {"a"}, {}}}, /*Whole=*/true);
+  H.Libs.back()->HasIndex = false;
+  ASSERT_FALSE(bool(H.run()));
+  EXPECT_EQ(H.extracted(), (Names{"libnoidx.a(a.o)"}));
 }
 
 TEST(ArchiveExtraction, WhyExtractFormat) {
