@@ -92,7 +92,8 @@ bool reportPair(DiagnosticEngine &Diags, const std::string &Headline, std::vecto
   std::stable_sort(Findings.begin(), Findings.end(),
                    [](const AbiFinding &A, const AbiFinding &B) { return A.Level > B.Level; });
   Severity Level = Findings.front().Level;
-  for (const AbiFinding &F : Findings) {
+  // A single difference is already the headline; listing it again would only repeat it.
+  for (const AbiFinding &F : llvm::ArrayRef(Findings).drop_front(Findings.size() == 1 ? 1 : 0)) {
     std::string Line = F.Detail;
     if (F.Level != Level)
       Line += " [" + severityWord(F.Level).str() + "]";

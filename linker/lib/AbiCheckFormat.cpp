@@ -123,9 +123,10 @@ std::string formatVariablePtx(const ModuleVariant &Module, const VariableAbi &V)
     Name = S.Name;
     OS << linkageDirective(S);
   }
-  for (StringRef Attr : V.Attributes)
-    OS << ".attribute(" << Attr << ") ";
+  // PTX puts a variable's attributes after its state space: `.global .attribute(.managed) .b32 v`.
   OS << stateSpaceName(V.Space);
+  for (StringRef Attr : V.Attributes)
+    OS << " .attribute(" << Attr << ")";
   if (V.Align)
     OS << " .align " << V.Align;
   if (V.VectorWidth)
