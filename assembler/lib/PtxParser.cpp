@@ -335,10 +335,15 @@ void Parser::parseModule() {
   M.Target.AddressSize = 32; // the PTX default when .address_size is absent
   advance();
   while (!Tok.is(TokKind::Eof)) {
-    if (D.stop())
-      return;
+    // At the error limit, parse on until one more error has been reported (the engine then announces
+    // that it stops), so the user learns that the list is incomplete.
+    unsigned Before = D.errors();
+    bool AtLimit = D.stop();
     size_t Start = Tok.Offset;
-    if (!parseTopLevel())
+    bool Ok = parseTopLevel();
+    if (AtLimit && D.errors() != Before)
+      return;
+    if (!Ok)
       recover(Start);
   }
   if (!M.HasVersion && !SawItemBeforeVersion)
