@@ -1,0 +1,290 @@
+// Unit tests of the linker's passes, in-process: variant selection rules, resolution by rank on
+// hand-built modules (no assembler involved), and whole links through runLinkerTool with the fatbinary
+// read back.
+#include "ptxlink/Assembler.h"
+#include "ptxlink/Fatbin.h"
+#include "ptxlink/LinkContext.h"
+#include "ptxlink/Linker.h"
+#include "ptxlink/ObjectFormat.h"
+
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <gtest/gtest.h>
+
+using namespace ptxlink;
+using namespace llvm;
+
+namespace {
+
+ArchSpec arch(StringRef Name) {
+  auto A = parseArch(Name);
+  EXPECT_TRUE(A.has_value()) << Name.str();
+  return A.value_or(ArchSpec{});
+}
+
+TEST(LinkerArch, ParsesTargetNames) {
+  EXPECT_EQ(arch("sm_90").name(), "sm_90");
+  EXPECT_EQ(arch("compute_90a").name(), "sm_90a");
+  EXPECT_EQ(arch("sm_101f").name(), "sm_110f"); // renamed in PTX ISA 9.0
+  EXPECT_FALSE(parseArch("sm_91"));
+  EXPECT_FALSE(parseArch("sm_80a")); // no arch-specific sm_80
+  EXPECT_FALSE(parseArch("sm_90f")); // families start at sm_100
+  EXPECT_FALSE(parseArch("gfx90a"));
+}
+
+TEST(LinkerArch, UsabilityFollowsTheSeedRules) {
+  // Plain PTX runs on anything at or above it.
+  EXPECT_TRUE(variantUsable(arch("sm_80"), arch("sm_90")));
+  EXPECT_TRUE(variantUsable(arch("sm_80"), arch("sm_90a")));
+  EXPECT_FALSE(variantUsable(arch("sm_90"), arch("sm_80")));
+  // `a` only on exactly its arch.
+  EXPECT_TRUE(variantUsable(arch("sm_90a"), arch("sm_90a")));
+  EXPECT_FALSE(variantUsable(arch("sm_90a"), arch("sm_90")));
+  EXPECT_FALSE(variantUsable(arch("sm_100a"), arch("sm_103a")));
+  // `f` on later members of its family only.
+  EXPECT_TRUE(variantUsable(arch("sm_100f"), arch("sm_103")));
+  EXPECT_TRUE(variantUsable(arch("sm_100f"), arch("sm_100a")));
+  EXPECT_FALSE(variantUsable(arch("sm_103f"), arch("sm_100")));
+  EXPECT_FALSE(variantUsable(arch("sm_100f"), arch("sm_120")));
+  EXPECT_TRUE(variantUsable(arch("sm_110f"), arch("sm_110")));
+}
+
+TEST(LinkerArch, MinimumPtxVersions) {
+  using V = std::pair<unsigned, unsigned>;
+  EXPECT_EQ(minPtxVersion(arch("sm_90")), V(7, 8));
+  EXPECT_EQ(minPtxVersion(arch("sm_90a")), V(8, 0));
+  EXPECT_EQ(minPtxVersion(arch("sm_100f")), V(8, 8));
+  EXPECT_EQ(minPtxVersion(arch("sm_88")), V(9, 0));
+  EXPECT_EQ(minPtxVersion(arch("sm_120a")), V(8, 7));
+}
+
+std::unique_ptr<ObjectFile> objectWithTargets(std::initializer_list<const char *> Targets) {
+  auto Obj = std::make_unique<ObjectFile>();
+  for (const char *T : Targets) {
+    ModuleVariant V;
+    V.Target.Arch = Obj->save(T);
+    Obj->Variants.push_back(std::move(V));
+  }
+  return Obj;
+}
+
+TEST(LinkerArch, SelectsTheBestVariant) {
+  auto Obj = objectWithTargets({"sm_80", "sm_90a", "sm_100f", "sm_86"});
+  EXPECT_EQ(selectVariant(*Obj, arch("sm_90a")), 1);  // exact
+  EXPECT_EQ(selectVariant(*Obj, arch("sm_90")), 3);   // highest plain not above: sm_86
+  EXPECT_EQ(selectVariant(*Obj, arch("sm_103")), 2);  // family beats plain
+  EXPECT_EQ(selectVariant(*Obj, arch("sm_120")), 3);  // other family: plain
+  EXPECT_EQ(selectVariant(*Obj, arch("sm_75")), -1);
+  auto Same = objectWithTargets({"sm_80", "sm_80"});
+  EXPECT_EQ(selectVariant(*Same, arch("sm_90")), 0); // ties: the first
+}
+
+/// A hand-built module: one variable `Name` with the given binding and size, in its own section.
+void addVariable(ObjectFile &Obj, ModuleVariant &V, StringRef Name, Binding B, uint64_t Size, bool Init = false) {
+  Symbol S;
+  S.Name = Obj.save(Name);
+  S.Kind = SymbolKind::Variable;
+  S.Bind = B;
+  S.Space = StateSpace::Global;
+  S.Size = Size;
+  S.Initialized = Init;
+  S.Where = {3, 1};
+  if (B != Binding::Undefined) {
+    Section Sec;
+    Sec.Name = S.Name;
+    Sec.Kind = SectionKind::Variable;
+    Sec.Symbol = V.Symbols.size();
+    Sec.Contents = Obj.save((".global .b8 " + Name + "[" + std::to_string(Size) + "];").str());
+    S.Section = V.Sections.size();
+    V.Sections.push_back(Sec);
+  }
+  V.Symbols.push_back(S);
+}
+
+struct HandLink {
+  std::vector<InputFile> Inputs;
+  LinkOptions Options;
+  std::string Text;
+  raw_string_ostream OS{Text};
+  DiagnosticEngine Diags{OS};
+  PassTimes Times;
+
+  ModuleVariant &module(StringRef Name) {
+    auto Obj = std::make_unique<ObjectFile>();
+    Obj->Variants.emplace_back();
+    Obj->Variants.back().Target.Arch = Obj->save("sm_90");
+    Obj->Variants.back().SourceName = Obj->save((Name + ".ptx").str());
+    Inputs.push_back({(Name + ".o").str(), std::move(Obj)});
+    return Inputs.back().Object->Variants.back();
+  }
+  ObjectFile &object() { return *Inputs.back().Object; }
+  std::unique_ptr<ArchLink> resolve() {
+    auto L = std::make_unique<ArchLink>(Options, Inputs, arch("sm_90"), Diags, Times);
+    EXPECT_TRUE(L->selectVariants());
+    L->resolve();
+    return L;
+  }
+};
+
+TEST(LinkerResolve, LargestCommonWins) {
+  HandLink H;
+  addVariable(H.object(), H.module("a"), "cv", Binding::Common, 16);
+  addVariable(H.object(), H.module("b"), "cv", Binding::Common, 64);
+  addVariable(H.object(), H.module("c"), "cv", Binding::Common, 32);
+  auto L = H.resolve();
+  ASSERT_EQ(L->Globals.size(), 1u);
+  const GlobalSymbol &G = L->Globals[0];
+  EXPECT_EQ(G.Bind, Binding::Common);
+  EXPECT_EQ(G.Size, 64u);
+  EXPECT_EQ(G.Def.Module, 1u);
+  EXPECT_FALSE(H.Diags.hasErrors()) << H.Text;
+}
+
+TEST(LinkerResolve, InitializedCommonMustBeLargest) {
+  HandLink H;
+  addVariable(H.object(), H.module("a"), "cv", Binding::Common, 16, /*Init=*/true);
+  addVariable(H.object(), H.module("b"), "cv", Binding::Common, 64);
+  H.resolve();
+  EXPECT_EQ(H.Diags.errorCount(), 1u);
+  EXPECT_NE(H.Text.find("is larger than its initialized definition"), std::string::npos) << H.Text;
+  EXPECT_NE(H.Text.find(">>> initialized at a.ptx:3:1 (a.o)"), std::string::npos) << H.Text;
+}
+
+TEST(LinkerResolve, StrongBeatsWeakBeatsCommonWhateverTheOrder) {
+  HandLink H;
+  addVariable(H.object(), H.module("a"), "v", Binding::Common, 8);
+  addVariable(H.object(), H.module("b"), "v", Binding::Weak, 8);
+  addVariable(H.object(), H.module("c"), "v", Binding::Global, 8);
+  addVariable(H.object(), H.module("d"), "v", Binding::Weak, 8);
+  addVariable(H.object(), H.module("e"), "v", Binding::Undefined, 8);
+  auto L = H.resolve();
+  const GlobalSymbol &G = L->Globals[0];
+  EXPECT_EQ(G.Def.Module, 2u);
+  EXPECT_EQ(G.Bind, Binding::Global);
+  EXPECT_EQ(G.Defs.size(), 4u);
+  EXPECT_EQ(G.Decls.size(), 1u);
+  EXPECT_FALSE(H.Diags.hasErrors()) << H.Text;
+}
+
+TEST(LinkerResolve, TwoStrongDefinitionsAreADuplicate) {
+  HandLink H;
+  addVariable(H.object(), H.module("a"), "_Z1gv", Binding::Global, 4);
+  addVariable(H.object(), H.module("b"), "_Z1gv", Binding::Global, 4);
+  H.resolve();
+  EXPECT_NE(H.Text.find("ptxlink: error: duplicate symbol: g() (_Z1gv)\n>>> defined at a.ptx:3:1 (a.o)\n"
+                        ">>> defined at b.ptx:3:1 (b.o)\n"),
+            std::string::npos)
+      << H.Text;
+}
+
+TEST(LinkerResolve, LocalsNeverMeetGlobals) {
+  HandLink H;
+  addVariable(H.object(), H.module("a"), "x", Binding::Local, 4);
+  addVariable(H.object(), H.module("b"), "x", Binding::Local, 8);
+  auto L = H.resolve();
+  EXPECT_TRUE(L->Globals.empty());
+  EXPECT_FALSE(H.Diags.hasErrors());
+}
+
+// ---- whole links through the tool entry point ----
+
+class LinkerTool : public ::testing::Test {
+protected:
+  void SetUp() override {
+    ASSERT_FALSE(sys::fs::createUniqueDirectory("ptxlink-linker-test", Dir));
+  }
+  void TearDown() override { sys::fs::remove_directories(Dir); }
+  std::string write(StringRef Name, StringRef Text) {
+    SmallString<128> P(Dir);
+    sys::path::append(P, Name);
+    std::error_code EC;
+    raw_fd_ostream OS(P, EC);
+    OS << Text;
+    return std::string(P);
+  }
+  int run(std::vector<std::string> Args) {
+    Out.clear();
+    Err.clear();
+    raw_string_ostream O(Out), E(Err);
+    return runLinkerTool(Args, O, E);
+  }
+  SmallString<128> Dir;
+  std::string Out, Err;
+};
+
+const char *Kernel = R"(.version 8.0
+.target sm_80
+.address_size 64
+.extern .func (.param .b32 r) f(.param .b32 x);
+.visible .entry k(.param .u64 p)
+{
+	.reg .b32 %r<3>;
+	{
+	.param .b32 a;
+	.param .b32 b;
+	st.param.b32 [a], 1;
+	call.uni (b), f, (a);
+	}
+	ret;
+}
+)";
+const char *Func = R"(.version 8.0
+.target sm_80
+.address_size 64
+.visible .func (.param .b32 r) f(.param .b32 x)
+{
+	.reg .b32 %r<2>;
+	ld.param.b32 %r1, [x];
+	st.param.b32 [r], %r1;
+	ret;
+}
+)";
+
+TEST_F(LinkerTool, FatbinHasOnePtxImagePerArch) {
+  std::string A = write("k.ptx", Kernel), B = write("f.ptx", Func), O = (Dir + "/out.fatbin").str();
+  ASSERT_EQ(run({"-arch", "sm_80,sm_90", A, B, "-o", O}), 0) << Err;
+  auto Buf = MemoryBuffer::getFile(O);
+  ASSERT_TRUE(bool(Buf));
+  std::vector<std::string> Warnings;
+  auto Images = readFatbin((*Buf)->getBuffer(), [&](uint64_t, const Twine &T) { Warnings.push_back(T.str()); });
+  EXPECT_TRUE(Warnings.empty());
+  ASSERT_EQ(Images.size(), 2u);
+  EXPECT_EQ(Images[0].Kind, FatbinKind::Ptx);
+  EXPECT_EQ(Images[0].Sm, 80u);
+  EXPECT_EQ(Images[1].Sm, 90u);
+  EXPECT_NE(Images[0].Payload.find(".target sm_80"), std::string::npos);
+  EXPECT_NE(Images[1].Payload.find(".target sm_90"), std::string::npos);
+  // sm_90 needs PTX ISA 7.8: the inputs say 8.0, so the version stays 8.0.
+  EXPECT_EQ(Images[1].VersionMajor, 8u);
+  EXPECT_NE(Images[0].Payload.find(".visible .func (.param .b32 r) f(.param .b32 x)\n{"), std::string::npos);
+}
+
+TEST_F(LinkerTool, OutputIsIdenticalWhateverTheThreadCount) {
+  std::string A = write("k.ptx", Kernel), B = write("f.ptx", Func);
+  std::string O1 = (Dir + "/1.fatbin").str(), O2 = (Dir + "/2.fatbin").str();
+  ASSERT_EQ(run({"-arch=sm_80,sm_90", "--threads", "1", A, B, "-o", O1}), 0) << Err;
+  ASSERT_EQ(run({"-arch=sm_80,sm_90", "--threads", "2", A, B, "-o", O2}), 0) << Err;
+  auto B1 = MemoryBuffer::getFile(O1), B2 = MemoryBuffer::getFile(O2);
+  ASSERT_TRUE(B1 && B2);
+  EXPECT_EQ((*B1)->getBuffer(), (*B2)->getBuffer());
+}
+
+TEST_F(LinkerTool, FailedLinkWritesNothing) {
+  std::string A = write("k.ptx", Kernel), O = (Dir + "/out.fatbin").str();
+  EXPECT_EQ(run({"-arch", "sm_80", A, "-o", O}), 1);
+  EXPECT_NE(Err.find("ptxlink: error: undefined symbol: f\n>>> referenced by "), std::string::npos) << Err;
+  EXPECT_FALSE(sys::fs::exists(O));
+}
+
+TEST_F(LinkerTool, DiagnosticsAreReportedOncePerLinkNotPerArch) {
+  std::string A = write("k.ptx", Kernel), O = (Dir + "/out.fatbin").str();
+  EXPECT_EQ(run({"-arch", "sm_80,sm_86,sm_90", A, "-o", O}), 1);
+  size_t First = Err.find("undefined symbol: f");
+  ASSERT_NE(First, std::string::npos);
+  EXPECT_EQ(Err.find("undefined symbol: f", First + 1), std::string::npos) << Err;
+}
+
+} // namespace
