@@ -323,18 +323,29 @@ class Bench:
         self.say("Median of %d runs; peak RSS of the process; ratios are wall-time ratios against the reference "
                  "lines measured in the same run (vs cat: `cat` of the same input files)." % self.args.repeat)
         self.say()
-        self.say("| command | input MB | wall s | CPU s | peak RSS MB | RSS / input | vs cat | vs nvlink |")
-        self.say("|---|---|---|---|---|---|---|---|")
+        self.say("| command | input MB | wall s | CPU s | peak RSS MB | RSS / input | wall vs cat | wall vs nvlink | CPU vs nvlink |")
+        self.say("|---|---|---|---|---|---|---|---|---|")
         nv = res.get("nvlink") if isinstance(res.get("nvlink"), dict) else None
         for name, mb, m, err, catref in rows:
             if m is None:
-                self.say("| %s | %.2f | %s | | | | | |" % (name, mb, err))
+                self.say("| %s | %.2f | %s | | | | | | |" % (name, mb, err))
                 continue
             vs_cat = "%.1fx" % (m["wall"] / catref["wall"]) if catref and catref["wall"] else ""
             vs_nv = "%.2fx" % (m["wall"] / nv["wall"]) if nv and name.startswith("ptxlink") else ""
-            self.say("| %s | %.2f | %.3f | %.3f | %.1f | %.1f | %s | %s |" % (
-                name, mb, m["wall"], m["cpu"], m["rss_kb"] / 1024, m["rss_kb"] / 1024 / mb if mb else 0, vs_cat, vs_nv))
+            cpu_nv = "%.2fx" % (m["cpu"] / nv["cpu"]) if nv and nv["cpu"] and name.startswith("ptxlink") else ""
+            self.say("| %s | %.2f | %.3f | %.3f | %.1f | %.1f | %s | %s | %s |" % (
+                name, mb, m["wall"], m["cpu"], m["rss_kb"] / 1024, m["rss_kb"] / 1024 / mb if mb else 0, vs_cat, vs_nv,
+                cpu_nv))
         self.say()
+        # A speed figure means little if the output is wrong: the linked module must be a whole program
+        # that ptxas compiles (not timed).
+        linked = os.path.join(out, "program.ptx")
+        if self.ptxas and isinstance(res.get("ptxlink --emit ptx"), dict) and os.path.exists(linked):
+            r = Run([self.ptxas, "-arch=sm_80", linked, "-o", os.path.join(out, "program.sm_80.cubin")])
+            res["linked_ptx_accepted_by_ptxas"] = r.ok
+            self.say("Check (not timed): `ptxas -arch=sm_80` on the linked PTX module (whole program, no -c): %s"
+                     % ("accepted" if r.ok else "REJECTED: " + r.error()))
+            self.say()
         self.results["link"] = res
 
     # ---------------------------------------------------------------- (c)
@@ -410,6 +421,11 @@ class Bench:
                                       os.path.join(out, "libprog.fatbin")])
                 rows.append(("ptxlink -arch sm_80 main.o %s" % os.path.basename(lib), m, err))
                 res["ptxlink link"] = m if m else err
+                linked = os.path.join(out, "libprog.ptx")
+                r2 = Run([self.tools["ptxlink"], "-arch", "sm_80", "--emit", "ptx", main_o, lib, "-o", linked])
+                if r2.ok:
+                    res["linked_functions"] = sum(1 for line in open(linked) if line.rstrip().endswith("(")
+                                                  and ".func" in line and not line.startswith(".extern"))
                 m2, err2 = self.repeat([self.tools["ptxlink"], "-arch", "sm_80", main_o] + objs +
                                        ["-o", os.path.join(out, "libprog-all.fatbin")])
                 rows.append(("ptxlink -arch sm_80 main.o + all %d objects (no archive)" % n, m2, err2))
@@ -417,6 +433,13 @@ class Bench:
         elif not r.ok:
             rows.append(("ptxlink-as main.ptx", None, r.error()))
         self.say("Objects: %d files, %.1f MB. Median of %d runs." % (n, obj_mb, self.args.repeat))
+        if "assemble_members" in res:
+            a = res["assemble_members"]
+            self.say("Assembling the members (once, cached afterwards): %d ptxlink-as processes, %.1f s CPU, %.1f s wall."
+                     % (a["files"], a["cpu"], a["wall"]))
+        if "linked_functions" in res:
+            self.say("The linked program holds %d function definitions (main needs %d members directly; the rest are "
+                     "their callees)." % (res["linked_functions"], max(1, n // 100)))
         self.say()
         self.say("| command | wall s | CPU s | peak RSS MB | vs llvm-ar |")
         self.say("|---|---|---|---|---|")
@@ -424,7 +447,7 @@ class Bench:
             if m is None:
                 self.say("| %s | %s | | | |" % (name, err))
             else:
-                ratio = "%.2fx" % (m["wall"] / ref["wall"]) if ref and ref["wall"] and "-ar" in name else ""
+                ratio = "%.2fx" % (m["wall"] / ref["wall"]) if ref and ref["wall"] and name.split()[0].endswith("-ar") else ""
                 self.say("| %s | %.3f | %.3f | %.1f | %s |" % (name, m["wall"], m["cpu"], m["rss_kb"] / 1024, ratio))
         self.say()
         self.results["archive"] = res
