@@ -424,8 +424,10 @@ class Bench:
                 linked = os.path.join(out, "libprog.ptx")
                 r2 = Run([self.tools["ptxlink"], "-arch", "sm_80", "--emit", "ptx", main_o, lib, "-o", linked])
                 if r2.ok:
-                    res["linked_functions"] = sum(1 for line in open(linked) if line.rstrip().endswith("(")
-                                                  and ".func" in line and not line.startswith(".extern"))
+                    # Bodies open with a "{" line of their own; kernels are the ".entry" headers.
+                    text = open(linked).read().splitlines()
+                    res["linked_functions"] = (sum(1 for line in text if line.strip() == "{")
+                                               - sum(1 for line in text if ".entry " in line))
                 m2, err2 = self.repeat([self.tools["ptxlink"], "-arch", "sm_80", main_o] + objs +
                                        ["-o", os.path.join(out, "libprog-all.fatbin")])
                 rows.append(("ptxlink -arch sm_80 main.o + all %d objects (no archive)" % n, m2, err2))
