@@ -426,7 +426,7 @@ class Bench:
                 if r2.ok:
                     # Bodies open with a "{" line of their own; kernels are the ".entry" headers.
                     text = open(linked).read().splitlines()
-                    res["linked_functions"] = (sum(1 for line in text if line.strip() == "{")
+                    res["linked_functions"] = (sum(1 for line in text if line == "{")
                                                - sum(1 for line in text if ".entry " in line))
                 m2, err2 = self.repeat([self.tools["ptxlink"], "-arch", "sm_80", main_o] + objs +
                                        ["-o", os.path.join(out, "libprog-all.fatbin")])
