@@ -46,7 +46,31 @@ json::Object describeContext(Context &C, const Origin &O, DWARFContext &Ctx, jso
     }
     Units.push_back(std::move(J));
   }
-  return json::Object{{"sections", std::move(SectionList)}, {"units", std::move(Units)}};
+  // Line tables straight from .debug_line: cubins have them without any .debug_info unit.
+  json::Array Tables;
+  const DWARFObject &DObj = Ctx.getDWARFObj();
+  const DWARFSection &LineSection = DObj.getLineSection();
+  if (!LineSection.Data.empty()) {
+    DWARFDataExtractor Data(DObj, LineSection, DObj.isLittleEndian(), /*AddressSize=*/8);
+    DWARFDebugLine::SectionParser Parser(Data, Ctx, Ctx.normal_units());
+    auto Handler = [&](Error E) { C.warn(O, 0, "DWARF line table: " + toString(std::move(E))); };
+    for (unsigned N = 0; !Parser.done() && N < 10000; ++N) {
+      uint64_t Offset = Parser.getOffset();
+      DWARFDebugLine::LineTable LT = Parser.parseNext(Handler, Handler);
+      json::Array Files;
+      for (const auto &F : LT.Prologue.FileNames)
+        if (auto Name = dwarf::toString(F.Name))
+          Files.push_back(std::string(*Name));
+      Tables.push_back(json::Object{{"offset", Offset},
+                                    {"version", LT.Prologue.getVersion()},
+                                    {"files", std::move(Files)},
+                                    {"rows", int64_t(LT.Rows.size())}});
+      if (Parser.getOffset() <= Offset)
+        break;
+    }
+  }
+  return json::Object{{"sections", std::move(SectionList)}, {"units", std::move(Units)},
+                      {"lineTables", std::move(Tables)}};
 }
 
 } // namespace

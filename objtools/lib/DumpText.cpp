@@ -16,7 +16,7 @@ namespace ptxlink::dump {
 namespace {
 
 constexpr const char *KeyOrder[] = {
-    "index",   "variant", "ordinal",  "section",   "offset",   "name",        "kind",     "binding",
+    "index",   "variant", "ordinal",  "name",      "section",  "offset",      "kind",     "binding",
     "type",    "space",   "arch",     "sm",        "size",     "align",       "value",    "symbol",
     "addend",  "length",  "target",   "caller",    "callee",   "attribute",   "id",       "format",
     "compatible", "why",  "compression", "headerSize", "storedSize", "compressedSize", "uncompressedSize",
@@ -53,7 +53,7 @@ bool isScalarArray(const json::Value &V) {
 
 std::string scalarText(const json::Value &V) {
   if (auto S = V.getAsString())
-    return S->str();
+    return S->empty() ? "-" : S->str();
   if (V.kind() == json::Value::Null)
     return "-";
   if (const json::Array *A = V.getAsArray()) {
