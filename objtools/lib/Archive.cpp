@@ -144,25 +144,36 @@ Error GnuStaticLibrary::readIndex() {
     NamePos = End + 1;
   }
 
-  // Archive writers list members in order, so the offsets are usually sorted already.
+  // Archive writers list members in order, so the offsets are usually sorted already: then member
+  // numbers are assigned in one pass; otherwise through a sorted copy and a map.
+  Index.reserve(Entries.size());
+  Defining.reserve(Entries.size());
+  auto Add = [&](StringRef Name, size_t Member) {
+    Index.emplace_back(Name, Member);
+    Defining.try_emplace(Name, Member);
+  };
+  bool Sorted = std::is_sorted(Entries.begin(), Entries.end(),
+                               [](const auto &A, const auto &B) { return A.second < B.second; });
+  if (Sorted) {
+    for (const auto &[Name, Target] : Entries) {
+      if (Offsets.empty() || Offsets.back() != Target)
+        Offsets.push_back(Target);
+      Add(Name, Offsets.size() - 1);
+    }
+    IndexedMembers = Offsets.size();
+    return Error::success();
+  }
   for (const auto &E : Entries)
     Offsets.push_back(E.second);
-  if (!std::is_sorted(Offsets.begin(), Offsets.end()))
-    std::sort(Offsets.begin(), Offsets.end());
+  std::sort(Offsets.begin(), Offsets.end());
   Offsets.erase(std::unique(Offsets.begin(), Offsets.end()), Offsets.end());
   IndexedMembers = Offsets.size();
   DenseMap<uint64_t, size_t> MemberAt;
   MemberAt.reserve(Offsets.size());
   for (size_t I = 0; I < Offsets.size(); ++I)
     MemberAt.try_emplace(Offsets[I], I);
-
-  Index.reserve(Entries.size());
-  Defining.reserve(Entries.size());
-  for (const auto &[Name, Target] : Entries) {
-    size_t Member = MemberAt.find(Target)->second;
-    Index.emplace_back(Name, Member);
-    Defining.try_emplace(Name, Member);
-  }
+  for (const auto &[Name, Target] : Entries)
+    Add(Name, MemberAt.find(Target)->second);
   return Error::success();
 }
 

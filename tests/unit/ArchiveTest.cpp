@@ -283,6 +283,23 @@ TEST(Archive, IndexEntryInsideAMember) {
       << W;
 }
 
+TEST(Archive, UnsortedIndexStillNumbersMembersInArchiveOrder) {
+  std::string Bytes = makeArchive({{"a.o", makeElf({{"f", 'f'}})}, {"b.o", makeElf({{"g", 'f'}})}});
+  // Swap the two entries' offsets: f now points at b.o and g at a.o.
+  uint32_t First = support::endian::read32be(&Bytes[IndexData + 4]);
+  uint32_t Second = support::endian::read32be(&Bytes[IndexData + 8]);
+  support::endian::write32be(&Bytes[IndexData + 4], Second);
+  support::endian::write32be(&Bytes[IndexData + 8], First);
+  auto Lib = openBytes(Bytes);
+  ASSERT_TRUE(bool(Lib)) << toString(Lib.takeError());
+  EXPECT_EQ((*Lib)->memberDefining("f"), std::optional<size_t>(1));
+  EXPECT_EQ((*Lib)->memberDefining("g"), std::optional<size_t>(0));
+  EXPECT_EQ((*Lib)->memberName(0), "a.o");
+  EXPECT_EQ((*Lib)->memberName(1), "b.o");
+  EXPECT_FALSE(bool((*Lib)->readAllMembers()));
+  EXPECT_EQ((*Lib)->memberCount(), 2u);
+}
+
 TEST(Archive, MembersWithoutIndexEntriesComeLast) {
   // A member that defines nothing external is not in the index; the full walk numbers it after the
   // indexed ones.
