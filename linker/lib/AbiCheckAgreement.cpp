@@ -35,6 +35,8 @@ Roles rolesFor(AbiRelation R) {
     return {"this member", "the first member", "call-table member at", "first call-table member at"};
   case AbiRelation::CallTargetVsPrototype:
     return {"the prototype", "the call target", "prototype at", "call target defined at"};
+  case AbiRelation::DefinitionVsDefinition:
+    return {"this definition", "the chosen definition", "also defined at", "chosen definition at"};
   }
   return {"the declaration", "the definition", "declared at", "defined at"};
 }
@@ -133,14 +135,22 @@ bool checkFunctionAgreement(const SymbolSite &Def, const SymbolSite &Other, Diag
                             const AbiCheckOptions &Options) {
   if (!validSite(Def) || !validSite(Other))
     return false;
-  Roles R = rolesFor(Options.Relation);
   const Symbol &DefSym = Def.Module->Symbols[Def.Symbol];
   const Symbol &OtherSym = Other.Module->Symbols[Other.Symbol];
   const FunctionAbi *DefAbi = findFunctionAbi(*Def.Module, Def.Symbol);
   const FunctionAbi *OtherAbi = findFunctionAbi(*Other.Module, Other.Symbol);
+  // The caller's default relation is refined from what the sites are, so messages name them rightly.
+  AbiRelation Relation = Options.Relation;
+  if (Relation == AbiRelation::DeclarationVsDefinition) {
+    if (Other.Module == Def.Module && OtherSym.AliasOf == Def.Symbol)
+      Relation = AbiRelation::AliasVsAliasee;
+    else if (OtherAbi && OtherAbi->HasBody && OtherSym.AliasOf == NoSymbol)
+      Relation = AbiRelation::DefinitionVsDefinition;
+  }
+  Roles R = rolesFor(Relation);
 
   std::string Headline;
-  switch (Options.Relation) {
+  switch (Relation) {
   case AbiRelation::DeclarationVsDefinition:
     Headline = "declaration of " + displayName(DefSym.Name) + " does not match its definition";
     break;
@@ -153,6 +163,9 @@ bool checkFunctionAgreement(const SymbolSite &Def, const SymbolSite &Other, Diag
     break;
   case AbiRelation::CallTargetVsPrototype:
     Headline = "call target " + displayName(DefSym.Name) + " does not match the call's prototype";
+    break;
+  case AbiRelation::DefinitionVsDefinition:
+    Headline = "definitions of " + displayName(DefSym.Name) + " disagree";
     break;
   }
 
@@ -182,7 +195,7 @@ bool checkFunctionAgreement(const SymbolSite &Def, const SymbolSite &Other, Diag
   }
 
   std::vector<AbiFinding> Findings =
-      compareFunctionAbi(*OtherAbi, *DefAbi, R.OtherName, R.DefName, Options.Relation);
+      compareFunctionAbi(*OtherAbi, *DefAbi, R.OtherName, R.DefName, Relation);
 
   // What the C++ names add. Two different mangled names (alias, call-table members) carry their
   // parameter types: if those differ while the PTX agrees, the PTX types were too coarse to tell.
@@ -289,7 +302,15 @@ bool checkVariableAgreement(const SymbolSite &Def, const SymbolSite &Other, Diag
   const Symbol &OtherSym = Other.Module->Symbols[Other.Symbol];
   const VariableAbi *DefAbi = findVariableAbi(*Def.Module, Def.Symbol);
   const VariableAbi *OtherAbi = findVariableAbi(*Other.Module, Other.Symbol);
-  std::string Headline = "declaration of variable " + displayName(DefSym.Name) + " does not match its definition";
+  // Two definitions (a weak one that lost, a common one) are named as such, not as a declaration.
+  bool TwoDefinitions = OtherSym.Bind != Binding::Undefined;
+  StringRef OtherRole = TwoDefinitions ? "this definition" : "the declaration";
+  StringRef DefRole = TwoDefinitions ? "the chosen definition" : "the definition";
+  StringRef OtherAt = TwoDefinitions ? "also defined at" : "declared at";
+  StringRef DefAt = TwoDefinitions ? "chosen definition at" : "defined at";
+  std::string Headline = TwoDefinitions
+                             ? "definitions of variable " + displayName(DefSym.Name) + " disagree"
+                             : "declaration of variable " + displayName(DefSym.Name) + " does not match its definition";
   if (!DefAbi || !OtherAbi) {
     bool OtherIsVariable = OtherSym.Kind == SymbolKind::Variable, DefIsVariable = DefSym.Kind == SymbolKind::Variable;
     if (OtherIsVariable != DefIsVariable) {
@@ -315,13 +336,13 @@ bool checkVariableAgreement(const SymbolSite &Def, const SymbolSite &Other, Diag
     }
     return false;
   }
-  std::vector<AbiFinding> Findings = compareVariableAbi(*OtherAbi, *DefAbi, "the declaration", "the definition");
+  std::vector<AbiFinding> Findings = compareVariableAbi(*OtherAbi, *DefAbi, OtherRole, DefRole);
   if (Findings.empty())
     return false;
   std::vector<DiagSite> Sites;
-  addSite(Sites, "declared at", *Other.Module, Other.ObjectName, whereOf(*Other.Module, Other.Symbol, OtherAbi->Where),
+  addSite(Sites, OtherAt, *Other.Module, Other.ObjectName, whereOf(*Other.Module, Other.Symbol, OtherAbi->Where),
           formatVariablePtx(*Other.Module, *OtherAbi));
-  addSite(Sites, "defined at", *Def.Module, Def.ObjectName, whereOf(*Def.Module, Def.Symbol, DefAbi->Where),
+  addSite(Sites, DefAt, *Def.Module, Def.ObjectName, whereOf(*Def.Module, Def.Symbol, DefAbi->Where),
           formatVariablePtx(*Def.Module, *DefAbi));
   if (std::string Dem = demangleCxx(DefSym.Name); !Dem.empty())
     Sites.push_back({"C++: " + Dem});

@@ -121,24 +121,37 @@ uint64_t ArchLink::contentHash(SymRef R) const {
   if (Sec == NoSection)
     return 0;
   const Section &S = M.Sections[Sec];
-  XXH3_state_t *State = XXH3_createState();
-  XXH3_64bits_reset(State);
+  // Splice in normalised names: the definition's own name and module-local names may legitimately
+  // differ between copies; names of other visible symbols may not.
+  std::string Text;
+  Text.reserve(S.Contents.size());
   uint64_t Pos = 0;
   for (const Relocation &Rel : S.Relocs) {
     if (Rel.Kind != RelocKind::NameRef || Rel.Offset < Pos || Rel.Offset + Rel.Length > S.Contents.size())
       continue;
-    XXH3_64bits_update(State, S.Contents.data() + Pos, Rel.Offset - Pos);
-    // The definition's own name and module-local names may legitimately differ between copies; names of
-    // other visible symbols may not.
-    StringRef Name = "\x01local";
+    Text.append(S.Contents.data() + Pos, Rel.Offset - Pos);
     if (Rel.Symbol < M.Symbols.size() && Modules[R.Module].Global[Rel.Symbol] != NoGlobal &&
         M.Symbols[Rel.Symbol].Name != M.Symbols[R.Symbol].Name)
-      Name = M.Symbols[Rel.Symbol].Name;
-    XXH3_64bits_update(State, Name.data(), Name.size());
+      Text += M.Symbols[Rel.Symbol].Name;
+    else
+      Text += "\x01local";
     Pos = Rel.Offset + Rel.Length;
   }
-  if (Pos < S.Contents.size())
-    XXH3_64bits_update(State, S.Contents.data() + Pos, S.Contents.size() - Pos);
+  Text.append(S.Contents.data() + Pos, S.Contents.size() - Pos);
+  // Debug annotations (`.loc`, `$L__` labels) differ between a -G and a plain copy of the same code;
+  // they are not a different definition. Whitespace-only differences are not either.
+  XXH3_state_t *State = XXH3_createState();
+  XXH3_64bits_reset(State);
+  StringRef Rest = Text;
+  while (!Rest.empty()) {
+    auto [Line, Tail] = Rest.split('\n');
+    Rest = Tail;
+    Line = Line.trim();
+    if (Line.empty() || Line.starts_with(".loc") || (Line.starts_with("$L__") && Line.ends_with(":")))
+      continue;
+    XXH3_64bits_update(State, Line.data(), Line.size());
+    XXH3_64bits_update(State, "\n", 1);
+  }
   uint64_t H = XXH3_64bits_digest(State);
   XXH3_freeState(State);
   return H;

@@ -227,6 +227,13 @@ bool link(const LinkOptions &Options, DiagnosticEngine &Diags, raw_ostream &Out)
     // Print every arch's module (in parallel: independent), then assemble the container in arch order.
     std::vector<std::string> Texts(Linked.Variants.size());
     parallelFor(0, Texts.size(), [&](size_t I) {
+      // One buffer of about the final size: the text is mostly section contents copied verbatim, debug
+      // bytes grow about fourfold as `.b8` lists.
+      size_t Estimate = 4096;
+      for (const Section &S : Linked.Variants[I].Sections)
+        Estimate += S.Kind == SectionKind::Debug ? S.Contents.size() * 4 + 16 * S.Relocs.size()
+                                                  : S.Contents.size() + S.Contents.size() / 8 + 64;
+      Texts[I].reserve(Estimate);
       raw_string_ostream OS(Texts[I]);
       printModule(Linked.Variants[I], OS);
     });
