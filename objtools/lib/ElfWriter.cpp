@@ -14,6 +14,8 @@
 #include "llvm/Support/Endian.h"
 #include "llvm/Support/MathExtras.h"
 
+#include <algorithm>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -22,46 +24,83 @@ namespace {
 
 using namespace elf;
 
-/// Little-endian byte buffer for the small tables.
+/// Little-endian byte buffer for the tables the writer builds. Grows without zero-filling and writes
+/// fields with a single store, since a large module has hundreds of thousands of relocations and ABI
+/// fields and the writer must stay a few memcpy's.
 class Bytes {
 public:
-  std::string Data;
-  void u8(uint8_t V) { Data.push_back(static_cast<char>(V)); }
-  void u16(uint16_t V) { put(V); }
-  void u32(uint32_t V) { put(V); }
-  void u64(uint64_t V) { put(V); }
-  void raw(llvm::StringRef S) { Data.append(S.data(), S.size()); }
-  void pad(size_t Align) {
-    while (Data.size() % Align)
-      Data.push_back('\0');
+  size_t size() const { return Size; }
+  char *data() { return Buf.get(); }
+  llvm::StringRef str() const { return llvm::StringRef(Buf.get(), Size); }
+  void reserve(size_t N) {
+    if (N > Cap)
+      grow(N);
   }
+  char *grab(size_t N) {
+    if (N > Cap - Size)
+      grow(std::max(Cap * 2, Size + N + 256));
+    char *P = Buf.get() + Size;
+    Size += N;
+    return P;
+  }
+  void u8(uint8_t V) { *grab(1) = static_cast<char>(V); }
+  void u16(uint16_t V) { llvm::support::endian::write16le(grab(2), V); }
+  void u32(uint32_t V) { llvm::support::endian::write32le(grab(4), V); }
+  void u64(uint64_t V) { llvm::support::endian::write64le(grab(8), V); }
+  void raw(llvm::StringRef S) {
+    if (!S.empty())
+      std::memcpy(grab(S.size()), S.data(), S.size());
+  }
+  void zeros(size_t N) {
+    if (N)
+      std::memset(grab(N), 0, N);
+  }
+  void pad(size_t Align) { zeros((Align - Size % Align) % Align); }
 
 private:
-  template <typename T> void put(T V) {
-    char B[sizeof(T)];
-    llvm::support::endian::write<T, llvm::endianness::little>(B, V);
-    Data.append(B, sizeof(T));
+  std::unique_ptr<char[]> Buf;
+  size_t Size = 0, Cap = 0;
+  void grow(size_t N) {
+    std::unique_ptr<char[]> New(new char[N]); // uninitialised: every byte up to Size gets written
+    if (Size)
+      std::memcpy(New.get(), Buf.get(), Size);
+    Buf = std::move(New);
+    Cap = N;
   }
 };
 
-/// `.strtab`: every string once, NUL-terminated; custom tables refer to (offset, length) pairs.
+/// `.strtab`: every string NUL-terminated; custom tables refer to (offset, length) pairs. Short strings
+/// (PTX types like ".b32", the "_" of prototypes) repeat constantly and are shared through a small
+/// direct-mapped cache; longer ones (names) are nearly always unique and are simply appended, which
+/// avoids hashing every string of the module.
 class StringPool {
 public:
-  StringPool() { Data.Data.push_back('\0'); }
+  StringPool() {
+    Data.u8(0);
+    for (Entry &E : Cache)
+      E = Entry{~0u, 0, 0};
+  }
   uint32_t add(llvm::StringRef S) {
     if (S.empty())
       return 0;
-    auto [It, Inserted] = Map.try_emplace(S, 0);
-    if (Inserted) {
-      It->second = static_cast<uint32_t>(Data.Data.size());
-      Data.raw(S);
-      Data.u8(0);
+    if (S.size() <= 8) {
+      uint64_t Key = 0;
+      std::memcpy(&Key, S.data(), S.size());
+      uint64_t H = (Key ^ S.size()) * 0x9E3779B97F4A7C15ull;
+      Entry &E = Cache[H >> (64 - CacheBits)];
+      if (E.Length == S.size() && E.Key == Key)
+        return E.Offset;
+      E = Entry{static_cast<uint32_t>(S.size()), static_cast<uint32_t>(Data.size()), Key};
     }
-    return It->second;
+    uint32_t Off = static_cast<uint32_t>(Data.size());
+    char *P = Data.grab(S.size() + 1);
+    std::memcpy(P, S.data(), S.size());
+    P[S.size()] = '\0';
+    return Off;
   }
-  /// Prefix + Name, not shared (section names are unique enough and rarely repeat).
+  /// Prefix + Name (+ Name2) as one string.
   uint32_t addConcat(llvm::StringRef Prefix, llvm::StringRef Name, llvm::StringRef Name2 = "") {
-    uint32_t Off = static_cast<uint32_t>(Data.Data.size());
+    uint32_t Off = static_cast<uint32_t>(Data.size());
     Data.raw(Prefix);
     Data.raw(Name);
     Data.raw(Name2);
@@ -70,13 +109,19 @@ public:
   }
   /// Writes a str (u32 offset, u32 length) into B.
   void ref(Bytes &B, llvm::StringRef S) {
-    B.u32(add(S));
-    B.u32(static_cast<uint32_t>(S.size()));
+    char *P = B.grab(8);
+    llvm::support::endian::write32le(P, add(S));
+    llvm::support::endian::write32le(P + 4, static_cast<uint32_t>(S.size()));
   }
   Bytes Data;
 
 private:
-  llvm::DenseMap<llvm::StringRef, uint32_t> Map;
+  struct Entry {
+    uint32_t Length, Offset;
+    uint64_t Key;
+  };
+  static constexpr unsigned CacheBits = 8;
+  Entry Cache[1u << CacheBits];
 };
 
 struct OutSection {
@@ -108,11 +153,11 @@ OutSection sec(uint32_t Name, uint32_t Type, uint64_t Flags = 0, uint64_t Align 
 class Layout {
 public:
   std::vector<OutSection> Sections{OutSection{}};
-  std::vector<std::string> Owned;
+  std::vector<Bytes> Owned;
   uint32_t ShStrIndex = 0;
   uint32_t EFlags = 0;
 
-  uint32_t addOwned(OutSection S, std::string Data) {
+  uint32_t addOwned(OutSection S, Bytes Data) {
     S.Owned = static_cast<int>(Owned.size());
     Owned.push_back(std::move(Data));
     Sections.push_back(S);
@@ -124,7 +169,7 @@ public:
     return static_cast<uint32_t>(Sections.size() - 1);
   }
   llvm::StringRef data(const OutSection &S) const {
-    return S.Owned >= 0 ? llvm::StringRef(Owned[S.Owned]) : S.External;
+    return S.Owned >= 0 ? Owned[S.Owned].str() : S.External;
   }
 
   void write(llvm::raw_ostream &OS) {
@@ -158,7 +203,7 @@ public:
     H.u16(ShdrSize);
     H.u16(static_cast<uint16_t>(Sections.size()));
     H.u16(static_cast<uint16_t>(ShStrIndex));
-    OS << H.Data;
+    OS << H.str();
 
     static const char Zeros[16] = {};
     uint64_t At = EhdrSize;
@@ -172,11 +217,11 @@ public:
     OS.write(Zeros, ShOff - At);
 
     Bytes SH;
-    SH.Data.reserve(Sections.size() * ShdrSize);
+    SH.reserve(Sections.size() * ShdrSize);
     for (size_t I = 0; I < Sections.size(); ++I) {
       const OutSection &S = Sections[I];
       if (I == 0) {
-        SH.Data.append(ShdrSize, '\0');
+        SH.zeros(ShdrSize);
         continue;
       }
       SH.u32(S.Name);
@@ -190,7 +235,7 @@ public:
       SH.u64(S.Align);
       SH.u64(S.EntSize);
     }
-    OS << SH.Data;
+    OS << SH.str();
   }
 };
 
@@ -205,7 +250,7 @@ void nstr(Bytes &B, llvm::StringRef S) {
   B.pad(4);
 }
 
-std::string buildNote(const ModuleVariant *V, uint32_t Flags, uint32_t Variants) {
+Bytes buildNote(const ModuleVariant *V, uint32_t Flags, uint32_t Variants) {
   Bytes Desc;
   Desc.u32(ObjectFormatVersion);
   if (V) {
@@ -235,12 +280,12 @@ std::string buildNote(const ModuleVariant *V, uint32_t Flags, uint32_t Variants)
   }
   Bytes N;
   N.u32(sizeof(NoteOwner));
-  N.u32(static_cast<uint32_t>(Desc.Data.size()));
+  N.u32(static_cast<uint32_t>(Desc.size()));
   N.u32(NoteType);
   N.raw(llvm::StringRef(NoteOwner, sizeof(NoteOwner)));
   N.pad(4);
-  N.raw(Desc.Data);
-  return std::move(N.Data);
+  N.raw(Desc.str());
+  return N;
 }
 
 uint8_t spaceCode(StateSpace S) { return static_cast<uint8_t>(S); }
@@ -251,20 +296,27 @@ void writeLoc(Bytes &B, Loc L) {
 }
 
 void writeParams(Bytes &B, StringPool &Strings, const std::vector<ParamInfo> &Params) {
+  using namespace llvm::support::endian;
   B.u32(static_cast<uint32_t>(Params.size()));
   for (const ParamInfo &P : Params) {
-    B.u8(spaceCode(P.Space));
-    B.u8(P.VectorWidth);
-    B.u8((P.UnsizedArray ? 1 : 0) | (P.IsPtr ? 2 : 0));
-    B.u8(spaceCode(P.PtrSpace));
-    Strings.ref(B, P.Type);
-    B.u32(P.Align);
-    B.u32(P.PtrAlign);
-    Strings.ref(B, P.Name);
-    writeLoc(B, P.Where);
-    B.u32(static_cast<uint32_t>(P.ArrayDims.size()));
-    for (uint64_t D : P.ArrayDims)
-      B.u64(D);
+    // The fixed 40-byte part in one go (field order: docs/object-format.md, "param").
+    uint32_t TypeOff = Strings.add(P.Type), NameOff = Strings.add(P.Name);
+    char *E = B.grab(40 + 8 * P.ArrayDims.size());
+    E[0] = static_cast<char>(spaceCode(P.Space));
+    E[1] = static_cast<char>(P.VectorWidth);
+    E[2] = static_cast<char>((P.UnsizedArray ? 1 : 0) | (P.IsPtr ? 2 : 0));
+    E[3] = static_cast<char>(spaceCode(P.PtrSpace));
+    write32le(E + 4, TypeOff);
+    write32le(E + 8, static_cast<uint32_t>(P.Type.size()));
+    write32le(E + 12, P.Align);
+    write32le(E + 16, P.PtrAlign);
+    write32le(E + 20, NameOff);
+    write32le(E + 24, static_cast<uint32_t>(P.Name.size()));
+    write32le(E + 28, P.Where.Line);
+    write32le(E + 32, P.Where.Column);
+    write32le(E + 36, static_cast<uint32_t>(P.ArrayDims.size()));
+    for (size_t D = 0; D < P.ArrayDims.size(); ++D)
+      write64le(E + 40 + 8 * D, P.ArrayDims[D]);
   }
 }
 
@@ -290,7 +342,7 @@ void writeTuning(Bytes &B, StringPool &Strings, const TuningInfo &T) {
   writeStrings(B, Strings, T.Pragmas);
 }
 
-std::string buildAbi(const ModuleVariant &V, StringPool &Strings) {
+Bytes buildAbi(const ModuleVariant &V, StringPool &Strings) {
   Bytes B;
   B.u32(AbiVersion);
   B.u32(static_cast<uint32_t>(V.Functions.size()));
@@ -341,7 +393,7 @@ std::string buildAbi(const ModuleVariant &V, StringPool &Strings) {
       B.u32(T);
     writeLoc(B, P.Where);
   }
-  return std::move(B.Data);
+  return B;
 }
 
 /// Checks every index the format stores, so the reader's checks can never reject what we wrote.
@@ -466,7 +518,7 @@ llvm::Error writeVariant(const ModuleVariant &V, llvm::raw_ostream &OS) {
     if (S.Relocs.empty())
       continue;
     Bytes R;
-    R.Data.reserve(S.Relocs.size() * RelaSize);
+    R.reserve(S.Relocs.size() * RelaSize);
     for (const Relocation &Rel : S.Relocs) {
       R.u64(Rel.Offset);
       switch (Rel.Kind) {
@@ -486,11 +538,11 @@ llvm::Error writeVariant(const ModuleVariant &V, llvm::raw_ostream &OS) {
       }
     }
     uint32_t RelaName = Strings.addConcat(".rela", sectionPrefix(S.Kind), Suffix);
-    L.addOwned(sec(RelaName, ShtRela, ShfInfoLink, 8, RelaSize, SymtabIndex, ContentIndex[I]), std::move(R.Data));
+    L.addOwned(sec(RelaName, ShtRela, ShfInfoLink, 8, RelaSize, SymtabIndex, ContentIndex[I]), std::move(R));
   }
 
   Bytes SecTable;
-  SecTable.Data.reserve(NSec * SectionRecordSize);
+  SecTable.reserve(NSec * SectionRecordSize);
   for (size_t I = 0; I < NSec; ++I) {
     const Section &S = V.Sections[I];
     SecTable.u32(ContentIndex[I]);
@@ -507,9 +559,10 @@ llvm::Error writeVariant(const ModuleVariant &V, llvm::raw_ostream &OS) {
   }
 
   // Symbols: ELF entries (in ELF order) and the side table (in model order).
-  std::string Symtab(size_t(NextSym) * SymSize, '\0');
+  Bytes Symtab;
+  Symtab.zeros(size_t(NextSym) * SymSize);
   Bytes SymTable;
-  SymTable.Data.reserve(NSym * SymbolRecordSize);
+  SymTable.reserve(NSym * SymbolRecordSize);
   for (size_t I = 0; I < NSym; ++I) {
     const Symbol &S = V.Symbols[I];
     uint32_t Sec = S.Section;
@@ -569,7 +622,7 @@ llvm::Error writeVariant(const ModuleVariant &V, llvm::raw_ostream &OS) {
   }
 
   Bytes Files;
-  Files.Data.reserve(V.Files.size() * FileRecordSize);
+  Files.reserve(V.Files.size() * FileRecordSize);
   for (const FileEntry &F : V.Files) {
     Files.u32(F.Index);
     Files.u32((F.Timestamp ? 1 : 0) | (F.Size ? 2 : 0));
@@ -578,16 +631,16 @@ llvm::Error writeVariant(const ModuleVariant &V, llvm::raw_ostream &OS) {
     Files.u64(F.Size.value_or(0));
   }
 
-  std::string Abi = buildAbi(V, Strings);
+  Bytes Abi = buildAbi(V, Strings);
 
-  L.addOwned(sec(Strings.add(".ptxlink.sections"), ShtSections, 0, 4, SectionRecordSize), std::move(SecTable.Data));
-  L.addOwned(sec(Strings.add(".ptxlink.symbols"), ShtSymbols, 0, 4, SymbolRecordSize), std::move(SymTable.Data));
+  L.addOwned(sec(Strings.add(".ptxlink.sections"), ShtSections, 0, 4, SectionRecordSize), std::move(SecTable));
+  L.addOwned(sec(Strings.add(".ptxlink.symbols"), ShtSymbols, 0, 4, SymbolRecordSize), std::move(SymTable));
   L.addOwned(sec(Strings.add(".ptxlink.abi"), ShtAbi, 0, 4), std::move(Abi));
-  L.addOwned(sec(Strings.add(".ptxlink.files"), ShtFiles, 0, 8, FileRecordSize), std::move(Files.Data));
+  L.addOwned(sec(Strings.add(".ptxlink.files"), ShtFiles, 0, 8, FileRecordSize), std::move(Files));
   uint32_t SymtabName = Strings.add(".symtab");
   uint32_t StrtabName = Strings.add(".strtab");
   L.addOwned(sec(SymtabName, ShtSymtab, 0, 8, SymSize, StrtabIndex, FirstGlobal), std::move(Symtab));
-  L.addOwned(sec(StrtabName, ShtStrtab, 0, 1), std::move(Strings.Data.Data));
+  L.addOwned(sec(StrtabName, ShtStrtab, 0, 1), std::move(Strings.Data));
   (void)SecTableIndex, (void)SymTableIndex, (void)AbiIndex, (void)FilesIndex;
   L.ShStrIndex = StrtabIndex;
   L.write(OS);
@@ -612,13 +665,16 @@ llvm::Error writeFat(const ObjectFile &Object, llvm::raw_ostream &OS) {
     if (llvm::Error E = writeVariant(V, IS))
       return E;
     IS.flush();
-    L.addOwned(sec(Strings.addConcat(".ptxlink.variant.", V.Target.Arch), ShtVariant, ShfAlloc | ShfExecInstr, 8), std::move(Inner));
+    Bytes Data;
+    Data.raw(Inner);
+    L.addOwned(sec(Strings.addConcat(".ptxlink.variant.", V.Target.Arch), ShtVariant, ShfAlloc | ShfExecInstr, 8),
+               std::move(Data));
   }
   const uint32_t SymtabIndex = static_cast<uint32_t>(N) + 2, StrtabIndex = SymtabIndex + 1;
 
   // One outer symbol per external name, defined in the first variant that defines it.
   Bytes Symtab;
-  Symtab.Data.append(SymSize, '\0');
+  Symtab.zeros(SymSize);
   llvm::StringMap<bool> Seen;
   for (size_t VI = 0; VI < N; ++VI)
     for (const Symbol &S : Object.Variants[VI].Symbols) {
@@ -634,8 +690,8 @@ llvm::Error writeFat(const ObjectFile &Object, llvm::raw_ostream &OS) {
     }
   uint32_t SymtabName = Strings.add(".symtab");
   uint32_t StrtabName = Strings.add(".strtab");
-  L.addOwned(sec(SymtabName, ShtSymtab, 0, 8, SymSize, StrtabIndex, 1), std::move(Symtab.Data));
-  L.addOwned(sec(StrtabName, ShtStrtab, 0, 1), std::move(Strings.Data.Data));
+  L.addOwned(sec(SymtabName, ShtSymtab, 0, 8, SymSize, StrtabIndex, 1), std::move(Symtab));
+  L.addOwned(sec(StrtabName, ShtStrtab, 0, 1), std::move(Strings.Data));
   L.ShStrIndex = StrtabIndex;
   L.write(OS);
   return llvm::Error::success();
