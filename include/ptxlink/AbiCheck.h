@@ -31,11 +31,14 @@ enum class AbiRelation : uint8_t {
   AliasVsAliasee,          // Other = the `.alias` name's declaration, Definition = the aliasee
   CallTableMembers,        // Other = a later member of a call table, Definition = its first member
   CallTargetVsPrototype,   // Other = the `.callprototype`/`.calltargets` use, Definition = the target
+  DefinitionVsDefinition,  // Other = a definition that lost (weak, duplicate), Definition = the one chosen
 };
 
 /// Settings of the checks. The defaults are what every link uses; `ptxlink --check-abi` also asks for the
 /// notes that say when a check was impossible (they would be noise on every ordinary link).
 struct AbiCheckOptions {
+  /// DeclarationVsDefinition (the default) is refined from the sites themselves: an Other that is an
+  /// `.alias` of Definition is checked as AliasVsAliasee, an Other with a body as DefinitionVsDefinition.
   AbiRelation Relation = AbiRelation::DeclarationVsDefinition;
   bool ReportUncheckable = false; // notes: "cannot tell int from float here" and the like
 };

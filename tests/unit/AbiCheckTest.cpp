@@ -275,6 +275,39 @@ TEST(AbiCheck, AliasWithOtherCxxParametersIsFoundThroughTheMangledNames) {
   EXPECT_NE(E.Text.find(">>> alias declared at m.ptx:9:1 (m.o): "), std::string::npos);
 }
 
+TEST(AbiCheck, RelationIsRefinedFromTheSites) {
+  // The linker passes the default relation; an .alias and a second definition are still named rightly.
+  Module M("m.ptx");
+  M.func("target", Binding::Global, {}, {param(".b32")}, 3);
+  M.func("alias", Binding::Global, {}, {param(".b64")}, 9).HasBody = false;
+  M.M.Symbols[M.M.findSymbol("alias")].AliasOf = M.M.findSymbol("target");
+  Engine E;
+  EXPECT_TRUE(checkFunctionAgreement(M.site("target", "m.o"), M.site("alias", "m.o"), E.Diags));
+  EXPECT_NE(E.Text.find("ptxlink: error: alias 'alias' does not match its aliasee 'target': param 1: .b64 (8 bytes) "
+                        "in the alias, .b32 (4 bytes) in the aliasee\n"),
+            std::string::npos)
+      << E.Text;
+
+  Pair P;
+  P.A.func("f", Binding::Weak, {}, {param(".b32")});
+  P.B.func("f", Binding::Global, {}, {param(".b64")}, 3);
+  EXPECT_TRUE(P.checkFunction());
+  EXPECT_NE(P.E.Text.find("ptxlink: error: definitions of 'f' disagree: param 1: .b32 (4 bytes) in this definition, "
+                          ".b64 (8 bytes) in the chosen definition\n>>> also defined at a.ptx:4:1 (a.o): .weak .func "
+                          "f(.param .b32 p)\n>>> chosen definition at b.ptx:3:1 (b.o): "),
+            std::string::npos)
+      << P.E.Text;
+
+  Pair V;
+  V.A.var("v", Binding::Weak, ".b32", {4}, 4);
+  V.B.var("v", Binding::Global, ".b32", {8}, 4);
+  EXPECT_TRUE(V.checkVariable());
+  EXPECT_NE(V.E.Text.find("ptxlink: error: definitions of variable 'v' disagree: size: .b32[4] (16 bytes) in this "
+                          "definition, .b32[8] (32 bytes) in the chosen definition\n"),
+            std::string::npos)
+      << V.E.Text;
+}
+
 TEST(AbiCheck, CallTableMembersAndPrototypes) {
   Module M("m.ptx");
   M.func("g", Binding::Global, {param(".b32")}, {param(".b32")}, 3);
