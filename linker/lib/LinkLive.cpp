@@ -91,6 +91,15 @@ void ArchLink::markLive() {
   Times.add("mark live", Arch.name(), Start);
 }
 
+/// Names that stay undefined in a complete program because ptxas or the driver provides them: the PTX
+/// system calls (ptxas turns calls to them into the runtime's implementation; nvlink links cubins that
+/// leave them undefined) and `.extern .shared` arrays, which are the kernel's dynamic shared memory.
+static bool providedOutsideTheLink(const Symbol &S) {
+  if (S.Kind == SymbolKind::Variable)
+    return S.Space == StateSpace::Shared;
+  return S.Name == "vprintf" || S.Name == "malloc" || S.Name == "free" || S.Name == "__assertfail";
+}
+
 void ArchLink::checkUndefined() {
   if (Options.Relocatable)
     return;
@@ -111,7 +120,7 @@ void ArchLink::checkUndefined() {
         if (R.Kind == RelocKind::FileIndex || R.Symbol >= M.Symbols.size())
           continue;
         uint32_t G = Modules[MI].Global[R.Symbol];
-        if (G == NoGlobal || Globals[G].Def.valid())
+        if (G == NoGlobal || Globals[G].Def.valid() || providedOutsideTheLink(M.Symbols[R.Symbol]))
           continue;
         if (Refs[G].empty())
           Order.push_back(G);
