@@ -23,6 +23,7 @@
 #include "llvm/BinaryFormat/ELF.h"
 #include "llvm/Object/Archive.h"
 #include "llvm/Object/ArchiveWriter.h"
+#include "llvm/Support/CommandLine.h"
 #include "llvm/Support/Endian.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
@@ -560,8 +561,19 @@ bool ArchiverTool::remove() {
 } // namespace
 
 int runArchiverTool(ArrayRef<std::string> Args, raw_ostream &Out, raw_ostream &Err) {
+  // Build systems pass long member lists in response files (`ar rcs lib.a @objects.rsp`), as GNU ar allows.
+  BumpPtrAllocator Alloc;
+  SmallVector<const char *, 0> Argv;
+  for (const std::string &A : Args)
+    Argv.push_back(A.c_str());
+  cl::ExpansionContext Expander(Alloc, cl::TokenizeGNUCommandLine);
+  if (Error E = Expander.expandResponseFiles(Argv)) {
+    Err << "ptxlink-ar: error: " << toString(std::move(E)) << "\n";
+    return 1;
+  }
+  std::vector<std::string> Expanded(Argv.begin(), Argv.end());
   ArchiverTool Tool(Out, Err);
-  return Tool.run(Args);
+  return Tool.run(Expanded);
 }
 
 } // namespace ptxlink
