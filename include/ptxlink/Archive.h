@@ -19,7 +19,7 @@ namespace ptxlink {
 /// are numbered first, in archive order; members it does not name (no external definitions) are found
 /// by walking every header, which memberCount() and readAllMembers() do on first use, and are numbered
 /// after them, in archive order. For an archive whose every member defines something (the usual case)
-/// the numbers are exactly the archive order.
+/// the numbers are exactly the archive order. Not thread-safe: the first full walk updates the library.
 class StaticLibrary {
 public:
   virtual ~StaticLibrary() = default;
