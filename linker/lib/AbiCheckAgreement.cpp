@@ -207,8 +207,12 @@ bool checkFunctionAgreement(const SymbolSite &Def, const SymbolSite &Other, Diag
                             R.DefName.str()});
 
   // Debug information, when both modules carry it, says what C types the PTX types stand for.
+  // Only worth it where PTX types are ambiguous and the same mangled name has not already settled the C++
+  // types; a PTX error needs no C types to explain it.
   bool DwarfCompared = false;
-  if (Findings.empty() || worst(Findings) < Severity::Error) {
+  bool SameCxxName = BothCxx && OtherSym.Name == DefSym.Name;
+  if ((Findings.empty() || worst(Findings) < Severity::Error) && !SameCxxName &&
+      (hasAmbiguousBits(*OtherAbi) || hasAmbiguousBits(*DefAbi))) {
     DwarfSignatureComparison Dwarf =
         compareDwarfSignatures(*Other.Module, OtherSym.Name, *Def.Module, DefSym.Name, R.OtherName, R.DefName);
     DwarfCompared = Dwarf.Compared;
@@ -219,8 +223,7 @@ bool checkFunctionAgreement(const SymbolSite &Def, const SymbolSite &Other, Diag
   if (Findings.empty()) {
     // Same mangled name: the C++ types agree too, so nothing is left unchecked. extern "C" names with
     // untyped .bN parameters and no debug information are the case nothing can settle.
-    bool SameCxx = BothCxx && OtherSym.Name == DefSym.Name;
-    if (Options.ReportUncheckable && !SameCxx && !DwarfCompared &&
+    if (Options.ReportUncheckable && !SameCxxName && !DwarfCompared &&
         (hasAmbiguousBits(*OtherAbi) || hasAmbiguousBits(*DefAbi)))
       Diags.note("cannot tell the C types of " + displayName(DefSym.Name) +
                      " apart beyond their size: its untyped .bN parameters could be int or float, and " +

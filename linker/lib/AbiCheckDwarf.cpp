@@ -127,14 +127,20 @@ std::optional<CSignature> findSignature(const ModuleVariant &M, StringRef Name) 
 DwarfSignatureComparison compareDwarfSignatures(const ModuleVariant &A, StringRef NameA, const ModuleVariant &B,
                                                 StringRef NameB, StringRef RoleA, StringRef RoleB) {
   DwarfSignatureComparison Result;
-  // Cheap test first: most links have no debug information at all.
-  auto HasDebug = [](const ModuleVariant &M) {
-    for (const Section &S : M.Sections)
-      if (S.Kind == SectionKind::Debug && S.Name == ".debug_info")
-        return true;
-    return false;
+  // Cheap test first: most links have no debug information at all, and a module whose debug sections do
+  // not even spell the name cannot describe the function (nvcc describes no .extern declaration), so
+  // parsing its DWARF would be wasted once per declaration.
+  auto Mentions = [](const ModuleVariant &M, StringRef Name) {
+    bool HasInfo = false, Spelled = false;
+    for (const Section &S : M.Sections) {
+      if (S.Kind != SectionKind::Debug)
+        continue;
+      HasInfo |= S.Name == ".debug_info";
+      Spelled |= (S.Name == ".debug_info" || S.Name == ".debug_str") && S.Contents.contains(Name);
+    }
+    return HasInfo && Spelled;
   };
-  if (!HasDebug(A) || !HasDebug(B))
+  if (!Mentions(A, NameA) || !Mentions(B, NameB))
     return Result;
   std::optional<CSignature> SA = findSignature(A, NameA), SB = findSignature(B, NameB);
   if (!SA || !SB)

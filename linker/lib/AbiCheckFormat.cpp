@@ -10,6 +10,8 @@
 #include "llvm/Demangle/Demangle.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <algorithm>
+
 using namespace llvm;
 
 namespace ptxlink {
@@ -142,18 +144,26 @@ std::string formatVariablePtx(const ModuleVariant &Module, const VariableAbi &V)
   return Out;
 }
 
-const FunctionAbi *findFunctionAbi(const ModuleVariant &Module, uint32_t Symbol) {
-  for (const FunctionAbi &F : Module.Functions)
-    if (F.Symbol == Symbol)
-      return &F;
+// The linker asks once per declaration, so a linear scan would make a link with many declarations of a
+// huge module quadratic. The assembler records signatures in symbol order, so a binary search finds them;
+// a hand-built or reordered list still works through the linear fallback.
+template <typename Abi> static const Abi *findAbi(const std::vector<Abi> &List, uint32_t Symbol) {
+  auto It = std::lower_bound(List.begin(), List.end(), Symbol,
+                             [](const Abi &A, uint32_t S) { return A.Symbol < S; });
+  if (It != List.end() && It->Symbol == Symbol)
+    return &*It;
+  for (const Abi &A : List)
+    if (A.Symbol == Symbol)
+      return &A;
   return nullptr;
 }
 
+const FunctionAbi *findFunctionAbi(const ModuleVariant &Module, uint32_t Symbol) {
+  return findAbi(Module.Functions, Symbol);
+}
+
 const VariableAbi *findVariableAbi(const ModuleVariant &Module, uint32_t Symbol) {
-  for (const VariableAbi &V : Module.Variables)
-    if (V.Symbol == Symbol)
-      return &V;
-  return nullptr;
+  return findAbi(Module.Variables, Symbol);
 }
 
 std::string demangleCxx(StringRef Name) {

@@ -538,6 +538,8 @@ bool ArchiverTool::extract(bool Print) {
 }
 
 bool ArchiverTool::remove() {
+  if (Files.empty())
+    return true; // like ar: `d` without names deletes nothing
   bool Ok = true;
   std::vector<size_t> Selected = selectMembers(Ok);
   if (!Ok)

@@ -170,7 +170,8 @@ void ArchLink::emit(ModuleVariant &Out, ObjectFile &Storage) {
       Out.Sections.push_back(S);
     }
   }
-  std::vector<std::pair<uint32_t, uint32_t>> DebugOut; // output section -> (first module, first section)
+  std::vector<char *> DebugBuf; // the merged debug sections' bytes, writable (they live in Storage)
+  uint32_t FirstDebug = Out.Sections.size();
   for (StringRef Name : DebugNames) {
     auto &Parts = DebugParts[Name];
     uint64_t Total = 0;
@@ -189,6 +190,7 @@ void ArchLink::emit(ModuleVariant &Out, ObjectFile &Storage) {
       Modules[MI].SecOut[SI] = Out.Sections.size();
     }
     D.Contents = StringRef(Buf, Total);
+    DebugBuf.push_back(Buf);
     uint32_t Index = Out.Sections.size();
     Out.Sections.push_back(std::move(D));
     auto It = SectionSymbol.find(Name);
@@ -266,6 +268,15 @@ void ArchLink::emit(ModuleVariant &Out, ObjectFile &Storage) {
         }
         N.Symbol = R.Symbol < M.Symbols.size() ? Modules[MI].SymOut[R.Symbol] : NoSymbol;
         if (N.Symbol == NoSymbol) {
+          // DWARF describing code that was not kept (a weak copy that lost, dead code): like lld for
+          // discarded sections, the address becomes 0 and the reference goes.
+          if (IsDebug && R.Symbol < M.Symbols.size() && M.Symbols[R.Symbol].Kind == SymbolKind::Label &&
+              (R.Kind == RelocKind::Data32 || R.Kind == RelocKind::Data64)) {
+            unsigned Width = R.Kind == RelocKind::Data32 ? 4 : 8;
+            if (N.Offset + Width <= D.Contents.size())
+              std::memset(DebugBuf[OS - FirstDebug] + N.Offset, 0, Width);
+            continue;
+          }
           ++Dangling;
           continue;
         }

@@ -28,6 +28,15 @@ static bool matchesAny(StringRef Name, const std::vector<std::string> &Patterns)
 void ArchLink::markSection(uint32_t Module, uint32_t Sec, std::vector<std::pair<uint32_t, uint32_t>> &Work) {
   if (Sec >= Modules[Module].SectionLive.size() || Modules[Module].SectionLive[Sec])
     return;
+  // A definition that lost resolution (a later weak copy, say) is never kept, even when something in
+  // its own module (typically DWARF naming its labels) refers to it.
+  const ModuleVariant &M = *Modules[Module].M;
+  if (uint32_t S = M.Sections[Sec].Symbol; S < M.Symbols.size()) {
+    uint32_t G = Modules[Module].Global[S];
+    if (G != NoGlobal &&
+        !(Globals[G].Def.valid() && Globals[G].Def.Module == Module && definingSection(Globals[G].Def) == Sec))
+      return;
+  }
   Modules[Module].SectionLive[Sec] = 1;
   Work.push_back({Module, Sec});
 }

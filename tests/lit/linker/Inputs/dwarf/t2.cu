@@ -1,0 +1,2 @@
+template <int N> __device__ int scaleT(int x) { return x * N; }
+__global__ void kT2(int *p) { p[0] = scaleT<3>(p[2]); }
