@@ -65,20 +65,18 @@ std::string imageExtension(const FatbinImage &I) {
 StringRef trueBytes(const FatbinImage &I) { return StringRef(I.Payload).take_front(payloadTrueSize(I)); }
 
 void extractImage(Context &C, const Origin &O, const FatbinImage &I, json::Object &Entry) {
-  if (I.Compression == FatbinCompression::Unknown) {
-    C.warn(O, I.EntryOffset, "cannot extract an image compressed with an unknown scheme");
-    return;
-  }
+  // An image compressed with a scheme we cannot undo (nvcc -dlto's LTO-IR) is written as stored.
+  bool Opaque = I.Compression == FatbinCompression::Unknown;
   std::string Stem = sanitizeFileName(sys::path::stem(O.File));
   SmallString<256> Path(C.Opts.ExtractDir);
-  sys::path::append(Path, formatv("{0}.{1}.{2}.{3}", Stem, ++C.ExtractCounter, fatbinArchName(I).substr(0),
-                                  imageExtension(I))
+  sys::path::append(Path, formatv("{0}.{1}.{2}.{3}{4}", Stem, ++C.ExtractCounter, fatbinArchName(I),
+                                  imageExtension(I), Opaque ? ".compressed" : "")
                               .str());
   if (std::error_code EC = sys::fs::create_directories(C.Opts.ExtractDir)) {
     C.error(C.Opts.ExtractDir, "cannot create directory: " + EC.message());
     return;
   }
-  StringRef Data = trueBytes(I);
+  StringRef Data = Opaque ? StringRef(I.Payload) : trueBytes(I);
   if (Error E = writeFileAtomically(Path, [&](raw_ostream &OS) {
         OS << Data;
         return Error::success();

@@ -196,7 +196,10 @@ std::vector<FatbinImage> readFatbin(StringRef Bytes, const std::function<void(ui
                       : Lz4       ? FatbinCompression::Lz4
                       : Zstd      ? FatbinCompression::Zstd
                                   : FatbinCompression::None;
-      // Compressed LTO-IR uses a scheme of its own (neither flag), flagged only by the sizes.
+      // Compressed LTO-IR uses a scheme of its own: nvcc -dlto sets 0x8000 together with 0x10000 and a
+      // non-zero reserved field, but the payload is no zstd frame. Keep it opaque (as stored).
+      if (I.Kind == FatbinKind::LtoIr && I.Compression != FatbinCompression::None)
+        I.Compression = FatbinCompression::Unknown;
       if (I.Compression == FatbinCompression::None && I.CompressedSize != 0)
         I.Compression = FatbinCompression::Unknown;
 

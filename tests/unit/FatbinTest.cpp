@@ -218,6 +218,26 @@ TEST(FatbinTest, LyingSizesDoNotAllocateOrCrash) {
   }
 }
 
+// nvcc -dlto's compressed LTO-IR: flags 0x18011 (the zstd bit, but no zstd frame), a value in the
+// reserved field. Read as an opaque image without a warning.
+TEST(FatbinTest, CompressedLtoIrIsOpaque) {
+  FatbinImage I;
+  I.Kind = FatbinKind::LtoIr;
+  I.Sm = 90;
+  I.Payload = "\x4c\xd9\x79\x2a opaque bytes";
+  std::string F = write({I});
+  support::endian::write64le(&F[16 + 0x28], 0x18011);
+  support::endian::write64le(&F[16 + 0x30], 0x97be7a02);
+  support::endian::write32le(&F[16 + 0x10], uint32_t(I.Payload.size()));
+  support::endian::write64le(&F[16 + 0x38], 2976);
+  Warnings W;
+  auto R = readFatbin(F, W.fn());
+  ASSERT_EQ(R.size(), 1u);
+  EXPECT_TRUE(W.List.empty());
+  EXPECT_EQ(R[0].Compression, FatbinCompression::Unknown);
+  EXPECT_EQ(R[0].Payload, I.Payload);
+}
+
 TEST(FatbinTest, DecompressionIsBounded) {
   // A zstd frame of a megabyte of zeros declared as 100 bytes: stopped after 101 bytes of output.
   std::string Zeros(1 << 20, '\0');
