@@ -38,7 +38,14 @@ const std::array<uint8_t, 256> Classes = [] {
   return T;
 }();
 
-inline bool identChar(char C) { return isIdentChar(C); }
+const std::array<bool, 256> IdentTable = [] {
+  std::array<bool, 256> T{};
+  for (int C = 0; C < 256; ++C)
+    T[C] = isIdentChar(static_cast<char>(C));
+  return T;
+}();
+
+inline bool identChar(char C) { return IdentTable[static_cast<unsigned char>(C)]; }
 
 /// Length of an identifier-like run at P (identifier chars plus `.x` and `::x` continuations, which
 /// make opcodes such as `ld.param::entry.u32` and special registers such as `%tid.x` single tokens).
@@ -139,10 +146,12 @@ bool BodyScanner::scanLoc(size_t &IRef, size_t End, uint32_t Line, size_t LineSt
     if (I == S)
       return false;
     if (IsFile) {
-      uint32_t V = 0;
-      if (Text.slice(S, I).getAsInteger(10, V))
+      uint64_t V = 0;
+      for (size_t K = S; K < I && V <= UINT32_MAX; ++K)
+        V = V * 10 + uint64_t(B[K] - '0');
+      if (V > UINT32_MAX)
         return false;
-      Relocs->push_back(Relocation{S - Base, V, RelocKind::FileIndex, uint32_t(I - S), 0});
+      Relocs->push_back(Relocation{S - Base, uint32_t(V), RelocKind::FileIndex, uint32_t(I - S), 0});
     }
     return true;
   };
@@ -235,6 +244,8 @@ void BodyScanner::scan(const PtxFunction &F, uint32_t SecIdx, uint32_t FuncSym, 
     switch (Classes[C]) {
     case Space:
       ++I;
+      while (I < End && Classes[static_cast<unsigned char>(B[I])] == Space)
+        ++I;
       break;
     case Newline:
       ++Line;

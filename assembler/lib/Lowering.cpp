@@ -345,7 +345,8 @@ void Lowerer::lowerFunction(const PtxFunction &F, uint32_t SectionIdx, BodyScann
   Sec.Relocs.push_back(Relocation{F.NameOffset - F.Begin, Sym, RelocKind::NameRef, uint32_t(F.Name.size()), 0});
   size_t Before = Sec.Relocs.size();
   Scanner.scan(F, SectionIdx, Sym, Sec, V.Prototypes, !Zero, Obj);
-  if (Sec.Relocs.size() > Before)
+  auto ByOffset = [](const Relocation &A, const Relocation &B) { return A.Offset < B.Offset; };
+  if (Sec.Relocs.size() > Before && !std::is_sorted(Sec.Relocs.begin(), Sec.Relocs.end(), ByOffset))
     std::stable_sort(Sec.Relocs.begin(), Sec.Relocs.end(),
                      [](const Relocation &A, const Relocation &B) { return A.Offset < B.Offset; });
 }

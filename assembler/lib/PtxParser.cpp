@@ -7,6 +7,12 @@
 
 #include "llvm/ADT/StringSwitch.h"
 
+#include <algorithm>
+#include <cstring>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 using namespace llvm;
 
 namespace ptxlink {
@@ -707,36 +713,72 @@ bool Parser::parseTriple(std::optional<std::array<uint32_t, 3>> &Out, StringRef 
   return true;
 }
 
+/// True if any byte of the 8-byte word W equals C (the classic SWAR zero-byte test; exact as a yes/no).
+static inline uint64_t hasByte(uint64_t W, uint8_t C) {
+  constexpr uint64_t Ones = 0x0101010101010101ULL, Highs = 0x8080808080808080ULL;
+  uint64_t X = W ^ (Ones * C);
+  return (X - Ones) & ~X & Highs;
+}
+
+/// Lines and the last line start within [From, To), counted in one vectorizable pass.
+static void advanceLines(const char *B, size_t From, size_t To, uint32_t &Line, size_t &LineStart) {
+  Line += static_cast<uint32_t>(std::count(B + From, B + To, '\n'));
+  const void *Last = memrchr(B + From, '\n', To - From);
+  if (Last)
+    LineStart = static_cast<const char *>(Last) - B + 1;
+}
+
 bool Parser::skipBody(PtxFunction &F) {
-  // Find the matching '}' without tokenizing: only braces, strings, comments and newlines matter.
+  // Find the matching '}' without tokenizing: only braces, strings and comments matter. This runs over
+  // every body byte, so it looks at 8 bytes at a time and counts lines afterwards in a separate pass.
   StringRef Text = Main.text();
   const char *B = Text.data();
   size_t N = Text.size();
   LexPos Pos = F.BodyPos;
   size_t I = F.BodyBegin + 1;
-  uint32_t Line = Pos.Line;
-  size_t LineStart = Pos.LineStart;
   unsigned Depth = 1;
-  static const auto Special = [] {
-    std::array<bool, 256> T{};
-    T['{'] = T['}'] = T['"'] = T['/'] = T['\n'] = true;
-    return T;
-  }();
+  auto Fail = [&](size_t At, const Twine &Msg) {
+    uint32_t Line = Pos.Line;
+    size_t LineStart = Pos.LineStart;
+    advanceLines(B, F.BodyBegin, At, Line, LineStart);
+    D.error(At, SourceLoc{Line, uint32_t(At - LineStart + 1)}, Msg);
+    Line = Pos.Line;
+    LineStart = Pos.LineStart;
+    advanceLines(B, F.BodyBegin, N, Line, LineStart);
+    Main.reset(LexPos{N, Line, LineStart});
+    return false;
+  };
   while (true) {
-    while (I < N && !Special[static_cast<unsigned char>(B[I])])
-      ++I;
-    if (I >= N) {
-      D.error(F.BodyBegin, F.Loc.isValid() ? SourceLoc{Pos.Line, uint32_t(F.BodyBegin - Pos.LineStart + 1)}
-                                           : SourceLoc{},
-              "unterminated function body: expected '}'");
-      Main.reset(LexPos{N, Line, LineStart});
-      return false;
+#if defined(__SSE2__)
+    {
+      const __m128i LB = _mm_set1_epi8('{'), RB = _mm_set1_epi8('}'), Q = _mm_set1_epi8('"'),
+                    SL = _mm_set1_epi8('/');
+      while (I + 16 <= N) {
+        __m128i V = _mm_loadu_si128(reinterpret_cast<const __m128i *>(B + I));
+        __m128i M = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(V, LB), _mm_cmpeq_epi8(V, RB)),
+                                 _mm_or_si128(_mm_cmpeq_epi8(V, Q), _mm_cmpeq_epi8(V, SL)));
+        unsigned Mask = static_cast<unsigned>(_mm_movemask_epi8(M));
+        if (Mask) {
+          I += static_cast<size_t>(__builtin_ctz(Mask));
+          break;
+        }
+        I += 16;
+      }
     }
+#endif
+    while (I + 8 <= N) {
+      uint64_t W;
+      memcpy(&W, B + I, 8);
+      if (hasByte(W, '{') | hasByte(W, '}') | hasByte(W, '"') | hasByte(W, '/'))
+        break;
+      I += 8;
+    }
+    while (I < N && B[I] != '{' && B[I] != '}' && B[I] != '"' && B[I] != '/')
+      ++I;
+    if (I >= N)
+      return Fail(F.BodyBegin, "unterminated function body: expected '}'");
     char C = B[I];
-    if (C == '\n') {
-      ++Line;
-      LineStart = ++I;
-    } else if (C == '{') {
+    if (C == '{') {
       ++Depth;
       ++I;
     } else if (C == '}') {
@@ -757,24 +799,19 @@ bool Parser::skipBody(PtxFunction &F) {
       I = NL ? static_cast<const char *>(NL) - B : N;
     } else if (I + 1 < N && B[I + 1] == '*') {
       size_t J = I + 2;
-      while (J + 1 < N && !(B[J] == '*' && B[J + 1] == '/')) {
-        if (B[J] == '\n') {
-          ++Line;
-          LineStart = J + 1;
-        }
+      while (J + 1 < N && !(B[J] == '*' && B[J + 1] == '/'))
         ++J;
-      }
-      if (J + 1 >= N) {
-        D.error(I, SourceLoc{Line, uint32_t(I - LineStart + 1)}, "unterminated /* comment");
-        Main.reset(LexPos{N, Line, LineStart});
-        return false;
-      }
+      if (J + 1 >= N)
+        return Fail(I, "unterminated /* comment");
       I = J + 2;
     } else {
       ++I;
     }
   }
   F.End = I;
+  uint32_t Line = Pos.Line;
+  size_t LineStart = Pos.LineStart;
+  advanceLines(B, F.BodyBegin, I, Line, LineStart);
   Main.reset(LexPos{I, Line, LineStart});
   return true;
 }
