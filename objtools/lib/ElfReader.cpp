@@ -174,14 +174,25 @@ llvm::Error VariantReader::readHeaders(uint32_t &EFlags) {
     return err(18, "e_machine is " + llvm::Twine(read16le(P + 18)) + ", not EM_CUDA (190)");
   EFlags = read32le(P + 48);
   uint64_t ShOff = read64le(P + 40);
-  uint16_t ShEntSize = read16le(P + 58), ShNum = read16le(P + 60), ShStrNdx = read16le(P + 62);
+  uint16_t ShEntSize = read16le(P + 58);
+  uint64_t ShNum = read16le(P + 60);
+  uint32_t ShStrNdx = read16le(P + 62);
   if (read16le(P + 52) != EhdrSize)
     return err(52, "unexpected e_ehsize");
   if (ShEntSize != ShdrSize)
     return err(58, "unexpected e_shentsize " + llvm::Twine(ShEntSize));
+  if (ShOff == 0)
+    return err(40, "no section headers");
+  if (ShOff > Bytes.size() || ShdrSize > Bytes.size() - ShOff)
+    return err(40, "section header table (offset 0x" + llvm::utohexstr(ShOff) + ") extends past the end of the file");
+  // Extended section numbering: the real count and string table index live in section 0.
+  if (ShNum == 0)
+    ShNum = read64le(P + ShOff + 32);
+  if (ShStrNdx == ShnXindex)
+    ShStrNdx = read32le(P + ShOff + 40);
   if (ShNum == 0)
     return err(60, "no section headers");
-  if (ShOff > Bytes.size() || uint64_t(ShNum) * ShdrSize > Bytes.size() - ShOff)
+  if (ShNum > (Bytes.size() - ShOff) / ShdrSize)
     return err(40, "section header table (offset 0x" + llvm::utohexstr(ShOff) + ", " + llvm::Twine(ShNum) +
                        " entries) extends past the end of the file");
   if (ShStrNdx >= ShNum)
@@ -475,6 +486,13 @@ llvm::Error VariantReader::readPlain(ModuleVariant &V) {
   if (NSym > NElf)
     return err((*SymSide)->HeaderOffset, "more symbol records than ELF symbols");
 
+  auto ShndxTable = unique(ShtSymtabShndx, ".symtab_shndx", /*Required=*/false);
+  if (!ShndxTable)
+    return ShndxTable.takeError();
+  const bool HasShndxTable = *ShndxTable != nullptr;
+  if (HasShndxTable && (*ShndxTable)->Size != NElf * 4)
+    return err((*ShndxTable)->HeaderOffset, ".symtab_shndx does not have one entry per symbol");
+
   // Symbols: ELF fields through the side table, which fixes the model order.
   std::vector<uint32_t> ElfToModel(NElf, NoSymbol);
   V.Symbols.resize(NSym);
@@ -517,7 +535,9 @@ llvm::Error VariantReader::readPlain(ModuleVariant &V) {
     if (!C.ok())
       break;
     uint8_t Bind = Info >> 4;
-    if (Shndx >= Headers.size() && Shndx != ShnAbs && Shndx != ShnCommon)
+    if (Shndx == ShnXindex && !HasShndxTable)
+      return err(EAt + 6, "symbol '" + S.Name + "' uses SHN_XINDEX but there is no SHT_SYMTAB_SHNDX section");
+    if (Shndx >= Headers.size() && Shndx != ShnAbs && Shndx != ShnCommon && Shndx != ShnXindex)
       return err(EAt + 6, "symbol '" + S.Name + "' has section index " + llvm::Twine(Shndx));
     if (Bind == StbLocal)
       S.Bind = Binding::Local;

@@ -201,8 +201,11 @@ public:
     H.u16(0); // e_phentsize
     H.u16(0); // e_phnum
     H.u16(ShdrSize);
-    H.u16(static_cast<uint16_t>(Sections.size()));
-    H.u16(static_cast<uint16_t>(ShStrIndex));
+    // Extended section numbering (gABI): with 0xff00 sections or more, e_shnum is 0 and the count is
+    // section 0's sh_size; an e_shstrndx that does not fit is SHN_XINDEX with the index in sh_link.
+    const bool ManySections = Sections.size() >= ShnLoReserve, BigStrIndex = ShStrIndex >= ShnLoReserve;
+    H.u16(ManySections ? 0 : static_cast<uint16_t>(Sections.size()));
+    H.u16(BigStrIndex ? ShnXindex : static_cast<uint16_t>(ShStrIndex));
     OS << H.str();
 
     static const char Zeros[16] = {};
@@ -222,6 +225,10 @@ public:
       const OutSection &S = Sections[I];
       if (I == 0) {
         SH.zeros(ShdrSize);
+        if (ManySections)
+          llvm::support::endian::write64le(SH.data() + 32, Sections.size());
+        if (BigStrIndex)
+          llvm::support::endian::write32le(SH.data() + 40, ShStrIndex);
         continue;
       }
       SH.u32(S.Name);
@@ -399,7 +406,7 @@ Bytes buildAbi(const ModuleVariant &V, StringPool &Strings) {
 /// Checks every index the format stores, so the reader's checks can never reject what we wrote.
 llvm::Error validate(const ModuleVariant &V) {
   size_t NSym = V.Symbols.size(), NSec = V.Sections.size();
-  if (NSym >= 0xfffffff0u || NSec >= 0xff00u / 2 - 8)
+  if (NSym >= 0xfffffff0u || NSec >= 0x7ffffff0u)
     return modelError(V.SourceName, "too many symbols or sections");
   auto SymOk = [&](uint32_t I, bool AllowNone) { return I < NSym || (AllowNone && I == NoSymbol); };
   for (size_t I = 0; I < NSym; ++I) {
@@ -561,6 +568,7 @@ llvm::Error writeVariant(const ModuleVariant &V, llvm::raw_ostream &OS) {
   // Symbols: ELF entries (in ELF order) and the side table (in model order).
   Bytes Symtab;
   Symtab.zeros(size_t(NextSym) * SymSize);
+  std::vector<uint32_t> ShndxTable; // SHT_SYMTAB_SHNDX entries, only if some index needs them
   Bytes SymTable;
   SymTable.reserve(NSym * SymbolRecordSize);
   for (size_t I = 0; I < NSym; ++I) {
@@ -575,7 +583,8 @@ llvm::Error writeVariant(const ModuleVariant &V, llvm::raw_ostream &OS) {
     }
     bool InitCommon = false;
     uint8_t Bind = StbGlobal;
-    uint16_t Shndx = Sec == NoSection ? ShnAbs : static_cast<uint16_t>(ContentIndex[Sec]);
+    uint32_t Shndx = Sec == NoSection ? ShnAbs : ContentIndex[Sec];
+    bool Special = Sec == NoSection;
     switch (S.Bind) {
     case Binding::Local:
       Bind = StbLocal;
@@ -587,6 +596,7 @@ llvm::Error writeVariant(const ModuleVariant &V, llvm::raw_ostream &OS) {
       break;
     case Binding::Undefined:
       Shndx = ShnUndef;
+      Special = true;
       Value = 0;
       break;
     case Binding::Common:
@@ -595,6 +605,7 @@ llvm::Error writeVariant(const ModuleVariant &V, llvm::raw_ostream &OS) {
         Value = 0;
       } else {
         Shndx = ShnCommon;
+        Special = true;
         Value = S.Align ? S.Align : 1;
       }
       break;
@@ -605,7 +616,13 @@ llvm::Error writeVariant(const ModuleVariant &V, llvm::raw_ostream &OS) {
     write32le(E, Name);
     E[4] = static_cast<char>(Bind << 4 | symType(S.Kind));
     E[5] = 0;
-    write16le(E + 6, Shndx);
+    if (!Special && Shndx >= ShnLoReserve) {
+      if (ShndxTable.empty())
+        ShndxTable.resize(NextSym, 0);
+      ShndxTable[ElfSym[I]] = Shndx;
+      Shndx = ShnXindex;
+    }
+    write16le(E + 6, static_cast<uint16_t>(Shndx));
     write64le(E + 8, Value);
     write64le(E + 16, S.Size);
 
@@ -639,8 +656,17 @@ llvm::Error writeVariant(const ModuleVariant &V, llvm::raw_ostream &OS) {
   L.addOwned(sec(Strings.add(".ptxlink.files"), ShtFiles, 0, 8, FileRecordSize), std::move(Files));
   uint32_t SymtabName = Strings.add(".symtab");
   uint32_t StrtabName = Strings.add(".strtab");
+  uint32_t ShndxName = ShndxTable.empty() ? 0 : Strings.add(".symtab_shndx");
   L.addOwned(sec(SymtabName, ShtSymtab, 0, 8, SymSize, StrtabIndex, FirstGlobal), std::move(Symtab));
   L.addOwned(sec(StrtabName, ShtStrtab, 0, 1), std::move(Strings.Data));
+  if (!ShndxTable.empty()) {
+    // Symbols in sections numbered 0xff00 and up: their indices live in SHT_SYMTAB_SHNDX (last section).
+    Bytes Shndx;
+    Shndx.reserve(ShndxTable.size() * 4);
+    for (uint32_t X : ShndxTable)
+      Shndx.u32(X);
+    L.addOwned(sec(ShndxName, ShtSymtabShndx, 0, 4, 4, SymtabIndex), std::move(Shndx));
+  }
   (void)SecTableIndex, (void)SymTableIndex, (void)AbiIndex, (void)FilesIndex;
   L.ShStrIndex = StrtabIndex;
   L.write(OS);

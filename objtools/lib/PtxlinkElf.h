@@ -34,9 +34,9 @@ constexpr uint8_t SymInitialized = 1, SymInitializedCommon = 2;
 constexpr uint32_t RelName = 1, RelFile = 2, RelData32 = 3, RelData64 = 4;
 
 // Standard ELF values we need (kept here to avoid depending on a particular header's spelling).
-constexpr uint32_t ShtProgbits = 1, ShtSymtab = 2, ShtStrtab = 3, ShtRela = 4, ShtNote = 7;
+constexpr uint32_t ShtProgbits = 1, ShtSymtab = 2, ShtStrtab = 3, ShtRela = 4, ShtNote = 7, ShtSymtabShndx = 18;
 constexpr uint64_t ShfWrite = 1, ShfAlloc = 2, ShfExecInstr = 4, ShfInfoLink = 0x40;
-constexpr uint16_t ShnUndef = 0, ShnAbs = 0xfff1, ShnCommon = 0xfff2, ShnLoReserve = 0xff00;
+constexpr uint16_t ShnUndef = 0, ShnAbs = 0xfff1, ShnCommon = 0xfff2, ShnXindex = 0xffff, ShnLoReserve = 0xff00;
 constexpr uint8_t StbLocal = 0, StbGlobal = 1, StbWeak = 2;
 constexpr uint8_t SttNotype = 0, SttObject = 1, SttFunc = 2, SttSection = 3;
 

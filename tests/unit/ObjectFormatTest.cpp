@@ -223,6 +223,39 @@ TEST(ObjectFormat, FatObjectKeepsAllVariants) {
   EXPECT_NE(Bytes.find(Plain), std::string::npos);
 }
 
+TEST(ObjectFormat, ExtendedSectionNumbering) {
+  // 40000 functions with one relocation each: 80000+ ELF sections, past the 0xff00 of plain ELF numbering.
+  ObjectFile O;
+  O.Variants.emplace_back();
+  ModuleVariant &V = O.Variants[0];
+  V.Target.Arch = "sm_80";
+  constexpr uint32_t N = 40000;
+  V.Symbols.reserve(N);
+  V.Sections.reserve(N);
+  for (uint32_t I = 0; I < N; ++I) {
+    std::string Name = "f" + std::to_string(I);
+    addSymbol(V, O.save(Name), SymbolKind::Function, I % 3 ? Binding::Global : Binding::Local, I);
+    Section S;
+    S.Name = V.Symbols[I].Name;
+    S.Symbol = I;
+    S.Contents = O.save(".func " + Name + "()\n{\n\tret;\n}");
+    S.HeaderLength = static_cast<uint32_t>(S.Contents.find('{') - 1);
+    Relocation R;
+    R.Offset = 6;
+    R.Length = static_cast<uint32_t>(Name.size());
+    R.Symbol = I;
+    S.Relocs.push_back(R);
+    V.Sections.push_back(std::move(S));
+  }
+  std::string Bytes = writeToString(O);
+  EXPECT_EQ(Bytes[60], 0); // e_shnum = 0: the count is in section 0
+  EXPECT_EQ(Bytes[61], 0);
+  auto Read = readFromString(Bytes, "many.o");
+  ASSERT_TRUE(bool(Read)) << llvm::toString(Read.takeError());
+  expectSameVariant(V, (*Read)->Variants[0]);
+  EXPECT_EQ(writeToString(**Read), Bytes);
+}
+
 TEST(ObjectFormat, InvalidModelIsRejectedByWriter) {
   auto O = buildFullModel();
   O->Variants[0].Sections[1].Relocs[0].Symbol = 999;
