@@ -475,10 +475,21 @@ class Bench:
         self.results["archive"] = res
 
     def header(self):
-        rev = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
+        # The tools measured are the build directory's; say which sources they were built from.
+        src = ROOT
+        cache = os.path.join(os.path.dirname(self.bin), "CMakeCache.txt")
+        if os.path.exists(cache):
+            for line in open(cache, errors="replace"):
+                if line.startswith("CMAKE_HOME_DIRECTORY:"):
+                    src = line.split("=", 1)[1].strip()
+        rev = subprocess.run(["git", "-C", src, "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
+        dirty = subprocess.run(["git", "-C", src, "status", "--porcelain", "--untracked-files=no"],
+                               capture_output=True, text=True).stdout.strip()
+        if rev and dirty:
+            rev += " with uncommitted changes"
         self.say("# ptxlink benchmark run")
         self.say()
-        self.say("- date: %s, commit %s, host: %s, %d cores (%s)" % (
+        self.say("- date: %s, tools built from commit %s, host: %s, %d cores (%s)" % (
             time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), rev or "?", platform.node() or "?",
             os.cpu_count() or 0, platform.processor() or platform.machine()))
         built = [t for t, p in self.tools.items() if p]
