@@ -22,6 +22,10 @@ std::string formatParamPtx(const ParamInfo &P) {
   OS << (P.Space == StateSpace::Reg ? ".reg" : ".param");
   if (P.Align)
     OS << " .align " << P.Align;
+  if (P.VectorWidth)
+    OS << " .v" << unsigned(P.VectorWidth);
+  OS << " " << (P.Type.empty() ? StringRef(".b8") : P.Type);
+  // Kernel pointer attributes follow the type: `.param .u64 .ptr .global .align 16 p`.
   if (P.IsPtr) {
     OS << " .ptr";
     if (P.PtrSpace != StateSpace::None && P.PtrSpace != StateSpace::Generic)
@@ -29,9 +33,6 @@ std::string formatParamPtx(const ParamInfo &P) {
     if (P.PtrAlign)
       OS << " .align " << P.PtrAlign;
   }
-  if (P.VectorWidth)
-    OS << " .v" << unsigned(P.VectorWidth);
-  OS << " " << (P.Type.empty() ? StringRef(".b8") : P.Type);
   if (!P.Name.empty())
     OS << " " << P.Name;
   for (uint64_t Dim : P.ArrayDims) {

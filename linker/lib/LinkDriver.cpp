@@ -167,6 +167,10 @@ bool link(const LinkOptions &Options, DiagnosticEngine &Diags, raw_ostream &Out)
       Forward.flush(Local, Done);
       continue;
     }
+    if (Options.Verbose)
+      for (const LinkModule &M : L->Modules)
+        Out << "ptxlink: " << A.name() << ": " << M.ObjectName << ": using the " << M.M->Target.Arch
+            << " variant (PTX ISA " << M.M->Target.VersionMajor << "." << M.M->Target.VersionMinor << ")\n";
     L->resolve();
     Forward.flush(Local, Done);
     L->check();
