@@ -226,8 +226,9 @@ bool checkFunctionAgreement(const SymbolSite &Def, const SymbolSite &Other, Diag
     if (Options.ReportUncheckable && !SameCxxName && !DwarfCompared &&
         (hasAmbiguousBits(*OtherAbi) || hasAmbiguousBits(*DefAbi)))
       Diags.note("cannot tell the C types of " + displayName(DefSym.Name) +
-                     " apart beyond their size: its untyped .bN parameters could be int or float, and " +
-                     "neither a C++ mangled name nor debug information in both modules says which",
+                     " apart beyond their size: its untyped parameters (.bN scalars, .b8 byte arrays) could be "
+                     "int or float, or structs of one size, and neither a C++ mangled name nor debug "
+                     "information in both modules says which",
                  {{(R.OtherAt + " " + describeSite(*Other.Module, Other.ObjectName, whereOf(*Other.Module, Other.Symbol, OtherAbi->Where)))
                        .str()},
                   {(R.DefAt + " " + describeSite(*Def.Module, Def.ObjectName, whereOf(*Def.Module, Def.Symbol, DefAbi->Where)))
