@@ -129,8 +129,9 @@ TEST_F(CubinTest, EveryTruncationIsSurvived) {
       EXPECT_LE(Off, C.size());
       ++Count;
     });
-    if (N < C.size())
+    if (N < C.size()) {
       EXPECT_GT(Count, 0u) << "cut at " << N;
+    }
     (void)Info;
   }
 }

@@ -69,11 +69,13 @@ TEST(DumpTest, ListJsonHasVersionedSchemaAndAgreesWithText) {
   std::string Text, Err2;
   ASSERT_EQ(run({"--list", F.Path}, Text, Err2), 0);
   for (const json::Value &Row : *List)
-    for (const auto &KV : *Row.getAsObject())
-      if (auto S = KV.second.getAsString())
+    for (const auto &KV : *Row.getAsObject()) {
+      if (auto S = KV.second.getAsString()) {
         EXPECT_NE(Text.find(S->str()), std::string::npos) << KV.first.str() << "=" << S->str();
-      else if (auto N = KV.second.getAsInteger())
+      } else if (auto N = KV.second.getAsInteger()) {
         EXPECT_NE(Text.find(std::to_string(*N)), std::string::npos) << KV.first.str();
+      }
+    }
   EXPECT_EQ((*List)[1].getAsObject()->getString("arch"), "compute_90a");
   EXPECT_EQ((*List)[1].getAsObject()->getString("compression"), "zstd");
 }

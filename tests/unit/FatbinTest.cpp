@@ -132,8 +132,9 @@ TEST(FatbinTest, RoundTripEveryCompression) {
     // Not decompressing leaves the stored bytes.
     auto Raw = readFatbin(F, W.fn(), /*Decompress=*/false);
     ASSERT_EQ(Raw.size(), 2u);
-    if (C != FatbinCompression::None)
+    if (C != FatbinCompression::None) {
       EXPECT_EQ(Raw[1].Payload.size(), Raw[1].CompressedSize);
+    }
   }
 }
 
