@@ -6,6 +6,9 @@
 
 #include <algorithm>
 #include <cstring>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 using namespace llvm;
 
@@ -77,6 +80,68 @@ BodyScanner::BodyScanner(StringRef Text, SourceDiags &Diags, const StringMap<uin
   ShadowCount.assign(Symbols.size(), 0);
 }
 
+LexPos BodyScanner::posAt(size_t Offset) {
+  if (Offset < Known.Offset)
+    Known = BodyStart;
+  const char *B = Text.data();
+  size_t From = Known.Offset;
+  Known.Line += static_cast<uint32_t>(std::count(B + From, B + Offset, '\n'));
+  if (const void *Last = memrchr(B + From, '\n', Offset - From))
+    Known.LineStart = static_cast<const char *>(Last) - B + 1;
+  Known.Offset = Offset;
+  return Known;
+}
+
+SourceLoc BodyScanner::locAt(size_t Offset) {
+  LexPos P = posAt(Offset);
+  return SourceLoc{P.Line, static_cast<uint32_t>(Offset - P.LineStart + 1)};
+}
+
+size_t BodyScanner::skipOperands(size_t I, size_t End) const {
+  // Inside an instruction's operands only a few bytes matter: ';' '{' '}' '"' '/' and the first character
+  // of a word that could begin a module-scope name. Registers, numbers, punctuation and whitespace are
+  // skipped 16 bytes at a time. Returns the position of the next byte that matters (or where the vector
+  // loop stopped); the caller's byte loop takes it from there.
+#if defined(__SSE2__)
+  const char *B = Text.data();
+  if (I == 0)
+    return I;
+  auto Set = [](char C) { return _mm_set1_epi8(C); };
+  const __m128i Semi = Set(';'), LB = Set('{'), RB = Set('}'), Q = Set('"'), SL = Set('/');
+  const __m128i Und = Set('_'), Dol = Set('$'), Pct = Set('%'), Dot = Set('.');
+  const __m128i A1 = Set('a' - 1), Z1 = Set('z' + 1), D0 = Set('0' - 1), D9 = Set('9' + 1), Low = Set(0x20);
+  auto Word = [&](__m128i V) {
+    __m128i L = _mm_or_si128(V, Low);
+    __m128i Letter = _mm_and_si128(_mm_cmpgt_epi8(L, A1), _mm_cmplt_epi8(L, Z1));
+    __m128i Digit = _mm_and_si128(_mm_cmpgt_epi8(V, D0), _mm_cmplt_epi8(V, D9));
+    __m128i Other = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(V, Und), _mm_cmpeq_epi8(V, Dol)),
+                                 _mm_or_si128(_mm_cmpeq_epi8(V, Pct), _mm_cmpeq_epi8(V, Dot)));
+    return std::pair<__m128i, __m128i>{_mm_or_si128(_mm_or_si128(Letter, Digit), Other), Digit};
+  };
+  while (I + 16 <= End) {
+    __m128i V = _mm_loadu_si128(reinterpret_cast<const __m128i *>(B + I));
+    __m128i P = _mm_loadu_si128(reinterpret_cast<const __m128i *>(B + I - 1));
+    __m128i Special = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(V, Semi), _mm_cmpeq_epi8(V, LB)),
+                                   _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(V, RB), _mm_cmpeq_epi8(V, Q)),
+                                                _mm_cmpeq_epi8(V, SL)));
+    auto [WV, DigitV] = Word(V);
+    __m128i WP = Word(P).first;
+    __m128i Starts = _mm_andnot_si128(DigitV, _mm_andnot_si128(WP, WV));
+    unsigned SpecialMask = static_cast<unsigned>(_mm_movemask_epi8(Special));
+    unsigned M = SpecialMask | static_cast<unsigned>(_mm_movemask_epi8(Starts));
+    while (M) {
+      unsigned K = static_cast<unsigned>(__builtin_ctz(M));
+      if ((SpecialMask >> K) & 1 || FirstChar[static_cast<unsigned char>(B[I + K])])
+        return I + K;
+      M &= M - 1;
+    }
+    I += 16;
+  }
+#endif
+  (void)End;
+  return I;
+}
+
 void BodyScanner::reference(uint32_t Sym, size_t Offset, uint32_t Length) {
   const Symbol &S = Symbols[Sym];
   if (S.Kind == SymbolKind::Label && IsFunctionLabel[Sym]) {
@@ -97,7 +162,7 @@ void BodyScanner::declareLocal(uint32_t Sym) {
   ShadowStack.push_back({Sym, Depth});
 }
 
-void BodyScanner::declareLocalOrDebugName(uint32_t Sym, size_t Offset, SourceLoc Loc) {
+void BodyScanner::declareLocalOrDebugName(uint32_t Sym, size_t Offset, std::optional<SourceLoc> Loc) {
   Symbol &S = Symbols[Sym];
   if (S.Kind != SymbolKind::Label) {
     declareLocal(Sym); // hides a module-scope name
@@ -110,7 +175,7 @@ void BodyScanner::declareLocalOrDebugName(uint32_t Sym, size_t Offset, SourceLoc
   if (S.Section == NoSection) {
     S.Section = SectionIdx;
     S.Value = Offset - Base;
-    S.Where = Loc;
+    S.Where = Loc ? *Loc : locAt(Offset);
   }
   if (S.Section == SectionIdx)
     LabelUses.push_back({Sym, Offset, uint32_t(S.Name.size())});
@@ -123,7 +188,7 @@ void BodyScanner::popScope() {
   }
 }
 
-bool BodyScanner::scanLoc(size_t &IRef, size_t End, uint32_t Line, size_t LineStart) {
+bool BodyScanner::scanLoc(size_t &IRef, size_t End) {
   // `.loc file line col [, function_name label[+imm], inlined_at file line col]` up to the end of line.
   const char *B = Text.data();
   size_t I = IRef;
@@ -132,7 +197,7 @@ bool BodyScanner::scanLoc(size_t &IRef, size_t End, uint32_t Line, size_t LineSt
       ++I;
   };
   auto Fail = [&](const Twine &Msg) {
-    D.error(I, SourceLoc{Line, uint32_t(I - LineStart + 1)}, Msg);
+    D.error(I, locAt(I), Msg);
     while (I < End && B[I] != '\n')
       ++I;
     IRef = I;
@@ -231,15 +296,20 @@ void BodyScanner::scan(const PtxFunction &F, uint32_t SecIdx, uint32_t FuncSym, 
 
   size_t I = F.BodyBegin + 1;
   size_t End = F.End - 1; // the closing '}'
-  uint32_t Line = F.BodyPos.Line;
-  size_t LineStart = F.BodyPos.LineStart;
+  BodyStart = F.BodyPos;
+  Known = BodyStart;
   bool AtStart = true, Guard = false, InVector = false, ExpectName = false;
   Mode Md = Mode::Normal;
   int InitBrace = 0;
   StringRef LastLabel;
-  SourceLoc LastLabelLoc;
+  size_t LastLabelOffset = 0;
 
   while (I < End) {
+    if (!AtStart && Md == Mode::Normal) {
+      I = skipOperands(I, End);
+      if (I >= End)
+        break;
+    }
     unsigned char C = static_cast<unsigned char>(B[I]);
     switch (Classes[C]) {
     case Space:
@@ -247,9 +317,8 @@ void BodyScanner::scan(const PtxFunction &F, uint32_t SecIdx, uint32_t FuncSym, 
       while (I < End && Classes[static_cast<unsigned char>(B[I])] == Space)
         ++I;
       break;
-    case Newline:
-      ++Line;
-      LineStart = ++I;
+    case Newline: // lines are counted lazily (locAt) when a location is needed
+      ++I;
       break;
     case Slash:
       if (I + 1 < End && B[I + 1] == '/') {
@@ -257,13 +326,8 @@ void BodyScanner::scan(const PtxFunction &F, uint32_t SecIdx, uint32_t FuncSym, 
         I = NL ? static_cast<const char *>(NL) - B : End;
       } else if (I + 1 < End && B[I + 1] == '*') {
         size_t J = I + 2;
-        while (J + 1 < End && !(B[J] == '*' && B[J + 1] == '/')) {
-          if (B[J] == '\n') {
-            ++Line;
-            LineStart = J + 1;
-          }
+        while (J + 1 < End && !(B[J] == '*' && B[J + 1] == '/'))
           ++J;
-        }
         I = J + 2; // the parser already checked the comment is closed
       } else {
         ++I;
@@ -277,7 +341,7 @@ void BodyScanner::scan(const PtxFunction &F, uint32_t SecIdx, uint32_t FuncSym, 
         ++I;
       }
       if (I >= End || B[I] != '"')
-        D.error(S, SourceLoc{Line, uint32_t(S - LineStart + 1)}, "unterminated string");
+        D.error(S, locAt(S), "unterminated string");
       else
         ++I;
       AtStart = false;
@@ -360,7 +424,7 @@ void BodyScanner::scan(const PtxFunction &F, uint32_t SecIdx, uint32_t FuncSym, 
       AtStart = false;
       Md = Mode::Skip;
       if (Dir == ".loc") {
-        scanLoc(I, End, Line, LineStart);
+        scanLoc(I, End);
         AtStart = true;
         Md = Mode::Normal;
       } else if (Dir == ".reg" || Dir == ".param" || Dir == ".local" || Dir == ".shared" || Dir == ".const" ||
@@ -374,8 +438,8 @@ void BodyScanner::scan(const PtxFunction &F, uint32_t SecIdx, uint32_t FuncSym, 
       } else if (Dir == ".callprototype") {
         PtxCallPrototype P;
         LexPos After;
-        LexPos Start{S, Line, LineStart};
-        SourceLoc DirLoc{Line, uint32_t(S - LineStart + 1)};
+        LexPos Start = posAt(S);
+        SourceLoc DirLoc{Start.Line, uint32_t(S - Start.LineStart + 1)};
         if (parseCallPrototypeAt(Text.take_front(End), Start, D, P, After)) {
           if (LastLabel.empty()) {
             D.error(S, DirLoc, ".callprototype needs a label");
@@ -394,25 +458,19 @@ void BodyScanner::scan(const PtxFunction &F, uint32_t SecIdx, uint32_t FuncSym, 
             A.NoReturn = P.NoReturn;
             A.AbiPreserve = P.AbiPreserve;
             A.AbiPreserveControl = P.AbiPreserveControl;
-            A.Where = LastLabelLoc;
+            A.Where = locAt(LastLabelOffset);
             Protos.push_back(std::move(A));
           }
           // Resume after the ';' (the sub-lexer counted the lines it crossed).
           I = After.Offset;
-          Line = After.Line;
-          LineStart = After.LineStart;
+          Known = After;
           AtStart = true;
           Md = Mode::Normal;
           LastLabel = StringRef();
         } else {
           // Reported; skip to the end of the statement.
-          while (I < End && B[I] != ';') {
-            if (B[I] == '\n') {
-              ++Line;
-              LineStart = I + 1;
-            }
+          while (I < End && B[I] != ';')
             ++I;
-          }
         }
       }
       break;
@@ -432,8 +490,8 @@ void BodyScanner::scan(const PtxFunction &F, uint32_t SecIdx, uint32_t FuncSym, 
         if (J < End && B[J] == ':' && !(J + 1 < End && B[J + 1] == ':')) {
           StringRef Name = Text.slice(S, I);
           uint32_t Sym = lookup(Name);
-          SourceLoc Loc{Line, uint32_t(S - LineStart + 1)};
           if (Sym != NoSymbol) {
+            SourceLoc Loc = locAt(S);
             Symbol &Sy = Symbols[Sym];
             if (Sy.Kind == SymbolKind::Label && IsFunctionLabel[Sym]) {
               if (Sy.Section == NoSection) {
@@ -454,7 +512,7 @@ void BodyScanner::scan(const PtxFunction &F, uint32_t SecIdx, uint32_t FuncSym, 
             }
           }
           LastLabel = Name;
-          LastLabelLoc = Loc;
+          LastLabelOffset = S;
           I = J + 1;
           break;
         }
@@ -466,7 +524,7 @@ void BodyScanner::scan(const PtxFunction &F, uint32_t SecIdx, uint32_t FuncSym, 
         ExpectName = false;
         uint32_t Sym = lookup(Text.slice(S, I));
         if (Sym != NoSymbol)
-          declareLocalOrDebugName(Sym, S, SourceLoc{Line, uint32_t(S - LineStart + 1)});
+          declareLocalOrDebugName(Sym, S, std::nullopt);
         break;
       }
       uint32_t Sym = lookup(Text.slice(S, I));
@@ -491,7 +549,7 @@ void BodyScanner::scan(const PtxFunction &F, uint32_t SecIdx, uint32_t FuncSym, 
         ExpectName = false;
         uint32_t Sym = lookup(Text.slice(S, I));
         if (Sym != NoSymbol)
-          declareLocalOrDebugName(Sym, S, SourceLoc{Line, uint32_t(S - LineStart + 1)});
+          declareLocalOrDebugName(Sym, S, std::nullopt);
         break;
       }
       uint32_t Sym = lookup(Text.slice(S, I));

@@ -14,6 +14,7 @@
 #include "llvm/ADT/StringMap.h"
 
 #include <array>
+#include <optional>
 #include <vector>
 
 namespace ptxlink {
@@ -46,9 +47,13 @@ private:
   }
   void reference(uint32_t Sym, size_t Offset, uint32_t Length);
   void declareLocal(uint32_t Sym);
-  void declareLocalOrDebugName(uint32_t Sym, size_t Offset, SourceLoc Loc);
+  void declareLocalOrDebugName(uint32_t Sym, size_t Offset, std::optional<SourceLoc> Loc);
+  /// Line positions are computed lazily, only where a location is needed (errors, labels, prototypes).
+  LexPos posAt(size_t Offset);
+  SourceLoc locAt(size_t Offset);
+  size_t skipOperands(size_t I, size_t End) const;
   void popScope();
-  bool scanLoc(size_t &I, size_t End, uint32_t Line, size_t LineStart);
+  bool scanLoc(size_t &I, size_t End);
 
   llvm::StringRef Text;
   SourceDiags &D;
@@ -59,6 +64,7 @@ private:
 
   // Per-body state.
   size_t Base = 0; // F.Begin: relocation offsets are relative to it
+  LexPos BodyStart, Known;
   uint32_t SectionIdx = NoSection;
   unsigned Depth = 0;
   std::vector<uint16_t> ShadowCount;                      // per symbol
