@@ -90,6 +90,9 @@ struct CubinInfo {
   std::vector<CubinAttribute> Attributes;
   std::vector<CubinFunction> Functions;
   std::vector<CubinCallEdge> CallGraph;
+  /// Function names for the symbol indices used inside .nv.info / .nv.callgraph records (which can
+  /// differ from .symtab's, see docs/nvidia-formats.md), keyed by that index.
+  std::vector<std::pair<uint32_t, std::string>> InfoSymbolNames;
   /// Names from .note.nv.tkinfo (tool, version, command line), if present.
   std::vector<std::string> ToolInfo;
 

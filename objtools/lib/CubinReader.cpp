@@ -219,6 +219,9 @@ void buildFunctions(Reader &R, CubinInfo &Info) {
     ByName[F.Name] = Info.Functions.size();
     Info.Functions.push_back(std::move(F));
   }
+  for (auto &[Index, Section] : Names.ByInfoIndex)
+    Info.InfoSymbolNames.emplace_back(Index, StringRef(Info.Sections[Section].Name).drop_front(6).str());
+  llvm::sort(Info.InfoSymbolNames);
   auto FunctionFor = [&](uint32_t Index) -> CubinFunction * {
     auto It = ByName.find(Names.name(Index));
     return It == ByName.end() ? nullptr : &Info.Functions[It->second];

@@ -147,7 +147,13 @@ void describeCubin(Context &C, const Origin &O, StringRef Bytes, json::Object &N
         J["payload"] = toHex(At.Payload, /*LowerCase=*/true);
         // Attributes that are {symbol, value} pairs or lists of u32 read better decoded.
         if ((At.Id == 0x2f || At.Id == 0x11 || At.Id == 0x12 || At.Id == 0x23) && At.Payload.size() == 8) {
-          J["symbolIndex"] = support::endian::read32le(At.Payload.data());
+          uint32_t Index = support::endian::read32le(At.Payload.data());
+          J["symbolIndex"] = Index;
+          auto It = llvm::lower_bound(Info->InfoSymbolNames, std::make_pair(Index, std::string()));
+          if (It != Info->InfoSymbolNames.end() && It->first == Index)
+            J["symbol"] = It->second;
+          else if (Index < Info->Symbols.size())
+            J["symbol"] = Info->Symbols[Index].Name;
           J["value"] = support::endian::read32le(At.Payload.data() + 4);
         }
       }
