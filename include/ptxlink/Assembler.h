@@ -15,6 +15,22 @@
 
 namespace ptxlink {
 
+// Decisions the lowering makes where the PTX text leaves a choice (tested in AssemblerTest.cpp):
+//  * A name is a reference to a module-scope symbol unless a parameter or a local declaration in an
+//    enclosing block scope of the body spells the same name (then it is that local), or a label in the
+//    same body does. Opcodes (the first word of a statement) are never references.
+//  * Names that debug data refers to but that are not module-scope symbols, debug labels or debug section
+//    names are looked up among the labels, parameters and local variables of the function bodies (DWARF
+//    locations name `__local_depot0` or `foo_param_0`); the first body that defines one owns it: it becomes
+//    a Label symbol in that function's section, with NameRef relocations on every occurrence in that body.
+//  * `.calltargets` lists have no syntactic link to a `.callprototype`; every prototype of a body gets the
+//    functions named by all `.calltargets` lists of the same body as its CallTargets.
+//  * A function declared and later defined gets one FunctionAbi (the definition's); the two must agree.
+//  * `.alias A, B` needs A declared as a bodiless function and B defined here, not weak, not a kernel, not an
+//    alias, with the same prototype; A keeps its declaration's linkage (.visible: Global).
+//  * Without `.address_size` the address size is 32 (the PTX default); AddressSizeGiven stays false.
+//  * PTX 1.x/2.x prototypes that end without `;` (nvopencc, OptiX) end at the next module-scope directive.
+
 /// Parses `Text` (the contents of `FileName`) and appends one variant to `Object`. Every error is
 /// reported to `Diags` as `file:line:col: error: ...` with the source line and a caret; returns false if
 /// any was reported (the variant is then not appended). String data is copied into Object's arena
