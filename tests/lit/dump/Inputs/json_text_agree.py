@@ -59,8 +59,15 @@ def main():
             for view in VIEWS:
                 if view in node:
                     leaves(node[view], values)
+    # --ptx: each PTX text in the JSON appears verbatim in the text output.
+    for top in doc["inputs"]:
+        for node in nodes(top):
+            for entry in node.get("ptx", []):
+                if entry["text"] not in text.stdout:
+                    sys.exit("PTX text of %s is not in the text output" % node["name"])
+                values.append("ptx:" + node["name"])
     values = [v for v in values if "\n" not in v and v != ""]
-    missing = [v for v in values if v not in text.stdout]
+    missing = [v for v in values if not v.startswith("ptx:") and v not in text.stdout]
     if missing:
         sys.exit("in the JSON but not in the text: %r" % missing[:10])
     if not values:
