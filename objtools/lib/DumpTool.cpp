@@ -123,9 +123,8 @@ void describeArchive(Context &C, const Origin &O, StringRef Bytes, json::Object 
       continue;
     }
     Origin MO{Name, O.File, O.Base, O.InFile};
-    uint64_t Off = Member->getBufferStart() - Bytes.data();
     if (Member->getBufferStart() >= Bytes.begin() && Member->getBufferStart() <= Bytes.end())
-      MO.Base = O.Base + Off;
+      MO.Base = O.Base + uint64_t(Member->getBufferStart() - Bytes.data());
     Children.push_back(describe(C, MO, Member->getBuffer(), Depth + 1));
   }
   if (C.Opts.Headers || C.Opts.Symbols) {
