@@ -158,7 +158,7 @@ void Lowerer::declareFunction(const PtxFunction &F, uint32_t SectionIdx) {
               Twine(P.Align) + (P.UnsizedArray ? "u" : ""))
                  .str();
         for (uint64_t Dim : P.ArrayDims)
-          R += "[" + std::to_string(Dim) + "]";
+          R.append("[").append(std::to_string(Dim)).append("]"); // not "[" + ...: g++ 12 -Wrestrict false positive
         R += ",";
       }
       return R;
