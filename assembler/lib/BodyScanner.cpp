@@ -110,13 +110,14 @@ size_t BodyScanner::skipOperands(size_t I, size_t End) const {
   const __m128i Semi = Set(';'), LB = Set('{'), RB = Set('}'), Q = Set('"'), SL = Set('/');
   const __m128i Und = Set('_'), Dol = Set('$'), Pct = Set('%'), Dot = Set('.');
   const __m128i A1 = Set('a' - 1), Z1 = Set('z' + 1), D0 = Set('0' - 1), D9 = Set('9' + 1), Low = Set(0x20);
-  auto Word = [&](__m128i V) {
+  // Word characters (letters, digits, _ $ % .); Digit receives the digit lanes.
+  auto Word = [&](__m128i V, __m128i &Digit) {
     __m128i L = _mm_or_si128(V, Low);
     __m128i Letter = _mm_and_si128(_mm_cmpgt_epi8(L, A1), _mm_cmplt_epi8(L, Z1));
-    __m128i Digit = _mm_and_si128(_mm_cmpgt_epi8(V, D0), _mm_cmplt_epi8(V, D9));
+    Digit = _mm_and_si128(_mm_cmpgt_epi8(V, D0), _mm_cmplt_epi8(V, D9));
     __m128i Other = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(V, Und), _mm_cmpeq_epi8(V, Dol)),
                                  _mm_or_si128(_mm_cmpeq_epi8(V, Pct), _mm_cmpeq_epi8(V, Dot)));
-    return std::pair<__m128i, __m128i>{_mm_or_si128(_mm_or_si128(Letter, Digit), Other), Digit};
+    return _mm_or_si128(_mm_or_si128(Letter, Digit), Other);
   };
   while (I + 16 <= End) {
     __m128i V = _mm_loadu_si128(reinterpret_cast<const __m128i *>(B + I));
@@ -124,8 +125,9 @@ size_t BodyScanner::skipOperands(size_t I, size_t End) const {
     __m128i Special = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(V, Semi), _mm_cmpeq_epi8(V, LB)),
                                    _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(V, RB), _mm_cmpeq_epi8(V, Q)),
                                                 _mm_cmpeq_epi8(V, SL)));
-    auto [WV, DigitV] = Word(V);
-    __m128i WP = Word(P).first;
+    __m128i DigitV, DigitP;
+    __m128i WV = Word(V, DigitV);
+    __m128i WP = Word(P, DigitP);
     __m128i Starts = _mm_andnot_si128(DigitV, _mm_andnot_si128(WP, WV));
     unsigned SpecialMask = static_cast<unsigned>(_mm_movemask_epi8(Special));
     unsigned M = SpecialMask | static_cast<unsigned>(_mm_movemask_epi8(Starts));
