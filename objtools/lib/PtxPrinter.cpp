@@ -19,6 +19,14 @@
 namespace ptxlink {
 namespace {
 
+/// Ends a declaration printed from a definition's header. The assembler trims comments from the header,
+/// but a model from elsewhere might end in a `// comment`, which would swallow the `;`.
+void endDeclaration(llvm::raw_ostream &OS, llvm::StringRef Header) {
+  llvm::StringRef LastLine = Header.substr(Header.rfind('\n') + 1);
+  OS << (LastLine.contains("//") ? "\n;\n" : ";\n");
+}
+
+
 class Printer {
 public:
   Printer(const ModuleVariant &V, llvm::raw_ostream &OS) : V(V), OS(OS) {
@@ -73,7 +81,8 @@ void Printer::aliasDeclaration(uint32_t Alias) {
           OS << (R.Symbol == Target ? A.Name : symbolName(R.Symbol));
         Pos = R.Offset + R.Length;
       }
-      OS << C.slice(Pos, S.HeaderLength) << ";\n";
+      OS << C.slice(Pos, S.HeaderLength);
+      endDeclaration(OS, C.take_front(S.HeaderLength));
       return;
     }
   }
@@ -318,7 +327,7 @@ void Printer::print() {
       continue;
     linkage(Sym, false);
     text(S, S.HeaderLength);
-    OS << ";\n";
+    endDeclaration(OS, S.Contents.take_front(S.HeaderLength));
     Any = true;
   }
   for (uint32_t I = 0; I < V.Symbols.size(); ++I) {

@@ -35,6 +35,11 @@ inline uint32_t addText(ObjectFile &O, ModuleVariant &V, SectionKind Kind, llvm:
     char C = Text[I];
     if (C == '@' || C == '#') {
       size_t End = Text.find(C, I + 1);
+      if (End == llvm::StringRef::npos) { // a lone marker character is literal text
+        Out += C;
+        ++I;
+        continue;
+      }
       llvm::StringRef Word = Text.slice(I + 1, End);
       Relocation R;
       R.Offset = Out.size();

@@ -246,3 +246,17 @@ TEST(PtxPrinter, PtxasAcceptsThePrintedModule) {
 }
 
 } // namespace
+
+namespace {
+
+TEST(PtxPrinter, PrototypeSemicolonSurvivesATrailingComment) {
+  ObjectFile O;
+  O.Variants.emplace_back();
+  ModuleVariant &V = O.Variants[0];
+  V.Target.Arch = "sm_80";
+  uint32_t F = addSymbol(V, "f", SymbolKind::Function, Binding::Global, 0);
+  addText(O, V, SectionKind::Function, "f", F, ".func @f@() // -- f\n{\n\tret;\n}", true);
+  EXPECT_NE(print(V).find(".visible .func f() // -- f\n;\n"), std::string::npos) << print(V);
+}
+
+} // namespace
