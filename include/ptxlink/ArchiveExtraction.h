@@ -39,7 +39,10 @@ public:
                   llvm::function_ref<llvm::Error(const ExtractedMember &)> Load);
 
   const std::vector<ExtractedMember> &extracted() const { return Extracted; }
-  /// `--why-extract` report: one line per extracted member: member, symbol, referenced by.
+  /// `--why-extract` report in lld's format: the header line `reference<TAB>extracted<TAB>symbol`, then one
+  /// line per extracted member in extraction order: the input whose reference caused the extraction (or
+  /// `--whole-archive`), the member as `lib.a(member.o)`, and the symbol it was extracted for (empty for
+  /// whole-archive members).
   void writeWhyExtract(llvm::raw_ostream &OS) const;
 
 private:

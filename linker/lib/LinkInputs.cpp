@@ -16,6 +16,7 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Parallel.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
 
 #include <chrono>
 
@@ -162,7 +163,8 @@ bool loadInputs(const LinkOptions &Options, DiagnosticEngine &Diags, PassTimes &
     if (isArchive((*Buffer)->getBuffer())) {
       auto Lib = StaticLibrary::open(std::move(*Buffer));
       if (!Lib)
-        L.Diags.push_back(toolError(L.Path + ": " + toString(Lib.takeError()), "bad-archive"));
+        // StaticLibrary::open names the file itself ("lib.a: malformed archive: ...").
+        L.Diags.push_back(toolError(toString(Lib.takeError()), "bad-archive"));
       else
         L.Library = std::move(*Lib);
       return;
@@ -204,7 +206,10 @@ bool loadInputs(const LinkOptions &Options, DiagnosticEngine &Diags, PassTimes &
                             });
     if (E)
       Diags.error(toString(std::move(E)), std::vector<DiagSite>(), "archive-extraction");
-    if (!Options.WhyExtractFile.empty()) {
+    if (Options.WhyExtractFile == "-") { // as lld: `-` is standard output
+      Extractor.writeWhyExtract(outs());
+      outs().flush();
+    } else if (!Options.WhyExtractFile.empty()) {
       std::error_code EC;
       raw_fd_ostream OS(Options.WhyExtractFile, EC);
       if (EC)
