@@ -3,7 +3,8 @@
 // The problem: one command links for several architectures into one output that must be written
 // atomically (a failed link leaves no file, not even a stale one) and byte-identically whatever the
 // thread count. Each arch is an independent ArchLink; their diagnostics are usually the same (plain
-// inputs select the same variant everywhere), so each is reported once, in the order first seen.
+// inputs select the same variant everywhere), so each is reported once, in the order first seen, and one
+// that differs between arches names the arches it is about (DiagForwarder).
 #include "ptxlink/Fatbin.h"
 #include "ptxlink/LinkContext.h"
 #include "ptxlink/Linker.h"
@@ -11,7 +12,7 @@
 
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringExtras.h"
-#include "llvm/ADT/StringSet.h"
+#include "llvm/ADT/StringMap.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Parallel.h"
@@ -28,25 +29,53 @@ namespace ptxlink {
 
 namespace {
 
-/// Forwards diagnostics recorded by a per-arch engine to the real one, each distinct one once.
+/// Forwards diagnostics recorded by the per-arch engines to the real one. A diagnostic that every arch
+/// reported identically (the usual case: plain inputs select the same variant everywhere) is reported
+/// once, as it is; one that only some arches reported (a fat object contributes a different variant per
+/// arch, so its sites differ) is reported once with those arches named in front ("sm_90: ..."), so the
+/// reader can tell the copies apart. Order: as first seen, arch by arch.
 class DiagForwarder {
 public:
   explicit DiagForwarder(DiagnosticEngine &Main) : Main(Main) {}
-  void flush(DiagnosticEngine &Local, size_t &Done) {
+
+  /// Takes what Local recorded since Done (the arch's link ran these passes so far).
+  void collect(const DiagnosticEngine &Local, size_t &Done, StringRef Arch) {
     const auto &R = Local.recorded();
     for (; Done < R.size(); ++Done) {
       const Diagnostic &D = R[Done];
       std::string Key = std::to_string(static_cast<int>(D.Level)) + "\x1f" + D.File + "\x1f" + D.Message;
       for (const DiagSite &S : D.Sites)
         Key += "\x1f" + S.Text;
-      if (Seen.insert(Key).second)
-        Main.report(D);
+      auto [It, New] = Index.try_emplace(Key, Pending.size());
+      if (New)
+        Pending.push_back({D, {}});
+      std::vector<std::string> &Arches = Pending[It->second].Arches;
+      if (Arches.empty() || Arches.back() != Arch)
+        Arches.push_back(Arch.str());
     }
   }
 
+  /// Reports everything collected; ArchesRun = how many arches were linked.
+  void finish(size_t ArchesRun) {
+    for (Entry &E : Pending) {
+      Diagnostic D = std::move(E.D);
+      bool MentionsArch = E.Arches.size() == 1 && StringRef(D.Message).contains(E.Arches.front());
+      if (ArchesRun > 1 && E.Arches.size() < ArchesRun && !MentionsArch)
+        D.Message = join(E.Arches, ",") + ": " + D.Message;
+      Main.report(std::move(D));
+    }
+    Pending.clear();
+    Index.clear();
+  }
+
 private:
+  struct Entry {
+    Diagnostic D;
+    std::vector<std::string> Arches; // that reported it, in link order
+  };
   DiagnosticEngine &Main;
-  StringSet<> Seen;
+  std::vector<Entry> Pending;
+  StringMap<size_t> Index; // key (level, file, message, sites) -> Pending index
 };
 
 std::optional<std::string> findPtxas() {
@@ -153,9 +182,9 @@ bool link(const LinkOptions &Options, DiagnosticEngine &Diags, raw_ostream &Out)
   std::vector<std::unique_ptr<ArchLink>> Links;
   DiagForwarder Forward(Diags);
   bool Multi = Arches.size() > 1;
+  size_t ArchesRun = 0;
   for (const ArchSpec &A : Arches) {
-    if (Diags.limitReached())
-      break;
+    ++ArchesRun;
     std::string Ignored;
     raw_string_ostream Sink(Ignored);
     DiagnosticEngine Local(Sink);
@@ -164,7 +193,7 @@ bool link(const LinkOptions &Options, DiagnosticEngine &Diags, raw_ostream &Out)
     size_t Done = 0;
     auto L = std::make_unique<ArchLink>(Options, Inputs, A, Local, Times);
     if (!L->selectVariants()) {
-      Forward.flush(Local, Done);
+      Forward.collect(Local, Done, A.name());
       continue;
     }
     if (Options.Verbose)
@@ -172,12 +201,12 @@ bool link(const LinkOptions &Options, DiagnosticEngine &Diags, raw_ostream &Out)
         Out << "ptxlink: " << A.name() << ": " << M.ObjectName << ": using the " << M.M->Target.Arch
             << " variant (PTX ISA " << M.M->Target.VersionMajor << "." << M.M->Target.VersionMinor << ")\n";
     L->resolve();
-    Forward.flush(Local, Done);
+    Forward.collect(Local, Done, A.name());
     L->check();
-    Forward.flush(Local, Done);
+    Forward.collect(Local, Done, A.name());
     L->markLive();
     L->checkUndefined();
-    Forward.flush(Local, Done);
+    Forward.collect(Local, Done, A.name());
     if (Multi && (Options.PrintGc || Options.DumpCallgraph || !Options.TraceSymbols.empty()))
       Out << "--- " << A.name() << " ---\n";
     if (!Options.TraceSymbols.empty())
@@ -190,9 +219,10 @@ bool link(const LinkOptions &Options, DiagnosticEngine &Diags, raw_ostream &Out)
       L->dumpCallgraph(Out);
     Linked.Variants.emplace_back();
     L->emit(Linked.Variants.back(), Linked);
-    Forward.flush(Local, Done);
+    Forward.collect(Local, Done, A.name());
     Links.push_back(std::move(L));
   }
+  Forward.finish(ArchesRun);
   if (Diags.hasErrors())
     return Finish(false);
 
