@@ -58,8 +58,11 @@ std::string scalarText(const json::Value &V) {
     return "-";
   if (const json::Array *A = V.getAsArray()) {
     std::string Out;
-    for (const json::Value &E : *A)
-      Out += (Out.empty() ? "" : ",") + scalarText(E);
+    for (const json::Value &E : *A) {
+      if (!Out.empty()) // appended, not `"," + std::string`: g++ 12 warns (-Wrestrict) on that falsely
+        Out += ',';
+      Out += scalarText(E);
+    }
     return Out.empty() ? "-" : Out;
   }
   if (const json::Object *O = V.getAsObject()) // e.g. {"hex": ...} for binary option data
