@@ -11,6 +11,8 @@
 
 #include "llvm/Support/Endian.h"
 
+#include <vector>
+
 #include <lz4.h>
 #include <zstd.h>
 
@@ -59,8 +61,18 @@ std::string compatOptions(StringRef Section) {
   return Data;
 }
 
-Expected<std::string> buildEntry(const FatbinImage &Image, const FatbinWriteOptions &Options) {
-  std::string Stored;      // bytes as they go into the file (maybe compressed), before padding
+// One entry, planned before anything is written: its header bytes, and the payload as it goes into the
+// file. The payload is a view of the image itself (no copy) unless it had to be compressed; a PTX payload
+// also takes a terminating NUL, written separately.
+struct PlannedEntry {
+  std::string Header;    // fixed + variable header, HeaderSize bytes
+  std::string Packed;    // compressed payload, when compressing
+  StringRef Stored;      // payload bytes as stored (a view of Image.Payload or of Packed)
+  bool AddNul = false;   // append one NUL after Stored (uncompressed PTX)
+  uint64_t PayloadSize = 0; // Stored (+ NUL) padded to 8
+};
+
+Error planEntry(const FatbinImage &Image, const FatbinWriteOptions &Options, PlannedEntry &P) {
   uint64_t Uncompressed = 0;
   uint32_t Compressed = 0;
   uint64_t Flags = 0;
@@ -74,18 +86,19 @@ Expected<std::string> buildEntry(const FatbinImage &Image, const FatbinWriteOpti
   if (Image.FamilySpecific)
     Flags |= fatbin_flags::FamilySpecific;
 
-  std::string Raw = Image.Payload;
-  if (Image.Kind == FatbinKind::Ptx) {
-    // The driver reads PTX as a C string: cut at an embedded NUL, then terminate.
-    Raw = StringRef(Raw).split('\0').first.str();
-    Raw.push_back('\0');
-  }
+  // The driver reads PTX as a C string: cut at an embedded NUL, then terminate.
+  StringRef Raw = Image.Payload;
+  bool IsPtx = Image.Kind == FatbinKind::Ptx;
+  if (IsPtx)
+    Raw = Raw.split('\0').first;
 
-  std::string OptionData = Image.Options;
-  bool WantOptions = Image.Kind == FatbinKind::Ptx || !OptionData.empty();
+  std::string CompatData;
+  StringRef OptionData = Image.Options;
+  bool WantOptions = IsPtx || !OptionData.empty();
   if (Image.Kind == FatbinKind::Elf && OptionData.empty() && Image.Sm >= 100) {
     if (auto Compat = findElfSection(Image.Payload, ".nv.compat"); Compat && !Compat->empty()) {
-      OptionData = compatOptions(*Compat);
+      CompatData = compatOptions(*Compat);
+      OptionData = CompatData;
       Flags |= fatbin_flags::CompatInOptions;
       WantOptions = true;
     }
@@ -98,17 +111,28 @@ Expected<std::string> buildEntry(const FatbinImage &Image, const FatbinWriteOpti
     if (C != FatbinCompression::Lz4 && C != FatbinCompression::Zstd)
       return createStringError(inconvertibleErrorCode(), "cannot write compression scheme '%s'",
                                fatbinCompressionName(C).data());
-    auto Packed = compress(Raw, C, Options.ZstdLevel);
+    // The compressed stream covers the terminating NUL too, so PTX needs one contiguous copy here.
+    std::string Terminated;
+    StringRef Input = Raw;
+    if (IsPtx) {
+      Terminated.reserve(Raw.size() + 1);
+      Terminated.append(Raw.data(), Raw.size());
+      Terminated.push_back('\0');
+      Input = Terminated;
+    }
+    auto Packed = compress(Input, C, Options.ZstdLevel);
     if (!Packed)
       return Packed.takeError();
-    if (Packed->size() > UINT32_MAX || Raw.size() > UINT32_MAX)
+    if (Packed->size() > UINT32_MAX || Input.size() > UINT32_MAX)
       return createStringError(inconvertibleErrorCode(), "image too large to compress");
-    Stored = std::move(*Packed);
-    Compressed = uint32_t(Stored.size());
-    Uncompressed = Raw.size();
+    P.Packed = std::move(*Packed);
+    P.Stored = P.Packed;
+    Compressed = uint32_t(P.Stored.size());
+    Uncompressed = Input.size();
     Flags |= C == FatbinCompression::Lz4 ? fatbin_flags::CompressedLz4 : fatbin_flags::CompressedZstd;
   } else {
-    Stored = std::move(Raw);
+    P.Stored = Raw;
+    P.AddNul = IsPtx;
   }
 
   // Variable part of the header: identifier (NUL, pad 8), then the options record and its data
@@ -126,12 +150,13 @@ Expected<std::string> buildEntry(const FatbinImage &Image, const FatbinWriteOpti
   if (HeaderSize > UINT32_MAX)
     return createStringError(inconvertibleErrorCode(), "fatbinary entry header too large");
 
-  uint64_t PayloadSize = alignTo8(Stored.size());
-  std::string E(HeaderSize + PayloadSize, '\0');
+  P.PayloadSize = alignTo8(P.Stored.size() + (P.AddNul ? 1 : 0));
+  std::string &E = P.Header;
+  E.assign(HeaderSize, '\0');
   put16(E, 0x00, uint16_t(Image.Kind));
   put16(E, 0x02, 0x0101);
   put32(E, 0x04, uint32_t(HeaderSize));
-  put64(E, 0x08, PayloadSize);
+  put64(E, 0x08, P.PayloadSize);
   put32(E, 0x10, Compressed);
   put32(E, 0x14, uint32_t(OptionsOffset));
   put16(E, 0x18, Image.VersionMinor);
@@ -147,31 +172,45 @@ Expected<std::string> buildEntry(const FatbinImage &Image, const FatbinWriteOpti
   if (WantOptions) {
     put32(E, OptionsOffset, uint32_t(OptionsOffset + 8));
     put32(E, OptionsOffset + 4, uint32_t(OptionData.size()));
-    memcpy(&E[OptionsOffset + 8], OptionData.data(), OptionData.size());
+    if (!OptionData.empty())
+      memcpy(&E[OptionsOffset + 8], OptionData.data(), OptionData.size());
   }
-  memcpy(&E[HeaderSize], Stored.data(), Stored.size());
-  return E;
+  return Error::success();
 }
 
 } // namespace
 
+// Every entry is planned first (headers, compression) so the container size is known; then headers
+// and payloads go straight to the stream: an uncompressed payload is never copied.
 Error writeFatbin(ArrayRef<FatbinImage> Images, const FatbinWriteOptions &Options, raw_ostream &OS) {
-  std::string Body;
-  for (const FatbinImage &Image : Images) {
+  std::vector<PlannedEntry> Entries(Images.size());
+  uint64_t BodySize = 0;
+  for (size_t I = 0; I < Images.size(); ++I) {
+    const FatbinImage &Image = Images[I];
     if (Image.Kind != FatbinKind::Ptx && Image.Kind != FatbinKind::Elf && Image.Kind != FatbinKind::LtoIr)
       return createStringError(inconvertibleErrorCode(), "cannot write fatbinary image of kind %u",
                                unsigned(Image.Kind));
-    auto Entry = buildEntry(Image, Options);
-    if (!Entry)
-      return Entry.takeError();
-    Body += *Entry;
+    if (Error E = planEntry(Image, Options, Entries[I]))
+      return E;
+    BodySize += Entries[I].Header.size() + Entries[I].PayloadSize;
   }
   std::string Header(16, '\0');
   put32(Header, 0, FatbinMagic);
   put16(Header, 4, 1);
   put16(Header, 6, 16);
-  put64(Header, 8, Body.size());
-  OS << Header << Body;
+  put64(Header, 8, BodySize);
+  OS << Header;
+  static const char Zeros[8] = {};
+  for (const PlannedEntry &P : Entries) {
+    OS << P.Header;
+    OS.write(P.Stored.data(), P.Stored.size());
+    uint64_t Written = P.Stored.size();
+    if (P.AddNul) {
+      OS.write('\0');
+      ++Written;
+    }
+    OS.write(Zeros, P.PayloadSize - Written);
+  }
   return Error::success();
 }
 
