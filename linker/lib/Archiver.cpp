@@ -454,7 +454,7 @@ bool ArchiverTool::writeArchive(bool WriteIndex) {
     return writeGnuArchive(New, WriteIndex, /*Deterministic=*/!RealMetadata, OS);
   });
   if (E) {
-    Diags.error(ArchivePath + ": " + toString(std::move(E)));
+    Diags.error(toString(std::move(E))); // writeFileAtomically names the archive
     return false;
   }
   return true;

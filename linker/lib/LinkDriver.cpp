@@ -233,7 +233,7 @@ bool link(const LinkOptions &Options, DiagnosticEngine &Diags, raw_ostream &Out)
       return Error::success();
     });
     if (E)
-      Diags.error("cannot write map " + Options.MapFile + ": " + toString(std::move(E)), std::vector<DiagSite>(), "cannot-write");
+      Diags.error(toString(std::move(E)), std::vector<DiagSite>(), "cannot-write"); // names the map file
   }
   if (Options.CheckAbiOnly)
     return Finish(!Diags.hasErrors());
@@ -308,7 +308,7 @@ bool link(const LinkOptions &Options, DiagnosticEngine &Diags, raw_ostream &Out)
   }
   Times.add("write output", "", Start);
   if (E) {
-    Diags.error("cannot write " + Options.Output + ": " + toString(std::move(E)), std::vector<DiagSite>(), "cannot-write");
+    Diags.error(toString(std::move(E)), std::vector<DiagSite>(), "cannot-write"); // names the output file
     return Finish(false);
   }
   return Finish(true);

@@ -59,9 +59,16 @@ std::unique_ptr<ObjectFile> objectFromBuffer(std::unique_ptr<MemoryBuffer> Buffe
                                              std::vector<Diagnostic> &Out) {
   StringRef Bytes = Buffer->getBuffer();
   if (isPtxlinkObject(Bytes)) {
+    std::string Identifier = Buffer->getBufferIdentifier().str();
     auto Obj = readObject(std::move(Buffer));
     if (!Obj) {
-      Out.push_back(toolError(DisplayName + ": " + toString(Obj.takeError()), "bad-object"));
+      // The reader names the buffer itself ("a.o: offset 0x28: ..."); name it once, as the link knows it
+      // (an archive member as "lib.a(m.o)").
+      std::string Why = toString(Obj.takeError());
+      StringRef Rest = Why;
+      if (!Identifier.empty())
+        Rest.consume_front(Identifier + ": ");
+      Out.push_back(toolError(DisplayName + ": " + Rest, "bad-object"));
       return nullptr;
     }
     return std::move(*Obj);

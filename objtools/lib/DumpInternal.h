@@ -53,6 +53,15 @@ public:
   void error(llvm::StringRef Name, const llvm::Twine &Message);
 };
 
+/// An error from a reader that was handed the node's bytes under the name O.Name, split the way warn()
+/// wants it: the readers start their messages with that name and often an "offset 0x..:" (relative to the
+/// bytes they were given), which warn() prints itself; left in, both would appear twice.
+struct ReaderProblem {
+  uint64_t Offset = 0; // relative to the node
+  std::string Message;
+};
+ReaderProblem readerProblem(const Origin &O, llvm::Error E);
+
 /// Describes Bytes (detected by content) as a JSON node with the requested views and its children.
 llvm::json::Object describe(Context &C, const Origin &O, llvm::StringRef Bytes, unsigned Depth = 0);
 

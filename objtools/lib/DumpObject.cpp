@@ -336,7 +336,8 @@ void describePtxlinkObject(Context &C, const Origin &O, StringRef Bytes, json::O
   }
   auto Object = readObject(MemoryBuffer::getMemBuffer(Bytes, O.Name, /*RequiresNullTerminator=*/false));
   if (!Object) {
-    C.warn(O, 0, toString(Object.takeError()));
+    ReaderProblem P = readerProblem(O, Object.takeError());
+    C.warn(O, P.Offset, P.Message);
     return;
   }
   describeObjectModel(C, O, **Object, Node);

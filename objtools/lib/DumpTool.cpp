@@ -31,10 +31,27 @@ void Context::warn(const Origin &O, uint64_t Offset, const Twine &Message) {
   Diagnostics.push_back(std::move(D));
 }
 
+ReaderProblem readerProblem(const Origin &O, Error E) {
+  std::string Msg = toString(std::move(E));
+  StringRef Rest = Msg;
+  if (O.Name.empty() || !Rest.consume_front(O.Name + ": "))
+    return {0, Msg};
+  ReaderProblem P{0, Rest.str()};
+  // "offset 0x28: ..." -> Offset 0x28, Message "...".
+  StringRef Hex = Rest;
+  uint64_t Offset = 0;
+  if (Hex.consume_front("offset 0x") && !Hex.consumeInteger(16, Offset) && Hex.consume_front(": "))
+    P = {Offset, Hex.str()};
+  return P;
+}
+
 void Context::error(StringRef Name, const Twine &Message) {
   HadError = true;
   std::string Msg = Message.str();
-  Err << "ptxlink-dump: error: " << (Name.empty() ? "" : Name.str() + ": ") << Msg << "\n";
+  // Messages that already name the file ("cannot write 'x': ...") do not get it in front again.
+  bool Named = Name.empty() || StringRef(Msg).starts_with((Name + ": ").str()) ||
+               StringRef(Msg).contains(("'" + Name + "'").str());
+  Err << "ptxlink-dump: error: " << (Named ? "" : Name.str() + ": ") << Msg << "\n";
   Diagnostics.push_back(json::Object{{"severity", "error"}, {"input", Name.str()}, {"message", Msg}});
 }
 
@@ -109,7 +126,8 @@ json::Object describe(Context &C, const Origin &O, StringRef Bytes, unsigned Dep
 void describeArchive(Context &C, const Origin &O, StringRef Bytes, json::Object &Node, unsigned Depth) {
   auto Lib = StaticLibrary::open(MemoryBuffer::getMemBuffer(Bytes, O.Name, false));
   if (!Lib) {
-    C.warn(O, 0, toString(Lib.takeError()));
+    ReaderProblem P = readerProblem(O, Lib.takeError());
+    C.warn(O, P.Offset, P.Message);
     return;
   }
   json::Array Children;
@@ -180,7 +198,7 @@ int createFatbin(ArrayRef<std::string> Files, StringRef Out, StringRef EmbedSour
           OS << Fatbin;
           return Error::success();
         })) {
-      Err << "ptxlink-dump: error: " << Out << ": " << toString(std::move(E)) << "\n";
+      Err << "ptxlink-dump: error: " << toString(std::move(E)) << "\n"; // names the file
       return 1;
     }
   if (!EmbedSource.empty())
@@ -188,7 +206,7 @@ int createFatbin(ArrayRef<std::string> Files, StringRef Out, StringRef EmbedSour
           writeEmbeddedFatbinSource(Fatbin, OS, Relocatable, "ptxlink");
           return Error::success();
         })) {
-      Err << "ptxlink-dump: error: " << EmbedSource << ": " << toString(std::move(E)) << "\n";
+      Err << "ptxlink-dump: error: " << toString(std::move(E)) << "\n"; // names the file
       return 1;
     }
   return 0;
