@@ -34,6 +34,10 @@ struct FatbinImage {
   /// read from a file, exact only for compressed images; uncompressed ELF payloads keep their padding,
   /// see payloadTrueSize()).
   std::string Payload;
+  /// Optional, instead of Payload: produces the payload on demand so the writer streams it to the output
+  /// without holding it in memory (the linker's printed PTX). writeFatbin calls it twice, once to measure,
+  /// once to write: it must produce the same bytes both times.
+  std::function<void(llvm::raw_ostream &)> PayloadWriter;
 
   // Filled by the reader, ignored by the writer:
   uint64_t EntryOffset = 0;        // from the start of the container's first byte

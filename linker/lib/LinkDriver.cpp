@@ -258,8 +258,10 @@ bool link(const LinkOptions &Options, DiagnosticEngine &Diags, raw_ostream &Out)
         return Finish(false);
       }
     }
-    // Print every arch's module (in parallel: independent), then assemble the container in arch order.
-    std::vector<std::string> Texts(Linked.Variants.size());
+    // With --sass, print every arch's module (in parallel: independent) for ptxas, then assemble the
+    // container in arch order. Without, writeFatbin streams each printed module straight into the
+    // output, so the text (as large as the program) is never held in memory.
+    std::vector<std::string> Texts(Ptxas ? Linked.Variants.size() : 0);
     parallelFor(0, Texts.size(), [&](size_t I) {
       // One buffer of about the final size: the text is mostly section contents copied verbatim, debug
       // bytes grow about fourfold as `.b8` lists.
@@ -297,7 +299,10 @@ bool link(const LinkOptions &Options, DiagnosticEngine &Diags, raw_ostream &Out)
       Img.Kind = FatbinKind::Ptx;
       Img.VersionMajor = V.Target.VersionMajor;
       Img.VersionMinor = V.Target.VersionMinor;
-      Img.Payload = std::move(Texts[I]);
+      if (Ptxas)
+        Img.Payload = std::move(Texts[I]);
+      else
+        Img.PayloadWriter = [&V](raw_ostream &OS) { printModule(V, OS); };
       Images.push_back(std::move(Img));
     }
     if (Diags.hasErrors()) {

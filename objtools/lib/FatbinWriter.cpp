@@ -61,6 +61,37 @@ std::string compatOptions(StringRef Section) {
   return Data;
 }
 
+// Carries a generated payload (FatbinImage::PayloadWriter) to Next, or only counts it when Next is null;
+// for PTX it stops at the first NUL, as the driver reads PTX as a C string.
+class PayloadStream : public raw_ostream {
+  raw_ostream *Next;
+  bool CutAtNul;
+  bool SawNul = false;
+  uint64_t Count = 0;
+
+  void write_impl(const char *Ptr, size_t Size) override {
+    if (SawNul)
+      return;
+    if (CutAtNul)
+      if (const void *Nul = memchr(Ptr, 0, Size)) {
+        Size = size_t(static_cast<const char *>(Nul) - Ptr);
+        SawNul = true;
+      }
+    Count += Size;
+    if (Next)
+      Next->write(Ptr, Size);
+  }
+  uint64_t current_pos() const override { return Count; }
+
+public:
+  PayloadStream(raw_ostream *Next, bool CutAtNul) : Next(Next), CutAtNul(CutAtNul) { SetBufferSize(1 << 16); }
+  ~PayloadStream() override { flush(); }
+  uint64_t count() {
+    flush();
+    return Count;
+  }
+};
+
 // One entry, planned before anything is written: its header bytes, and the payload as it goes into the
 // file. The payload is a view of the image itself (no copy) unless it had to be compressed; a PTX payload
 // also takes a terminating NUL, written separately.
@@ -68,6 +99,9 @@ struct PlannedEntry {
   std::string Header;    // fixed + variable header, HeaderSize bytes
   std::string Packed;    // compressed payload, when compressing
   StringRef Stored;      // payload bytes as stored (a view of Image.Payload or of Packed)
+  const std::function<void(raw_ostream &)> *Generate = nullptr; // streamed instead of Stored
+  uint64_t GeneratedSize = 0; // bytes Generate produces (cut at a NUL for PTX)
+  std::string Materialized;   // Generate's output, when it cannot be streamed (compression, compat)
   bool AddNul = false;   // append one NUL after Stored (uncompressed PTX)
   uint64_t PayloadSize = 0; // Stored (+ NUL) padded to 8
 };
@@ -89,6 +123,23 @@ Error planEntry(const FatbinImage &Image, const FatbinWriteOptions &Options, Pla
   // The driver reads PTX as a C string: cut at an embedded NUL, then terminate.
   StringRef Raw = Image.Payload;
   bool IsPtx = Image.Kind == FatbinKind::Ptx;
+  FatbinCompression C = Options.Compression;
+  bool Compress = C != FatbinCompression::None &&
+                  (Image.Kind != FatbinKind::Elf || Options.CompressElf);
+  if (Image.PayloadWriter) {
+    if (!Compress && Image.Kind != FatbinKind::Elf) {
+      // Streamed: measured now, written by writeFatbin.
+      PayloadStream Counter(nullptr, IsPtx);
+      Image.PayloadWriter(Counter);
+      P.Generate = &Image.PayloadWriter;
+      P.GeneratedSize = Counter.count();
+    } else {
+      raw_string_ostream OS(P.Materialized);
+      Image.PayloadWriter(OS);
+      OS.flush();
+      Raw = P.Materialized;
+    }
+  }
   if (IsPtx)
     Raw = Raw.split('\0').first;
 
@@ -96,7 +147,7 @@ Error planEntry(const FatbinImage &Image, const FatbinWriteOptions &Options, Pla
   StringRef OptionData = Image.Options;
   bool WantOptions = IsPtx || !OptionData.empty();
   if (Image.Kind == FatbinKind::Elf && OptionData.empty() && Image.Sm >= 100) {
-    if (auto Compat = findElfSection(Image.Payload, ".nv.compat"); Compat && !Compat->empty()) {
+    if (auto Compat = findElfSection(Raw, ".nv.compat"); Compat && !Compat->empty()) {
       CompatData = compatOptions(*Compat);
       OptionData = CompatData;
       Flags |= fatbin_flags::CompatInOptions;
@@ -104,9 +155,6 @@ Error planEntry(const FatbinImage &Image, const FatbinWriteOptions &Options, Pla
     }
   }
 
-  FatbinCompression C = Options.Compression;
-  bool Compress = C != FatbinCompression::None &&
-                  (Image.Kind != FatbinKind::Elf || Options.CompressElf);
   if (Compress) {
     if (C != FatbinCompression::Lz4 && C != FatbinCompression::Zstd)
       return createStringError(inconvertibleErrorCode(), "cannot write compression scheme '%s'",
@@ -150,7 +198,7 @@ Error planEntry(const FatbinImage &Image, const FatbinWriteOptions &Options, Pla
   if (HeaderSize > UINT32_MAX)
     return createStringError(inconvertibleErrorCode(), "fatbinary entry header too large");
 
-  P.PayloadSize = alignTo8(P.Stored.size() + (P.AddNul ? 1 : 0));
+  P.PayloadSize = alignTo8((P.Generate ? P.GeneratedSize : P.Stored.size()) + (P.AddNul ? 1 : 0));
   std::string &E = P.Header;
   E.assign(HeaderSize, '\0');
   put16(E, 0x00, uint16_t(Image.Kind));
@@ -203,8 +251,17 @@ Error writeFatbin(ArrayRef<FatbinImage> Images, const FatbinWriteOptions &Option
   static const char Zeros[8] = {};
   for (const PlannedEntry &P : Entries) {
     OS << P.Header;
-    OS.write(P.Stored.data(), P.Stored.size());
     uint64_t Written = P.Stored.size();
+    if (P.Generate) {
+      PayloadStream Forward(&OS, P.AddNul);
+      (*P.Generate)(Forward);
+      Written = Forward.count();
+      if (Written != P.GeneratedSize)
+        return createStringError(inconvertibleErrorCode(),
+                                 "fatbinary payload changed between measuring and writing it");
+    } else {
+      OS.write(P.Stored.data(), P.Stored.size());
+    }
     if (P.AddNul) {
       OS.write('\0');
       ++Written;

@@ -1,0 +1,85 @@
+// Unit tests of streamed fatbinary payloads (FatbinImage::PayloadWriter, used by the linker so the
+// printed program is never held in memory): the container must be byte-identical to the one written
+// from the same bytes held in Payload, whatever the payload (embedded NUL, odd sizes, large, several
+// images, compression), and a writer that produces different bytes the second time is an error.
+#include "ptxlink/Fatbin.h"
+
+#include <gtest/gtest.h>
+
+using namespace ptxlink;
+using namespace llvm;
+
+namespace {
+
+std::string write(ArrayRef<FatbinImage> Images, FatbinCompression C = FatbinCompression::None) {
+  std::string Out;
+  raw_string_ostream OS(Out);
+  FatbinWriteOptions O;
+  O.Compression = C;
+  Error E = writeFatbin(Images, O, OS);
+  EXPECT_FALSE(bool(E)) << toString(std::move(E));
+  return Out;
+}
+
+FatbinImage ptxImage(uint32_t Sm) {
+  FatbinImage I;
+  I.Kind = FatbinKind::Ptx;
+  I.Sm = Sm;
+  I.VersionMajor = 8;
+  I.VersionMinor = 0;
+  return I;
+}
+
+// The same images twice: once with the bytes in Payload, once produced by PayloadWriter in small pieces.
+void expectSame(const std::vector<std::string> &Texts, FatbinCompression C = FatbinCompression::None) {
+  std::vector<FatbinImage> Held, Streamed;
+  for (size_t I = 0; I < Texts.size(); ++I) {
+    FatbinImage A = ptxImage(80 + 10 * uint32_t(I));
+    A.Payload = Texts[I];
+    Held.push_back(A);
+    FatbinImage B = ptxImage(80 + 10 * uint32_t(I));
+    const std::string &T = Texts[I];
+    B.PayloadWriter = [&T](raw_ostream &OS) {
+      for (size_t Off = 0; Off < T.size(); Off += 7)
+        OS << StringRef(T).substr(Off, 7);
+    };
+    Streamed.push_back(B);
+  }
+  EXPECT_EQ(write(Held, C), write(Streamed, C));
+}
+
+TEST(FatbinStreamTest, SameBytesAsHeldPayload) {
+  expectSame({".version 8.0\n.target sm_80\n.address_size 64\n"});
+  expectSame({""});
+  expectSame({"x", "12345678", "1234567"});
+}
+
+TEST(FatbinStreamTest, CutAtEmbeddedNul) {
+  expectSame({std::string("before\0after", 12)});
+  expectSame({std::string("\0", 1) + "rest"});
+}
+
+TEST(FatbinStreamTest, LargePayloadBeyondStreamBuffer) {
+  std::string Big;
+  for (int I = 0; Big.size() < 300000; ++I)
+    Big += "  add.s32 %r" + std::to_string(I) + ", %r1, 1;\n";
+  expectSame({Big, Big.substr(0, 100001)});
+}
+
+TEST(FatbinStreamTest, CompressedImagesAreMaterialized) {
+  expectSame({"some ptx text some ptx text some ptx text"}, FatbinCompression::Zstd);
+  expectSame({"some ptx text some ptx text some ptx text"}, FatbinCompression::Lz4);
+}
+
+TEST(FatbinStreamTest, WriterThatChangesIsAnError) {
+  FatbinImage I = ptxImage(80);
+  int Calls = 0;
+  I.PayloadWriter = [&Calls](raw_ostream &OS) { OS << (Calls++ == 0 ? "short" : "longer text"); };
+  std::string Out;
+  raw_string_ostream OS(Out);
+  Error E = writeFatbin({I}, FatbinWriteOptions(), OS);
+  EXPECT_TRUE(bool(E));
+  consumeError(std::move(E));
+}
+
+} // namespace
