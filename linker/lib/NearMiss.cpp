@@ -141,7 +141,9 @@ void suggestNearMisses(StringRef Undefined, ArrayRef<StringRef> DefinedNames, st
     // Both plain: spelling. Case-only differences count as one edit.
     unsigned Distance =
         Undefined.equals_insensitive(Name) ? 1 : Undefined.edit_distance(Name, true, MaxDistance + 1);
-    if (Distance <= MaxDistance)
+    // An edit that rewrites the whole name ('u' -> 'k') is no near miss, only a coincidence of length.
+    bool KeepsSomething = Distance < std::max(Undefined.size(), Name.size());
+    if (Distance <= MaxDistance && KeepsSomething)
       Found.push_back({10 + Distance, Name, ("did you mean '" + Name + "'?").str()});
   }
   std::sort(Found.begin(), Found.end(), [](const Candidate &A, const Candidate &B) {

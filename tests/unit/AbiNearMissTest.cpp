@@ -49,7 +49,9 @@ TEST(AbiNearMiss, ExternCAgainstCxx) {
 TEST(AbiNearMiss, PlainNamesByEditDistance) {
   EXPECT_EQ(suggest("reduce_sum", {"reduce_sun", "reduce_max", "Reduce_Sum", "unrelated"}),
             (std::vector<std::string>{"did you mean 'Reduce_Sum'?", "did you mean 'reduce_sun'?"}));
-  EXPECT_TRUE(suggest("f", {"g", "ff"}).size() == 2); // one edit is always allowed
+  // One edit is allowed even in short names, but not one that replaces the whole name.
+  EXPECT_EQ(suggest("f", {"g", "ff"}), std::vector<std::string>{"did you mean 'ff'?"});
+  EXPECT_TRUE(suggest("u", {"k"}).empty());
   EXPECT_TRUE(suggest("compute", {"other_thing"}).empty());
 }
 
