@@ -7,6 +7,7 @@
 #pragma once
 
 #include "ptxlink/Diagnostics.h"
+#include "ptxlink/ObjectFormat.h"
 #include "ptxlink/ObjectModel.h"
 
 #include "llvm/ADT/ArrayRef.h"
@@ -107,7 +108,7 @@ uint64_t variableSizeBytes(const VariableAbi &Variable);
 std::string formatFunctionPtx(const ModuleVariant &Module, const FunctionAbi &Function);
 std::string formatPrototypePtx(const PrototypeAbi &Prototype);
 std::string formatVariablePtx(const ModuleVariant &Module, const VariableAbi &Variable);
-std::string formatParamPtx(const ParamInfo &Param);
+// formatParamPtx (one parameter) is in ObjectFormat.h, shared with the printer and ptxlink-dump.
 
 /// The signature records of a symbol, or null when the assembler recorded none.
 const FunctionAbi *findFunctionAbi(const ModuleVariant &Module, uint32_t Symbol);

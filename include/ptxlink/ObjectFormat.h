@@ -31,6 +31,11 @@ llvm::Expected<std::unique_ptr<ObjectFile>> readObject(std::unique_ptr<llvm::Mem
 /// symbols there gets the renamed text).
 void printModule(const ModuleVariant &Variant, llvm::raw_ostream &OS);
 
+/// One parameter as PTX declares it (`.param .align 8 .b8 s[16]`, `.reg .b32 x`): the spelling shared by the
+/// printer, the ABI diagnostics and ptxlink-dump.
+void printParamPtx(llvm::raw_ostream &OS, const ParamInfo &Param);
+std::string formatParamPtx(const ParamInfo &Param);
+
 /// Writes a file atomically: Write streams into a temporary file beside Path, which is renamed over
 /// Path only if Write succeeds; otherwise the temporary is removed and Path is untouched.
 llvm::Error writeFileAtomically(llvm::StringRef Path, const std::function<llvm::Error(llvm::raw_ostream &)> &Write);

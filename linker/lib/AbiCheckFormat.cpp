@@ -16,36 +16,6 @@ using namespace llvm;
 
 namespace ptxlink {
 
-std::string formatParamPtx(const ParamInfo &P) {
-  std::string Out;
-  raw_string_ostream OS(Out);
-  OS << (P.Space == StateSpace::Reg ? ".reg" : ".param");
-  if (P.Align)
-    OS << " .align " << P.Align;
-  if (P.VectorWidth)
-    OS << " .v" << unsigned(P.VectorWidth);
-  OS << " " << (P.Type.empty() ? StringRef(".b8") : P.Type);
-  // Kernel pointer attributes follow the type: `.param .u64 .ptr .global .align 16 p`.
-  if (P.IsPtr) {
-    OS << " .ptr";
-    if (P.PtrSpace != StateSpace::None && P.PtrSpace != StateSpace::Generic)
-      OS << " " << stateSpaceName(P.PtrSpace);
-    if (P.PtrAlign)
-      OS << " .align " << P.PtrAlign;
-  }
-  if (!P.Name.empty())
-    OS << " " << P.Name;
-  for (uint64_t Dim : P.ArrayDims) {
-    // Some producers record the unsized trailing dimension as a 0; print it as `[]` once, below.
-    if (Dim == 0 && P.UnsizedArray)
-      continue;
-    OS << "[" << Dim << "]";
-  }
-  if (P.UnsizedArray)
-    OS << "[]";
-  return Out;
-}
-
 static void formatParamList(raw_ostream &OS, ArrayRef<ParamInfo> Params) {
   OS << "(";
   for (size_t I = 0; I < Params.size(); ++I)

@@ -50,37 +50,13 @@ const char *relocKindName(RelocKind K) {
   return "?";
 }
 
-std::string formatParam(const ParamInfo &P) {
-  std::string S;
-  raw_string_ostream OS(S);
-  OS << (P.Space == StateSpace::Reg ? ".reg" : ".param");
-  if (P.Align)
-    OS << " .align " << P.Align;
-  if (P.VectorWidth)
-    OS << " .v" << unsigned(P.VectorWidth);
-  OS << " " << P.Type;
-  if (P.IsPtr) {
-    OS << " .ptr";
-    if (P.PtrSpace != StateSpace::None && P.PtrSpace != StateSpace::Generic)
-      OS << " " << stateSpaceName(P.PtrSpace);
-    if (P.PtrAlign)
-      OS << " .align " << P.PtrAlign;
-  }
-  OS << " " << P.Name;
-  for (uint64_t D : P.ArrayDims)
-    OS << "[" << D << "]";
-  if (P.UnsizedArray)
-    OS << "[]";
-  return S;
-}
-
 json::Object paramJson(const ParamInfo &P) {
   json::Object J{{"name", P.Name.str()},
                  {"space", stateSpaceName(P.Space).str()},
                  {"type", P.Type.str()},
                  {"size", P.sizeBytes()},
                  {"align", P.effectiveAlign()},
-                 {"declaration", formatParam(P)}};
+                 {"declaration", formatParamPtx(P)}};
   if (P.VectorWidth)
     J["vector"] = P.VectorWidth;
   if (!P.ArrayDims.empty()) {
@@ -113,13 +89,13 @@ std::string prototype(const ModuleVariant &V, const FunctionAbi &F) {
     OS << "(";
     ListSeparator LS(", ");
     for (const ParamInfo &P : F.Returns)
-      OS << LS << formatParam(P);
+      OS << LS << formatParamPtx(P);
     OS << ") ";
   }
   OS << S.Name << "(";
   ListSeparator LS(", ");
   for (const ParamInfo &P : F.Params)
-    OS << LS << formatParam(P);
+    OS << LS << formatParamPtx(P);
   OS << ")";
   return Out;
 }

@@ -155,26 +155,7 @@ void Printer::linkage(const Symbol &S, bool Kernel) {
   }
 }
 
-void Printer::param(const ParamInfo &P) {
-  OS << stateSpaceName(P.Space);
-  if (P.Align)
-    OS << " .align " << P.Align;
-  if (P.VectorWidth)
-    OS << " .v" << unsigned(P.VectorWidth);
-  OS << ' ' << P.Type;
-  if (P.IsPtr) {
-    OS << " .ptr";
-    if (!stateSpaceName(P.PtrSpace).empty())
-      OS << ' ' << stateSpaceName(P.PtrSpace);
-    if (P.PtrAlign)
-      OS << " .align " << P.PtrAlign;
-  }
-  OS << ' ' << P.Name;
-  for (uint64_t D : P.ArrayDims)
-    OS << '[' << D << ']';
-  if (P.UnsizedArray)
-    OS << "[]";
-}
+void Printer::param(const ParamInfo &P) { printParamPtx(OS, P); }
 
 void Printer::paramList(const std::vector<ParamInfo> &Params) {
   OS << '(';
@@ -381,5 +362,39 @@ void Printer::print() {
 } // namespace
 
 void printModule(const ModuleVariant &Variant, llvm::raw_ostream &OS) { Printer(Variant, OS).print(); }
+
+void printParamPtx(llvm::raw_ostream &OS, const ParamInfo &P) {
+  OS << (P.Space == StateSpace::Reg ? ".reg" : ".param");
+  if (P.Align)
+    OS << " .align " << P.Align;
+  if (P.VectorWidth)
+    OS << " .v" << unsigned(P.VectorWidth);
+  OS << ' ' << (P.Type.empty() ? llvm::StringRef(".b8") : P.Type);
+  // Pointer attributes follow the type: `.param .u64 .ptr .global .align 16 p` (ptxas rejects them first).
+  if (P.IsPtr) {
+    OS << " .ptr";
+    if (!stateSpaceName(P.PtrSpace).empty())
+      OS << ' ' << stateSpaceName(P.PtrSpace);
+    if (P.PtrAlign)
+      OS << " .align " << P.PtrAlign;
+  }
+  if (!P.Name.empty())
+    OS << ' ' << P.Name;
+  for (uint64_t Dim : P.ArrayDims) {
+    // Some producers record the unsized trailing dimension as a 0; it is printed once as `[]` below.
+    if (Dim == 0 && P.UnsizedArray)
+      continue;
+    OS << '[' << Dim << ']';
+  }
+  if (P.UnsizedArray)
+    OS << "[]";
+}
+
+std::string formatParamPtx(const ParamInfo &P) {
+  std::string Text;
+  llvm::raw_string_ostream OS(Text);
+  printParamPtx(OS, P);
+  return Text;
+}
 
 } // namespace ptxlink
