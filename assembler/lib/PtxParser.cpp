@@ -671,8 +671,10 @@ bool Parser::parseParam(ParamInfo &P) {
 }
 
 bool Parser::parseParamList(std::vector<ParamInfo> &Out, StringRef What) {
-  if (!expectPunct('(', "to open the " + What.str()))
-    return false;
+  // The message is built only on error: this runs twice per function, on the hot path.
+  if (!Tok.isPunct('('))
+    return errorAfterPrev("expected '(' to open the " + What + ", found " + describe(Tok));
+  advance();
   if (Tok.isPunct(')')) {
     advance();
     return true;
