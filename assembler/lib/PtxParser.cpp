@@ -679,6 +679,7 @@ bool Parser::parseParamList(std::vector<ParamInfo> &Out, StringRef What) {
     advance();
     return true;
   }
+  Out.reserve(4); // most lists are short: avoid the 1 -> 2 -> 4 regrowth (each moves every ParamInfo)
   while (true) {
     ParamInfo P;
     if (!parseParam(P))
