@@ -26,6 +26,25 @@ llvm::Error writeFileAtomically(llvm::StringRef Path,
     Out.flush();
     return E;
   }
+  // A device or FIFO (`-o /dev/null`, a pipe) cannot be replaced - and must not be: renaming over
+  // /dev/null would turn it into a regular file. Stream straight into it, as for standard output.
+  llvm::sys::fs::file_status Dest;
+  if (!llvm::sys::fs::status(Path, Dest) &&
+      (Dest.type() == llvm::sys::fs::file_type::character_file ||
+       Dest.type() == llvm::sys::fs::file_type::block_file || Dest.type() == llvm::sys::fs::file_type::fifo_file)) {
+    std::error_code EC;
+    llvm::raw_fd_ostream Out(Path, EC);
+    if (EC)
+      return llvm::createStringError(EC, "cannot open '%s': %s", Path.str().c_str(), EC.message().c_str());
+    llvm::Error E = Write(Out);
+    Out.close();
+    if (!E && Out.has_error()) {
+      EC = Out.error();
+      Out.clear_error();
+      return llvm::createStringError(EC, "cannot write '%s': %s", Path.str().c_str(), EC.message().c_str());
+    }
+    return E;
+  }
   llvm::SmallString<256> Model(Path);
   Model += ".tmp%%%%%%%%";
   int FD = -1;
