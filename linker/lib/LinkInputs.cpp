@@ -54,6 +54,18 @@ Diagnostic toolError(const Twine &Message, StringRef Code) {
   return D;
 }
 
+/// Offset of the first byte in the head of Bytes that no PTX text contains (NUL or another control
+/// character), or npos. Only the head is looked at: enough to tell a binary file from text.
+size_t firstBinaryByte(StringRef Bytes) {
+  StringRef Head = Bytes.take_front(4096);
+  for (size_t I = 0; I < Head.size(); ++I) {
+    unsigned char C = Head[I];
+    if (C < 0x20 && C != '\t' && C != '\n' && C != '\r' && C != '\f' && C != '\v')
+      return I;
+  }
+  return StringRef::npos;
+}
+
 /// Turns bytes into an object: ours are read, anything else is taken as PTX text and assembled.
 std::unique_ptr<ObjectFile> objectFromBuffer(std::unique_ptr<MemoryBuffer> Buffer, StringRef DisplayName,
                                              std::vector<Diagnostic> &Out) {
@@ -84,6 +96,16 @@ std::unique_ptr<ObjectFile> objectFromBuffer(std::unique_ptr<MemoryBuffer> Buffe
                                           "ptxlink-dump and link that",
                             "unsupported-input"));
     return nullptr;
+  }
+  // A binary file of unknown kind would otherwise be "assembled" into a screenful of errors about its bytes.
+  // A file named .ptx is left to the assembler, which reports the offending byte at its line and column.
+  if (!DisplayName.ends_with(".ptx")) {
+    if (size_t At = firstBinaryByte(Bytes); At != StringRef::npos) {
+      Out.push_back(toolError(DisplayName + ": unknown file type: not a ptxlink object, archive or PTX text (binary byte 0x" +
+                                  utohexstr(static_cast<unsigned char>(Bytes[At])) + " at offset " + Twine(At) + ")",
+                              "unsupported-input"));
+      return nullptr;
+    }
   }
   auto Obj = std::make_unique<ObjectFile>();
   LocalDiags Local;
