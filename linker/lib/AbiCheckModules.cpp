@@ -7,6 +7,7 @@
 // finding lists every module with what it said, grouped by value, so the odd one out is plain to see.
 
 #include "ptxlink/AbiCheck.h"
+#include "ptxlink/LinkContext.h"
 
 #include "llvm/ADT/STLExtras.h"
 
@@ -17,27 +18,6 @@ using namespace llvm;
 namespace ptxlink {
 
 namespace {
-
-struct ArchInfo {
-  unsigned Number = 0; // 90 for sm_90a
-  char Suffix = 0;     // 'a', 'f' or 0
-};
-
-std::optional<ArchInfo> parseArch(StringRef Arch) {
-  if (!Arch.consume_front("sm_") && !Arch.consume_front("compute_"))
-    return std::nullopt;
-  ArchInfo Info;
-  if (Arch.ends_with("a") || Arch.ends_with("f")) {
-    Info.Suffix = Arch.back();
-    Arch = Arch.drop_back();
-  }
-  if (Arch.getAsInteger(10, Info.Number))
-    return std::nullopt;
-  return Info;
-}
-
-/// Family of an SM number (seed table 56): sm_10x, sm_11x, sm_12x; sm_101 belongs to sm_11x.
-unsigned familyOf(unsigned Sm) { return Sm == 101 ? 11 : Sm / 10; }
 
 std::string siteOf(const ModuleSite &S) { return describeSite(*S.Module, S.ObjectName, SourceLoc{}); }
 
@@ -80,13 +60,13 @@ std::string addressSizeText(const ModuleVariant &M) {
 /// Why no GPU runs all targets, or "" if one does.
 std::string targetConflict(ArrayRef<ModuleSite> Modules, const ModuleSite *&Culprit1, const ModuleSite *&Culprit2) {
   const ModuleSite *Highest = nullptr;
-  ArchInfo HighestInfo;
+  ArchSpec HighestInfo;
   const ModuleSite *Specific = nullptr; // first `a` target
-  ArchInfo SpecificInfo;
+  ArchSpec SpecificInfo;
   const ModuleSite *Family = nullptr; // first `f` target
-  ArchInfo FamilyInfo;
+  ArchSpec FamilyInfo;
   for (const ModuleSite &S : Modules) {
-    std::optional<ArchInfo> A = parseArch(S.Module->Target.Arch);
+    std::optional<ArchSpec> A = parseArch(S.Module->Target.Arch);
     if (!A)
       continue;
     if (!Highest || A->Number > HighestInfo.Number) {
@@ -107,12 +87,12 @@ std::string targetConflict(ArrayRef<ModuleSite> Modules, const ModuleSite *&Culp
       }
     }
     if (A->Suffix == 'f') {
-      if (Family && familyOf(FamilyInfo.Number) != familyOf(A->Number)) {
+      if (Family && archFamily(FamilyInfo.Number) != archFamily(A->Number)) {
         Culprit1 = Family;
         Culprit2 = &S;
         return "code for " + Family->Module->Target.Arch.str() + " runs only in the sm_" +
-               std::to_string(familyOf(FamilyInfo.Number)) + "x family, code for " + S.Module->Target.Arch.str() +
-               " only in the sm_" + std::to_string(familyOf(A->Number)) + "x family";
+               std::to_string(archFamily(FamilyInfo.Number)) + "x family, code for " + S.Module->Target.Arch.str() +
+               " only in the sm_" + std::to_string(archFamily(A->Number)) + "x family";
       }
       if (!Family) {
         Family = &S;
@@ -127,18 +107,18 @@ std::string targetConflict(ArrayRef<ModuleSite> Modules, const ModuleSite *&Culp
            std::to_string(SpecificInfo.Number) + ", code for " + Highest->Module->Target.Arch.str() + " needs sm_" +
            std::to_string(HighestInfo.Number) + " or later";
   }
-  if (Specific && Family && familyOf(SpecificInfo.Number) != familyOf(FamilyInfo.Number)) {
+  if (Specific && Family && archFamily(SpecificInfo.Number) != archFamily(FamilyInfo.Number)) {
     Culprit1 = Family;
     Culprit2 = Specific;
     return "code for " + Family->Module->Target.Arch.str() + " runs only in the sm_" +
-           std::to_string(familyOf(FamilyInfo.Number)) + "x family, code for " + Specific->Module->Target.Arch.str() +
+           std::to_string(archFamily(FamilyInfo.Number)) + "x family, code for " + Specific->Module->Target.Arch.str() +
            " only on sm_" + std::to_string(SpecificInfo.Number);
   }
-  if (Family && !Specific && familyOf(HighestInfo.Number) > familyOf(FamilyInfo.Number)) {
+  if (Family && !Specific && archFamily(HighestInfo.Number) > archFamily(FamilyInfo.Number)) {
     Culprit1 = Family;
     Culprit2 = Highest;
     return "code for " + Family->Module->Target.Arch.str() + " runs only in the sm_" +
-           std::to_string(familyOf(FamilyInfo.Number)) + "x family, code for " + Highest->Module->Target.Arch.str() +
+           std::to_string(archFamily(FamilyInfo.Number)) + "x family, code for " + Highest->Module->Target.Arch.str() +
            " needs sm_" + std::to_string(HighestInfo.Number) + " or later";
   }
   return "";
