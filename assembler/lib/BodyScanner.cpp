@@ -306,6 +306,24 @@ void BodyScanner::scan(const PtxFunction &F, uint32_t SecIdx, uint32_t FuncSym, 
   StringRef LastLabel;
   size_t LastLabelOffset = 0;
 
+  // A name operand spanning [Start, Stop): the name a declaration introduces (a local that may hide a
+  // module-scope symbol, or a name the debug sections refer to), or a use of a module-scope symbol.
+  auto nameOperand = [&](size_t Start, size_t Stop) {
+    uint32_t Sym = lookup(Text.slice(Start, Stop));
+    if (Md == Mode::Decl && ExpectName) {
+      ExpectName = false;
+      if (Sym != NoSymbol)
+        declareLocalOrDebugName(Sym, Start, std::nullopt);
+      return;
+    }
+    if (Sym == NoSymbol)
+      return;
+    reference(Sym, Start, uint32_t(Stop - Start));
+    if (Md == Mode::CallTargets &&
+        (Symbols[Sym].Kind == SymbolKind::Function || Symbols[Sym].Kind == SymbolKind::Kernel))
+      CallTargets.push_back(Sym);
+  };
+
   while (I < End) {
     if (!AtStart && Md == Mode::Normal) {
       I = skipOperands(I, End);
@@ -522,20 +540,7 @@ void BodyScanner::scan(const PtxFunction &F, uint32_t SecIdx, uint32_t FuncSym, 
         Md = Mode::Normal;
         break;
       }
-      if (Md == Mode::Decl && ExpectName) {
-        ExpectName = false;
-        uint32_t Sym = lookup(Text.slice(S, I));
-        if (Sym != NoSymbol)
-          declareLocalOrDebugName(Sym, S, std::nullopt);
-        break;
-      }
-      uint32_t Sym = lookup(Text.slice(S, I));
-      if (Sym != NoSymbol) {
-        reference(Sym, S, uint32_t(I - S));
-        if (Md == Mode::CallTargets &&
-            (Symbols[Sym].Kind == SymbolKind::Function || Symbols[Sym].Kind == SymbolKind::Kernel))
-          CallTargets.push_back(Sym);
-      }
+      nameOperand(S, I);
       break;
     }
     case Percent: {
@@ -547,16 +552,7 @@ void BodyScanner::scan(const PtxFunction &F, uint32_t SecIdx, uint32_t FuncSym, 
       }
       if (!FirstChar['%'])
         break;
-      if (Md == Mode::Decl && ExpectName) {
-        ExpectName = false;
-        uint32_t Sym = lookup(Text.slice(S, I));
-        if (Sym != NoSymbol)
-          declareLocalOrDebugName(Sym, S, std::nullopt);
-        break;
-      }
-      uint32_t Sym = lookup(Text.slice(S, I));
-      if (Sym != NoSymbol)
-        reference(Sym, S, uint32_t(I - S));
+      nameOperand(S, I);
       break;
     }
     default:
