@@ -36,6 +36,12 @@ void printModule(const ModuleVariant &Variant, llvm::raw_ostream &OS);
 void printParamPtx(llvm::raw_ostream &OS, const ParamInfo &Param);
 std::string formatParamPtx(const ParamInfo &Param);
 
+/// The linking directive a binding is spelled with, followed by a space (".visible ", ".extern ", ...);
+/// "" for module-local symbols.
+llvm::StringRef linkageDirective(Binding Bind);
+/// A variable's declaration without linkage and without the final ';' (`.global .align 4 .b32 x[4]`).
+void printVariableDeclPtx(llvm::raw_ostream &OS, const VariableAbi &Variable, llvm::StringRef Name);
+
 /// Writes a file atomically: Write streams into a temporary file beside Path, which is renamed over
 /// Path only if Write succeeds; otherwise the temporary is removed and Path is untouched.
 llvm::Error writeFileAtomically(llvm::StringRef Path, const std::function<llvm::Error(llvm::raw_ostream &)> &Write);

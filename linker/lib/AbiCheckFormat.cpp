@@ -33,22 +33,6 @@ static void formatFunctionTail(raw_ostream &OS, bool NoReturn, const std::option
     OS << " .abi_preserve_control " << *PreserveControl;
 }
 
-static StringRef linkageDirective(const Symbol &S) {
-  switch (S.Bind) {
-  case Binding::Global:
-    return ".visible ";
-  case Binding::Weak:
-    return ".weak ";
-  case Binding::Common:
-    return ".common ";
-  case Binding::Undefined:
-    return ".extern ";
-  case Binding::Local:
-    return "";
-  }
-  return "";
-}
-
 std::string formatFunctionPtx(const ModuleVariant &Module, const FunctionAbi &F) {
   std::string Out;
   raw_string_ostream OS(Out);
@@ -56,7 +40,7 @@ std::string formatFunctionPtx(const ModuleVariant &Module, const FunctionAbi &F)
   if (F.Symbol < Module.Symbols.size()) {
     const Symbol &S = Module.Symbols[F.Symbol];
     Name = S.Name;
-    OS << linkageDirective(S);
+    OS << linkageDirective(S.Bind);
   }
   OS << (F.IsKernel ? ".entry " : ".func ");
   for (StringRef Attr : F.Attributes)
@@ -94,24 +78,9 @@ std::string formatVariablePtx(const ModuleVariant &Module, const VariableAbi &V)
   if (V.Symbol < Module.Symbols.size()) {
     const Symbol &S = Module.Symbols[V.Symbol];
     Name = S.Name;
-    OS << linkageDirective(S);
+    OS << linkageDirective(S.Bind);
   }
-  // PTX puts a variable's attributes after its state space: `.global .attribute(.managed) .b32 v`.
-  OS << stateSpaceName(V.Space);
-  for (StringRef Attr : V.Attributes)
-    OS << " .attribute(" << Attr << ")";
-  if (V.Align)
-    OS << " .align " << V.Align;
-  if (V.VectorWidth)
-    OS << " .v" << unsigned(V.VectorWidth);
-  OS << " " << V.Type << " " << Name;
-  for (uint64_t Dim : V.ArrayDims) {
-    if (Dim == 0 && V.UnsizedArray)
-      continue;
-    OS << "[" << Dim << "]";
-  }
-  if (V.UnsizedArray)
-    OS << "[]";
+  printVariableDeclPtx(OS, V, Name);
   return Out;
 }
 

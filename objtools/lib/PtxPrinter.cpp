@@ -136,24 +136,7 @@ void Printer::text(const Section &S, uint64_t End) {
   OS << C.slice(Pos, End);
 }
 
-void Printer::linkage(const Symbol &S, bool Kernel) {
-  switch (S.Bind) {
-  case Binding::Global:
-    OS << ".visible ";
-    break;
-  case Binding::Weak:
-    OS << ".weak ";
-    break;
-  case Binding::Common:
-    OS << ".common ";
-    break;
-  case Binding::Undefined:
-    OS << ".extern ";
-    break;
-  case Binding::Local:
-    break;
-  }
-}
+void Printer::linkage(const Symbol &S, bool Kernel) { OS << linkageDirective(S.Bind); }
 
 void Printer::param(const ParamInfo &P) { printParamPtx(OS, P); }
 
@@ -190,18 +173,8 @@ void Printer::functionDeclaration(const Symbol &S, const FunctionAbi &F, llvm::S
 }
 
 void Printer::variableDeclaration(const Symbol &S, const VariableAbi &Var) {
-  OS << ".extern " << stateSpaceName(Var.Space);
-  for (llvm::StringRef A : Var.Attributes)
-    OS << " .attribute(" << A << ')';
-  if (Var.Align)
-    OS << " .align " << Var.Align;
-  if (Var.VectorWidth)
-    OS << " .v" << unsigned(Var.VectorWidth);
-  OS << ' ' << Var.Type << ' ' << S.Name;
-  for (uint64_t D : Var.ArrayDims)
-    OS << '[' << D << ']';
-  if (Var.UnsizedArray)
-    OS << "[]";
+  OS << ".extern ";
+  printVariableDeclPtx(OS, Var, S.Name);
   OS << ";\n";
 }
 
@@ -395,6 +368,41 @@ std::string formatParamPtx(const ParamInfo &P) {
   llvm::raw_string_ostream OS(Text);
   printParamPtx(OS, P);
   return Text;
+}
+
+llvm::StringRef linkageDirective(Binding Bind) {
+  switch (Bind) {
+  case Binding::Global:
+    return ".visible ";
+  case Binding::Weak:
+    return ".weak ";
+  case Binding::Common:
+    return ".common ";
+  case Binding::Undefined:
+    return ".extern ";
+  case Binding::Local:
+    return "";
+  }
+  return "";
+}
+
+void printVariableDeclPtx(llvm::raw_ostream &OS, const VariableAbi &V, llvm::StringRef Name) {
+  // PTX puts a variable's attributes after its state space: `.global .attribute(.managed) .b32 v`.
+  OS << stateSpaceName(V.Space);
+  for (llvm::StringRef Attr : V.Attributes)
+    OS << " .attribute(" << Attr << ')';
+  if (V.Align)
+    OS << " .align " << V.Align;
+  if (V.VectorWidth)
+    OS << " .v" << unsigned(V.VectorWidth);
+  OS << ' ' << V.Type << ' ' << Name;
+  for (uint64_t Dim : V.ArrayDims) {
+    if (Dim == 0 && V.UnsizedArray) // an unsized trailing dimension recorded as 0 prints as `[]` below
+      continue;
+    OS << '[' << Dim << ']';
+  }
+  if (V.UnsizedArray)
+    OS << "[]";
 }
 
 } // namespace ptxlink
