@@ -60,15 +60,19 @@ class Body:
         self.callseq = 0
         self.debug_file = debug_file
         self.line = first_line
+        # Line-table decisions draw from their own generator so a -G copy of a function has exactly the
+        # instructions of the plain copy (a template instantiated in both kinds of module must not look
+        # like an ODR violation to the linker's weak-definition check).
+        self.loc_rng = random.Random(first_line)
 
     def reg(self, kind):
         self.count[kind] += 1
         return "%%%s%d" % (kind, self.count[kind])
 
     def emit(self, text):
-        if self.debug_file is not None and self.rng.random() < 0.25:
-            self.line += self.rng.randint(0, 2)
-            self.lines.append("\t.loc\t%d %d %d" % (self.debug_file, self.line, self.rng.randint(1, 60)))
+        if self.debug_file is not None and self.loc_rng.random() < 0.25:
+            self.line += self.loc_rng.randint(0, 2)
+            self.lines.append("\t.loc\t%d %d %d" % (self.debug_file, self.line, self.loc_rng.randint(1, 60)))
         self.lines.append("\t" + text)
 
     def label(self, fn_index):

@@ -138,8 +138,9 @@ uint64_t ArchLink::contentHash(SymRef R) const {
     Pos = Rel.Offset + Rel.Length;
   }
   Text.append(S.Contents.data() + Pos, S.Contents.size() - Pos);
-  // Debug annotations (`.loc`, `$L__` labels) differ between a -G and a plain copy of the same code;
-  // they are not a different definition. Whitespace-only differences are not either.
+  // Debug annotations (`.loc`, `$L__` labels, labels the DWARF sections refer to, which were spliced
+  // to the local marker above) differ between a -G and a plain copy of the same code; they are not a
+  // different definition. Whitespace-only differences are not either.
   XXH3_state_t *State = XXH3_createState();
   XXH3_64bits_reset(State);
   StringRef Rest = Text;
@@ -147,7 +148,8 @@ uint64_t ArchLink::contentHash(SymRef R) const {
     auto [Line, Tail] = Rest.split('\n');
     Rest = Tail;
     Line = Line.trim();
-    if (Line.empty() || Line.starts_with(".loc") || (Line.starts_with("$L__") && Line.ends_with(":")))
+    bool IsLabel = (Line.starts_with("$L__") || Line.starts_with("\x01local")) && Line.ends_with(":");
+    if (Line.empty() || Line.starts_with(".loc") || IsLabel)
       continue;
     XXH3_64bits_update(State, Line.data(), Line.size());
     XXH3_64bits_update(State, "\n", 1);

@@ -158,8 +158,11 @@ void ArchLink::resolveOne(GlobalSymbol &G) {
   if (Weak.size() >= 2) {
     uint64_t H0 = contentHash(Weak.front());
     bool Differ = false;
+    // A function's size is the length of its text, which line-table annotations change (a -G copy of
+    // a template beside a plain one); only a variable's size is part of what it means.
+    bool IsVariable = sym(Weak.front()).Kind == SymbolKind::Variable;
     for (size_t I = 1; I < Weak.size() && !Differ; ++I)
-      Differ = contentHash(Weak[I]) != H0 || sym(Weak[I]).Size != sym(Weak.front()).Size;
+      Differ = contentHash(Weak[I]) != H0 || (IsVariable && sym(Weak[I]).Size != sym(Weak.front()).Size);
     if (Differ) {
       std::vector<DiagSite> Sites;
       for (SymRef W : Weak)
