@@ -52,6 +52,9 @@ struct LinkOptions {
   bool Json = false;                     // --json
   bool Verbose = false;                  // -v
   unsigned ErrorLimit = 20;              // --error-limit
+  /// The caller exits right after link() returns: leave the inputs and the linked module allocated
+  /// instead of freeing them piece by piece (the ptxlink tool; never a library user or a test).
+  bool ExitWithoutFreeing = false;
 };
 
 /// Parses the command line (argv without the program name; @response files expanded by the caller or
@@ -65,7 +68,9 @@ std::optional<LinkOptions> parseLinkOptions(llvm::ArrayRef<std::string> Args, Di
 bool link(const LinkOptions &Options, DiagnosticEngine &Diags, llvm::raw_ostream &Out);
 
 /// `ptxlink` as a library call: argv without the program name. Returns the exit status.
-int runLinkerTool(llvm::ArrayRef<std::string> Args, llvm::raw_ostream &Out, llvm::raw_ostream &Err);
+/// ProcessExitsAfter: the caller is main() and exits with the result (see LinkOptions::ExitWithoutFreeing).
+int runLinkerTool(llvm::ArrayRef<std::string> Args, llvm::raw_ostream &Out, llvm::raw_ostream &Err,
+                  bool ProcessExitsAfter = false);
 
 /// The help text of `ptxlink --help`.
 void printLinkerHelp(llvm::raw_ostream &OS);

@@ -149,25 +149,23 @@ bool checkFunctionAgreement(const SymbolSite &Def, const SymbolSite &Other, Diag
   }
   Roles R = rolesFor(Relation);
 
-  std::string Headline;
+  // Built only for a report: demangling every checked name would cost more than the checks.
+  auto Headline = [&]() -> std::string {
   switch (Relation) {
   case AbiRelation::DeclarationVsDefinition:
-    Headline = "declaration of " + displayName(DefSym.Name) + " does not match its definition";
-    break;
+    return "declaration of " + displayName(DefSym.Name) + " does not match its definition";
   case AbiRelation::AliasVsAliasee:
-    Headline = "alias " + displayName(OtherSym.Name) + " does not match its aliasee " + displayName(DefSym.Name);
-    break;
+    return "alias " + displayName(OtherSym.Name) + " does not match its aliasee " + displayName(DefSym.Name);
   case AbiRelation::CallTableMembers:
-    Headline = "call-table members " + displayName(OtherSym.Name) + " and " + displayName(DefSym.Name) +
+    return "call-table members " + displayName(OtherSym.Name) + " and " + displayName(DefSym.Name) +
                " have different prototypes";
-    break;
   case AbiRelation::CallTargetVsPrototype:
-    Headline = "call target " + displayName(DefSym.Name) + " does not match the call's prototype";
-    break;
+    return "call target " + displayName(DefSym.Name) + " does not match the call's prototype";
   case AbiRelation::DefinitionVsDefinition:
-    Headline = "definitions of " + displayName(DefSym.Name) + " disagree";
-    break;
+    return "definitions of " + displayName(DefSym.Name) + " disagree";
   }
+  return "";
+  };
 
   if (!DefAbi || !OtherAbi) {
     bool OtherIsVariable = OtherSym.Kind == SymbolKind::Variable, DefIsVariable = DefSym.Kind == SymbolKind::Variable;
@@ -176,7 +174,7 @@ bool checkFunctionAgreement(const SymbolSite &Def, const SymbolSite &Other, Diag
       addSite(Sites, R.OtherAt, *Other.Module, Other.ObjectName, OtherSym.Where,
               OtherIsVariable ? "a variable" : "a function");
       addSite(Sites, R.DefAt, *Def.Module, Def.ObjectName, DefSym.Where, DefIsVariable ? "a variable" : "a function");
-      return reportPair(Diags, Headline, std::move(Sites),
+      return reportPair(Diags, Headline(), std::move(Sites),
                         {{Severity::Error, "abi-kind",
                           "kind: " + std::string(OtherIsVariable ? "variable" : "function") + " in " +
                               R.OtherName.str() + ", " + (DefIsVariable ? "variable" : "function") + " in " +
@@ -199,18 +197,21 @@ bool checkFunctionAgreement(const SymbolSite &Def, const SymbolSite &Other, Diag
 
   // What the C++ names add. Two different mangled names (alias, call-table members) carry their
   // parameter types: if those differ while the PTX agrees, the PTX types were too coarse to tell.
-  std::string CxxOther = cxxParameters(OtherSym.Name), CxxDef = cxxParameters(DefSym.Name);
-  bool BothCxx = !CxxOther.empty() && !CxxDef.empty();
-  if (BothCxx && OtherSym.Name != DefSym.Name && CxxOther != CxxDef)
-    Findings.push_back({Severity::Warning, "abi-cxx-signature",
-                        "C++ parameters: " + CxxOther + " in " + R.OtherName.str() + ", " + CxxDef + " in " +
-                            R.DefName.str()});
+  // (The same name on both sides needs no demangling: its C++ types are the same by definition.)
+  bool SameName = OtherSym.Name == DefSym.Name;
+  if (!SameName) {
+    std::string CxxOther = cxxParameters(OtherSym.Name), CxxDef = cxxParameters(DefSym.Name);
+    if (!CxxOther.empty() && !CxxDef.empty() && CxxOther != CxxDef)
+      Findings.push_back({Severity::Warning, "abi-cxx-signature",
+                          "C++ parameters: " + CxxOther + " in " + R.OtherName.str() + ", " + CxxDef + " in " +
+                              R.DefName.str()});
+  }
 
   // Debug information, when both modules carry it, says what C types the PTX types stand for.
   // Only worth it where PTX types are ambiguous and the same mangled name has not already settled the C++
   // types; a PTX error needs no C types to explain it.
   bool DwarfCompared = false;
-  bool SameCxxName = BothCxx && OtherSym.Name == DefSym.Name;
+  bool SameCxxName = SameName && !cxxParameters(DefSym.Name).empty();
   if ((Findings.empty() || worst(Findings) < Severity::Error) && !SameCxxName &&
       (hasAmbiguousBits(*OtherAbi) || hasAmbiguousBits(*DefAbi))) {
     DwarfSignatureComparison Dwarf =
@@ -251,7 +252,7 @@ bool checkFunctionAgreement(const SymbolSite &Def, const SymbolSite &Other, Diag
       Sites.push_back({"C++: " + (DemOther.empty() ? OtherSym.Name.str() : DemOther) + " in " + R.OtherName.str() +
                        ", " + (DemDef.empty() ? DefSym.Name.str() : DemDef) + " in " + R.DefName.str()});
   }
-  return reportPair(Diags, Headline, std::move(Sites), std::move(Findings));
+  return reportPair(Diags, Headline(), std::move(Sites), std::move(Findings));
 }
 
 bool checkPrototypeAgreement(const SymbolSite &Target, const PrototypeSite &Proto, DiagnosticEngine &Diags,
@@ -312,9 +313,10 @@ bool checkVariableAgreement(const SymbolSite &Def, const SymbolSite &Other, Diag
   StringRef DefRole = TwoDefinitions ? "the chosen definition" : "the definition";
   StringRef OtherAt = TwoDefinitions ? "also defined at" : "declared at";
   StringRef DefAt = TwoDefinitions ? "chosen definition at" : "defined at";
-  std::string Headline = TwoDefinitions
-                             ? "definitions of variable " + displayName(DefSym.Name) + " disagree"
-                             : "declaration of variable " + displayName(DefSym.Name) + " does not match its definition";
+  auto Headline = [&] {
+    return TwoDefinitions ? "definitions of variable " + displayName(DefSym.Name) + " disagree"
+                          : "declaration of variable " + displayName(DefSym.Name) + " does not match its definition";
+  };
   if (!DefAbi || !OtherAbi) {
     bool OtherIsVariable = OtherSym.Kind == SymbolKind::Variable, DefIsVariable = DefSym.Kind == SymbolKind::Variable;
     if (OtherIsVariable != DefIsVariable) {
@@ -350,7 +352,7 @@ bool checkVariableAgreement(const SymbolSite &Def, const SymbolSite &Other, Diag
           formatVariablePtx(*Def.Module, *DefAbi));
   if (std::string Dem = demangleCxx(DefSym.Name); !Dem.empty())
     Sites.push_back({"C++: " + Dem});
-  return reportPair(Diags, Headline, std::move(Sites), std::move(Findings));
+  return reportPair(Diags, Headline(), std::move(Sites), std::move(Findings));
 }
 
 } // namespace ptxlink

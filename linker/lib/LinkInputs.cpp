@@ -201,17 +201,18 @@ bool loadInputs(const LinkOptions &Options, DiagnosticEngine &Diags, PassTimes &
     L.Object = objectFromBuffer(std::move(*Buffer), L.Path, L.Diags);
   });
 
+  // Which names are still needed matters only when there are libraries to pull members from.
   UndefinedTracker Tracker;
-  bool HaveLibraries = false;
+  bool HaveLibraries = llvm::any_of(Items, [](const Loaded &L) { return L.Library != nullptr; });
   for (Loaded &L : Items) {
     for (Diagnostic &D : L.Diags)
       Diags.report(std::move(D));
     if (L.Object) {
       Files.push_back({L.Path, std::move(L.Object)});
-      Tracker.add(Files.back());
+      if (HaveLibraries)
+        Tracker.add(Files.back());
     } else if (L.Library) {
       Extractor.addLibrary(std::move(L.Library), L.WholeArchive);
-      HaveLibraries = true;
     }
   }
   Times.add("read inputs", "", Start);

@@ -55,7 +55,7 @@ static std::string bytes(uint64_t N) { return std::to_string(N) + (N == 1 ? " by
 void ArchLink::resolveOne(GlobalSymbol &G) {
   if (G.Defs.empty())
     return;
-  std::vector<SymRef> Strong, Weak, Common;
+  SmallVector<SymRef, 4> Strong, Weak, Common;
   for (SymRef D : G.Defs) {
     switch (sym(D).Bind) {
     case Binding::Weak:
@@ -69,21 +69,22 @@ void ArchLink::resolveOne(GlobalSymbol &G) {
       break;
     }
   }
-  std::string Name = displayName(G.Name);
+  // Demangled only when a diagnostic needs it: most names never do.
+  auto Name = [&] { return displayName(G.Name); };
 
   // A name is either code or data everywhere.
   SymRef First = G.Defs.front();
   bool KindMismatch = false;
   for (SymRef D : G.Defs)
     if (isFunctionKind(sym(D).Kind) != isFunctionKind(sym(First).Kind)) {
-      Diags.error("symbol " + Name + " is defined both as a function and as a variable",
+      Diags.error("symbol " + Name() + " is defined both as a function and as a variable",
                   {{"defined at " + site(First)}, {"defined at " + site(D)}}, "kind-mismatch");
       KindMismatch = true;
       break;
     }
 
   for (size_t I = 1; I < Strong.size() && !KindMismatch; ++I)
-    Diags.error("duplicate symbol: " + Name, {{"defined at " + site(Strong[0])}, {"defined at " + site(Strong[I])}},
+    Diags.error("duplicate symbol: " + Name(), {{"defined at " + site(Strong[0])}, {"defined at " + site(Strong[I])}},
                 "duplicate-symbol");
 
   SymRef Winner;
@@ -104,7 +105,7 @@ void ArchLink::resolveOne(GlobalSymbol &G) {
     }
     if (sym(C).Initialized) {
       if (Initialized.valid())
-        Diags.error("common symbol " + Name + " is initialized more than once",
+        Diags.error("common symbol " + Name() + " is initialized more than once",
                     {{"initialized at " + site(Initialized)}, {"initialized at " + site(C)}}, "common-multiple-init");
       else
         Initialized = C;
@@ -115,7 +116,7 @@ void ArchLink::resolveOne(GlobalSymbol &G) {
       Winner = Largest;
       if (Initialized.valid()) {
         if (sym(Initialized).Size < MaxCommon)
-          Diags.error("common symbol " + Name + " (" + bytes(MaxCommon) +
+          Diags.error("common symbol " + Name() + " (" + bytes(MaxCommon) +
                           ") is larger than its initialized definition (" + bytes(sym(Initialized).Size) + ")",
                       {{"initialized at " + site(Initialized)}, {"larger at " + site(Largest)}},
                       "common-larger-than-init");
@@ -126,11 +127,11 @@ void ArchLink::resolveOne(GlobalSymbol &G) {
       for (SymRef C : Common) {
         uint64_t CS = sym(C).Size, DS = sym(Winner).Size;
         if (CS != DS && CS != 0 && DS != 0)
-          Diags.error("size of common symbol " + Name + " (" + bytes(CS) + ") does not match its definition (" +
+          Diags.error("size of common symbol " + Name() + " (" + bytes(CS) + ") does not match its definition (" +
                           bytes(DS) + ")",
                       {{"common at " + site(C)}, {"defined at " + site(Winner)}}, "common-size-mismatch");
         if (sym(C).Initialized && sym(Winner).Initialized)
-          Diags.error("common symbol " + Name + " is initialized and also has an initialized definition",
+          Diags.error("common symbol " + Name() + " is initialized and also has an initialized definition",
                       {{"initialized at " + site(C)}, {"defined at " + site(Winner)}}, "common-multiple-init");
       }
     }
@@ -150,7 +151,7 @@ void ArchLink::resolveOne(GlobalSymbol &G) {
         continue;
       uint64_t A = sym(Winner).Size, B = sym(D).Size;
       if (A != B && A != 0 && B != 0)
-        Diags.error("size of " + Name + " does not match (" + bytes(A) + " and " + bytes(B) + ")",
+        Diags.error("size of " + Name() + " does not match (" + bytes(A) + " and " + bytes(B) + ")",
                     {{"defined at " + site(Winner)}, {"defined at " + site(D)}}, "size-mismatch");
     }
 
@@ -167,7 +168,7 @@ void ArchLink::resolveOne(GlobalSymbol &G) {
       std::vector<DiagSite> Sites;
       for (SymRef W : Weak)
         Sites.push_back({"defined at " + site(W) + (W == Winner ? " (used)" : "")});
-      Diags.warning("weak symbol " + Name + " has definitions that differ; " +
+      Diags.warning("weak symbol " + Name() + " has definitions that differ; " +
                         (Winner == Weak.front() ? "the first one is used" : "a visible definition is used"),
                     std::move(Sites), "weak-odr");
     }

@@ -10,7 +10,7 @@
 int main(int argc, char **argv) {
   llvm::InitLLVM X(argc, argv);
   std::vector<std::string> Args(argv + 1, argv + argc);
-  int RC = ptxlink::runLinkerTool(Args, llvm::outs(), llvm::errs());
+  int RC = ptxlink::runLinkerTool(Args, llvm::outs(), llvm::errs(), /*ProcessExitsAfter=*/true);
   llvm::outs().flush();
   return RC;
 }
