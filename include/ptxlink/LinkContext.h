@@ -12,7 +12,9 @@
 #include "ptxlink/ObjectModel.h"
 
 #include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/CachedHashString.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/raw_ostream.h"
@@ -80,8 +82,8 @@ struct GlobalSymbol {
   Binding Bind = Binding::Undefined;  // the winner's binding
   uint64_t Size = 0;                  // variables: the resolved size (largest .common)
   bool Initialized = false;
-  std::vector<SymRef> Defs;  // every definition (visible, weak, common, alias), in input order
-  std::vector<SymRef> Decls; // every declaration (.extern or implicit), in input order
+  llvm::SmallVector<SymRef, 2> Defs;  // every definition (visible, weak, common, alias), in input order
+  llvm::SmallVector<SymRef, 2> Decls; // every declaration (.extern or implicit), in input order
   bool Live = false;
   uint32_t Out = NoSymbol;   // index in the output module
   std::string DropReason;    // for --map: why a definition was not kept
@@ -96,7 +98,9 @@ struct LinkModule {
   std::vector<uint8_t> SectionLive;  // per section
   std::vector<uint32_t> SymOut;      // per symbol: output symbol index (after emit)
   std::vector<uint32_t> SecOut;      // per section: output section index (after emit)
-  llvm::DenseMap<uint32_t, uint32_t> FunctionAbiOf, VariableAbiOf; // symbol -> index in Functions/Variables
+  /// Per symbol: its record's index in the module's Functions or Variables, or NoAbi.
+  std::vector<uint32_t> FunctionAbiOf, VariableAbiOf;
+  static constexpr uint32_t NoAbi = ~0u;
 };
 
 /// Records the duration of each pass for --time.
@@ -147,7 +151,8 @@ public:
   std::vector<LinkModule> Modules;
   std::vector<GlobalSymbol> Globals;
   const ModuleVariant *Output = nullptr; // set by emit()
-  llvm::StringMap<uint32_t> GlobalIndex;
+  /// Name -> index in Globals. The names point into the inputs, which outlive the link: no copies.
+  llvm::DenseMap<llvm::CachedHashStringRef, uint32_t> GlobalIndex;
 
   // Helpers shared by the passes.
   const Symbol &sym(SymRef R) const { return Modules[R.Module].M->Symbols[R.Symbol]; }

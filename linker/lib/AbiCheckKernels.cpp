@@ -34,8 +34,8 @@ std::string versionText(const TargetInfo &T) {
   return std::to_string(T.VersionMajor) + "." + std::to_string(T.VersionMinor);
 }
 
-std::string functionName(const ModuleVariant &M, const FunctionAbi &F) {
-  return F.Symbol < M.Symbols.size() ? M.Symbols[F.Symbol].Name.str() : std::string("<unnamed>");
+StringRef functionName(const ModuleVariant &M, const FunctionAbi &F) {
+  return F.Symbol < M.Symbols.size() ? M.Symbols[F.Symbol].Name : StringRef("<unnamed>");
 }
 
 bool isOpaque(StringRef Type) { return Type == ".texref" || Type == ".samplerref" || Type == ".surfref"; }
@@ -52,14 +52,18 @@ public:
     for (size_t I = 0; I < Params.size(); ++I) {
       const ParamInfo &P = Params[I];
       SourceLoc Where = P.Where.isValid() ? P.Where : OwnerWhere;
-      std::string Label = (Returns ? "return value " : "param ") + std::to_string(I + 1);
-      if (!P.Name.empty() && P.Name != "_")
-        Label += " '" + P.Name.str() + "'";
+      // Spelled out only for a report (this runs for every parameter of every input).
+      auto Label = [&] {
+        std::string L = (Returns ? "return value " : "param ") + std::to_string(I + 1);
+        if (!P.Name.empty() && P.Name != "_")
+          L += " '" + P.Name.str() + "'";
+        return L;
+      };
       if (P.Space == StateSpace::Reg) {
         unsigned Bits = typeSizeBytes(P.Type) * 8 * (P.VectorWidth ? P.VectorWidth : 1);
         if (P.Type == ".pred" || Bits < 32)
           report("abi-reg-param-narrow",
-                 (What + " " + Owner + ": " + Label + " is " + formatParamPtx(P) +
+                 (What + " " + Owner + ": " + Label() + " is " + formatParamPtx(P) +
                   ": under the ABI, .reg parameters must be at least 32 bits (promote it to .b32, or pass it "
                   "in .param)")
                      .str(),
@@ -67,7 +71,7 @@ public:
       }
       if (P.Align && (P.Align > 16 || !isPowerOf2_32(P.Align)))
         report("abi-param-align-invalid",
-               (What + " " + Owner + ": " + Label + " is " + formatParamPtx(P) +
+               (What + " " + Owner + ": " + Label() + " is " + formatParamPtx(P) +
                 ": .param alignment must be 1, 2, 4, 8 or 16")
                    .str(),
                Where);
@@ -76,28 +80,35 @@ public:
 
   void kernelSpace(const FunctionAbi &F) {
     StringRef Name = F.Symbol < M.Symbols.size() ? M.Symbols[F.Symbol].Name : StringRef("<unnamed>");
+    // The layout is spelled out (second pass) only when it does not fit.
     uint64_t Offset = 0;
     std::vector<DiagSite> Layout;
-    for (size_t I = 0; I < F.Params.size(); ++I) {
-      const ParamInfo &P = F.Params[I];
-      if (P.Space == StateSpace::Reg)
-        report("abi-kernel-reg-param",
-               ("kernel " + Name + ": param " + std::to_string(I + 1) + " is " + formatParamPtx(P) +
-                ": kernel parameters are passed in .param space")
-                   .str(),
-               P.Where.isValid() ? P.Where : F.Where);
-      if (isOpaque(P.Type)) // the limit counts "normal (non-opaque type) parameters" only
-        continue;
-      uint64_t Align = P.effectiveAlign() ? P.effectiveAlign() : 1;
-      uint64_t Start = alignTo(Offset, Align);
-      uint64_t Size = P.sizeBytes();
-      Offset = SaturatingAdd(Start, Size);
-      Layout.push_back({"param " + std::to_string(I + 1) + ": " + formatParamPtx(P) + " at offset " +
-                        std::to_string(Start) + ", " + std::to_string(Size) + " bytes"});
-    }
+    auto layOut = [&](bool Describe) {
+      Offset = 0;
+      for (size_t I = 0; I < F.Params.size(); ++I) {
+        const ParamInfo &P = F.Params[I];
+        if (!Describe && P.Space == StateSpace::Reg)
+          report("abi-kernel-reg-param",
+                 ("kernel " + Name + ": param " + std::to_string(I + 1) + " is " + formatParamPtx(P) +
+                  ": kernel parameters are passed in .param space")
+                     .str(),
+                 P.Where.isValid() ? P.Where : F.Where);
+        if (isOpaque(P.Type)) // the limit counts "normal (non-opaque type) parameters" only
+          continue;
+        uint64_t Align = P.effectiveAlign() ? P.effectiveAlign() : 1;
+        uint64_t Start = alignTo(Offset, Align);
+        uint64_t Size = P.sizeBytes();
+        Offset = SaturatingAdd(Start, Size);
+        if (Describe)
+          Layout.push_back({"param " + std::to_string(I + 1) + ": " + formatParamPtx(P) + " at offset " +
+                            std::to_string(Start) + ", " + std::to_string(Size) + " bytes"});
+      }
+    };
+    layOut(false);
     uint32_t Limit = kernelParamLimit(M.Target);
     if (Offset <= Limit)
       return;
+    layOut(true);
     std::vector<DiagSite> Sites{{at(F.Where)}};
     // The biggest contributors are what to shrink; a long list helps nobody.
     if (Layout.size() > 8) {
@@ -146,7 +157,7 @@ bool checkKernels(const ModuleVariant &Module, StringRef ObjectName, DiagnosticE
   for (const FunctionAbi &F : Module.Functions) {
     if (Diags.limitReached())
       break;
-    std::string Name = functionName(Module, F);
+    StringRef Name = functionName(Module, F);
     StringRef What = F.IsKernel ? "kernel" : "function";
     C.params(Name, What, F.Returns, F.Where, true);
     C.params(Name, What, F.Params, F.Where, false);

@@ -73,10 +73,15 @@ bool ArchLink::selectVariants() {
     LM.ObjectName = Inputs[I].Name;
     LM.Global.assign(LM.M->Symbols.size(), NoGlobal);
     LM.SectionLive.assign(LM.M->Sections.size(), 0);
-    for (uint32_t F = 0; F < LM.M->Functions.size(); ++F)
-      LM.FunctionAbiOf.try_emplace(LM.M->Functions[F].Symbol, F);
-    for (uint32_t F = 0; F < LM.M->Variables.size(); ++F)
-      LM.VariableAbiOf.try_emplace(LM.M->Variables[F].Symbol, F);
+    LM.FunctionAbiOf.assign(LM.M->Symbols.size(), LinkModule::NoAbi);
+    LM.VariableAbiOf.assign(LM.M->Symbols.size(), LinkModule::NoAbi);
+    // The first record of a symbol counts (a valid object has at most one).
+    for (uint32_t F = LM.M->Functions.size(); F-- > 0;)
+      if (uint32_t S = LM.M->Functions[F].Symbol; S < LM.FunctionAbiOf.size())
+        LM.FunctionAbiOf[S] = F;
+    for (uint32_t F = LM.M->Variables.size(); F-- > 0;)
+      if (uint32_t S = LM.M->Variables[F].Symbol; S < LM.VariableAbiOf.size())
+        LM.VariableAbiOf[S] = F;
     Modules.push_back(std::move(LM));
   }
   Times.add("select variants", Arch.name(), Start);
@@ -161,14 +166,14 @@ uint64_t ArchLink::contentHash(SymRef R) const {
 
 const FunctionAbi *ArchLink::functionAbi(SymRef R) const {
   const LinkModule &LM = Modules[R.Module];
-  auto It = LM.FunctionAbiOf.find(R.Symbol);
-  return It == LM.FunctionAbiOf.end() ? nullptr : &LM.M->Functions[It->second];
+  uint32_t F = R.Symbol < LM.FunctionAbiOf.size() ? LM.FunctionAbiOf[R.Symbol] : LinkModule::NoAbi;
+  return F == LinkModule::NoAbi ? nullptr : &LM.M->Functions[F];
 }
 
 const VariableAbi *ArchLink::variableAbi(SymRef R) const {
   const LinkModule &LM = Modules[R.Module];
-  auto It = LM.VariableAbiOf.find(R.Symbol);
-  return It == LM.VariableAbiOf.end() ? nullptr : &LM.M->Variables[It->second];
+  uint32_t V = R.Symbol < LM.VariableAbiOf.size() ? LM.VariableAbiOf[R.Symbol] : LinkModule::NoAbi;
+  return V == LinkModule::NoAbi ? nullptr : &LM.M->Variables[V];
 }
 
 } // namespace ptxlink

@@ -302,8 +302,13 @@ void ArchLink::emit(ModuleVariant &Out, ObjectFile &Storage) {
                     Arch.name() + ")",
                 std::vector<DiagSite>(), "internal");
 
-  // ABI records of every kept symbol, and the call prototypes of kept functions.
+  // ABI records of every kept symbol, and the call prototypes of kept functions: an object (-r) carries
+  // them all. Printed PTX needs only the declarations it writes out (externs and aliases); the definitions
+  // carry their own headers, so copying their records would be wasted work.
+  bool WholeAbi = Options.Emit == EmitKind::Object;
   for (uint32_t O = 0; O < Out.Symbols.size(); ++O) {
+    if (!WholeAbi && Out.Symbols[O].Bind != Binding::Undefined && Out.Symbols[O].AliasOf == NoSymbol)
+      continue;
     auto [MI, SI] = Origins[O];
     if (const FunctionAbi *F = functionAbi({MI, SI})) {
       FunctionAbi N = *F;
@@ -317,7 +322,7 @@ void ArchLink::emit(ModuleVariant &Out, ObjectFile &Storage) {
       Out.Variables.push_back(std::move(N));
     }
   }
-  for (uint32_t MI = 0; MI < Modules.size(); ++MI)
+  for (uint32_t MI = 0; MI < Modules.size() && WholeAbi; ++MI)
     for (const PrototypeAbi &P : Modules[MI].M->Prototypes) {
       if (P.Function >= Modules[MI].SymOut.size() || Modules[MI].SymOut[P.Function] == NoSymbol)
         continue;

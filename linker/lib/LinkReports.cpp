@@ -47,7 +47,7 @@ static StringRef kindWord(SymbolKind K) {
 void ArchLink::traceSymbols(raw_ostream &OS) const {
   for (const std::string &Name : Options.TraceSymbols) {
     OS << "trace-symbol " << displayName(Name) << " [" << Arch.name() << "]:\n";
-    auto GI = GlobalIndex.find(Name);
+    auto GI = GlobalIndex.find(CachedHashStringRef(Name));
     const GlobalSymbol *G = GI == GlobalIndex.end() ? nullptr : &Globals[GI->second];
     for (uint32_t MI = 0; MI < Modules.size(); ++MI) {
       const ModuleVariant &M = *Modules[MI].M;

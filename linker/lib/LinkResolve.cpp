@@ -26,6 +26,10 @@ void ArchLink::resolve() {
   auto Start = std::chrono::steady_clock::now();
   Globals.clear();
   GlobalIndex.clear();
+  size_t MaxNames = 0;
+  for (const LinkModule &LM : Modules)
+    MaxNames += LM.M->Symbols.size();
+  GlobalIndex.reserve(MaxNames);
   for (uint32_t MI = 0; MI < Modules.size(); ++MI) {
     LinkModule &LM = Modules[MI];
     const ModuleVariant &M = *LM.M;
@@ -33,10 +37,10 @@ void ArchLink::resolve() {
       const Symbol &S = M.Symbols[SI];
       if (S.Bind == Binding::Local || S.Kind == SymbolKind::Label || S.Kind == SymbolKind::Section)
         continue;
-      auto [It, Inserted] = GlobalIndex.try_emplace(S.Name, Globals.size());
+      auto [It, Inserted] = GlobalIndex.try_emplace(CachedHashStringRef(S.Name), Globals.size());
       if (Inserted) {
         Globals.emplace_back();
-        Globals.back().Name = It->first();
+        Globals.back().Name = S.Name;
       }
       LM.Global[SI] = It->second;
       GlobalSymbol &G = Globals[It->second];

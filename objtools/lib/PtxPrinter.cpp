@@ -122,6 +122,8 @@ void Printer::text(const Section &S, uint64_t End) {
   End = std::min<uint64_t>(End, C.size());
   uint64_t Pos = 0;
   for (const Relocation &R : S.Relocs) {
+    if (R.Offset >= End)
+      break; // relocations are sorted by offset: the rest are outside the printed range
     if (R.Kind != RelocKind::NameRef && R.Kind != RelocKind::FileIndex)
       continue;
     if (R.Offset < Pos || R.Offset + R.Length > End)
