@@ -54,6 +54,10 @@ struct FatbinWriteOptions {
   bool Host64 = true;
   bool CompressElf = false; // also compress ELF images (fatbinary --compress-all)
   int ZstdLevel = 19;       // zstd level when Compression == Zstd
+  /// The output stream itself, when the caller knows it is a file it opened for writing from the start
+  /// (not standard output, not O_APPEND): sizes of streamed payloads are then written over placeholders
+  /// afterwards instead of generating each payload twice (once only to measure it).
+  llvm::raw_fd_ostream *PatchableFile = nullptr;
 };
 
 /// Flag bits of an entry header (docs/nvidia-formats.md).

@@ -43,7 +43,9 @@ llvm::StringRef linkageDirective(Binding Bind);
 void printVariableDeclPtx(llvm::raw_ostream &OS, const VariableAbi &Variable, llvm::StringRef Name);
 
 /// Writes a file atomically: Write streams into a temporary file beside Path, which is renamed over
-/// Path only if Write succeeds; otherwise the temporary is removed and Path is untouched.
+/// Path only if Write succeeds; otherwise the temporary is removed and Path is untouched. The stream
+/// Write receives is always an llvm::raw_fd_ostream (on the temporary file; on the file itself for a
+/// device or FIFO; on standard output for "-").
 llvm::Error writeFileAtomically(llvm::StringRef Path, const std::function<llvm::Error(llvm::raw_ostream &)> &Write);
 
 } // namespace ptxlink

@@ -323,7 +323,13 @@ bool link(const LinkOptions &Options, DiagnosticEngine &Diags, raw_ostream &Out)
       consumeError(std::move(E));
       return Finish(false);
     }
-    E = writeOutput(Options, Out, [&](raw_ostream &OS) { return writeFatbin(Images, FatbinWriteOptions(), OS); });
+    E = writeOutput(Options, Out, [&](raw_ostream &OS) {
+      FatbinWriteOptions Write;
+      // writeFileAtomically writes through a raw_fd_ostream (ObjectFormat.h): a fresh temporary file.
+      if (Options.Output != "-")
+        Write.PatchableFile = static_cast<raw_fd_ostream *>(&OS);
+      return writeFatbin(Images, Write, OS);
+    });
   }
   Times.add("write output", "", Start);
   if (E) {

@@ -10,6 +10,7 @@
 #include "FatbinInternal.h"
 
 #include "llvm/Support/Endian.h"
+#include "llvm/Support/raw_ostream.h"
 
 #include <vector>
 
@@ -62,7 +63,10 @@ std::string compatOptions(StringRef Section) {
 }
 
 // Carries a generated payload (FatbinImage::PayloadWriter) to Next, or only counts it when Next is null;
-// for PTX it stops at the first NUL, as the driver reads PTX as a C string.
+// for PTX it stops at the first NUL, as the driver reads PTX as a C string. Its buffer is twice as large
+// as Next's: once Next is flushed, every full buffer passed on is written by Next directly (raw_ostream
+// writes a chunk larger than its own, empty, buffer straight through), so the payload is copied once,
+// not twice.
 class PayloadStream : public raw_ostream {
   raw_ostream *Next;
   bool CutAtNul;
@@ -84,7 +88,11 @@ class PayloadStream : public raw_ostream {
   uint64_t current_pos() const override { return Count; }
 
 public:
-  PayloadStream(raw_ostream *Next, bool CutAtNul) : Next(Next), CutAtNul(CutAtNul) { SetBufferSize(1 << 16); }
+  PayloadStream(raw_ostream *Next, bool CutAtNul)
+      : Next(Next), CutAtNul(CutAtNul) {
+    size_t NextSize = Next ? Next->GetBufferSize() : 0;
+    SetBufferSize(NextSize ? 2 * NextSize : size_t(1) << 16);
+  }
   ~PayloadStream() override { flush(); }
   uint64_t count() {
     flush();
@@ -101,12 +109,16 @@ struct PlannedEntry {
   StringRef Stored;      // payload bytes as stored (a view of Image.Payload or of Packed)
   const std::function<void(raw_ostream &)> *Generate = nullptr; // streamed instead of Stored
   uint64_t GeneratedSize = 0; // bytes Generate produces (cut at a NUL for PTX)
+  bool SizeDeferred = false;  // Generate runs once, while writing; sizes are patched in afterwards
   std::string Materialized;   // Generate's output, when it cannot be streamed (compression, compat)
   bool AddNul = false;   // append one NUL after Stored (uncompressed PTX)
   uint64_t PayloadSize = 0; // Stored (+ NUL) padded to 8
 };
 
-Error planEntry(const FatbinImage &Image, const FatbinWriteOptions &Options, PlannedEntry &P) {
+// MeasureGenerated: a streamed payload must be generated once to be measured before it is written (the
+// output cannot be patched afterwards); otherwise its size fields are left for writeFatbin to patch.
+Error planEntry(const FatbinImage &Image, const FatbinWriteOptions &Options, bool MeasureGenerated,
+                PlannedEntry &P) {
   uint64_t Uncompressed = 0;
   uint32_t Compressed = 0;
   uint64_t Flags = 0;
@@ -128,11 +140,15 @@ Error planEntry(const FatbinImage &Image, const FatbinWriteOptions &Options, Pla
                   (Image.Kind != FatbinKind::Elf || Options.CompressElf);
   if (Image.PayloadWriter) {
     if (!Compress && Image.Kind != FatbinKind::Elf) {
-      // Streamed: measured now, written by writeFatbin.
-      PayloadStream Counter(nullptr, IsPtx);
-      Image.PayloadWriter(Counter);
+      // Streamed: written by writeFatbin; measured now unless its size can be patched in afterwards.
       P.Generate = &Image.PayloadWriter;
-      P.GeneratedSize = Counter.count();
+      if (MeasureGenerated) {
+        PayloadStream Counter(nullptr, IsPtx);
+        Image.PayloadWriter(Counter);
+        P.GeneratedSize = Counter.count();
+      } else {
+        P.SizeDeferred = true;
+      }
     } else {
       raw_string_ostream OS(P.Materialized);
       Image.PayloadWriter(OS);
@@ -198,7 +214,8 @@ Error planEntry(const FatbinImage &Image, const FatbinWriteOptions &Options, Pla
   if (HeaderSize > UINT32_MAX)
     return createStringError(inconvertibleErrorCode(), "fatbinary entry header too large");
 
-  P.PayloadSize = alignTo8((P.Generate ? P.GeneratedSize : P.Stored.size()) + (P.AddNul ? 1 : 0));
+  // (A deferred size is a zero placeholder, counted in by writeFatbin once the payload is written.)
+  P.PayloadSize = P.SizeDeferred ? 0 : alignTo8((P.Generate ? P.GeneratedSize : P.Stored.size()) + (P.AddNul ? 1 : 0));
   std::string &E = P.Header;
   E.assign(HeaderSize, '\0');
   put16(E, 0x00, uint16_t(Image.Kind));
@@ -229,8 +246,13 @@ Error planEntry(const FatbinImage &Image, const FatbinWriteOptions &Options, Pla
 } // namespace
 
 // Every entry is planned first (headers, compression) so the container size is known; then headers
-// and payloads go straight to the stream: an uncompressed payload is never copied.
+// and payloads go straight to the stream: an uncompressed payload is never copied. A generated payload
+// (the linker's printed PTX, as large as the program) would have to be generated twice to be measured
+// first; into a seekable file it is generated once, and the three size fields that depend on it (the
+// container's, the entry's) are written over their placeholders at the end.
 Error writeFatbin(ArrayRef<FatbinImage> Images, const FatbinWriteOptions &Options, raw_ostream &OS) {
+  raw_fd_ostream *File = Options.PatchableFile == &OS ? Options.PatchableFile : nullptr;
+  bool CanPatch = File && File->supportsSeeking();
   std::vector<PlannedEntry> Entries(Images.size());
   uint64_t BodySize = 0;
   for (size_t I = 0; I < Images.size(); ++I) {
@@ -238,7 +260,7 @@ Error writeFatbin(ArrayRef<FatbinImage> Images, const FatbinWriteOptions &Option
     if (Image.Kind != FatbinKind::Ptx && Image.Kind != FatbinKind::Elf && Image.Kind != FatbinKind::LtoIr)
       return createStringError(inconvertibleErrorCode(), "cannot write fatbinary image of kind %u",
                                unsigned(Image.Kind));
-    if (Error E = planEntry(Image, Options, Entries[I]))
+    if (Error E = planEntry(Image, Options, /*MeasureGenerated=*/!CanPatch, Entries[I]))
       return E;
     BodySize += Entries[I].Header.size() + Entries[I].PayloadSize;
   }
@@ -247,18 +269,27 @@ Error writeFatbin(ArrayRef<FatbinImage> Images, const FatbinWriteOptions &Option
   put16(Header, 4, 1);
   put16(Header, 6, 16);
   put64(Header, 8, BodySize);
+  uint64_t Start = OS.tell();
   OS << Header;
   static const char Zeros[8] = {};
-  for (const PlannedEntry &P : Entries) {
+  std::vector<std::pair<uint64_t, uint64_t>> Patches; // (offset in the output, 64-bit value)
+  for (PlannedEntry &P : Entries) {
+    uint64_t HeaderAt = OS.tell() - Start;
     OS << P.Header;
     uint64_t Written = P.Stored.size();
     if (P.Generate) {
+      OS.flush();
       PayloadStream Forward(&OS, P.AddNul);
       (*P.Generate)(Forward);
       Written = Forward.count();
-      if (Written != P.GeneratedSize)
+      if (P.SizeDeferred) {
+        P.PayloadSize = alignTo8(Written + (P.AddNul ? 1 : 0));
+        BodySize += P.PayloadSize;
+        Patches.push_back({HeaderAt + 0x08, P.PayloadSize});
+      } else if (Written != P.GeneratedSize) {
         return createStringError(inconvertibleErrorCode(),
                                  "fatbinary payload changed between measuring and writing it");
+      }
     } else {
       OS.write(P.Stored.data(), P.Stored.size());
     }
@@ -267,6 +298,14 @@ Error writeFatbin(ArrayRef<FatbinImage> Images, const FatbinWriteOptions &Option
       ++Written;
     }
     OS.write(Zeros, P.PayloadSize - Written);
+  }
+  if (!Patches.empty()) {
+    Patches.push_back({8, BodySize});
+    for (auto [At, Value] : Patches) {
+      char Bytes[8];
+      support::endian::write64le(Bytes, Value);
+      File->pwrite(Bytes, sizeof(Bytes), Start + At);
+    }
   }
   return Error::success();
 }

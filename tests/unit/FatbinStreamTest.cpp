@@ -1,8 +1,13 @@
 // Unit tests of streamed fatbinary payloads (FatbinImage::PayloadWriter, used by the linker so the
 // printed program is never held in memory): the container must be byte-identical to the one written
 // from the same bytes held in Payload, whatever the payload (embedded NUL, odd sizes, large, several
-// images, compression), and a writer that produces different bytes the second time is an error.
+// images, compression), and a writer that produces different bytes the second time is an error. Written
+// into a file it may patch (FatbinWriteOptions::PatchableFile), each payload is generated only once and
+// the sizes are filled in afterwards: the bytes must be the same again.
 #include "ptxlink/Fatbin.h"
+
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
 
 #include <gtest/gtest.h>
 
@@ -69,6 +74,53 @@ TEST(FatbinStreamTest, LargePayloadBeyondStreamBuffer) {
 TEST(FatbinStreamTest, CompressedImagesAreMaterialized) {
   expectSame({"some ptx text some ptx text some ptx text"}, FatbinCompression::Zstd);
   expectSame({"some ptx text some ptx text some ptx text"}, FatbinCompression::Lz4);
+}
+
+// Writes into a temporary file with PatchableFile set; returns the file's bytes and how often the
+// writers ran.
+std::string writePatched(ArrayRef<FatbinImage> Images) {
+  SmallString<128> Path;
+  int FD = -1;
+  EXPECT_FALSE(sys::fs::createTemporaryFile("fatbin-stream", "bin", FD, Path));
+  {
+    raw_fd_ostream OS(FD, /*shouldClose=*/true);
+    OS.SetBufferSize(4096); // small, so payloads cross many buffer boundaries
+    OS << "prefix"; // the container need not start at offset 0
+    FatbinWriteOptions O;
+    O.PatchableFile = &OS;
+    Error E = writeFatbin(Images, O, OS);
+    EXPECT_FALSE(bool(E)) << toString(std::move(E));
+  }
+  auto Buffer = MemoryBuffer::getFile(Path);
+  sys::fs::remove(Path);
+  EXPECT_TRUE(bool(Buffer));
+  return Buffer ? (*Buffer)->getBuffer().drop_front(6).str() : "";
+}
+
+TEST(FatbinStreamTest, PatchedFileHasTheSameBytesAndGeneratesOnce) {
+  std::string Big;
+  for (int I = 0; Big.size() < 30000; ++I)
+    Big += "  add.s32 %r" + std::to_string(I) + ", %r1, 1;\n";
+  std::vector<std::string> Texts = {Big, "", std::string("cut\0here", 8), Big.substr(0, 4097)};
+  std::vector<FatbinImage> Held, Streamed;
+  int Calls = 0;
+  for (size_t I = 0; I < Texts.size(); ++I) {
+    FatbinImage A = ptxImage(80 + 10 * uint32_t(I));
+    A.Payload = Texts[I];
+    Held.push_back(A);
+    FatbinImage B = ptxImage(80 + 10 * uint32_t(I));
+    const std::string &T = Texts[I];
+    B.PayloadWriter = [&T, &Calls](raw_ostream &OS) {
+      ++Calls;
+      for (size_t Off = 0; Off < T.size(); Off += 5)
+        OS << StringRef(T).substr(Off, 5);
+    };
+    Streamed.push_back(B);
+  }
+  std::string Expected = write(Held);
+  EXPECT_EQ(Expected, writePatched(Streamed));
+  EXPECT_EQ(Calls, int(Texts.size())); // once per image, not twice
+  EXPECT_EQ(Expected, writePatched(Held)); // nothing to patch: unchanged
 }
 
 TEST(FatbinStreamTest, WriterThatChangesIsAnError) {
