@@ -13,6 +13,12 @@
 
 #include <CLI/CLI.hpp>
 
+#include <cerrno>
+#include <fcntl.h>
+#include <optional>
+#include <sys/stat.h>
+#include <unistd.h>
+
 using namespace llvm;
 
 namespace ptxlink {
@@ -101,6 +107,52 @@ std::unique_ptr<ObjectFile> assembleFiles(ArrayRef<std::string> Paths, Diagnosti
   return Object;
 }
 
+/// Reads the file at Path (or standard input for "-") into Buffer, reusing its storage. Reports a file
+/// that cannot be read as assembleFiles does.
+static std::optional<StringRef> readInto(const std::string &Path, std::vector<char> &Buffer,
+                                         DiagnosticEngine &Diags) {
+  auto Fail = [&](std::error_code EC) -> std::optional<StringRef> {
+    Diags.error("cannot open '" + Path + "': " + EC.message(), std::vector<DiagSite>{}, "input-open");
+    return std::nullopt;
+  };
+  int FD = 0;
+  if (Path != "-") {
+    do
+      FD = ::open(Path.c_str(), O_RDONLY | O_CLOEXEC);
+    while (FD < 0 && errno == EINTR);
+    if (FD < 0)
+      return Fail(std::error_code(errno, std::generic_category()));
+  }
+  struct stat St;
+  size_t Size = 0;
+  if (::fstat(FD, &St) == 0 && S_ISREG(St.st_mode))
+    Size = static_cast<size_t>(St.st_size);
+  // One byte more than the size, so that a file that grew is noticed and read to its end.
+  if (Buffer.size() < Size + 1)
+    Buffer.resize(Size + 1);
+  size_t Have = 0;
+  std::error_code EC;
+  while (true) {
+    if (Have == Buffer.size())
+      Buffer.resize(Buffer.size() * 2 + 4096);
+    ssize_t N = ::read(FD, Buffer.data() + Have, Buffer.size() - Have);
+    if (N < 0 && errno == EINTR)
+      continue;
+    if (N < 0) {
+      EC = std::error_code(errno, std::generic_category());
+      break;
+    }
+    if (N == 0)
+      break;
+    Have += static_cast<size_t>(N);
+  }
+  if (FD != 0)
+    ::close(FD);
+  if (EC)
+    return Fail(EC);
+  return StringRef(Buffer.data(), Have);
+}
+
 /// Batch mode (`--output-dir`): each input is its own module, written to Dir/<stem>.o, as `cc -c a.c b.c`
 /// does. One process for a whole program's modules saves the start-up cost per module, which dominates
 /// for the small modules separate compilation makes. A failed input gets no object; the others do.
@@ -118,9 +170,17 @@ static int assembleEach(ArrayRef<std::string> Inputs, StringRef Dir, DiagnosticE
     Diags.error("cannot create output directory '" + Dir + "': " + EC.message());
     return 1;
   }
+  // One input buffer for all modules: each object is written and dropped before the next input is
+  // read, so its sections may point into the buffer. Reading into memory that is already mapped costs
+  // less than mapping every file and unmapping it again (page faults, TLB shootdowns), and a module is
+  // small next to the buffer's reuse.
+  std::vector<char> Buffer;
   for (const std::string &In : Inputs) {
-    std::unique_ptr<ObjectFile> Object = assembleFiles({In}, Diags);
-    if (!Object)
+    std::optional<StringRef> Text = readInto(In, Buffer, Diags);
+    if (!Text)
+      continue;
+    auto Object = std::make_unique<ObjectFile>();
+    if (!assembleInto(*Object, *Text, In, Diags, /*TextOutlivesObject=*/true))
       continue;
     SmallString<256> Path(Dir);
     sys::path::append(Path, sys::path::stem(In) + ".o");

@@ -4,6 +4,7 @@
 // structured data. Every error is reported with its location and parsing resumes at the next top-level
 // `;` or matching `}`.
 #include "ptxlink/PtxParser.h"
+#include "LineCount.h"
 
 #include "llvm/ADT/StringSwitch.h"
 
@@ -725,7 +726,7 @@ static inline uint64_t hasByte(uint64_t W, uint8_t C) {
 
 /// Lines and the last line start within [From, To), counted in one vectorizable pass.
 static void advanceLines(const char *B, size_t From, size_t To, uint32_t &Line, size_t &LineStart) {
-  Line += static_cast<uint32_t>(std::count(B + From, B + To, '\n'));
+  Line += static_cast<uint32_t>(countNewlines(B + From, To - From));
   const void *Last = memrchr(B + From, '\n', To - From);
   if (Last)
     LineStart = static_cast<const char *>(Last) - B + 1;

@@ -13,7 +13,34 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
+#include <string>
+#include <unistd.h>
+
 namespace ptxlink {
+
+/// Creates a new file beside Path for writing, named Path.tmp<pid>-<n>: the process id keeps concurrent
+/// writers apart and O_EXCL guarantees the file is ours, so no random name is needed (createUniqueFile
+/// draws one getrandom() per character, eight system calls per output). A stale name left by a crashed
+/// process with the same id only moves us on to the next n. Returns the descriptor, or -1 with errno set.
+static int createTemporary(llvm::StringRef Path, llvm::SmallString<256> &TempPath) {
+  const long Pid = static_cast<long>(::getpid());
+  for (unsigned N = 0;; ++N) {
+    TempPath.assign(Path);
+    TempPath += ".tmp";
+    TempPath += std::to_string(Pid);
+    TempPath += '-';
+    TempPath += std::to_string(N);
+    int FD;
+    do
+      FD = ::open(TempPath.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    while (FD < 0 && errno == EINTR);
+    if (FD >= 0 || errno != EEXIST || N == 1000)
+      return FD;
+  }
+}
 
 llvm::Error writeFileAtomically(llvm::StringRef Path,
                                 const std::function<llvm::Error(llvm::raw_ostream &)> &Write) {
@@ -43,26 +70,33 @@ llvm::Error writeFileAtomically(llvm::StringRef Path,
     }
     return E;
   }
-  llvm::SmallString<256> Model(Path);
-  Model += ".tmp%%%%%%%%";
-  int FD = -1;
   llvm::SmallString<256> TempPath;
-  if (std::error_code EC = llvm::sys::fs::createUniqueFile(Model, FD, TempPath))
+  int FD = createTemporary(Path, TempPath);
+  if (FD < 0) {
+    std::error_code EC(errno, std::generic_category());
     return llvm::createStringError(EC, "cannot create temporary file for '%s': %s", Path.str().c_str(),
                                    EC.message().c_str());
+  }
   llvm::Error Result = llvm::Error::success();
+  std::error_code WriteEC;
   {
-    llvm::raw_fd_ostream Out(FD, /*shouldClose=*/true);
+    // The descriptor is closed below rather than by the stream: raw_fd_ostream::close() blocks all
+    // signals around close(2), two more system calls per file for a descriptor nobody else knows.
+    llvm::raw_fd_ostream Out(FD, /*shouldClose=*/false);
     // Fewer, larger write() calls than the file system's 4 KB preferred size.
     Out.SetBufferSize(256 * 1024);
     Result = Write(Out);
-    Out.close();
-    if (!Result && Out.has_error()) {
-      std::error_code EC = Out.error();
+    Out.flush();
+    if (Out.has_error()) {
+      WriteEC = Out.error();
       Out.clear_error();
-      Result = llvm::createStringError(EC, "cannot write '%s': %s", Path.str().c_str(), EC.message().c_str());
     }
   }
+  if (::close(FD) != 0 && errno != EINTR && !WriteEC) // after EINTR the descriptor is closed anyway
+    WriteEC = std::error_code(errno, std::generic_category());
+  if (!Result && WriteEC)
+    Result = llvm::createStringError(WriteEC, "cannot write '%s': %s", Path.str().c_str(),
+                                     WriteEC.message().c_str());
   if (!Result) {
     if (std::error_code EC = llvm::sys::fs::rename(TempPath, Path))
       Result = llvm::createStringError(EC, "cannot rename temporary file to '%s': %s", Path.str().c_str(),
