@@ -26,6 +26,10 @@ bool isPtxlinkObject(llvm::StringRef Bytes);
 /// Errors name the buffer identifier and the byte offset of the problem.
 llvm::Expected<std::unique_ptr<ObjectFile>> readObject(std::unique_ptr<llvm::MemoryBuffer> Buffer);
 
+/// Maps an input file ("-": standard input) for reading, with all its pages mapped at once unless it is
+/// an archive (whose members are read only if extracted). Errors as MemoryBuffer::getFileOrSTDIN.
+llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> mapInputFile(llvm::StringRef Path);
+
 /// Prints one variant as a PTX module that ptxas accepts: header, prototypes, variables, functions,
 /// aliases, files and debug sections. Names come from Variant.Symbols (so a caller that renamed
 /// symbols there gets the renamed text).

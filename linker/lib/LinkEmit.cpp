@@ -101,6 +101,16 @@ void ArchLink::emit(ModuleVariant &Out, ObjectFile &Storage) {
     return Sec < Modules[MI].SectionLive.size() && Modules[MI].SectionLive[Sec];
   };
 
+  // At most every input symbol and section is kept: reserving that much (untouched pages cost nothing)
+  // saves the copies and the doubled memory of growing.
+  size_t MaxSymbols = 0, MaxSections = 0;
+  for (const LinkModule &LM : Modules) {
+    MaxSymbols += LM.M->Symbols.size();
+    MaxSections += LM.M->Sections.size();
+  }
+  Out.Symbols.reserve(MaxSymbols);
+  Origins.reserve(MaxSymbols);
+  Out.Sections.reserve(MaxSections);
   for (uint32_t MI = 0; MI < Modules.size(); ++MI) {
     LinkModule &LM = Modules[MI];
     const ModuleVariant &M = *LM.M;

@@ -184,7 +184,7 @@ bool loadInputs(const LinkOptions &Options, DiagnosticEngine &Diags, PassTimes &
 
   parallelFor(0, Items.size(), [&](size_t I) {
     Loaded &L = Items[I];
-    auto Buffer = MemoryBuffer::getFileOrSTDIN(L.Path, /*IsText=*/false, /*RequiresNullTerminator=*/false);
+    auto Buffer = mapInputFile(L.Path);
     if (!Buffer) {
       L.Diags.push_back(toolError("cannot open " + L.Path + ": " + Buffer.getError().message(), "cannot-open"));
       return;

@@ -29,7 +29,9 @@ void ArchLink::resolve() {
   size_t MaxNames = 0;
   for (const LinkModule &LM : Modules)
     MaxNames += LM.M->Symbols.size();
+  // Room for every name at once: growing by doubling would copy the table and touch twice the memory.
   GlobalIndex.reserve(MaxNames);
+  Globals.reserve(MaxNames);
   for (uint32_t MI = 0; MI < Modules.size(); ++MI) {
     LinkModule &LM = Modules[MI];
     const ModuleVariant &M = *LM.M;
@@ -240,23 +242,23 @@ void ArchLink::check() {
       const Symbol &S = M.Symbols[SI];
       if (S.AliasOf == NoSymbol)
         continue;
-      std::string Name = displayName(S.Name);
+      auto Name = [&] { return displayName(S.Name); }; // for reports only
       if (S.AliasOf >= M.Symbols.size()) {
-        Diags.error("alias " + Name + " refers to a symbol that does not exist", {{"declared at " + site({MI, SI})}},
+        Diags.error("alias " + Name() + " refers to a symbol that does not exist", {{"declared at " + site({MI, SI})}},
                     "alias-target");
         continue;
       }
       const Symbol &T = M.Symbols[S.AliasOf];
-      std::string TName = displayName(T.Name);
+      auto TName = [&] { return displayName(T.Name); };
       if (T.Kind != SymbolKind::Function || S.Kind != SymbolKind::Function)
-        Diags.error("alias " + Name + " and its aliasee " + TName + " must both be non-entry functions",
+        Diags.error("alias " + Name() + " and its aliasee " + TName() + " must both be non-entry functions",
                     {{"alias at " + site({MI, SI})}, {"aliasee at " + site({MI, S.AliasOf})}}, "alias-kind");
       else if (T.Section == NoSection || T.Bind == Binding::Undefined)
-        Diags.error("aliasee " + TName + " of alias " + Name + " must be defined in the same module",
+        Diags.error("aliasee " + TName() + " of alias " + Name() + " must be defined in the same module",
                     {{"alias at " + site({MI, SI})}, {"aliasee declared at " + site({MI, S.AliasOf})}},
                     "alias-undefined-aliasee");
       else if (T.Bind == Binding::Weak)
-        Diags.error("aliasee " + TName + " of alias " + Name + " must not be .weak",
+        Diags.error("aliasee " + TName() + " of alias " + Name() + " must not be .weak",
                     {{"alias at " + site({MI, SI})}, {"aliasee at " + site({MI, S.AliasOf})}}, "alias-weak-aliasee");
       else
         checkFunctionAgreement({&M, LM.ObjectName, S.AliasOf}, {&M, LM.ObjectName, SI}, Diags, AbiOptions);

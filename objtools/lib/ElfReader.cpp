@@ -32,7 +32,7 @@ public:
   uint64_t offset() const { return FileOffset + Pos; }
   bool atEnd() const { return Pos == Data.size(); }
 
-  void fail(uint64_t At, const llvm::Twine &Msg) {
+  LLVM_ATTRIBUTE_NOINLINE void fail(uint64_t At, const llvm::Twine &Msg) {
     if (Failed)
       return;
     Failed = true;
@@ -42,14 +42,16 @@ public:
   uint64_t failOffset() const { return FailOffset; }
   const std::string &failMessage() const { return FailMessage; }
 
+  // The check every field read makes: kept tiny so reads inline; the failure is out of line.
   bool need(size_t N, const char *What) {
-    if (Failed)
-      return false;
-    if (N > left()) {
+    if (LLVM_LIKELY(!Failed && N <= Data.size() - Pos))
+      return true;
+    return truncated(N, What);
+  }
+  LLVM_ATTRIBUTE_NOINLINE bool truncated(size_t N, const char *What) {
+    if (!Failed && N > left())
       fail(offset(), llvm::Twine("truncated ") + What);
-      return false;
-    }
-    return true;
+    return false;
   }
   uint8_t u8(const char *What = "record") {
     if (!need(1, What))
@@ -230,6 +232,8 @@ llvm::Expected<const SectionHeader *> VariantReader::unique(uint32_t Type, const
 }
 
 StringRef VariantReader::strAt(Cursor &C, uint64_t At, uint32_t Offset, uint32_t Length, const char *What) {
+  if (LLVM_LIKELY(C.ok() && uint64_t(Offset) + Length < Strtab.size() && Strtab[Offset + Length] == '\0'))
+    return Strtab.substr(Offset, Length);
   if (!C.ok())
     return {};
   if (uint64_t(Offset) + Length >= Strtab.size()) {
