@@ -132,6 +132,12 @@ public:
   void resolve();
   /// Pass 3: ABI agreement, aliases, kernels, module compatibility, target version.
   void check();
+  /// The part of check() that depends on the arch: the newest input's PTX version must express it.
+  void checkTargetVersion();
+  /// The linked module's `.version`/`.target`/`.address_size` for this arch (strings saved in Storage).
+  TargetInfo outputTarget(ObjectFile &Storage) const;
+  /// The variant each input contributes (after selectVariants), in input order.
+  std::vector<const ModuleVariant *> selectedVariants() const;
   /// Pass 4: liveness from the roots. Fixed after: SectionLive, GlobalSymbol::Live.
   void markLive();
   /// Pass 4b: every live reference must reach a definition (unless -r).

@@ -34,6 +34,9 @@ llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> mapInputFile(llvm::StringRef 
 /// aliases, files and debug sections. Names come from Variant.Symbols (so a caller that renamed
 /// symbols there gets the renamed text).
 void printModule(const ModuleVariant &Variant, llvm::raw_ostream &OS);
+/// The same module with another `.version`/`.target`/`.address_size` header (the linker prints one
+/// linked module for several arches when their inputs are the same).
+void printModule(const ModuleVariant &Variant, const TargetInfo &Target, llvm::raw_ostream &OS);
 
 /// One parameter as PTX declares it (`.param .align 8 .b8 s[16]`, `.reg .b32 x`): the spelling shared by the
 /// printer, the ABI diagnostics and ptxlink-dump.

@@ -123,18 +123,19 @@ struct Section {
 /// ".texref", ...); typeSizeBytes() gives the storage size (0 for opaque types).
 unsigned typeSizeBytes(llvm::StringRef Type);
 
-/// One parameter (or return value) of a function, kernel or call prototype, as declared.
+/// One parameter (or return value) of a function, kernel or call prototype, as declared. (Small fields
+/// first: a link holds tens of thousands of these, and padding between them would cost a sixth.)
 struct ParamInfo {
   StateSpace Space = StateSpace::Param; // Reg or Param
-  llvm::StringRef Type;                 // ".b32" etc
   uint8_t VectorWidth = 0;              // 0 = scalar, else 2/4/8
-  llvm::SmallVector<uint64_t, 1> ArrayDims;
   bool UnsizedArray = false;            // trailing `[]` (last dimension unsized)
-  uint32_t Align = 0;                   // explicit .align, 0 = none given
   bool IsPtr = false;                   // `.ptr` attribute present
   StateSpace PtrSpace = StateSpace::None;
+  uint32_t Align = 0;                   // explicit .align, 0 = none given
   uint32_t PtrAlign = 0;
-  llvm::StringRef Name; // as written ("_" for the .callprototype sink)
+  llvm::StringRef Type;                 // ".b32" etc
+  llvm::StringRef Name;                 // as written ("_" for the .callprototype sink)
+  llvm::SmallVector<uint64_t, 1> ArrayDims;
   Loc Where;
 
   /// Bytes this parameter occupies (element size x vector width x array product).

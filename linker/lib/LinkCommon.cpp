@@ -88,6 +88,14 @@ bool ArchLink::selectVariants() {
   return Ok;
 }
 
+std::vector<const ModuleVariant *> ArchLink::selectedVariants() const {
+  std::vector<const ModuleVariant *> Out;
+  Out.reserve(Modules.size());
+  for (const LinkModule &LM : Modules)
+    Out.push_back(LM.M);
+  return Out;
+}
+
 uint32_t ArchLink::definingSection(SymRef R) const {
   const ModuleVariant &M = *Modules[R.Module].M;
   // Follow .alias chains (bounded: a malformed object could loop).

@@ -39,8 +39,8 @@ public:
   explicit DiagForwarder(DiagnosticEngine &Main) : Main(Main) {}
 
   /// Takes what Local recorded since Done (the arch's link ran these passes so far).
-  void collect(const DiagnosticEngine &Local, size_t &Done, StringRef Arch) {
-    const auto &R = Local.recorded();
+  void collect(const DiagnosticEngine &Local, size_t &Done, StringRef Arch) { collect(Local.recorded(), Done, Arch); }
+  void collect(llvm::ArrayRef<Diagnostic> R, size_t &Done, StringRef Arch) {
     for (; Done < R.size(); ++Done) {
       const Diagnostic &D = R[Done];
       std::string Key = std::to_string(static_cast<int>(D.Level)) + "\x1f" + D.File + "\x1f" + D.Message;
@@ -197,6 +197,25 @@ bool link(const LinkOptions &Options, DiagnosticEngine &Diags, raw_ostream &Out)
   DiagForwarder Forward(Diags);
   bool Multi = Arches.size() > 1;
   size_t ArchesRun = 0;
+  // What goes into the fatbinary, per arch: a linked module and the header it is printed with.
+  struct ArchOutput {
+    size_t Variant; // index in Linked.Variants
+    TargetInfo Target;
+  };
+  std::vector<ArchOutput> Outputs;
+  // Arches whose inputs all select the same variants (plain PTX inputs: every arch) link to the same
+  // module but for its `.target` line: that module is linked once and printed with each arch's header.
+  // Only the arch-dependent check is repeated. Kept per linked module: the variants it came from and
+  // what its link reported, which the arches sharing it report too. (Not with per-arch reports or -r,
+  // which need a link per arch.)
+  struct SharedLink {
+    std::vector<const ModuleVariant *> Selected;
+    size_t Variant;
+    std::vector<Diagnostic> Reported;
+  };
+  std::vector<SharedLink> Shared;
+  bool CanShare = Options.Emit == EmitKind::Fatbin && !Options.PrintGc && !Options.DumpCallgraph &&
+                  Options.TraceSymbols.empty() && Options.MapFile.empty();
   for (const ArchSpec &A : Arches) {
     ++ArchesRun;
     std::string Ignored;
@@ -214,6 +233,18 @@ bool link(const LinkOptions &Options, DiagnosticEngine &Diags, raw_ostream &Out)
       for (const LinkModule &M : L->Modules)
         Out << "ptxlink: " << A.name() << ": " << M.ObjectName << ": using the " << M.M->Target.Arch
             << " variant (PTX ISA " << M.M->Target.VersionMajor << "." << M.M->Target.VersionMinor << ")\n";
+    std::vector<const ModuleVariant *> Selected = CanShare ? L->selectedVariants() : std::vector<const ModuleVariant *>();
+    auto Same = CanShare ? llvm::find_if(Shared, [&](const SharedLink &S) { return S.Selected == Selected; })
+                         : Shared.end();
+    if (Same != Shared.end()) {
+      L->checkTargetVersion();
+      Forward.collect(Local, Done, A.name());
+      size_t FromShared = 0;
+      Forward.collect(Same->Reported, FromShared, A.name());
+      if (!Local.hasErrors())
+        Outputs.push_back({Same->Variant, L->outputTarget(Linked)});
+      continue;
+    }
     L->resolve();
     Forward.collect(Local, Done, A.name());
     L->check();
@@ -234,7 +265,19 @@ bool link(const LinkOptions &Options, DiagnosticEngine &Diags, raw_ostream &Out)
     Linked.Variants.emplace_back();
     L->emit(Linked.Variants.back(), Linked);
     Forward.collect(Local, Done, A.name());
-    Links.push_back(std::move(L));
+    Outputs.push_back({Linked.Variants.size() - 1, Linked.Variants.back().Target});
+    if (CanShare) {
+      // What another arch sharing this module must report too: all but the arch-dependent check.
+      std::vector<Diagnostic> Reported;
+      for (const Diagnostic &D : Local.recorded())
+        if (D.Code != "version-too-old")
+          Reported.push_back(D);
+      Shared.push_back({std::move(Selected), Linked.Variants.size() - 1, std::move(Reported)});
+    }
+    // The linked module stands on its own; the link's tables are needed afterwards only for --map.
+    // Freed now, their memory serves the next arch (peak memory of a multi-arch link).
+    if (!Options.MapFile.empty())
+      Links.push_back(std::move(L));
   }
   Forward.finish(ArchesRun);
   if (Diags.hasErrors())
@@ -275,30 +318,31 @@ bool link(const LinkOptions &Options, DiagnosticEngine &Diags, raw_ostream &Out)
     // With --sass, print every arch's module (in parallel: independent) for ptxas, then assemble the
     // container in arch order. Without, writeFatbin streams each printed module straight into the
     // output, so the text (as large as the program) is never held in memory.
-    std::vector<std::string> Texts(Ptxas ? Linked.Variants.size() : 0);
+    std::vector<std::string> Texts(Ptxas ? Outputs.size() : 0);
     parallelFor(0, Texts.size(), [&](size_t I) {
       // One buffer of about the final size: the text is mostly section contents copied verbatim, debug
       // bytes grow about fourfold as `.b8` lists.
       size_t Estimate = 4096;
-      for (const Section &S : Linked.Variants[I].Sections)
+      for (const Section &S : Linked.Variants[Outputs[I].Variant].Sections)
         Estimate += S.Kind == SectionKind::Debug ? S.Contents.size() * 4 + 16 * S.Relocs.size()
                                                   : S.Contents.size() + S.Contents.size() / 8 + 64;
       Texts[I].reserve(Estimate);
       raw_string_ostream OS(Texts[I]);
-      printModule(Linked.Variants[I], OS);
+      printModule(Linked.Variants[Outputs[I].Variant], Outputs[I].Target, OS);
     });
     std::vector<FatbinImage> Images;
-    for (size_t I = 0; I < Linked.Variants.size(); ++I) {
-      const ModuleVariant &V = Linked.Variants[I];
-      auto Spec = parseArch(V.Target.Arch);
+    for (size_t I = 0; I < Outputs.size(); ++I) {
+      const ModuleVariant &Module = Linked.Variants[Outputs[I].Variant];
+      const TargetInfo &Target = Outputs[I].Target;
+      auto Spec = parseArch(Target.Arch);
       FatbinImage Img;
       Img.Sm = Spec ? Spec->Number : 0;
       Img.ArchSpecific = Spec && Spec->Suffix == 'a';
       Img.FamilySpecific = Spec && Spec->Suffix == 'f';
-      Img.Is64Bit = V.Target.AddressSize == 64;
-      Img.Debug = V.Target.Debug;
+      Img.Is64Bit = Target.AddressSize == 64;
+      Img.Debug = Target.Debug;
       if (Ptxas) {
-        auto Cubin = compileWithPtxas(*Ptxas, Texts[I], V.Target.Arch, V.Target.Debug);
+        auto Cubin = compileWithPtxas(*Ptxas, Texts[I], Target.Arch, Target.Debug);
         if (!Cubin) {
           Diags.error(toString(Cubin.takeError()), std::vector<DiagSite>(), "ptxas-failed");
           continue;
@@ -311,12 +355,12 @@ bool link(const LinkOptions &Options, DiagnosticEngine &Diags, raw_ostream &Out)
         Images.push_back(std::move(Elf));
       }
       Img.Kind = FatbinKind::Ptx;
-      Img.VersionMajor = V.Target.VersionMajor;
-      Img.VersionMinor = V.Target.VersionMinor;
+      Img.VersionMajor = Target.VersionMajor;
+      Img.VersionMinor = Target.VersionMinor;
       if (Ptxas)
         Img.Payload = std::move(Texts[I]);
       else
-        Img.PayloadWriter = [&V](raw_ostream &OS) { printModule(V, OS); };
+        Img.PayloadWriter = [&Module, &Target](raw_ostream &OS) { printModule(Module, Target, OS); };
       Images.push_back(std::move(Img));
     }
     if (Diags.hasErrors()) {

@@ -22,13 +22,9 @@ using namespace llvm;
 
 namespace ptxlink {
 
-void ArchLink::emit(ModuleVariant &Out, ObjectFile &Storage) {
-  auto Start = std::chrono::steady_clock::now();
-  Out = ModuleVariant();
-  Output = &Out;
-  Out.SourceName = Storage.save(Options.Output.empty() ? std::string("<linked>") : Options.Output);
-
+TargetInfo ArchLink::outputTarget(ObjectFile &Storage) const {
   // Header: the requested arch; `.version` the highest of the inputs; options merged.
+  TargetInfo Target;
   std::string ArchName = Arch.name();
   bool AnyFamily = false, AnyDebug = false, AnyMapF64 = false;
   StringRef Texmode;
@@ -38,9 +34,9 @@ void ArchLink::emit(ModuleVariant &Out, ObjectFile &Storage) {
     const TargetInfo &T = LM.M->Target;
     if (auto V = parseArch(T.Arch); V && V->Suffix == 'f')
       AnyFamily = true;
-    if (std::make_pair(T.VersionMajor, T.VersionMinor) > std::make_pair(Out.Target.VersionMajor, Out.Target.VersionMinor)) {
-      Out.Target.VersionMajor = T.VersionMajor;
-      Out.Target.VersionMinor = T.VersionMinor;
+    if (std::make_pair(T.VersionMajor, T.VersionMinor) > std::make_pair(Target.VersionMajor, Target.VersionMinor)) {
+      Target.VersionMajor = T.VersionMajor;
+      Target.VersionMinor = T.VersionMinor;
     }
     AnyDebug |= T.Debug;
     AnyMapF64 |= T.MapF64ToF32;
@@ -49,21 +45,31 @@ void ArchLink::emit(ModuleVariant &Out, ObjectFile &Storage) {
     for (StringRef O : T.Options)
       if (SeenOptions.insert(O).second)
         TargetOptions.push_back(Storage.save(O));
-    if (T.AddressSizeGiven && !Out.Target.AddressSizeGiven) {
-      Out.Target.AddressSize = T.AddressSize;
-      Out.Target.AddressSizeGiven = true;
+    if (T.AddressSizeGiven && !Target.AddressSizeGiven) {
+      Target.AddressSize = T.AddressSize;
+      Target.AddressSizeGiven = true;
     }
   }
-  if (!Out.Target.AddressSizeGiven && !Modules.empty())
-    Out.Target.AddressSize = Modules.front().M->Target.AddressSize;
+  if (!Target.AddressSizeGiven && !Modules.empty())
+    Target.AddressSize = Modules.front().M->Target.AddressSize;
   // Family-specific code selected for a plain arch needs the family target to assemble.
   if (AnyFamily && Arch.Suffix == 0)
     ArchName += 'f';
-  Out.Target.Arch = Storage.save(ArchName);
-  Out.Target.Debug = AnyDebug;
-  Out.Target.MapF64ToF32 = AnyMapF64;
-  Out.Target.Texmode = Texmode.empty() ? StringRef() : Storage.save(Texmode);
-  Out.Target.Options = std::move(TargetOptions);
+  Target.Arch = Storage.save(ArchName);
+  Target.Debug = AnyDebug;
+  Target.MapF64ToF32 = AnyMapF64;
+  Target.Texmode = Texmode.empty() ? StringRef() : Storage.save(Texmode);
+  Target.Options = std::move(TargetOptions);
+  return Target;
+}
+
+void ArchLink::emit(ModuleVariant &Out, ObjectFile &Storage) {
+  auto Start = std::chrono::steady_clock::now();
+  Out = ModuleVariant();
+  Output = &Out;
+  Out.SourceName = Storage.save(Options.Output.empty() ? std::string("<linked>") : Options.Output);
+  Out.Target = outputTarget(Storage);
+
 
   // Names: every visible name is taken first, so a renamed local can never land on one.
   StringSet<> Taken;

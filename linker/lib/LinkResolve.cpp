@@ -181,20 +181,7 @@ void ArchLink::resolveOne(GlobalSymbol &G) {
   }
 }
 
-void ArchLink::check() {
-  auto Start = std::chrono::steady_clock::now();
-  // `--check-abi` also reports the checks that could not be made (no signature, untyped parameters, a
-  // PTX version too old to record them); on an ordinary link those notes would be noise.
-  AbiCheckOptions AbiOptions;
-  AbiOptions.ReportUncheckable = Options.CheckAbiOnly;
-  std::vector<ModuleSite> Sites;
-  for (const LinkModule &LM : Modules) {
-    checkKernels(*LM.M, LM.ObjectName, Diags);
-    Sites.push_back({LM.M, LM.ObjectName});
-  }
-  if (!Sites.empty())
-    checkModuleCompatibility(Sites, Diags, AbiOptions);
-
+void ArchLink::checkTargetVersion() {
   // The linked module says `.version` = the highest of the inputs; it must be able to name the target.
   std::pair<unsigned, unsigned> MaxVersion{0, 0};
   const LinkModule *MaxModule = nullptr;
@@ -210,6 +197,22 @@ void ArchLink::check() {
                     std::to_string(Need->second) + ", but the newest input is PTX ISA " +
                     std::to_string(MaxVersion.first) + "." + std::to_string(MaxVersion.second),
                 {{"newest input: " + siteText(*MaxModule, {})}}, "version-too-old");
+}
+
+void ArchLink::check() {
+  auto Start = std::chrono::steady_clock::now();
+  // `--check-abi` also reports the checks that could not be made (no signature, untyped parameters, a
+  // PTX version too old to record them); on an ordinary link those notes would be noise.
+  AbiCheckOptions AbiOptions;
+  AbiOptions.ReportUncheckable = Options.CheckAbiOnly;
+  std::vector<ModuleSite> Sites;
+  for (const LinkModule &LM : Modules) {
+    checkKernels(*LM.M, LM.ObjectName, Diags);
+    Sites.push_back({LM.M, LM.ObjectName});
+  }
+  if (!Sites.empty())
+    checkModuleCompatibility(Sites, Diags, AbiOptions);
+  checkTargetVersion();
 
   // Every declaration and every losing definition must agree with the winner.
   for (const GlobalSymbol &G : Globals) {
