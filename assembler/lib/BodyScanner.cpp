@@ -3,7 +3,7 @@
 // Statement structure is tracked just enough to know whether an identifier is an opcode, a label, a
 // declared local name or an operand, and which `{` opens a scope rather than a vector operand.
 #include "BodyScanner.h"
-#include "LineCount.h"
+#include "ByteScan.h"
 
 #include <algorithm>
 #include <cstring>
@@ -134,33 +134,42 @@ size_t BodyScanner::skipOperands(size_t I, size_t End) const {
   const __m128i Semi = Set(';'), LB = Set('{'), RB = Set('}'), Q = Set('"'), SL = Set('/');
   const __m128i Und = Set('_'), Dol = Set('$'), Pct = Set('%'), Dot = Set('.');
   const __m128i A1 = Set('a' - 1), Z1 = Set('z' + 1), D0 = Set('0' - 1), D9 = Set('9' + 1), Low = Set(0x20);
-  // Word characters (letters, digits, _ $ % .); Digit receives the digit lanes.
-  auto Word = [&](__m128i V, __m128i &Digit) {
-    __m128i L = _mm_or_si128(V, Low);
-    __m128i Letter = _mm_and_si128(_mm_cmpgt_epi8(L, A1), _mm_cmplt_epi8(L, Z1));
-    Digit = _mm_and_si128(_mm_cmpgt_epi8(V, D0), _mm_cmplt_epi8(V, D9));
-    __m128i Other = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(V, Und), _mm_cmpeq_epi8(V, Dol)),
-                                 _mm_or_si128(_mm_cmpeq_epi8(V, Pct), _mm_cmpeq_epi8(V, Dot)));
-    return _mm_or_si128(_mm_or_si128(Letter, Digit), Other);
+  // Word characters are letters, digits and _ $ % . (the same set in both forms below). A word starts
+  // where a word character follows a non-word one; the byte before each 16-byte block is carried over
+  // from the previous block's mask instead of loading and classifying the block again one byte back.
+  auto WordByte = [](unsigned char C) {
+    unsigned char L = C | 0x20;
+    return (L >= 'a' && L <= 'z') || (C >= '0' && C <= '9') || C == '_' || C == '$' || C == '%' || C == '.';
   };
+  unsigned Prev = WordByte(static_cast<unsigned char>(B[I - 1])) ? 1u : 0u;
+  // Register names (`%r1`) are most words in operands; without a module-scope name starting with '%'
+  // their starts need no look at all.
+  const bool PercentMatters = FirstChar['%'];
   while (I + 16 <= End) {
     __m128i V = _mm_loadu_si128(reinterpret_cast<const __m128i *>(B + I));
-    __m128i P = _mm_loadu_si128(reinterpret_cast<const __m128i *>(B + I - 1));
     __m128i Special = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(V, Semi), _mm_cmpeq_epi8(V, LB)),
                                    _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(V, RB), _mm_cmpeq_epi8(V, Q)),
                                                 _mm_cmpeq_epi8(V, SL)));
-    __m128i DigitV, DigitP;
-    __m128i WV = Word(V, DigitV);
-    __m128i WP = Word(P, DigitP);
-    __m128i Starts = _mm_andnot_si128(DigitV, _mm_andnot_si128(WP, WV));
+    __m128i L = _mm_or_si128(V, Low);
+    __m128i Letter = _mm_and_si128(_mm_cmpgt_epi8(L, A1), _mm_cmplt_epi8(L, Z1));
+    __m128i Digit = _mm_and_si128(_mm_cmpgt_epi8(V, D0), _mm_cmplt_epi8(V, D9));
+    __m128i Percent = _mm_cmpeq_epi8(V, Pct);
+    __m128i Other = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(V, Und), _mm_cmpeq_epi8(V, Dol)),
+                                 _mm_or_si128(Percent, _mm_cmpeq_epi8(V, Dot)));
+    unsigned Word = static_cast<unsigned>(_mm_movemask_epi8(_mm_or_si128(_mm_or_si128(Letter, Digit), Other)));
+    unsigned NotStart = static_cast<unsigned>(_mm_movemask_epi8(Digit));
+    if (!PercentMatters)
+      NotStart |= static_cast<unsigned>(_mm_movemask_epi8(Percent));
+    unsigned Starts = Word & ~((Word << 1) | Prev) & ~NotStart & 0xFFFFu;
     unsigned SpecialMask = static_cast<unsigned>(_mm_movemask_epi8(Special));
-    unsigned M = SpecialMask | static_cast<unsigned>(_mm_movemask_epi8(Starts));
+    unsigned M = SpecialMask | Starts;
     while (M) {
       unsigned K = static_cast<unsigned>(__builtin_ctz(M));
       if ((SpecialMask >> K) & 1 || FirstChar[static_cast<unsigned char>(B[I + K])])
         return I + K;
       M &= M - 1;
     }
+    Prev = (Word >> 15) & 1;
     I += 16;
   }
 #endif
@@ -565,6 +574,7 @@ void BodyScanner::scan(const PtxFunction &F, uint32_t SecIdx, uint32_t FuncSym, 
         }
         AtStart = false;
         Md = Mode::Normal;
+        I = J; // the blanks after the opcode were just skipped
         break;
       }
       nameOperand(S, I);

@@ -1,8 +1,14 @@
-// Counting line breaks in a byte range: the parser and the body scanner skip function bodies without
-// looking at lines and count the newlines afterwards, over nearly every byte of a module. std::count
-// vectorizes into 64-bit lane sums (GCC widens every byte), several times slower than comparing 16
-// bytes and summing the matches in byte counters, which is what this does.
+// Byte loops the lexer, parser and body scanner run over most of a module's bytes, 16 bytes at a time.
+//
+// Counting line breaks: the parser and the body scanner skip function bodies without looking at lines
+// and count the newlines afterwards. std::count vectorizes into 64-bit lane sums (GCC widens every
+// byte), several times slower than comparing 16 bytes and summing the matches in byte counters.
+//
+// The end of an identifier: mangled names in headers and parameter lists run to dozens of characters,
+// where a loop testing isIdentChar byte by byte costs a chain of compares and a branch per byte.
 #pragma once
+
+#include "ptxlink/PtxLexer.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -30,6 +36,28 @@ inline size_t countNewlines(const char *P, size_t N) {
   for (; I < N; ++I)
     Count += P[I] == '\n';
   return Count;
+}
+
+/// The first position at or after I (and before N) that is not an identifier character (isIdentChar).
+inline size_t identEnd(const char *P, size_t I, size_t N) {
+#if defined(__SSE2__)
+  auto Set = [](char C) { return _mm_set1_epi8(C); };
+  while (I + 16 <= N) {
+    __m128i V = _mm_loadu_si128(reinterpret_cast<const __m128i *>(P + I));
+    __m128i L = _mm_or_si128(V, Set(0x20)); // letters of either case; bytes >= 0x80 stay negative
+    __m128i Ident = _mm_or_si128(
+        _mm_or_si128(_mm_and_si128(_mm_cmpgt_epi8(L, Set('a' - 1)), _mm_cmplt_epi8(L, Set('z' + 1))),
+                     _mm_and_si128(_mm_cmpgt_epi8(V, Set('0' - 1)), _mm_cmplt_epi8(V, Set('9' + 1)))),
+        _mm_or_si128(_mm_cmpeq_epi8(V, Set('_')), _mm_cmpeq_epi8(V, Set('$'))));
+    unsigned Stop = ~static_cast<unsigned>(_mm_movemask_epi8(Ident)) & 0xFFFFu;
+    if (Stop)
+      return I + static_cast<size_t>(__builtin_ctz(Stop));
+    I += 16;
+  }
+#endif
+  while (I < N && isIdentChar(P[I]))
+    ++I;
+  return I;
 }
 
 } // namespace ptxlink

@@ -1,6 +1,7 @@
 // Tokenizer for module-level PTX: identifiers, directives, numbers, strings and punctuation, skipping
 // whitespace and both comment styles, tracking line numbers incrementally (CRLF counts as one line end).
 #include "ptxlink/PtxLexer.h"
+#include "ByteScan.h"
 
 using namespace llvm;
 
@@ -75,8 +76,7 @@ Token Lexer::lex() {
     return T;
   }
   if (isIdentStart(C)) {
-    while (J < N && isIdentChar(B[J]))
-      ++J;
+    J = identEnd(B, J, N);
     if (J == I + 1 && (C == '%' || C == '$')) {
       // A lone '%' or '$' is not an identifier.
       T.Kind = TokKind::Punct;
@@ -84,8 +84,7 @@ Token Lexer::lex() {
       T.Kind = TokKind::Identifier;
     }
   } else if (C == '.' && J < N && (isIdentChar(B[J]) && !isDigit(B[J]))) {
-    while (J < N && isIdentChar(B[J]))
-      ++J;
+    J = identEnd(B, J, N);
     T.Kind = TokKind::Directive;
   } else if (isDigit(C) || (C == '.' && J < N && isDigit(B[J]))) {
     // Numbers: hex/binary/float-bit-pattern prefixes, decimal with optional fraction and exponent.
