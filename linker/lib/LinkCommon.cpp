@@ -6,6 +6,7 @@
 #include "llvm/Demangle/Demangle.h"
 #include "llvm/Support/Format.h"
 
+#include <cstring>
 #include <xxhash.h>
 
 using namespace llvm;
@@ -154,22 +155,28 @@ uint64_t ArchLink::contentHash(SymRef R) const {
   // Debug annotations (`.loc`, `$L__` labels, labels the DWARF sections refer to, which were spliced
   // to the local marker above) differ between a -G and a plain copy of the same code; they are not a
   // different definition. Whitespace-only differences are not either.
-  XXH3_state_t *State = XXH3_createState();
-  XXH3_64bits_reset(State);
-  StringRef Rest = Text;
-  while (!Rest.empty()) {
-    auto [Line, Tail] = Rest.split('\n');
-    Rest = Tail;
-    Line = Line.trim();
+  // The kept lines, trimmed, are gathered and hashed in one go (hashing line by line costs more).
+  std::string Normal;
+  Normal.reserve(Text.size());
+  auto isSpace = [](char C) { return C == ' ' || C == '\t' || C == '\r' || C == '\v' || C == '\f'; };
+  const char *P = Text.data(), *End = P + Text.size();
+  while (P < End) {
+    const char *Eol = static_cast<const char *>(std::memchr(P, '\n', size_t(End - P)));
+    const char *Next = Eol ? Eol + 1 : End;
+    const char *B = P, *E = Eol ? Eol : End;
+    P = Next;
+    while (B < E && isSpace(*B))
+      ++B;
+    while (E > B && isSpace(E[-1]))
+      --E;
+    StringRef Line(B, size_t(E - B));
     bool IsLabel = (Line.starts_with("$L__") || Line.starts_with("\x01local")) && Line.ends_with(":");
     if (Line.empty() || Line.starts_with(".loc") || IsLabel)
       continue;
-    XXH3_64bits_update(State, Line.data(), Line.size());
-    XXH3_64bits_update(State, "\n", 1);
+    Normal.append(Line.data(), Line.size());
+    Normal.push_back('\n');
   }
-  uint64_t H = XXH3_64bits_digest(State);
-  XXH3_freeState(State);
-  return H;
+  return XXH3_64bits(Normal.data(), Normal.size());
 }
 
 const FunctionAbi *ArchLink::functionAbi(SymRef R) const {

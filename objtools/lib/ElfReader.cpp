@@ -72,6 +72,15 @@ public:
     Pos += 8;
     return V;
   }
+  /// The next N bytes of a fixed-size record, checked once (nullptr after a failure); the caller decodes
+  /// them in place instead of checking every field.
+  const char *take(size_t N, const char *What) {
+    if (!need(N, What))
+      return nullptr;
+    const char *P = Data.data() + Pos;
+    Pos += N;
+    return P;
+  }
   StringRef bytes(size_t N, const char *What) {
     if (!need(N, What))
       return {};
@@ -316,26 +325,32 @@ void VariantReader::readStrings(Cursor &C, std::vector<StringRef> &Out, const ch
 bool validSpace(uint8_t S) { return S <= static_cast<uint8_t>(StateSpace::Generic); }
 
 void VariantReader::readParams(Cursor &C, std::vector<ParamInfo> &Out, size_t NSym) {
-  constexpr size_t MinParam = 40;
+  using llvm::support::endian::read32le;
+  // Fixed part: space, width, flags, pointer space (1 byte each), type (offset, length), align, pointer
+  // align, name (offset, length), line, column: 36 bytes; then the count of array dimensions.
+  constexpr size_t Fixed = 36, MinParam = Fixed + 4;
   uint32_t N = C.count(MinParam, "parameters");
   Out.resize(N);
   for (uint32_t I = 0; I < N && C.ok(); ++I) {
     ParamInfo &P = Out[I];
     uint64_t At = C.offset();
-    uint8_t Space = C.u8(), Width = C.u8(), Flags = C.u8(), PtrSpace = C.u8();
-    if (C.ok() && (!validSpace(Space) || !validSpace(PtrSpace)))
+    const char *R = C.take(Fixed, "parameter record");
+    if (!R)
+      break;
+    uint8_t Space = uint8_t(R[0]), Width = uint8_t(R[1]), Flags = uint8_t(R[2]), PtrSpace = uint8_t(R[3]);
+    if (!validSpace(Space) || !validSpace(PtrSpace))
       C.fail(At, "invalid state space in parameter record");
     P.Space = static_cast<StateSpace>(Space);
     P.VectorWidth = Width;
     P.UnsizedArray = Flags & 1;
     P.IsPtr = Flags & 2;
     P.PtrSpace = static_cast<StateSpace>(PtrSpace);
-    P.Type = str(C, "parameter type");
-    P.Align = C.u32();
-    P.PtrAlign = C.u32();
-    P.Name = str(C, "parameter name");
-    P.Where.Line = C.u32();
-    P.Where.Column = C.u32();
+    P.Type = strAt(C, At + 4, read32le(R + 4), read32le(R + 8), "parameter type");
+    P.Align = read32le(R + 12);
+    P.PtrAlign = read32le(R + 16);
+    P.Name = strAt(C, At + 20, read32le(R + 20), read32le(R + 24), "parameter name");
+    P.Where.Line = read32le(R + 28);
+    P.Where.Column = read32le(R + 32);
     uint32_t NDims = C.count(8, "array dimensions");
     for (uint32_t D = 0; D < NDims && C.ok(); ++D)
       P.ArrayDims.push_back(C.u64());
