@@ -271,12 +271,49 @@ class Bench:
                 note = " (%d rejected)" % len(ref["failures"]) if ref["failures"] else ""
                 self.say("| %s | %d | %.2f | ptxas -c%s | %.2f | %.2f | %.2f | %.1f | 1 |" % (
                     label, len(files), mb, note, ref["cpu"], ref["mb_per_s"], ref["mb_per_s_net"], ref["rss_kb"] / 1024))
+        self.say()
+        self.bench_assemble_batch(res)
         for label, entry in res.items():
+            if not isinstance(entry, dict):
+                continue
             for tool in ("ptxlink-as", "ptxas"):
                 for f in entry.get(tool, {}).get("failures", [])[:5]:
                     self.say("- %s on %s: %s" % (tool, label, f))
         self.say()
         self.results["assemble"] = res
+
+    def bench_assemble_batch(self, res):
+        """All modules of an input set in one process (`ptxlink-as FILES --output-dir DIR`, as `cc -c` is
+        used): the figure for the assembler itself, without a process start per module. Median of --repeat
+        runs, each into a fresh empty directory (creating it is not timed)."""
+        if not self.tools["ptxlink-as"]:
+            return
+        self.say("All modules in one process (`ptxlink-as FILES --output-dir DIR`, into a fresh directory each run; "
+                 "median of %d runs):" % self.args.repeat)
+        self.say()
+        self.say("| input | files | MB | CPU s | MB/s per core | wall s | peak RSS MB |")
+        self.say("|---|---|---|---|---|---|---|")
+        for label, files in (("generated program", self.program), ("real nvcc/llc output", self.real)):
+            mb = total_size(files) / 1e6
+            runs = []
+            for k in range(self.args.repeat):
+                out = os.path.join(self.work, "objs", "batch-%d" % k)
+                shutil.rmtree(out, ignore_errors=True)
+                os.makedirs(out)
+                runs.append(Run([self.tools["ptxlink-as"]] + files + ["--output-dir", out]))
+            bad = [r for r in runs if not r.ok]
+            if bad:
+                self.say("| %s | %d | %.2f | %s | | | |" % (label, len(files), mb, bad[0].error()))
+                res["batch " + label] = bad[0].error()
+                continue
+            cpu = statistics.median(r.cpu for r in runs)
+            wall = statistics.median(r.wall for r in runs)
+            rss = max(r.rss_kb for r in runs)
+            res["batch " + label] = {"files": len(files), "mb": mb, "cpu": cpu, "wall": wall, "rss_kb": rss,
+                                     "mb_per_s": mb / cpu if cpu else 0}
+            self.say("| %s | %d | %.2f | %.3f | %.0f | %.3f | %.1f |" % (label, len(files), mb, cpu,
+                                                                      mb / cpu if cpu else 0, wall, rss / 1024))
+        self.say()
 
     # ---------------------------------------------------------------- (b)
     def bench_link(self):
@@ -296,11 +333,13 @@ class Bench:
         res["cat"] = cat
         rows.append(("`cat` of the %d input %s > /dev/null" % (len(inputs), res["input"]["kind"]), in_mb, cat, err, cat))
         if self.tools["ptxlink"]:
-            for archs in ("sm_80", "sm_80,sm_90"):
-                m, err = self.repeat([self.tools["ptxlink"], "-arch", archs] + inputs +
+            for archs, extra in (("sm_80", []), ("sm_80", ["--threads", "1"]), ("sm_80,sm_90", [])):
+                m, err = self.repeat([self.tools["ptxlink"], "-arch", archs] + extra + inputs +
                                      ["-o", os.path.join(out, "program.fatbin")])
-                res["ptxlink " + archs] = m if m else err
-                rows.append(("ptxlink -arch %s (%s in)" % (archs, res["input"]["kind"]), in_mb, m, err, cat))
+                key = "ptxlink " + archs + (" " + " ".join(extra) if extra else "")
+                res[key] = m if m else err
+                rows.append(("ptxlink -arch %s%s (%s in)" % (archs, " " + " ".join(extra) if extra else "",
+                                                            res["input"]["kind"]), in_mb, m, err, cat))
             m, err = self.repeat([self.tools["ptxlink"], "-arch", "sm_80", "--emit", "ptx"] + inputs +
                                  ["-o", os.path.join(out, "program.ptx")])
             res["ptxlink --emit ptx"] = m if m else err
