@@ -182,23 +182,36 @@ bool loadInputs(const LinkOptions &Options, DiagnosticEngine &Diags, PassTimes &
     Items.push_back(std::move(L));
   }
 
-  parallelFor(0, Items.size(), [&](size_t I) {
+  // Objects and archives are read here, one after another: reading an object is mostly first touches of
+  // memory, which threads only make contend for the address space (measured: two threads read 200
+  // objects no faster than one, and the link as a whole took longer). PTX text is assembled in parallel:
+  // that is real work.
+  std::vector<std::pair<size_t, std::unique_ptr<MemoryBuffer>>> ToAssemble;
+  for (size_t I = 0; I < Items.size(); ++I) {
     Loaded &L = Items[I];
     auto Buffer = mapInputFile(L.Path);
     if (!Buffer) {
       L.Diags.push_back(toolError("cannot open " + L.Path + ": " + Buffer.getError().message(), "cannot-open"));
-      return;
+      continue;
     }
-    if (isArchive((*Buffer)->getBuffer())) {
+    StringRef Bytes = (*Buffer)->getBuffer();
+    if (isArchive(Bytes)) {
       auto Lib = StaticLibrary::open(std::move(*Buffer));
       if (!Lib)
         // StaticLibrary::open names the file itself ("lib.a: malformed archive: ...").
         L.Diags.push_back(toolError(toString(Lib.takeError()), "bad-archive"));
       else
         L.Library = std::move(*Lib);
-      return;
+      continue;
     }
-    L.Object = objectFromBuffer(std::move(*Buffer), L.Path, L.Diags);
+    if (isPtxlinkObject(Bytes) || Bytes.starts_with("\x7f" "ELF"))
+      L.Object = objectFromBuffer(std::move(*Buffer), L.Path, L.Diags);
+    else
+      ToAssemble.push_back({I, std::move(*Buffer)});
+  }
+  parallelFor(0, ToAssemble.size(), [&](size_t K) {
+    Loaded &L = Items[ToAssemble[K].first];
+    L.Object = objectFromBuffer(std::move(ToAssemble[K].second), L.Path, L.Diags);
   });
 
   // Which names are still needed matters only when there are libraries to pull members from.
