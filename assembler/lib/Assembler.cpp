@@ -145,6 +145,10 @@ static std::optional<StringRef> readInto(const std::string &Path, std::vector<ch
     if (N == 0)
       break;
     Have += static_cast<size_t>(N);
+    // A regular file that still had its fstat size gave it all in the first read (which asked for one
+    // byte more): no second read() just to see the end.
+    if (Size && Have == Size)
+      break;
   }
   if (FD != 0)
     ::close(FD);
