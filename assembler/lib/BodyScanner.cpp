@@ -51,6 +51,12 @@ const std::array<bool, 256> IdentTable = [] {
 
 inline bool identChar(char C) { return IdentTable[static_cast<unsigned char>(C)]; }
 
+/// ' ' or '\t', as one bit test rather than two compares and branches.
+inline bool isSpaceOrTab(char C) {
+  unsigned char U = static_cast<unsigned char>(C);
+  return U <= ' ' && ((((uint64_t(1) << ' ') | (uint64_t(1) << '\t')) >> U) & 1);
+}
+
 /// Length of an identifier-like run at P (identifier chars plus `.x` and `::x` continuations, which
 /// make opcodes such as `ld.param::entry.u32` and special registers such as `%tid.x` single tokens).
 inline size_t wordEnd(const char *B, size_t I, size_t End) {
@@ -372,8 +378,9 @@ void BodyScanner::scan(const PtxFunction &F, uint32_t SecIdx, uint32_t FuncSym, 
       InVector = Guard = ExpectName = false;
       LastLabel = StringRef();
       ++I;
-      // The line break and indentation before the next statement, without a dispatch per byte.
-      while (I < End && (B[I] == '\n' || B[I] == '\t' || B[I] == ' '))
+      // The line break and indentation before the next statement, without a dispatch per byte (the
+      // Space and Newline cases below do nothing else with these bytes either).
+      while (I < End && static_cast<uint8_t>(Classes[static_cast<unsigned char>(B[I])] - Space) <= Newline - Space)
         ++I;
       // Most statements begin with an opcode: straight to it, without another dispatch.
       if (I < End && Classes[static_cast<unsigned char>(B[I])] == Ident)
@@ -548,7 +555,7 @@ void BodyScanner::scan(const PtxFunction &F, uint32_t SecIdx, uint32_t FuncSym, 
       if (AtStart) {
         // A label (`name:` or `name :`) or the opcode.
         size_t J = I;
-        while (J < End && (B[J] == ' ' || B[J] == '\t'))
+        while (J < End && isSpaceOrTab(B[J]))
           ++J;
         if (J < End && B[J] == ':' && !(J + 1 < End && B[J + 1] == ':')) {
           StringRef Name = Text.slice(S, I);
