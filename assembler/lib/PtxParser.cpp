@@ -303,6 +303,7 @@ private:
   bool parseTriple(std::optional<std::array<uint32_t, 3>> &Out, StringRef What);
   bool parseInitializer(PtxDeclarator &Decl);
   bool parseDwarfList(PtxDebugSection &S, unsigned Width);
+  bool fastDwarfList(PtxDebugSection &S, unsigned Width);
   bool skipBody(PtxFunction &F);
   void finishDebugSection(PtxDebugSection &S);
   void noteItem() {
@@ -1101,6 +1102,64 @@ static void putLE(std::vector<uint8_t> &Bytes, uint64_t Offset, uint64_t V, unsi
     Bytes[Offset + I] = static_cast<uint8_t>(V >> (8 * I));
 }
 
+/// The common debug data line, `.b8 12` or `.b8 108,103,101` (decimal integers on the directive's line),
+/// read straight from the bytes instead of a token and a conversion per number: most of a -G module's
+/// debug sections are such lines. Anything else (hex, octal, labels, a list continued on the next line,
+/// a value too wide for Width) returns false with nothing consumed, for parseDwarfList to handle and
+/// report. On success the current token is the one after the list, as after parseDwarfList.
+bool Parser::fastDwarfList(PtxDebugSection &S, unsigned Width) {
+  StringRef Text = L->text();
+  const char *B = Text.data();
+  size_t N = Text.size();
+  size_t I = Tok.end();
+  SmallVector<uint64_t, 16> Values;
+  size_t NumBegin = 0, NumEnd = 0;
+  while (true) {
+    while (I < N && (B[I] == ' ' || B[I] == '\t'))
+      ++I;
+    size_t Begin = I;
+    uint64_t V = 0;
+    while (I < N && isDigit(B[I]))
+      V = V * 10 + uint64_t(B[I++] - '0');
+    size_t Len = I - Begin;
+    // Up to 18 digits cannot overflow; a leading 0 is octal; the byte after the number must end it
+    // exactly where the lexer would (not a fraction, exponent, U suffix or identifier character).
+    if (Len == 0 || Len > 18 || (Len > 1 && B[Begin] == '0') || I >= N)
+      return false;
+    char C = B[I];
+    if (C != ' ' && C != '\t' && C != '\n' && C != '\r' && C != ',' && C != '/')
+      return false;
+    if (Width < 8 && V >= (uint64_t(1) << (8 * Width)))
+      return false;
+    Values.push_back(V);
+    NumBegin = Begin;
+    NumEnd = I;
+    while (I < N && (B[I] == ' ' || B[I] == '\t'))
+      ++I;
+    if (I < N && B[I] == ',') {
+      ++I;
+      continue;
+    }
+    break;
+  }
+  for (uint64_t V : Values) {
+    uint64_t Off = S.Bytes.size();
+    S.Bytes.resize(Off + Width, 0);
+    putLE(S.Bytes, Off, V, Width);
+  }
+  // Continue after the last number as if it had been the current token (PrevEnd and PrevLine included).
+  size_t LineStart = Tok.Offset - (Tok.Loc.Column - 1);
+  Token Last;
+  Last.Kind = TokKind::Integer;
+  Last.Text = Text.slice(NumBegin, NumEnd);
+  Last.Offset = NumBegin;
+  Last.Loc = SourceLoc{Tok.Loc.Line, static_cast<uint32_t>(NumBegin - LineStart + 1)};
+  L->reset(LexPos{NumEnd, Tok.Loc.Line, LineStart});
+  Tok = Last;
+  advance();
+  return true;
+}
+
 bool Parser::parseDwarfList(PtxDebugSection &S, unsigned Width) {
   while (true) {
     Token ItemTok = Tok;
@@ -1225,6 +1284,8 @@ bool Parser::parseSection() {
     bool LineOk;
     if (!W) {
       LineOk = errorHere("expected .b8, .b16, .b32, .b64 or a label in debug section, found " + describe(Tok));
+    } else if (fastDwarfList(S, W)) {
+      LineOk = true;
     } else {
       advance();
       LineOk = parseDwarfList(S, W);
