@@ -415,6 +415,41 @@ TEST(AssemblerTest, ToolInProcess) {
     llvm::sys::fs::remove(P);
 }
 
+// Batch mode writes each object through a temporary named <object>.tmp<pid>-<n>: a stale file of that
+// name (left by a crashed process with the same id) is neither used nor touched, the object still
+// replaces an existing one, and no temporary is left behind.
+TEST(AssemblerTest, BatchModeTemporaries) {
+  std::string In = writeTemp("batch.ptx", std::string(Header) + ".visible .entry k { ret; }\n");
+  llvm::SmallString<128> Dir;
+  llvm::sys::path::system_temp_directory(true, Dir);
+  llvm::sys::path::append(Dir, "ptxlink-asm-test-" + std::to_string(::getpid()) + "-batchdir");
+  llvm::sys::fs::remove_directories(Dir);
+  ASSERT_FALSE(llvm::sys::fs::create_directories(Dir));
+  std::string Obj = (Dir + "/" + llvm::sys::path::stem(In) + ".o").str();
+  std::string Stale = Obj + ".tmp" + std::to_string(::getpid()) + "-0";
+  std::ofstream(Obj) << "old object";
+  std::ofstream(Stale) << "stale";
+  std::string Out, Err;
+  llvm::raw_string_ostream O(Out), E(Err);
+  ASSERT_EQ(runAssemblerTool({In, "--output-dir", std::string(Dir)}, O, E), 0) << E.str();
+  auto Contents = [](const std::string &P) {
+    std::ifstream F(P, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(F), {});
+  };
+  EXPECT_EQ(Contents(Stale), "stale");
+  std::string Written = Contents(Obj);
+  EXPECT_TRUE(isPtxlinkObject(Written)) << Written.substr(0, 16);
+  // Exactly the object and the stale file remain.
+  std::set<std::string> Names;
+  std::error_code EC;
+  for (llvm::sys::fs::directory_iterator It(Dir, EC), End; It != End && !EC; It.increment(EC))
+    Names.insert(llvm::sys::path::filename(It->path()).str());
+  EXPECT_EQ(Names, (std::set<std::string>{llvm::sys::path::filename(Obj).str(),
+                                          llvm::sys::path::filename(Stale).str()}));
+  llvm::sys::fs::remove_directories(Dir);
+  llvm::sys::fs::remove(In);
+}
+
 // The public corpus: every file follows the grammar and must assemble; relocations must spell names.
 std::vector<std::string> corpusFiles() {
   std::vector<std::string> R;
