@@ -299,6 +299,7 @@ private:
   bool parseAttribute(std::vector<StringRef> &Out);
   bool parseParamList(std::vector<ParamInfo> &Out, StringRef What);
   bool parseParam(ParamInfo &P);
+  bool fastParam(ParamInfo &P);
   bool parseDims(SmallVectorImpl<uint64_t> &Dims, bool &Unsized);
   bool parseTriple(std::optional<std::array<uint32_t, 3>> &Out, StringRef What);
   bool parseInitializer(PtxDeclarator &Decl);
@@ -632,9 +633,66 @@ bool Parser::parseDims(SmallVectorImpl<uint64_t> &Dims, bool &Unsized) {
   return true;
 }
 
+/// The common parameter, `.param .u64 name` (state space, type and name on one line with only blanks
+/// between them), read from the bytes instead of as three tokens: parameter lists are most of a module's
+/// text outside function bodies. Anything else (.align, .ptr, vectors, a dotted name, a comment or line
+/// break inside) returns false with nothing consumed, for the general loop in parseParam. On success the
+/// current token is the one after the name, as after parseName.
+bool Parser::fastParam(ParamInfo &P) {
+  if (!Tok.is(TokKind::Directive))
+    return false;
+  StateSpace Space;
+  if (Tok.Text == ".param")
+    Space = StateSpace::Param;
+  else if (Tok.Text == ".reg")
+    Space = StateSpace::Reg;
+  else
+    return false;
+  StringRef Text = L->text();
+  const char *B = Text.data();
+  size_t N = Text.size();
+  size_t I = Tok.end();
+  auto SkipBlanks = [&] {
+    while (I < N && (B[I] == ' ' || B[I] == '\t'))
+      ++I;
+  };
+  SkipBlanks();
+  // The type, spelled as the lexer would cut a directive token.
+  if (I + 1 >= N || B[I] != '.' || !isIdentChar(B[I + 1]) || isDigit(B[I + 1]))
+    return false;
+  size_t TypeBegin = I;
+  I = identEnd(B, I + 1, N);
+  StringRef Type = Text.slice(TypeBegin, I);
+  if (!isTypeName(Type))
+    return false;
+  SkipBlanks();
+  // The name, spelled as the lexer would cut an identifier token; a dotted name is left to parseName.
+  if (I >= N || !isIdentStart(B[I]))
+    return false;
+  size_t NameBegin = I;
+  I = identEnd(B, I + 1, N);
+  if ((I == NameBegin + 1 && (B[NameBegin] == '%' || B[NameBegin] == '$')) || (I < N && B[I] == '.'))
+    return false;
+  P.Space = Space;
+  P.Type = Type;
+  P.Name = Text.slice(NameBegin, I);
+  size_t LineStart = Tok.Offset - (Tok.Loc.Column - 1);
+  Token Name;
+  Name.Kind = TokKind::Identifier;
+  Name.Text = P.Name;
+  Name.Offset = NameBegin;
+  Name.Loc = SourceLoc{Tok.Loc.Line, static_cast<uint32_t>(NameBegin - LineStart + 1)};
+  L->reset(LexPos{I, Tok.Loc.Line, LineStart});
+  Tok = Name;
+  advance();
+  return true;
+}
+
 bool Parser::parseParam(ParamInfo &P) {
   P.Where = Tok.Loc;
   P.Space = StateSpace::Param;
+  if (fastParam(P))
+    return parseDims(P.ArrayDims, P.UnsizedArray);
   bool SpaceGiven = false, AfterPtr = false;
   while (Tok.is(TokKind::Directive)) {
     StringRef Dir = Tok.Text;
