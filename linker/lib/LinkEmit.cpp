@@ -12,6 +12,8 @@
 // Fixed after this pass: the output module; every LinkModule's SymOut/SecOut.
 #include "ptxlink/LinkContext.h"
 
+#include "llvm/ADT/CachedHashString.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSet.h"
 
@@ -71,10 +73,16 @@ void ArchLink::emit(ModuleVariant &Out, ObjectFile &Storage) {
   Out.Target = outputTarget(Storage);
 
 
-  // Names: every visible name is taken first, so a renamed local can never land on one.
-  StringSet<> Taken;
+  // Names: every visible name is taken first, so a renamed local can never land on one. (The names are
+  // views of the inputs or of Storage, which outlive this pass: the set holds no copies.)
+  DenseSet<CachedHashStringRef> Taken;
+  size_t AllSymbols = 0;
+  for (const LinkModule &LM : Modules)
+    AllSymbols += LM.M->Symbols.size();
+  Taken.reserve(std::min(AllSymbols, Globals.size() * 2 + 64));
   for (const GlobalSymbol &G : Globals)
-    Taken.insert(G.Name);
+    Taken.insert(CachedHashStringRef(G.Name));
+  auto isTaken = [&](StringRef Name) { return Taken.contains(CachedHashStringRef(Name)); };
 
   // Debug sections: one output section per name, in order of first appearance.
   std::vector<StringRef> DebugNames;
@@ -163,13 +171,13 @@ void ArchLink::emit(ModuleVariant &Out, ObjectFile &Storage) {
       if (Home == NoSection || !isLive(MI, Home))
         continue;
       Symbol N = S;
-      if (!Taken.insert(S.Name).second) {
+      if (!Taken.insert(CachedHashStringRef(S.Name)).second) {
         std::string Base = S.Name.str() + "$" + std::to_string(LM.Input + 1);
         std::string Candidate = Base;
-        for (unsigned K = 1; Taken.contains(Candidate); ++K)
+        for (unsigned K = 1; isTaken(Candidate); ++K)
           Candidate = Base + "$" + std::to_string(K);
-        Taken.insert(Candidate);
         N.Name = Storage.save(Candidate);
+        Taken.insert(CachedHashStringRef(N.Name));
       }
       LM.SymOut[SI] = addSymbol(N, MI, SI);
     }
