@@ -162,6 +162,25 @@ class Bench:
         real += [os.path.join(ex, f) for f in sorted(os.listdir(ex)) if f.endswith(".ptx")]
         self.real = real
 
+        # Real nvcc output at scale: one large translation unit (bench/gen_cuda.py), with and without -G.
+        self.nvcc_big = []
+        nvcc = find_system("nvcc", (os.path.join(os.environ.get("CUDA_HOME", "/usr/local/cuda"), "bin", "nvcc"),))
+        if nvcc and a.nvcc_functions:
+            big = os.path.join(self.work, "nvcc-big")
+            stamp = os.path.join(big, "params.json")
+            params = {"functions": a.nvcc_functions}
+            if not (os.path.exists(stamp) and json.load(open(stamp)) == params):
+                shutil.rmtree(big, ignore_errors=True)
+                os.makedirs(big)
+                cu = os.path.join(big, "big.cu")
+                subprocess.run([sys.executable, os.path.join(ROOT, "bench", "gen_cuda.py"), cu, "--functions",
+                                str(a.nvcc_functions)], check=True)
+                for name, extra in (("big.ptx", []), ("big-G.ptx", ["-G"])):
+                    subprocess.run([nvcc, "-rdc=true", "-ptx", "-arch=sm_80"] + extra + [cu, "-o", os.path.join(big, name)],
+                                   check=True)
+                json.dump(params, open(stamp, "w"))
+            self.nvcc_big = [os.path.join(big, "big.ptx"), os.path.join(big, "big-G.ptx")]
+
     # ---------------------------------------------------------------- helpers
     def run_each(self, argv_of, inputs):
         """Runs one process per input; returns (cpu, wall, peak rss kb, failures[])."""
@@ -229,12 +248,14 @@ class Bench:
         self.say("|---|---|---|---|---|---|---|---|---|")
         objdir = os.path.join(self.work, "objs")
         os.makedirs(objdir, exist_ok=True)
-        for label, files in (("generated program", self.program), ("real nvcc/llc output", self.real)):
+        inputs = [("generated program", self.program), ("real nvcc/llc output", self.real)]
+        inputs += [("one large nvcc module" + (" (-G)" if "-G" in os.path.basename(p) else ""), [p]) for p in self.nvcc_big]
+        for label, files in inputs:
             mb = total_size(files) / 1e6
             entry = {"files": len(files), "mb": mb}
             ours = ref = None
             if self.tools["ptxlink-as"]:
-                sub = os.path.join(objdir, "program" if files is self.program else "real")
+                sub = os.path.join(objdir, "program" if files is self.program else "real" if files is self.real else "nvcc-big")
                 os.makedirs(sub, exist_ok=True)
                 cpu, wall, rss, fails = self.run_each(
                     lambda p: [self.tools["ptxlink-as"], p, "-o", os.path.join(sub, os.path.basename(p)[:-4] + ".o")], files)
@@ -549,6 +570,8 @@ def main():
     ap.add_argument("--modules", type=int, default=200)
     ap.add_argument("--funcs", type=int, default=20)
     ap.add_argument("--library", type=int, default=10000)
+    ap.add_argument("--nvcc-functions", type=int, default=4000,
+                    help="device functions in the large nvcc module (bench/gen_cuda.py); 0 = leave it out")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--quick", action="store_true", help="small sizes (20 modules, 1000 members, 1 repeat)")
@@ -556,7 +579,7 @@ def main():
     ap.add_argument("--json", help="write the raw results here")
     args = ap.parse_args()
     if args.quick:
-        args.modules, args.library, args.repeat = 20, 1000, 1
+        args.modules, args.library, args.repeat, args.nvcc_functions = 20, 1000, 1, 400
         if args.work == os.path.join(ROOT, "bench", "work"):
             args.work = os.path.join(ROOT, "bench", "work", "quick")
     os.makedirs(args.work, exist_ok=True)
