@@ -41,20 +41,39 @@ LLVM_BIN = "/usr/lib/llvm-19/bin"
 GNU_TIME = "/usr/bin/time" if os.access("/usr/bin/time", os.X_OK) else None
 
 
+def build_launcher(work):
+    """Compiles bench/measure.c (a launcher reporting the child's exact CPU time and peak RSS) into the
+    work directory; None without a C compiler, and GNU time is used instead."""
+    src = os.path.join(ROOT, "bench", "measure.c")
+    exe = os.path.join(work, "measure")
+    if os.path.exists(exe) and os.path.getmtime(exe) >= os.path.getmtime(src):
+        return exe
+    for cc in ("cc", "gcc", "clang"):
+        if shutil.which(cc) and subprocess.run([cc, "-O2", "-o", exe, src]).returncode == 0:
+            return exe
+    return None
+
+
+LAUNCHER = None  # set by main(): bench/measure.c built, or None
+
+
 class Run:
     """One child process: wall time, CPU time (user+sys, from wait4) and peak RSS.
 
-    Peak RSS comes from GNU time (-f %M) when installed: a child forked straight from this Python
-    process inherits Python's RSS high-water mark across exec (Linux keeps it in signal->maxrss), so
-    wait4's ru_maxrss would never read below ~20 MB. Under GNU time the floor is time's own ~2 MB."""
+    The command runs under bench/measure.c (LAUNCHER), which reports the command's own CPU time and peak
+    RSS exactly; without a C compiler, under GNU time (-f %M), whose own start-up then counts in the CPU
+    time. Either way not straight from Python: a child forked from this process inherits Python's RSS
+    high-water mark across exec (Linux keeps it in signal->maxrss), so wait4's ru_maxrss would never read
+    below ~20 MB. Under a launcher the floor is the launcher's own (~1-2 MB)."""
 
     def __init__(self, argv, stdout=None, cwd=None):
         self.argv = argv
         out = open(stdout, "wb") if stdout else subprocess.DEVNULL
         rss_file = None
-        if GNU_TIME:
+        exact = LAUNCHER is not None
+        if exact or GNU_TIME:
             rss_file = os.path.join(os.environ.get("TMPDIR", "/tmp"), "ptxlink-bench-rss.%d" % os.getpid())
-            argv = [GNU_TIME, "-f", "%M %x", "-o", rss_file] + list(argv)
+            argv = ([LAUNCHER, rss_file] if exact else [GNU_TIME, "-f", "%M %x", "-o", rss_file]) + list(argv)
         t0 = time.perf_counter()
         try:
             proc = subprocess.Popen(argv, stdout=out, stderr=subprocess.PIPE, cwd=cwd)
@@ -73,6 +92,8 @@ class Run:
             try:
                 fields = open(rss_file).read().split()
                 os.remove(rss_file)
+                if exact:  # "cpu_us maxrss_kb status": the command's own figures, not the launcher's
+                    self.cpu = int(fields[0]) / 1e6
                 # GNU time prints "Command exited with non-zero status N" first on failure.
                 self.rss_kb = int(fields[-2])
                 self.status = int(fields[-1])
@@ -583,6 +604,8 @@ def main():
         if args.work == os.path.join(ROOT, "bench", "work"):
             args.work = os.path.join(ROOT, "bench", "work", "quick")
     os.makedirs(args.work, exist_ok=True)
+    global LAUNCHER
+    LAUNCHER = build_launcher(args.work)
     b = Bench(args)
     b.generate()
     b.header()
