@@ -379,15 +379,19 @@ void VariantReader::readAbi(Cursor &C, ModuleVariant &V) {
     return;
   }
   V.Functions.resize(NFunc);
+  using llvm::support::endian::read32le;
   for (uint32_t I = 0; I < NFunc && C.ok(); ++I) {
     FunctionAbi &F = V.Functions[I];
     F.Symbol = symbol("function ABI record", true);
-    uint8_t Flags = C.u8();
-    C.u8(), C.u8(), C.u8();
+    // Fixed parts, each bounds-checked once: flags, (pad), preserve counts; later the tuning block.
+    const char *Head = C.take(12, "function ABI record");
+    if (!Head)
+      break;
+    uint8_t Flags = uint8_t(Head[0]);
     F.IsKernel = Flags & 1;
     F.HasBody = Flags & 2;
     F.NoReturn = Flags & 4;
-    uint32_t Preserve = C.u32(), PreserveControl = C.u32();
+    uint32_t Preserve = read32le(Head + 4), PreserveControl = read32le(Head + 8);
     if (Flags & 8)
       F.AbiPreserve = Preserve;
     if (Flags & 16)
@@ -396,19 +400,20 @@ void VariantReader::readAbi(Cursor &C, ModuleVariant &V) {
     readParams(C, F.Params, NSym);
     readStrings(C, F.Attributes, "attributes");
     TuningInfo &T = F.Tuning;
-    uint32_t Present = C.u32();
-    uint32_t MaxNReg = C.u32();
+    // Tuning: presence bits, .maxnreg, three triples, three counts.
+    const char *Tune = C.take(56, "function ABI record");
+    if (!Tune)
+      break;
+    uint32_t Present = read32le(Tune);
+    uint32_t MaxNReg = read32le(Tune + 4);
     if (Present & 1)
       T.MaxNReg = MaxNReg;
     std::optional<std::array<uint32_t, 3>> *Triples[] = {&T.MaxNTid, &T.ReqNTid, &T.ReqNCtaPerCluster};
-    for (int K = 0; K < 3; ++K) {
-      std::array<uint32_t, 3> A;
-      for (uint32_t &X : A)
-        X = C.u32();
+    for (int K = 0; K < 3; ++K)
       if (Present & (2u << K))
-        *Triples[K] = A;
-    }
-    uint32_t MinCta = C.u32(), MaxCta = C.u32(), MaxRank = C.u32();
+        *Triples[K] = std::array<uint32_t, 3>{read32le(Tune + 8 + 12 * K), read32le(Tune + 12 + 12 * K),
+                                              read32le(Tune + 16 + 12 * K)};
+    uint32_t MinCta = read32le(Tune + 44), MaxCta = read32le(Tune + 48), MaxRank = read32le(Tune + 52);
     if (Present & 16)
       T.MinNCtaPerSm = MinCta;
     if (Present & 32)
@@ -517,19 +522,21 @@ llvm::Error VariantReader::readPlain(ModuleVariant &V) {
   V.Symbols.resize(NSym);
   Cursor C = cursor(**SymSide);
   for (size_t I = 0; I < NSym && C.ok(); ++I) {
+    // A fixed 32-byte record, bounds-checked once: ELF index, kind, space, flags, (pad), section,
+    // alignment, aliasee, name length, line, column.
     uint64_t At = C.offset();
-    uint32_t ElfIndex = C.u32();
-    uint8_t Kind = C.u8(), Space = C.u8(), Flags = C.u8();
-    C.u8();
-    Symbol &S = V.Symbols[I];
-    S.Section = C.u32();
-    S.Align = C.u32();
-    S.AliasOf = C.u32();
-    uint32_t NameLen = C.u32();
-    S.Where.Line = C.u32();
-    S.Where.Column = C.u32();
-    if (!C.ok())
+    const char *R = C.take(SymbolRecordSize, "symbol record");
+    if (!R)
       break;
+    uint32_t ElfIndex = read32le(R);
+    uint8_t Kind = uint8_t(R[4]), Space = uint8_t(R[5]), Flags = uint8_t(R[6]);
+    Symbol &S = V.Symbols[I];
+    S.Section = read32le(R + 8);
+    S.Align = read32le(R + 12);
+    S.AliasOf = read32le(R + 16);
+    uint32_t NameLen = read32le(R + 20);
+    S.Where.Line = read32le(R + 24);
+    S.Where.Column = read32le(R + 28);
     if (ElfIndex == 0 || ElfIndex >= NElf)
       return err(At - Base, "symbol record " + llvm::Twine(I) + " refers to ELF symbol " + llvm::Twine(ElfIndex));
     if (ElfToModel[ElfIndex] != NoSymbol)
@@ -582,17 +589,20 @@ llvm::Error VariantReader::readPlain(ModuleVariant &V) {
   V.Sections.resize(NSec);
   C = cursor(**Sections);
   for (size_t I = 0; I < NSec && C.ok(); ++I) {
+    // A fixed 40-byte record, bounds-checked once: content section, relocation section, kind, (pad),
+    // symbol, header length, name (offset, length), line, column, (reserved).
     uint64_t At = C.offset() - Base;
-    uint32_t Content = C.u32(), Rela = C.u32();
-    uint8_t Kind = C.u8();
-    C.u8(), C.u8(), C.u8();
+    const char *Rec = C.take(SectionRecordSize, "section record");
+    if (!Rec)
+      break;
+    uint32_t Content = read32le(Rec), Rela = read32le(Rec + 4);
+    uint8_t Kind = uint8_t(Rec[8]);
     Section &S = V.Sections[I];
-    S.Symbol = C.u32();
-    S.HeaderLength = C.u32();
-    S.Name = str(C, "section name");
-    S.Where.Line = C.u32();
-    S.Where.Column = C.u32();
-    C.u32();
+    S.Symbol = read32le(Rec + 12);
+    S.HeaderLength = read32le(Rec + 16);
+    S.Name = strAt(C, At + Base + 20, read32le(Rec + 20), read32le(Rec + 24), "section name");
+    S.Where.Line = read32le(Rec + 28);
+    S.Where.Column = read32le(Rec + 32);
     if (!C.ok())
       break;
     if (Content == 0 || Content >= Headers.size() || Headers[Content].Type != ShtProgbits)
