@@ -10,6 +10,8 @@
 
 #include "ptxlink/AbiCheck.h"
 
+#include "llvm/ADT/STLFunctionalExtras.h"
+
 #include "llvm/Support/raw_ostream.h"
 
 using namespace llvm;
@@ -92,26 +94,27 @@ public:
     Findings.push_back(AbiFinding{Level, Code.str(), std::move(Detail)});
   }
 
-  void param(StringRef Label, const ParamInfo &A, const ParamInfo &B) {
+  // Label is spelled out only when something differs (this runs for every parameter of every pair).
+  void param(llvm::function_ref<std::string()> Label, const ParamInfo &A, const ParamInfo &B) {
     bool SpaceDiffers = A.Space != B.Space;
     if (SpaceDiffers)
       // The seed (7.1): the choice of .reg or .param "has no impact on whether the parameter is
       // ultimately passed in physical registers or on the stack": same convention, so only a note.
       add(Severity::Note, "abi-param-space",
-          both(Label, stateSpaceName(A.Space), NameA, stateSpaceName(B.Space), NameB));
+          both(Label(), stateSpaceName(A.Space), NameA, stateSpaceName(B.Space), NameB));
     if (A.UnsizedArray != B.UnsizedArray) {
       add(Severity::Error, "abi-param-unsized",
-          both(Label, paramText(A, SpaceDiffers), NameA, paramText(B, SpaceDiffers), NameB));
+          both(Label(), paramText(A, SpaceDiffers), NameA, paramText(B, SpaceDiffers), NameB));
       return;
     }
     if (A.sizeBytes() != B.sizeBytes()) {
       add(Severity::Error, "abi-param-size",
-          both(Label, paramText(A, SpaceDiffers), NameA, paramText(B, SpaceDiffers), NameB));
+          both(Label(), paramText(A, SpaceDiffers), NameA, paramText(B, SpaceDiffers), NameB));
       return;
     }
     if (A.effectiveAlign() != B.effectiveAlign()) {
       add(Severity::Error, "abi-param-align",
-          both(Label, ".align " + std::to_string(A.effectiveAlign()) + " " + paramText(A, false), NameA,
+          both(Label(), ".align " + std::to_string(A.effectiveAlign()) + " " + paramText(A, false), NameA,
                ".align " + std::to_string(B.effectiveAlign()) + " " + paramText(B, false), NameB));
       return;
     }
@@ -122,24 +125,24 @@ public:
       // only how the body reads them, so that is a warning. Scalar vs array vs vector is a different
       // way of passing the value: an error.
       add(BothArrays ? Severity::Warning : Severity::Error, BothArrays ? "abi-param-element" : "abi-param-shape",
-          both(Label, paramText(A, false), NameA, paramText(B, false), NameB));
+          both(Label(), paramText(A, false), NameA, paramText(B, false), NameB));
       return;
     }
     switch (compareTypes(A.Type, B.Type)) {
     case TypeDiff::None:
       break;
     case TypeDiff::Signedness:
-      add(Severity::Note, "abi-param-signedness", both(Label, A.Type, NameA, B.Type, NameB));
+      add(Severity::Note, "abi-param-signedness", both(Label(), A.Type, NameA, B.Type, NameB));
       break;
     case TypeDiff::Meaning: {
       bool Opaque = classify(A.Type) == TypeClass::Opaque || classify(B.Type) == TypeClass::Opaque;
       add(Opaque ? Severity::Error : Severity::Warning, "abi-param-type",
-          both(Label, paramText(A, false), NameA, paramText(B, false), NameB));
+          both(Label(), paramText(A, false), NameA, paramText(B, false), NameB));
       break;
     }
     }
     if (A.IsPtr != B.IsPtr || A.PtrSpace != B.PtrSpace || A.PtrAlign != B.PtrAlign)
-      add(Severity::Note, "abi-param-ptr", both(Label, ptrText(A), NameA, ptrText(B), NameB));
+      add(Severity::Note, "abi-param-ptr", both(Label(), ptrText(A), NameA, ptrText(B), NameB));
   }
 
   static std::string ptrText(const ParamInfo &P) {
@@ -165,11 +168,11 @@ public:
   void params(bool Returns, ArrayRef<ParamInfo> A, ArrayRef<ParamInfo> B) {
     size_t N = std::min(A.size(), B.size());
     for (size_t I = 0; I < N; ++I) {
-      std::string Label;
-      if (Returns)
-        Label = (A.size() == 1 && B.size() == 1) ? "return value" : "return " + std::to_string(I + 1);
-      else
-        Label = "param " + std::to_string(I + 1);
+      auto Label = [&]() -> std::string {
+        if (Returns)
+          return (A.size() == 1 && B.size() == 1) ? "return value" : "return " + std::to_string(I + 1);
+        return "param " + std::to_string(I + 1);
+      };
       param(Label, A[I], B[I]);
     }
   }
