@@ -1169,50 +1169,86 @@ bool Parser::fastDwarfList(PtxDebugSection &S, unsigned Width) {
   StringRef Text = L->text();
   const char *B = Text.data();
   size_t N = Text.size();
-  size_t I = Tok.end();
-  SmallVector<uint64_t, 16> Values;
-  size_t NumBegin = 0, NumEnd = 0;
-  while (true) {
-    while (I < N && (B[I] == ' ' || B[I] == '\t'))
-      ++I;
-    size_t Begin = I;
-    uint64_t V = 0;
-    while (I < N && isDigit(B[I]))
-      V = V * 10 + uint64_t(B[I++] - '0');
-    size_t Len = I - Begin;
-    // Up to 18 digits cannot overflow; a leading 0 is octal; the byte after the number must end it
-    // exactly where the lexer would (not a fraction, exponent, U suffix or identifier character).
-    if (Len == 0 || Len > 18 || (Len > 1 && B[Begin] == '0') || I >= N)
-      return false;
-    char C = B[I];
-    if (C != ' ' && C != '\t' && C != '\n' && C != '\r' && C != ',' && C != '/')
-      return false;
-    if (Width < 8 && V >= (uint64_t(1) << (8 * Width)))
-      return false;
-    Values.push_back(V);
-    NumBegin = Begin;
-    NumEnd = I;
-    while (I < N && (B[I] == ' ' || B[I] == '\t'))
-      ++I;
-    if (I < N && B[I] == ',') {
-      ++I;
-      continue;
+  // One list of decimal integers starting at I: appended to Values, I moved past it (and the blanks after
+  // it), NumBegin/NumEnd set to its last number. False, with I unspecified, if anything is unusual.
+  auto list = [&](size_t &I, SmallVectorImpl<uint64_t> &Values, size_t &NumBegin, size_t &NumEnd) {
+    while (true) {
+      while (I < N && (B[I] == ' ' || B[I] == '\t'))
+        ++I;
+      size_t Begin = I;
+      uint64_t V = 0;
+      while (I < N && isDigit(B[I]))
+        V = V * 10 + uint64_t(B[I++] - '0');
+      size_t Len = I - Begin;
+      // Up to 18 digits cannot overflow; a leading 0 is octal; the byte after the number must end it
+      // exactly where the lexer would (not a fraction, exponent, U suffix or identifier character).
+      if (Len == 0 || Len > 18 || (Len > 1 && B[Begin] == '0') || I >= N)
+        return false;
+      char C = B[I];
+      if (C != ' ' && C != '\t' && C != '\n' && C != '\r' && C != ',' && C != '/')
+        return false;
+      if (Width < 8 && V >= (uint64_t(1) << (8 * Width)))
+        return false;
+      Values.push_back(V);
+      NumBegin = Begin;
+      NumEnd = I;
+      while (I < N && (B[I] == ' ' || B[I] == '\t'))
+        ++I;
+      if (I < N && B[I] == ',') {
+        ++I;
+        continue;
+      }
+      return true;
     }
-    break;
+  };
+  SmallVector<uint64_t, 16> Values;
+  size_t I = Tok.end(), NumBegin = 0, NumEnd = 0;
+  if (!list(I, Values, NumBegin, NumEnd))
+    return false;
+  uint32_t Line = Tok.Loc.Line;
+  size_t LineStart = Tok.Offset - (Tok.Loc.Column - 1);
+  // A -G module's debug sections are runs of thousands of such lines (`.b8 5`, one byte each): the lines
+  // that follow with the same directive and another such list are taken here too, without a token or a
+  // return to the parser per line. The run stops before any other line (a label, a comment, a blank line).
+  StringRef Directive = Tok.Text;
+  size_t Count = Values.size();
+  while (true) {
+    size_t J = I;
+    if (J < N && B[J] == '\r')
+      ++J;
+    if (J >= N || B[J] != '\n')
+      break;
+    size_t NextStart = J + 1, K = NextStart;
+    while (K < N && (B[K] == ' ' || B[K] == '\t'))
+      ++K;
+    size_t After = K + Directive.size();
+    if (After >= N || Text.substr(K, Directive.size()) != Directive || (B[After] != ' ' && B[After] != '\t'))
+      break;
+    size_t NextI = After, NextBegin = 0, NextEnd = 0;
+    if (!list(NextI, Values, NextBegin, NextEnd)) {
+      Values.truncate(Count); // that line is left to the parser, which reports what is wrong with it
+      break;
+    }
+    Count = Values.size();
+    I = NextI;
+    NumBegin = NextBegin;
+    NumEnd = NextEnd;
+    ++Line;
+    LineStart = NextStart;
   }
+  uint64_t Off = S.Bytes.size();
+  S.Bytes.resize(Off + Values.size() * Width, 0);
   for (uint64_t V : Values) {
-    uint64_t Off = S.Bytes.size();
-    S.Bytes.resize(Off + Width, 0);
     putLE(S.Bytes, Off, V, Width);
+    Off += Width;
   }
   // Continue after the last number as if it had been the current token (PrevEnd and PrevLine included).
-  size_t LineStart = Tok.Offset - (Tok.Loc.Column - 1);
   Token Last;
   Last.Kind = TokKind::Integer;
   Last.Text = Text.slice(NumBegin, NumEnd);
   Last.Offset = NumBegin;
-  Last.Loc = SourceLoc{Tok.Loc.Line, static_cast<uint32_t>(NumBegin - LineStart + 1)};
-  L->reset(LexPos{NumEnd, Tok.Loc.Line, LineStart});
+  Last.Loc = SourceLoc{Line, static_cast<uint32_t>(NumBegin - LineStart + 1)};
+  L->reset(LexPos{NumEnd, Line, LineStart});
   Tok = Last;
   advance();
   return true;
