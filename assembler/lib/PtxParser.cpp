@@ -1222,8 +1222,35 @@ bool Parser::fastDwarfList(PtxDebugSection &S, unsigned Width) {
     while (K < N && (B[K] == ' ' || B[K] == '\t'))
       ++K;
     size_t After = K + Directive.size();
-    if (After >= N || Text.substr(K, Directive.size()) != Directive || (B[After] != ' ' && B[After] != '\t'))
+    if (After >= N || (B[After] != ' ' && B[After] != '\t'))
       break;
+    bool SameDirective = true; // (a byte loop: a library compare per line of 3-4 bytes costs more)
+    for (size_t C = 0; C < Directive.size() && SameDirective; ++C)
+      SameDirective = B[K + C] == Directive[C];
+    if (!SameDirective)
+      break;
+    // The commonest line of all, `.b8 N` alone on its line, decided here without the general reader.
+    if (Width == 1) {
+      size_t D = After;
+      while (D < N && (B[D] == ' ' || B[D] == '\t'))
+        ++D;
+      size_t DigitsAt = D;
+      unsigned V = 0;
+      while (D < N && D - DigitsAt < 4 && isDigit(B[D]))
+        V = V * 10 + unsigned(B[D++] - '0');
+      size_t Len = D - DigitsAt;
+      bool LineEnds = D < N && (B[D] == '\n' || (B[D] == '\r' && D + 1 < N && B[D + 1] == '\n'));
+      if (Len >= 1 && Len <= 3 && !(Len > 1 && B[DigitsAt] == '0') && V <= 255 && LineEnds) {
+        Values.push_back(V);
+        Count = Values.size();
+        I = D;
+        NumBegin = DigitsAt;
+        NumEnd = D;
+        ++Line;
+        LineStart = NextStart;
+        continue;
+      }
+    }
     size_t NextI = After, NextBegin = 0, NextEnd = 0;
     if (!list(NextI, Values, NextBegin, NextEnd)) {
       Values.truncate(Count); // that line is left to the parser, which reports what is wrong with it
