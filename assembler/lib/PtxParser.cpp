@@ -1169,9 +1169,15 @@ bool Parser::fastDwarfList(PtxDebugSection &S, unsigned Width) {
   StringRef Text = L->text();
   const char *B = Text.data();
   size_t N = Text.size();
-  // One list of decimal integers starting at I: appended to Values, I moved past it (and the blanks after
-  // it), NumBegin/NumEnd set to its last number. False, with I unspecified, if anything is unusual.
-  auto list = [&](size_t &I, SmallVectorImpl<uint64_t> &Values, size_t &NumBegin, size_t &NumEnd) {
+  std::vector<uint8_t> &Bytes = S.Bytes;
+  auto put = [&](uint64_t V, unsigned W) {
+    for (unsigned K = 0; K < W; ++K)
+      Bytes.push_back(static_cast<uint8_t>(V >> (8 * K)));
+  };
+  // One list of decimal integers of width W starting at I: appended to Bytes, I moved past it (and the
+  // blanks after it), NumBegin/NumEnd set to its last number. False, with I unspecified and some bytes
+  // perhaps appended, if anything is unusual.
+  auto list = [&](size_t &I, unsigned W, size_t &NumBegin, size_t &NumEnd) {
     while (true) {
       while (I < N && (B[I] == ' ' || B[I] == '\t'))
         ++I;
@@ -1187,9 +1193,9 @@ bool Parser::fastDwarfList(PtxDebugSection &S, unsigned Width) {
       char C = B[I];
       if (C != ' ' && C != '\t' && C != '\n' && C != '\r' && C != ',' && C != '/')
         return false;
-      if (Width < 8 && V >= (uint64_t(1) << (8 * Width)))
+      if (W < 8 && V >= (uint64_t(1) << (8 * W)))
         return false;
-      Values.push_back(V);
+      put(V, W);
       NumBegin = Begin;
       NumEnd = I;
       while (I < N && (B[I] == ' ' || B[I] == '\t'))
@@ -1201,17 +1207,19 @@ bool Parser::fastDwarfList(PtxDebugSection &S, unsigned Width) {
       return true;
     }
   };
-  SmallVector<uint64_t, 16> Values;
+  size_t Committed = Bytes.size();
   size_t I = Tok.end(), NumBegin = 0, NumEnd = 0;
-  if (!list(I, Values, NumBegin, NumEnd))
+  if (!list(I, Width, NumBegin, NumEnd)) {
+    Bytes.resize(Committed);
     return false;
+  }
+  Committed = Bytes.size();
   uint32_t Line = Tok.Loc.Line;
   size_t LineStart = Tok.Offset - (Tok.Loc.Column - 1);
-  // A -G module's debug sections are runs of thousands of such lines (`.b8 5`, one byte each): the lines
-  // that follow with the same directive and another such list are taken here too, without a token or a
-  // return to the parser per line. The run stops before any other line (a label, a comment, a blank line).
-  StringRef Directive = Tok.Text;
-  size_t Count = Values.size();
+  // A -G module's debug sections are long stretches of such lines (`.b8 5`, `.b32 668648`, one value
+  // each, with a label reference every few lines): the lines that follow with decimal lists are taken
+  // here too, without a token or a return to the parser per line. The stretch stops before any other
+  // line (a label or section reference, a label, a comment, a blank line, a value to report).
   while (true) {
     size_t J = I;
     if (J < N && B[J] == '\r')
@@ -1221,16 +1229,24 @@ bool Parser::fastDwarfList(PtxDebugSection &S, unsigned Width) {
     size_t NextStart = J + 1, K = NextStart;
     while (K < N && (B[K] == ' ' || B[K] == '\t'))
       ++K;
-    size_t After = K + Directive.size();
-    if (After >= N || (B[After] != ' ' && B[After] != '\t'))
+    // `.b8`, `.b16`, `.b32` or `.b64`, then a blank.
+    if (K + 4 >= N || B[K] != '.' || B[K + 1] != 'b')
       break;
-    bool SameDirective = true; // (a byte loop: a library compare per line of 3-4 bytes costs more)
-    for (size_t C = 0; C < Directive.size() && SameDirective; ++C)
-      SameDirective = B[K + C] == Directive[C];
-    if (!SameDirective)
+    unsigned W = 0;
+    size_t After = 0;
+    if (B[K + 2] == '8') {
+      W = 1, After = K + 3;
+    } else if (B[K + 2] == '1' && B[K + 3] == '6') {
+      W = 2, After = K + 4;
+    } else if (B[K + 2] == '3' && B[K + 3] == '2') {
+      W = 4, After = K + 4;
+    } else if (B[K + 2] == '6' && B[K + 3] == '4') {
+      W = 8, After = K + 4;
+    }
+    if (!W || After >= N || (B[After] != ' ' && B[After] != '\t'))
       break;
     // The commonest line of all, `.b8 N` alone on its line, decided here without the general reader.
-    if (Width == 1) {
+    if (W == 1) {
       size_t D = After;
       while (D < N && (B[D] == ' ' || B[D] == '\t'))
         ++D;
@@ -1241,8 +1257,8 @@ bool Parser::fastDwarfList(PtxDebugSection &S, unsigned Width) {
       size_t Len = D - DigitsAt;
       bool LineEnds = D < N && (B[D] == '\n' || (B[D] == '\r' && D + 1 < N && B[D + 1] == '\n'));
       if (Len >= 1 && Len <= 3 && !(Len > 1 && B[DigitsAt] == '0') && V <= 255 && LineEnds) {
-        Values.push_back(V);
-        Count = Values.size();
+        Bytes.push_back(static_cast<uint8_t>(V));
+        Committed = Bytes.size();
         I = D;
         NumBegin = DigitsAt;
         NumEnd = D;
@@ -1252,22 +1268,16 @@ bool Parser::fastDwarfList(PtxDebugSection &S, unsigned Width) {
       }
     }
     size_t NextI = After, NextBegin = 0, NextEnd = 0;
-    if (!list(NextI, Values, NextBegin, NextEnd)) {
-      Values.truncate(Count); // that line is left to the parser, which reports what is wrong with it
+    if (!list(NextI, W, NextBegin, NextEnd)) {
+      Bytes.resize(Committed); // that line is left to the parser, which reports what is wrong with it
       break;
     }
-    Count = Values.size();
+    Committed = Bytes.size();
     I = NextI;
     NumBegin = NextBegin;
     NumEnd = NextEnd;
     ++Line;
     LineStart = NextStart;
-  }
-  uint64_t Off = S.Bytes.size();
-  S.Bytes.resize(Off + Values.size() * Width, 0);
-  for (uint64_t V : Values) {
-    putLE(S.Bytes, Off, V, Width);
-    Off += Width;
   }
   // Continue after the last number as if it had been the current token (PrevEnd and PrevLine included).
   Token Last;
