@@ -46,21 +46,10 @@ void SourceDiags::errorAt(size_t Offset, const Twine &Message) { error(Offset, l
 // Types and targets
 
 unsigned ptxTypeSize(StringRef T) {
-  // The scalar types every parameter and variable uses first (.u32, .f64, .b8, ...): the same sizes the
-  // general rule below gives them, without its string comparisons.
-  if ((T.size() == 3 || T.size() == 4) && T[0] == '.' &&
-      (T[1] == 'b' || T[1] == 'u' || T[1] == 's' || T[1] == 'f')) {
-    if (T.size() == 3 && T[2] == '8')
-      return 1;
-    if (T.size() == 4) {
-      if (T[2] == '1' && T[3] == '6')
-        return 2;
-      if (T[2] == '3' && T[3] == '2')
-        return 4;
-      if (T[2] == '6' && T[3] == '4')
-        return 8;
-    }
-  }
+  // The scalar types every parameter and variable uses first: the same sizes the general rule below
+  // gives them, without its string comparisons.
+  if (unsigned Common = commonScalarTypeSize(T))
+    return Common;
   if (!T.consume_front("."))
     return 0;
   if (T == "pred" || T == "texref" || T == "samplerref" || T == "surfref")

@@ -34,16 +34,8 @@ llvm::StringRef stateSpaceName(StateSpace S) {
 }
 
 unsigned typeSizeBytes(llvm::StringRef Type) {
-  // The common scalar types (.b32, .u64, .f32, .s16, ...) decided from their digits: the ABI checks ask
-  // this for every parameter of every function in a link.
-  if (Type.size() == 4 && Type[0] == '.' && (Type[1] == 'b' || Type[1] == 'u' || Type[1] == 's' || Type[1] == 'f')) {
-    if (Type[2] == '3' && Type[3] == '2')
-      return 4;
-    if (Type[2] == '6' && Type[3] == '4')
-      return 8;
-    if (Type[2] == '1' && Type[3] == '6')
-      return 2;
-  }
+  if (unsigned Common = commonScalarTypeSize(Type))
+    return Common;
   return llvm::StringSwitch<unsigned>(Type)
       .Cases(".b8", ".u8", ".s8", 1)
       .Cases(".e2m1x2", ".e2m3x2", ".e3m2x2", 1) // packed pairs of narrow floats: one byte per pair
