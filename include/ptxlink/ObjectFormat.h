@@ -49,10 +49,21 @@ llvm::StringRef linkageDirective(Binding Bind);
 /// A variable's declaration without linkage and without the final ';' (`.global .align 4 .b32 x[4]`).
 void printVariableDeclPtx(llvm::raw_ostream &OS, const VariableAbi &Variable, llvm::StringRef Name);
 
-/// Writes a file atomically: Write streams into a temporary file beside Path, which is renamed over
-/// Path only if Write succeeds; otherwise the temporary is removed and Path is untouched. The stream
-/// Write receives is always an llvm::raw_fd_ostream (on the temporary file; on the file itself for a
-/// device or FIFO; on standard output for "-").
-llvm::Error writeFileAtomically(llvm::StringRef Path, const std::function<llvm::Error(llvm::raw_ostream &)> &Write);
+/// What becomes of an earlier regular file at the destination once the new contents are written.
+enum class EarlierFile {
+  /// Renamed over: the old file exists until the new one replaces it, even across a crash (an archive
+  /// being updated). On ext4 the rename then waits for the new data to reach the disk.
+  RenamedOver,
+  /// Removed just before the rename: nothing waits for the disk (7 ms for a 13 MB fatbinary), at the
+  /// price of an instant in which neither file exists. For outputs rebuilt from their inputs anyway.
+  RemovedFirst,
+};
+
+/// Writes a file atomically: Write streams into a temporary file beside Path, which becomes Path only if
+/// Write succeeds; otherwise the temporary is removed and Path is untouched. The stream Write receives is
+/// always an llvm::raw_fd_ostream (on the temporary file; on the file itself for a device or FIFO; on
+/// standard output for "-").
+llvm::Error writeFileAtomically(llvm::StringRef Path, const std::function<llvm::Error(llvm::raw_ostream &)> &Write,
+                                EarlierFile Earlier = EarlierFile::RenamedOver);
 
 } // namespace ptxlink

@@ -2,10 +2,11 @@
 // to a uniquely named temporary file in the destination's directory (so the final rename stays on one
 // file system and is atomic), which replaces the destination only once everything was written.
 //
-// The temporary is renamed over an existing destination rather than unlinking the destination first: on
-// ext4 that rename waits for the new data to reach the disk (a few % of assembling a small module), but
-// an unlink-then-rename would open a window in which a crash loses the old file (an archive being
-// updated, say) with no new one in its place.
+// By default the temporary is renamed over an existing destination: on ext4 that rename waits for the new
+// data to reach the disk (7 ms for a 13 MB fatbinary), but removing the destination first would open a
+// window in which a crash loses the old file (an archive being updated, say) with no new one in its
+// place. Outputs rebuilt from their inputs anyway (objects, linked programs) ask for the removal
+// (EarlierFile::RemovedFirst), made only once the new contents are complete.
 
 #include "ptxlink/ObjectFormat.h"
 
@@ -43,7 +44,8 @@ static int createTemporary(llvm::StringRef Path, llvm::SmallString<256> &TempPat
 }
 
 llvm::Error writeFileAtomically(llvm::StringRef Path,
-                                const std::function<llvm::Error(llvm::raw_ostream &)> &Write) {
+                                const std::function<llvm::Error(llvm::raw_ostream &)> &Write,
+                                EarlierFile Earlier) {
   if (Path == "-") {
     // Standard output cannot be replaced atomically; stream straight into it.
     llvm::raw_fd_ostream Out(1, /*shouldClose=*/false);
@@ -98,6 +100,11 @@ llvm::Error writeFileAtomically(llvm::StringRef Path,
     Result = llvm::createStringError(WriteEC, "cannot write '%s': %s", Path.str().c_str(),
                                      WriteEC.message().c_str());
   if (!Result) {
+    // A symbolic link at Path is left for the rename to replace, as before.
+    llvm::sys::fs::file_status Old;
+    if (Earlier == EarlierFile::RemovedFirst && !llvm::sys::fs::status(Path, Old, /*Follow=*/false) &&
+        Old.type() == llvm::sys::fs::file_type::regular_file)
+      llvm::sys::fs::remove(Path);
     if (std::error_code EC = llvm::sys::fs::rename(TempPath, Path))
       Result = llvm::createStringError(EC, "cannot rename temporary file to '%s': %s", Path.str().c_str(),
                                        EC.message().c_str());

@@ -387,4 +387,52 @@ TEST(AtomicFile, WritesOrLeavesTargetUntouched) {
   llvm::sys::fs::remove(Dir);
 }
 
+// EarlierFile::RemovedFirst: the earlier file stays while the new contents are written and after a
+// failure; a success replaces it; a symbolic link at the destination is replaced by the rename, the file
+// it points to untouched.
+TEST(AtomicFile, RemovedFirstReplacesOnlyOnceWritten) {
+  llvm::SmallString<128> Dir;
+  ASSERT_FALSE(llvm::sys::fs::createUniqueDirectory("ptxlink-atomic", Dir));
+  llvm::SmallString<128> Path(Dir), Target(Dir);
+  llvm::sys::path::append(Path, "out.o");
+  llvm::sys::path::append(Target, "target.o");
+  bool ExistedWhileWriting = false;
+  auto write = [&](llvm::StringRef At, llvm::StringRef Text, bool Fail) {
+    return writeFileAtomically(
+        At,
+        [&](llvm::raw_ostream &OS) {
+          ExistedWhileWriting = llvm::sys::fs::exists(At);
+          OS << Text;
+          return Fail ? llvm::createStringError(llvm::inconvertibleErrorCode(), "failed") : llvm::Error::success();
+        },
+        EarlierFile::RemovedFirst);
+  };
+  auto contents = [](llvm::StringRef At) {
+    auto Buf = llvm::MemoryBuffer::getFile(At);
+    return Buf ? (*Buf)->getBuffer().str() : std::string("<none>");
+  };
+  ASSERT_FALSE(bool(write(Path, "first", false)));
+  llvm::Error E = write(Path, "partial", true);
+  ASSERT_TRUE(bool(E));
+  llvm::consumeError(std::move(E));
+  EXPECT_EQ(contents(Path), "first");
+  EXPECT_TRUE(ExistedWhileWriting);
+  ASSERT_FALSE(bool(write(Path, "second", false)));
+  EXPECT_TRUE(ExistedWhileWriting); // removed only once the new contents were complete
+  EXPECT_EQ(contents(Path), "second");
+
+  ASSERT_FALSE(bool(write(Target, "target", false)));
+  ASSERT_FALSE(llvm::sys::fs::remove(Path));
+  ASSERT_FALSE(llvm::sys::fs::create_link(Target, Path));
+  ASSERT_FALSE(bool(write(Path, "third", false)));
+  EXPECT_EQ(contents(Path), "third");
+  EXPECT_EQ(contents(Target), "target");
+  llvm::sys::fs::file_status St;
+  ASSERT_FALSE(llvm::sys::fs::status(Path, St, /*Follow=*/false));
+  EXPECT_EQ(St.type(), llvm::sys::fs::file_type::regular_file);
+  llvm::sys::fs::remove(Path);
+  llvm::sys::fs::remove(Target);
+  llvm::sys::fs::remove(Dir);
+}
+
 } // namespace
