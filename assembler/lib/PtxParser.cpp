@@ -1209,6 +1209,14 @@ bool Parser::fastDwarfList(PtxDebugSection &S, unsigned Width) {
   // each, with a label reference every few lines): the lines that follow with decimal lists are taken
   // here too, without a token or a return to the parser per line. The stretch stops before any other
   // line (a label or section reference, a label, a comment, a blank line, a value to report).
+  auto accept = [&](size_t LineEnd, size_t LastBegin, size_t LastEnd, size_t NextLineStart) {
+    Committed = Bytes.size();
+    I = LineEnd;
+    NumBegin = LastBegin;
+    NumEnd = LastEnd;
+    ++Line;
+    LineStart = NextLineStart;
+  };
   while (true) {
     size_t J = I;
     if (J < N && B[J] == '\r')
@@ -1234,39 +1242,12 @@ bool Parser::fastDwarfList(PtxDebugSection &S, unsigned Width) {
     }
     if (!W || After >= N || (B[After] != ' ' && B[After] != '\t'))
       break;
-    // The commonest line of all, `.b8 N` alone on its line, decided here without the general reader.
-    if (W == 1) {
-      size_t D = After;
-      while (D < N && (B[D] == ' ' || B[D] == '\t'))
-        ++D;
-      size_t DigitsAt = D;
-      unsigned V = 0;
-      while (D < N && D - DigitsAt < 4 && isDigit(B[D]))
-        V = V * 10 + unsigned(B[D++] - '0');
-      size_t Len = D - DigitsAt;
-      bool LineEnds = D < N && (B[D] == '\n' || (B[D] == '\r' && D + 1 < N && B[D + 1] == '\n'));
-      if (Len >= 1 && Len <= 3 && !(Len > 1 && B[DigitsAt] == '0') && V <= 255 && LineEnds) {
-        Bytes.push_back(static_cast<uint8_t>(V));
-        Committed = Bytes.size();
-        I = D;
-        NumBegin = DigitsAt;
-        NumEnd = D;
-        ++Line;
-        LineStart = NextStart;
-        continue;
-      }
-    }
     size_t NextI = After, NextBegin = 0, NextEnd = 0;
     if (!list(NextI, W, NextBegin, NextEnd)) {
       Bytes.resize(Committed); // that line is left to the parser, which reports what is wrong with it
       break;
     }
-    Committed = Bytes.size();
-    I = NextI;
-    NumBegin = NextBegin;
-    NumEnd = NextEnd;
-    ++Line;
-    LineStart = NextStart;
+    accept(NextI, NextBegin, NextEnd, NextStart);
   }
   // Continue after the last number as if it had been the current token (PrevEnd and PrevLine included).
   Token Last;

@@ -130,10 +130,11 @@ public:
   /// Pass 2: one GlobalSymbol per name; the winner of each by the rules of docs/linker.md. Fixed after:
   /// every GlobalSymbol's Def, Bind, Size.
   void resolve();
-  /// Pass 3: ABI agreement, aliases, kernels, module compatibility, target version.
-  void check();
-  /// The part of check() that depends on the arch: the newest input's PTX version must express it.
+  /// Pass 3a: the check that depends on the arch: the newest input's PTX version must express it.
   void checkTargetVersion();
+  /// Pass 3b: ABI agreement, aliases, kernels, module compatibility (the same for every arch that
+  /// selects the same variants).
+  void check();
   /// The linked module's `.version`/`.target`/`.address_size` for this arch (strings saved in Storage).
   TargetInfo outputTarget(ObjectFile &Storage) const;
   /// The variant each input contributes (after selectVariants), in input order.

@@ -249,6 +249,9 @@ bool link(const LinkOptions &Options, DiagnosticEngine &Diags, raw_ostream &Out)
     }
     L->resolve();
     Forward.collect(Local, Done, A.name());
+    size_t VersionFrom = Local.recorded().size();
+    L->checkTargetVersion();
+    size_t VersionTo = Local.recorded().size();
     L->check();
     Forward.collect(Local, Done, A.name());
     L->markLive();
@@ -269,11 +272,9 @@ bool link(const LinkOptions &Options, DiagnosticEngine &Diags, raw_ostream &Out)
     Forward.collect(Local, Done, A.name());
     Outputs.push_back({Linked.Variants.size() - 1, Linked.Variants.back().Target});
     if (CanShare) {
-      // What another arch sharing this module must report too: all but the arch-dependent check.
-      std::vector<Diagnostic> Reported;
-      for (const Diagnostic &D : Local.recorded())
-        if (D.Code != "version-too-old")
-          Reported.push_back(D);
+      // What another arch sharing this module must report too: all but the arch-dependent check's.
+      std::vector<Diagnostic> Reported(Local.recorded().begin(), Local.recorded().begin() + VersionFrom);
+      Reported.insert(Reported.end(), Local.recorded().begin() + VersionTo, Local.recorded().end());
       Shared.push_back({std::move(Selected), Linked.Variants.size() - 1, std::move(Reported)});
     }
     // The linked module stands on its own; the link's tables are needed afterwards only for --map.

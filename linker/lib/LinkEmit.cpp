@@ -72,14 +72,19 @@ void ArchLink::emit(ModuleVariant &Out, ObjectFile &Storage) {
   Out.SourceName = Storage.save(Options.Output.empty() ? std::string("<linked>") : Options.Output);
   Out.Target = outputTarget(Storage);
 
+  // At most every input symbol and section is kept: reserving that much (untouched pages cost nothing)
+  // saves the copies and the doubled memory of growing.
+  size_t MaxSymbols = 0, MaxSections = 0;
+  for (const LinkModule &LM : Modules) {
+    MaxSymbols += LM.M->Symbols.size();
+    MaxSections += LM.M->Sections.size();
+  }
 
   // Names: every visible name is taken first, so a renamed local can never land on one. (The names are
-  // views of the inputs or of Storage, which outlive this pass: the set holds no copies.)
+  // views of the inputs or of Storage, which outlive this pass: the set holds no copies.) Its size: the
+  // visible names and about as many kept locals, never more than all symbols.
   DenseSet<CachedHashStringRef> Taken;
-  size_t AllSymbols = 0;
-  for (const LinkModule &LM : Modules)
-    AllSymbols += LM.M->Symbols.size();
-  Taken.reserve(std::min(AllSymbols, Globals.size() * 2 + 64));
+  Taken.reserve(std::min(MaxSymbols, Globals.size() * 2 + 64));
   for (const GlobalSymbol &G : Globals)
     Taken.insert(CachedHashStringRef(G.Name));
   auto isTaken = [&](StringRef Name) { return Taken.contains(CachedHashStringRef(Name)); };
@@ -115,13 +120,6 @@ void ArchLink::emit(ModuleVariant &Out, ObjectFile &Storage) {
     return Sec < Modules[MI].SectionLive.size() && Modules[MI].SectionLive[Sec];
   };
 
-  // At most every input symbol and section is kept: reserving that much (untouched pages cost nothing)
-  // saves the copies and the doubled memory of growing.
-  size_t MaxSymbols = 0, MaxSections = 0;
-  for (const LinkModule &LM : Modules) {
-    MaxSymbols += LM.M->Symbols.size();
-    MaxSections += LM.M->Sections.size();
-  }
   Out.Symbols.reserve(MaxSymbols);
   Origins.reserve(MaxSymbols);
   Out.Sections.reserve(MaxSections);

@@ -212,7 +212,6 @@ void ArchLink::check() {
   }
   if (!Sites.empty())
     checkModuleCompatibility(Sites, Diags, AbiOptions);
-  checkTargetVersion();
 
   // Every declaration and every losing definition must agree with the winner.
   for (const GlobalSymbol &G : Globals) {

@@ -7,12 +7,12 @@
 // reads only the members it extracts, so an archive is mapped lazily, as are standard input, special
 // files and small files (which LLVM reads instead of mapping).
 
+#include "ptxlink/Archive.h"
 #include "ptxlink/ObjectFormat.h"
 
 #include "llvm/Support/MemoryBuffer.h"
 
 #include <cerrno>
-#include <cstring>
 #include <fcntl.h>
 #include <string>
 #include <sys/mman.h>
@@ -64,9 +64,7 @@ llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> mapInputFile(llvm::StringRef 
   ::close(FD);
   if (Base == MAP_FAILED)
     return Fallback();
-  static constexpr char ArchiveMagic[] = "!<arch>\n";
-  bool IsArchive = std::memcmp(Base, ArchiveMagic, sizeof(ArchiveMagic) - 1) == 0;
-  if (!IsArchive)
+  if (!isArchive(llvm::StringRef(static_cast<const char *>(Base), Size)))
     (void)::madvise(Base, Size, MADV_POPULATE_READ); // an older kernel refuses: pages then fault in as usual
   return std::unique_ptr<llvm::MemoryBuffer>(new FileMapping(Base, Size, Path));
 }
