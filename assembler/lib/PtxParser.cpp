@@ -5,6 +5,7 @@
 // `;` or matching `}`.
 #include "ptxlink/PtxParser.h"
 #include "ByteScan.h"
+#include "DwarfDataLines.h"
 
 #include "llvm/ADT/StringSwitch.h"
 
@@ -1149,113 +1150,23 @@ static void putLE(std::vector<uint8_t> &Bytes, uint64_t Offset, uint64_t V, unsi
     Bytes[Offset + I] = static_cast<uint8_t>(V >> (8 * I));
 }
 
-/// The common debug data line, `.b8 12` or `.b8 108,103,101` (decimal integers on the directive's line),
-/// read straight from the bytes instead of a token and a conversion per number: most of a -G module's
-/// debug sections are such lines. Anything else (hex, octal, labels, a list continued on the next line,
-/// a value too wide for Width) returns false with nothing consumed, for parseDwarfList to handle and
-/// report. On success the current token is the one after the list, as after parseDwarfList.
+/// Plain debug-data lines (see DwarfDataLines.h), starting with the list after the current `.bN` token.
+/// Returns false with nothing consumed if that list is not plain, for parseDwarfList to read and report.
+/// On success the current token is the one after the run, as after parseDwarfList.
 bool Parser::fastDwarfList(PtxDebugSection &S, unsigned Width) {
-  StringRef Text = L->text();
-  const char *B = Text.data();
-  size_t N = Text.size();
-  std::vector<uint8_t> &Bytes = S.Bytes;
-  auto put = [&](uint64_t V, unsigned W) {
-    for (unsigned K = 0; K < W; ++K)
-      Bytes.push_back(static_cast<uint8_t>(V >> (8 * K)));
-  };
-  // One list of decimal integers of width W starting at I: appended to Bytes, I moved past it (and the
-  // blanks after it), NumBegin/NumEnd set to its last number. False, with I unspecified and some bytes
-  // perhaps appended, if anything is unusual.
-  auto list = [&](size_t &I, unsigned W, size_t &NumBegin, size_t &NumEnd) {
-    while (true) {
-      while (I < N && (B[I] == ' ' || B[I] == '\t'))
-        ++I;
-      size_t Begin = I;
-      uint64_t V = 0;
-      while (I < N && isDigit(B[I]))
-        V = V * 10 + uint64_t(B[I++] - '0');
-      size_t Len = I - Begin;
-      // Up to 18 digits cannot overflow; a leading 0 is octal; the byte after the number must end it
-      // exactly where the lexer would (not a fraction, exponent, U suffix or identifier character).
-      if (Len == 0 || Len > 18 || (Len > 1 && B[Begin] == '0') || I >= N)
-        return false;
-      char C = B[I];
-      if (C != ' ' && C != '\t' && C != '\n' && C != '\r' && C != ',' && C != '/')
-        return false;
-      if (W < 8 && V >= (uint64_t(1) << (8 * W)))
-        return false;
-      put(V, W);
-      NumBegin = Begin;
-      NumEnd = I;
-      while (I < N && (B[I] == ' ' || B[I] == '\t'))
-        ++I;
-      if (I < N && B[I] == ',') {
-        ++I;
-        continue;
-      }
-      return true;
-    }
-  };
-  size_t Committed = Bytes.size();
-  size_t I = Tok.end(), NumBegin = 0, NumEnd = 0;
-  if (!list(I, Width, NumBegin, NumEnd)) {
-    Bytes.resize(Committed);
-    return false;
-  }
-  Committed = Bytes.size();
-  uint32_t Line = Tok.Loc.Line;
   size_t LineStart = Tok.Offset - (Tok.Loc.Column - 1);
-  // A -G module's debug sections are long stretches of such lines (`.b8 5`, `.b32 668648`, one value
-  // each, with a label reference every few lines): the lines that follow with decimal lists are taken
-  // here too, without a token or a return to the parser per line. The stretch stops before any other
-  // line (a label or section reference, a label, a comment, a blank line, a value to report).
-  auto accept = [&](size_t LineEnd, size_t LastBegin, size_t LastEnd, size_t NextLineStart) {
-    Committed = Bytes.size();
-    I = LineEnd;
-    NumBegin = LastBegin;
-    NumEnd = LastEnd;
-    ++Line;
-    LineStart = NextLineStart;
-  };
-  while (true) {
-    size_t J = I;
-    if (J < N && B[J] == '\r')
-      ++J;
-    if (J >= N || B[J] != '\n')
-      break;
-    size_t NextStart = J + 1, K = NextStart;
-    while (K < N && (B[K] == ' ' || B[K] == '\t'))
-      ++K;
-    // `.b8`, `.b16`, `.b32` or `.b64`, then a blank.
-    if (K + 4 >= N || B[K] != '.' || B[K + 1] != 'b')
-      break;
-    unsigned W = 0;
-    size_t After = 0;
-    if (B[K + 2] == '8') {
-      W = 1, After = K + 3;
-    } else if (B[K + 2] == '1' && B[K + 3] == '6') {
-      W = 2, After = K + 4;
-    } else if (B[K + 2] == '3' && B[K + 3] == '2') {
-      W = 4, After = K + 4;
-    } else if (B[K + 2] == '6' && B[K + 3] == '4') {
-      W = 8, After = K + 4;
-    }
-    if (!W || After >= N || (B[After] != ' ' && B[After] != '\t'))
-      break;
-    size_t NextI = After, NextBegin = 0, NextEnd = 0;
-    if (!list(NextI, W, NextBegin, NextEnd)) {
-      Bytes.resize(Committed); // that line is left to the parser, which reports what is wrong with it
-      break;
-    }
-    accept(NextI, NextBegin, NextEnd, NextStart);
-  }
-  // Continue after the last number as if it had been the current token (PrevEnd and PrevLine included).
+  std::optional<DwarfLinesEnd> End = readPlainDwarfLines(L->text(), Tok.end(), Width, Tok.Loc.Line, LineStart, S);
+  if (!End)
+    return false;
+  // Continue after the run's last token as if the lexer had just read it (PrevEnd and PrevLine included).
+  StringRef Text = L->text();
   Token Last;
-  Last.Kind = TokKind::Integer;
-  Last.Text = Text.slice(NumBegin, NumEnd);
-  Last.Offset = NumBegin;
-  Last.Loc = SourceLoc{Line, static_cast<uint32_t>(NumBegin - LineStart + 1)};
-  L->reset(LexPos{NumEnd, Line, LineStart});
+  char First = Text[End->LastTokenBegin];
+  Last.Kind = isDigit(First) ? TokKind::Integer : First == '.' ? TokKind::Directive : TokKind::Identifier;
+  Last.Text = Text.slice(End->LastTokenBegin, End->LastTokenEnd);
+  Last.Offset = End->LastTokenBegin;
+  Last.Loc = SourceLoc{End->Line, static_cast<uint32_t>(End->LastTokenBegin - End->LineStart + 1)};
+  L->reset(LexPos{End->LastTokenEnd, End->Line, End->LineStart});
   Tok = Last;
   advance();
   return true;
@@ -1363,6 +1274,13 @@ bool Parser::parseSection() {
   advance();
   if (!expectPunct('{', "to open the section"))
     return false;
+  // Room for the section's bytes up to its first '}', which the data cannot exceed by much (`.b64 0` is
+  // the densest line: 7 bytes of text for 8 of data); reserved pages that are never written cost nothing,
+  // while regrowing a megabyte-sized vector copies it and faults in fresh pages each time.
+  {
+    StringRef Rest = L->text().substr(Tok.Offset);
+    S.Bytes.reserve(Rest.find('}') == StringRef::npos ? Rest.size() : Rest.find('}'));
+  }
   while (!Tok.isPunct('}')) {
     if (Tok.is(TokKind::Eof))
       return errorHere("unterminated section: expected '}'");

@@ -233,6 +233,83 @@ TEST(ParserTest, DebugSection) {
   EXPECT_EQ(S.Fixups[3].Addend, 12);
 }
 
+// The plain lines of a -G module's debug sections are read straight from the bytes (DwarfDataLines.cpp);
+// every other form goes through the general list reader. Written both ways (a leading `0` keeps a line
+// plain, a leading `0x0` sends it to the general reader), a section must come out the same.
+TEST(ParserTest, PlainDebugLinesMatchTheGeneralReader) {
+  const char *Lines[] = {".b8 1",
+                         ".b8 108,103,101",
+                         ".b16 258",
+                         ".b32 668648",
+                         ".b64 18446744073709551615",
+                         ".b32 .debug_abbrev",
+                         ".b64 $L__func_begin0",
+                         ".b64 $L__func_end0+12",
+                         ".b32 .debug_loc + 96 , 7",
+                         "\t.b8\t2\t",
+                         ".b8 255 // comment",
+                         ".b64 kernel_param_0"};
+  for (const char *Eol : {"\n", "\r\n"}) {
+    std::string Plain = std::string(Header) + ".section .debug_info {" + Eol;
+    std::string General = Plain;
+    for (const char *Line : Lines) {
+      std::string L = Line;
+      size_t Dir = L.find(".b");
+      size_t ListBegin = L.find_first_of(" \t", Dir) + 1;
+      Plain += L.substr(0, ListBegin) + "0, " + L.substr(ListBegin) + Eol;
+      General += L.substr(0, ListBegin) + "0x0, " + L.substr(ListBegin) + Eol;
+    }
+    Plain += std::string("}") + Eol;
+    General += std::string("}") + Eol;
+    auto P = parse(Plain), G = parse(General);
+    ASSERT_TRUE(P->Ok) << P->Errors;
+    ASSERT_TRUE(G->Ok) << G->Errors;
+    const PtxDebugSection &PS = P->M.DebugSections[0], &GS = G->M.DebugSections[0];
+    EXPECT_EQ(PS.Bytes, GS.Bytes);
+    ASSERT_EQ(PS.Fixups.size(), 5u);
+    ASSERT_EQ(PS.Fixups.size(), GS.Fixups.size());
+    for (size_t I = 0; I < PS.Fixups.size(); ++I) {
+      const PtxDwarfFixup &A = PS.Fixups[I], &B = GS.Fixups[I];
+      EXPECT_EQ(A.Name, B.Name);
+      EXPECT_EQ(A.Offset, B.Offset);
+      EXPECT_EQ(A.Width, B.Width);
+      EXPECT_EQ(A.Addend, B.Addend);
+      EXPECT_EQ(A.Loc.Line, B.Loc.Line);
+      EXPECT_EQ(A.Loc.Column + 2, B.Loc.Column); // "0x0" is two bytes longer than "0"
+      EXPECT_EQ(P->Text.substr(A.TextOffset, A.Name.size()), A.Name.str());
+      size_t LineStart = P->Text.rfind('\n', A.TextOffset) + 1;
+      EXPECT_EQ(A.Loc.Column, A.TextOffset - LineStart + 1);
+    }
+    EXPECT_EQ(PS.Fixups[2].Addend, 12);
+    EXPECT_EQ(PS.Fixups[3].Addend, 96);
+  }
+}
+
+// A line the plain reader does not take ends its run; the lines after it start a new one, and errors are
+// reported where the general reader finds them.
+TEST(ParserTest, PlainDebugLinesAroundOtherLines) {
+  auto P = parse(std::string(Header) + ".section .debug_info {\n"
+                                       ".b8 1\n"
+                                       ".b8 0x10\n"
+                                       ".b8 2\n"
+                                       ".b8 300\n"
+                                       ".b8 3\n"
+                                       ".b16 $L__tmp0\n"
+                                       ".b64 $L__tmp1-$L__tmp2\n"
+                                       "}\n");
+  EXPECT_FALSE(P->Ok);
+  EXPECT_NE(P->Errors.find("t.ptx:8:5: error: value 300 does not fit in .b8"), std::string::npos) << P->Errors;
+  EXPECT_NE(P->Errors.find("t.ptx:10:6: error: a label or section reference needs .b32 or .b64, not .b16"),
+            std::string::npos)
+      << P->Errors;
+  EXPECT_NE(P->Errors.find("t.ptx:11:6: error: label difference '$L__tmp1-$L__tmp2' needs both labels"),
+            std::string::npos)
+      << P->Errors;
+  const PtxDebugSection &S = P->M.DebugSections[0];
+  std::vector<uint8_t> Want = {1, 0x10, 2, 0, 3, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+  EXPECT_EQ(S.Bytes, Want);
+}
+
 TEST(ParserTest, LegacyDwarf) {
   auto P = parse(".version 1.4\n.target sm_10\n"
                  "@@DWARF .section .debug_pubnames, \"\", @progbits\n"
