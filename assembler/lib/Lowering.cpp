@@ -69,6 +69,18 @@ private:
     FirstRefOffset.push_back(0);
     return Idx;
   }
+  void reserveSymbols(size_t N) {
+    V.Symbols.reserve(V.Symbols.size() + N);
+    size_t Capacity = V.Symbols.capacity();
+    FuncAbiOf.reserve(Capacity);
+    VarAbiOf.reserve(Capacity);
+    DeclLink.reserve(Capacity);
+    PendingLabel.reserve(Capacity);
+    FirstRefLoc.reserve(Capacity);
+    FirstRefOffset.reserve(Capacity);
+    if (SymMap.empty())
+      SymMap = StringMap<uint32_t>(static_cast<unsigned>(N));
+  }
   uint32_t lookup(StringRef Name) const {
     auto It = SymMap.find(Name);
     return It == SymMap.end() ? NoSymbol : It->second;
@@ -385,6 +397,7 @@ void Lowerer::lowerDebug(const PtxDebugSection &S, uint32_t SectionIdx) {
   Sec.Name = keep(S.Name);
   Sec.Where = S.Loc;
   Sec.Contents = Obj.save(StringRef(reinterpret_cast<const char *>(S.Bytes.data()), S.Bytes.size()));
+  Sec.Relocs.reserve(S.Fixups.size());
   for (const PtxDwarfFixup &F : S.Fixups) {
     uint32_t Sym = lookup(F.Name);
     if (Sym == NoSymbol)
@@ -447,7 +460,15 @@ bool Lowerer::run() {
     }
   }
 
-  // Symbols: module-scope names first (source order), then debug labels and referenced names.
+  // Symbols: module-scope names first (source order), then debug labels and referenced names. A -G
+  // module has tens of thousands (mostly labels that debug data refers to): the tables are sized for
+  // the most there can be, so that none is regrown (each regrowth copies it into freshly faulted pages).
+  {
+    size_t MostSymbols = Work.size();
+    for (const PtxDebugSection &S : M.DebugSections)
+      MostSymbols += S.Labels.size() + S.Fixups.size();
+    reserveSymbols(MostSymbols);
+  }
   for (const Pending &W : Work) {
     if (W.Item.K == PtxItem::Function)
       declareFunction(M.Functions[W.Item.Index], W.Section);
