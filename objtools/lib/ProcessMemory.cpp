@@ -1,0 +1,42 @@
+// Heap set-up for the command-line tools (see ProcessMemory.h). glibc's malloc takes memory from the
+// kernel by growing the heap with brk, and large blocks by mmap. Here every block comes from the heap,
+// which grows by 64 MB at a time and is never trimmed, and that first 64 MB region is marked for huge
+// pages. Untouched pages of it cost nothing: the kernel maps memory on first touch, 2 MB at a time.
+#include "ptxlink/ProcessMemory.h"
+
+#include <cstdint>
+#include <cstdlib> // defines __GLIBC__ (through features.h) where it applies
+#if defined(__GLIBC__) && defined(__linux__)
+#include <malloc.h>
+#include <sys/mman.h>
+#include <unistd.h>
+#endif
+
+namespace ptxlink {
+
+void prepareToolHeap() {
+#if defined(__GLIBC__) && defined(__linux__) && defined(MADV_HUGEPAGE) && defined(M_TOP_PAD)
+  if (std::getenv("GLIBC_TUNABLES"))
+    return;
+  constexpr size_t Step = size_t(64) << 20;
+  constexpr size_t HugePage = size_t(2) << 20;
+  mallopt(M_MMAP_THRESHOLD, 32 << 20); // large blocks from the heap too, up to glibc's maximum of 32 MB
+  mallopt(M_TOP_PAD, static_cast<int>(Step));
+  mallopt(M_TRIM_THRESHOLD, -1);
+  // A block larger than what is left at the top of the heap makes malloc grow it (by the block and
+  // Step); freed, it stays part of the heap, which is what gets marked.
+  void *HeapStart = sbrk(0);
+  void *volatile First = std::malloc(Step / 4); // volatile: the compiler may not drop the pair
+  void *HeapEnd = sbrk(0);
+  std::free(First);
+  // The first megabytes stay in small pages: a small module never touches more, and its first touch of a
+  // huge page would zero 2 MB, a tenth of the whole run of a one-module process.
+  constexpr size_t SmallPagesFirst = size_t(4) << 20;
+  auto Begin = (reinterpret_cast<uintptr_t>(HeapStart) + SmallPagesFirst + HugePage - 1) & ~(HugePage - 1);
+  auto End = reinterpret_cast<uintptr_t>(HeapEnd) & ~(HugePage - 1);
+  if (End > Begin)
+    madvise(reinterpret_cast<void *>(Begin), End - Begin, MADV_HUGEPAGE);
+#endif
+}
+
+} // namespace ptxlink
