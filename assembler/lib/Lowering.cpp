@@ -50,17 +50,24 @@ private:
   std::vector<uint8_t> PendingLabel;         // per symbol: a label a debug section expects in a function
   std::vector<SourceLoc> FirstRefLoc;        // per pending label: where a debug section refers to it
   std::vector<size_t> FirstRefOffset;
+  std::vector<std::vector<uint32_t>> FixupSymbols; // per debug section: the symbol of each fixup
 
   StringRef keep(StringRef S) { return Zero ? S : Obj.save(S); }
-  uint32_t addSymbol(StringRef Name, SymbolKind K, Binding B, SourceLoc Where) {
+  /// The symbol named Name, added with the given properties if there is none yet (Added tells which).
+  /// One probe of the name table: a -G module declares tens of thousands of names, and a lookup
+  /// followed by an insertion was two cache misses each.
+  uint32_t findOrAddSymbol(StringRef Name, SymbolKind K, Binding B, SourceLoc Where, bool &Added) {
     uint32_t Idx = static_cast<uint32_t>(V.Symbols.size());
+    auto [It, Inserted] = SymMap.try_emplace(Name, Idx);
+    Added = Inserted;
+    if (!Inserted)
+      return It->second;
     Symbol S;
     S.Name = keep(Name);
     S.Kind = K;
     S.Bind = B;
     S.Where = Where;
     V.Symbols.push_back(S);
-    SymMap[Name] = Idx;
     FuncAbiOf.push_back(~0u);
     VarAbiOf.push_back(~0u);
     DeclLink.push_back(Linkage::None);
@@ -78,8 +85,6 @@ private:
     PendingLabel.reserve(Capacity);
     FirstRefLoc.reserve(Capacity);
     FirstRefOffset.reserve(Capacity);
-    if (SymMap.empty())
-      SymMap = StringMap<uint32_t>(static_cast<unsigned>(N));
   }
   uint32_t lookup(StringRef Name) const {
     auto It = SymMap.find(Name);
@@ -102,39 +107,39 @@ private:
     return R;
   }
 
-  void declareFunction(const PtxFunction &F, uint32_t SectionIdx);
-  void declareVariable(const PtxVariable &Var, const PtxDeclarator &Decl, uint32_t SectionIdx);
+  uint32_t declareFunction(const PtxFunction &F, uint32_t SectionIdx);
+  uint32_t declareVariable(const PtxVariable &Var, const PtxDeclarator &Decl, uint32_t SectionIdx);
   void declareDebugLabels(const PtxDebugSection &S, uint32_t SectionIdx);
   void declareDebugRefs();
   void lowerAlias(const PtxAlias &A);
-  void lowerFunction(const PtxFunction &F, uint32_t SectionIdx, BodyScanner &Scanner);
-  void lowerVariable(const PtxVariable &Var, const PtxDeclarator &Decl, uint32_t SectionIdx);
-  void lowerDebug(const PtxDebugSection &S, uint32_t SectionIdx);
+  void lowerFunction(const PtxFunction &F, uint32_t Sym, uint32_t SectionIdx, BodyScanner &Scanner);
+  void lowerVariable(const PtxVariable &Var, const PtxDeclarator &Decl, uint32_t Sym, uint32_t SectionIdx);
+  void lowerDebug(const PtxDebugSection &S, ArrayRef<uint32_t> FixupSymbols, uint32_t SectionIdx);
 };
 
-void Lowerer::declareFunction(const PtxFunction &F, uint32_t SectionIdx) {
+uint32_t Lowerer::declareFunction(const PtxFunction &F, uint32_t SectionIdx) {
   SymbolKind K = F.IsKernel ? SymbolKind::Kernel : SymbolKind::Function;
-  uint32_t Sym = lookup(F.Name);
-  if (Sym == NoSymbol) {
-    Sym = addSymbol(F.Name, K, Binding::Undefined, F.Loc);
+  bool Added;
+  uint32_t Sym = findOrAddSymbol(F.Name, K, Binding::Undefined, F.Loc, Added);
+  if (Added) {
     DeclLink[Sym] = F.Link;
   } else {
     Symbol &S = V.Symbols[Sym];
     if (S.Kind != SymbolKind::Function && S.Kind != SymbolKind::Kernel) {
       D.error(F.NameOffset, F.NameLoc, "'" + F.Name + "' redeclared as a function (first declared at line " +
                                            Twine(S.Where.Line) + ")");
-      return;
+      return NoSymbol;
     }
     if (S.Kind != K) {
       D.error(F.NameOffset, F.NameLoc,
               "'" + F.Name + "' redeclared as a " + (F.IsKernel ? "kernel" : "function") + " (first declared at line " +
                   Twine(S.Where.Line) + ")");
-      return;
+      return NoSymbol;
     }
     if (F.HasBody && S.Section != NoSection) {
       D.error(F.NameOffset, F.NameLoc,
               "redefinition of '" + F.Name + "' (first defined at line " + Twine(S.Where.Line) + ")");
-      return;
+      return NoSymbol;
     }
   }
   Symbol &S = V.Symbols[Sym];
@@ -144,7 +149,7 @@ void Lowerer::declareFunction(const PtxFunction &F, uint32_t SectionIdx) {
     S.Where = F.Loc;
   }
   if (FuncAbiOf[Sym] != ~0u && !F.HasBody)
-    return; // a repeated declaration adds nothing
+    return Sym; // a repeated declaration adds nothing
   FunctionAbi A;
   A.Symbol = Sym;
   A.IsKernel = F.IsKernel;
@@ -176,6 +181,7 @@ void Lowerer::declareFunction(const PtxFunction &F, uint32_t SectionIdx) {
               "definition of '" + F.Name + "' does not match its declaration at line " + Twine(Old.Where.Line));
     V.Functions[FuncAbiOf[Sym]] = std::move(A);
   }
+  return Sym;
 }
 
 static uint64_t product(ArrayRef<uint64_t> Dims) {
@@ -185,29 +191,29 @@ static uint64_t product(ArrayRef<uint64_t> Dims) {
   return P;
 }
 
-void Lowerer::declareVariable(const PtxVariable &Var, const PtxDeclarator &Decl, uint32_t SectionIdx) {
+uint32_t Lowerer::declareVariable(const PtxVariable &Var, const PtxDeclarator &Decl, uint32_t SectionIdx) {
   bool IsDef = Var.Link != Linkage::Extern;
-  uint32_t Sym = lookup(Decl.Name);
-  if (Sym == NoSymbol) {
-    Sym = addSymbol(Decl.Name, SymbolKind::Variable, Binding::Undefined, Var.Loc);
+  bool Added;
+  uint32_t Sym = findOrAddSymbol(Decl.Name, SymbolKind::Variable, Binding::Undefined, Var.Loc, Added);
+  if (Added) {
     DeclLink[Sym] = Var.Link;
   } else {
     Symbol &S = V.Symbols[Sym];
     if (S.Kind != SymbolKind::Variable) {
       D.error(Decl.NameOffset, Decl.Loc, "'" + Decl.Name + "' redeclared as a variable (first declared at line " +
                                              Twine(S.Where.Line) + ")");
-      return;
+      return NoSymbol;
     }
     if (IsDef && S.Section != NoSection) {
       D.error(Decl.NameOffset, Decl.Loc,
               "redefinition of '" + Decl.Name + "' (first defined at line " + Twine(S.Where.Line) + ")");
-      return;
+      return NoSymbol;
     }
     if (S.Space != Var.Space) {
       D.error(Decl.NameOffset, Decl.Loc,
               "'" + Decl.Name + "' redeclared in a different state space (first declared at line " +
                   Twine(S.Where.Line) + ")");
-      return;
+      return NoSymbol;
     }
   }
   unsigned Elem = ptxTypeSize(Var.Type) * std::max<unsigned>(1, Var.VectorWidth);
@@ -227,7 +233,7 @@ void Lowerer::declareVariable(const PtxVariable &Var, const PtxDeclarator &Decl,
     S.Where = Var.Loc;
   }
   if (VarAbiOf[Sym] != ~0u && !IsDef)
-    return;
+    return Sym;
   VariableAbi A;
   A.Symbol = Sym;
   A.Space = Var.Space;
@@ -245,18 +251,19 @@ void Lowerer::declareVariable(const PtxVariable &Var, const PtxDeclarator &Decl,
   } else {
     V.Variables[VarAbiOf[Sym]] = std::move(A);
   }
+  return Sym;
 }
 
 void Lowerer::declareDebugLabels(const PtxDebugSection &S, uint32_t SectionIdx) {
   for (const PtxDwarfLabel &L : S.Labels) {
-    uint32_t Old = lookup(L.Name);
-    if (Old != NoSymbol) {
+    bool Added;
+    uint32_t Sym = findOrAddSymbol(L.Name, SymbolKind::Label, Binding::Local, L.Loc, Added);
+    if (!Added) {
       D.error(L.TextOffset, L.Loc,
               "label '" + L.Name + "' conflicts with an earlier definition at line " +
-                  Twine(V.Symbols[Old].Where.Line));
+                  Twine(V.Symbols[Sym].Where.Line));
       continue;
     }
-    uint32_t Sym = addSymbol(L.Name, SymbolKind::Label, Binding::Local, L.Loc);
     V.Symbols[Sym].Section = SectionIdx;
     V.Symbols[Sym].Value = L.Offset;
   }
@@ -264,26 +271,33 @@ void Lowerer::declareDebugLabels(const PtxDebugSection &S, uint32_t SectionIdx) 
 
 void Lowerer::declareDebugRefs() {
   // Names that debug data refers to: section names become Section symbols; other names not yet known are
-  // labels the function bodies must define.
+  // labels the function bodies must define. The symbol of every fixup is kept for lowerDebug.
   StringMap<uint32_t> FirstSectionOf;
   for (uint32_t I = 0; I < V.Sections.size(); ++I)
     if (V.Sections[I].Kind == SectionKind::Debug)
       FirstSectionOf.try_emplace(V.Sections[I].Name, I);
-  for (const PtxDebugSection &S : M.DebugSections)
+  FixupSymbols.resize(M.DebugSections.size());
+  for (size_t SI = 0; SI < M.DebugSections.size(); ++SI) {
+    const PtxDebugSection &S = M.DebugSections[SI];
+    std::vector<uint32_t> &Syms = FixupSymbols[SI];
+    Syms.reserve(S.Fixups.size());
     for (const PtxDwarfFixup &F : S.Fixups) {
-      if (lookup(F.Name) != NoSymbol)
+      bool IsSection = F.Name.starts_with("."), Added;
+      uint32_t Sym = findOrAddSymbol(F.Name, IsSection ? SymbolKind::Section : SymbolKind::Label, Binding::Local,
+                                     F.Loc, Added);
+      Syms.push_back(Sym);
+      if (!Added)
         continue;
-      if (F.Name.starts_with(".")) {
-        uint32_t Sym = addSymbol(F.Name, SymbolKind::Section, Binding::Local, F.Loc);
+      if (IsSection) {
         auto It = FirstSectionOf.find(F.Name);
         V.Symbols[Sym].Section = It == FirstSectionOf.end() ? NoSection : It->second;
         continue;
       }
-      uint32_t Sym = addSymbol(F.Name, SymbolKind::Label, Binding::Local, F.Loc);
       PendingLabel[Sym] = 1;
       FirstRefLoc[Sym] = F.Loc;
       FirstRefOffset[Sym] = F.TextOffset;
     }
+  }
 }
 
 void Lowerer::lowerAlias(const PtxAlias &A) {
@@ -342,9 +356,8 @@ void Lowerer::lowerAlias(const PtxAlias &A) {
   Al.Where = A.Loc;
 }
 
-void Lowerer::lowerFunction(const PtxFunction &F, uint32_t SectionIdx, BodyScanner &Scanner) {
+void Lowerer::lowerFunction(const PtxFunction &F, uint32_t Sym, uint32_t SectionIdx, BodyScanner &Scanner) {
   Section &Sec = V.Sections[SectionIdx];
-  uint32_t Sym = lookup(F.Name);
   Sec.Symbol = Sym;
   Sec.Name = V.Symbols[Sym].Name;
   Sec.Contents = keep(M.Text.slice(F.Begin, F.End));
@@ -359,9 +372,8 @@ void Lowerer::lowerFunction(const PtxFunction &F, uint32_t SectionIdx, BodyScann
                      [](const Relocation &A, const Relocation &B) { return A.Offset < B.Offset; });
 }
 
-void Lowerer::lowerVariable(const PtxVariable &Var, const PtxDeclarator &Decl, uint32_t SectionIdx) {
+void Lowerer::lowerVariable(const PtxVariable &Var, const PtxDeclarator &Decl, uint32_t Sym, uint32_t SectionIdx) {
   Section &Sec = V.Sections[SectionIdx];
-  uint32_t Sym = lookup(Decl.Name);
   Sec.Symbol = Sym;
   Sec.Name = V.Symbols[Sym].Name;
   Sec.Where = Var.Loc;
@@ -392,18 +404,16 @@ void Lowerer::lowerVariable(const PtxVariable &Var, const PtxDeclarator &Decl, u
   }
 }
 
-void Lowerer::lowerDebug(const PtxDebugSection &S, uint32_t SectionIdx) {
+void Lowerer::lowerDebug(const PtxDebugSection &S, ArrayRef<uint32_t> FixupSyms, uint32_t SectionIdx) {
   Section &Sec = V.Sections[SectionIdx];
   Sec.Name = keep(S.Name);
   Sec.Where = S.Loc;
   Sec.Contents = Obj.save(StringRef(reinterpret_cast<const char *>(S.Bytes.data()), S.Bytes.size()));
   Sec.Relocs.reserve(S.Fixups.size());
-  for (const PtxDwarfFixup &F : S.Fixups) {
-    uint32_t Sym = lookup(F.Name);
-    if (Sym == NoSymbol)
-      continue; // reported by declareDebugRefs' callers
+  for (size_t I = 0; I < S.Fixups.size(); ++I) {
+    const PtxDwarfFixup &F = S.Fixups[I];
     Sec.Relocs.push_back(
-        Relocation{F.Offset, Sym, F.Width == 8 ? RelocKind::Data64 : RelocKind::Data32, 0, F.Addend});
+        Relocation{F.Offset, FixupSyms[I], F.Width == 8 ? RelocKind::Data64 : RelocKind::Data32, 0, F.Addend});
   }
 }
 
@@ -427,6 +437,7 @@ bool Lowerer::run() {
     PtxItem Item;
     uint32_t Decl;
     uint32_t Section;
+    uint32_t Symbol = NoSymbol; // functions and variables: their symbol, once declared
   };
   std::vector<Pending> Work;
   for (const PtxItem &It : M.Items) {
@@ -469,12 +480,12 @@ bool Lowerer::run() {
       MostSymbols += S.Labels.size() + S.Fixups.size();
     reserveSymbols(MostSymbols);
   }
-  for (const Pending &W : Work) {
+  for (Pending &W : Work) {
     if (W.Item.K == PtxItem::Function)
-      declareFunction(M.Functions[W.Item.Index], W.Section);
+      W.Symbol = declareFunction(M.Functions[W.Item.Index], W.Section);
     else if (W.Item.K == PtxItem::Variable) {
       const PtxVariable &Var = M.Variables[W.Item.Index];
-      declareVariable(Var, Var.Decls[W.Decl], W.Section);
+      W.Symbol = declareVariable(Var, Var.Decls[W.Decl], W.Section);
     }
   }
   for (const Pending &W : Work)
@@ -493,20 +504,19 @@ bool Lowerer::run() {
     switch (W.Item.K) {
     case PtxItem::Function: {
       const PtxFunction &F = M.Functions[W.Item.Index];
-      if (F.HasBody && lookup(F.Name) != NoSymbol && V.Symbols[lookup(F.Name)].Section == W.Section)
-        lowerFunction(F, W.Section, Scanner);
+      if (F.HasBody && W.Symbol != NoSymbol && V.Symbols[W.Symbol].Section == W.Section)
+        lowerFunction(F, W.Symbol, W.Section, Scanner);
       break;
     }
     case PtxItem::Variable: {
       const PtxVariable &Var = M.Variables[W.Item.Index];
       const PtxDeclarator &Decl = Var.Decls[W.Decl];
-      if (W.Section != NoSection && lookup(Decl.Name) != NoSymbol &&
-          V.Symbols[lookup(Decl.Name)].Section == W.Section)
-        lowerVariable(Var, Decl, W.Section);
+      if (W.Section != NoSection && W.Symbol != NoSymbol && V.Symbols[W.Symbol].Section == W.Section)
+        lowerVariable(Var, Decl, W.Symbol, W.Section);
       break;
     }
     case PtxItem::Debug:
-      lowerDebug(M.DebugSections[W.Item.Index], W.Section);
+      lowerDebug(M.DebugSections[W.Item.Index], FixupSymbols[W.Item.Index], W.Section);
       break;
     case PtxItem::Text: {
       const PtxModuleText &T = M.Texts[W.Item.Index];
