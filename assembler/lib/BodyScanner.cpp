@@ -101,7 +101,7 @@ inline size_t wordEnd(const char *B, size_t I, size_t End) {
 enum class Mode : uint8_t { Normal, Decl, DeclInit, CallTargets, Skip };
 } // namespace
 
-BodyScanner::BodyScanner(StringRef Text, SourceDiags &Diags, const StringMap<uint32_t> &SymMap,
+BodyScanner::BodyScanner(StringRef Text, SourceDiags &Diags, const SymbolNameMap &SymMap,
                          std::vector<Symbol> &Symbols, const std::vector<uint8_t> &IsFunctionLabel)
     : Text(Text), D(Diags), SymMap(SymMap), Symbols(Symbols), IsFunctionLabel(IsFunctionLabel) {
   for (const auto &E : SymMap)

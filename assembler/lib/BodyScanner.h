@@ -12,6 +12,7 @@
 #include "ptxlink/PtxParser.h"
 
 #include "llvm/ADT/StringMap.h"
+#include "llvm/Support/Allocator.h"
 
 #include <array>
 #include <optional>
@@ -19,10 +20,14 @@
 
 namespace ptxlink {
 
+/// Module-scope names to symbol indices. The entries are bump-allocated: a -G module has tens of
+/// thousands, and allocating and freeing each on the heap was 5% of assembling one.
+using SymbolNameMap = llvm::StringMap<uint32_t, llvm::BumpPtrAllocator>;
+
 class BodyScanner {
 public:
   /// IsFunctionLabel[S] marks Label symbols that debug data expects to be defined in some function body.
-  BodyScanner(llvm::StringRef Text, SourceDiags &Diags, const llvm::StringMap<uint32_t> &SymMap,
+  BodyScanner(llvm::StringRef Text, SourceDiags &Diags, const SymbolNameMap &SymMap,
               std::vector<Symbol> &Symbols, const std::vector<uint8_t> &IsFunctionLabel);
 
   /// Scans F's body (F must have one). Appends relocations to Sec.Relocs (offsets relative to F.Begin, not
@@ -57,7 +62,7 @@ private:
 
   llvm::StringRef Text;
   SourceDiags &D;
-  const llvm::StringMap<uint32_t> &SymMap;
+  const SymbolNameMap &SymMap;
   std::vector<Symbol> &Symbols;
   const std::vector<uint8_t> &IsFunctionLabel;
   std::array<bool, 256> FirstChar{};

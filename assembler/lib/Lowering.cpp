@@ -44,7 +44,7 @@ private:
   SourceDiags &D;
   bool Zero;
 
-  StringMap<uint32_t> SymMap;
+  SymbolNameMap SymMap;
   std::vector<uint32_t> FuncAbiOf, VarAbiOf; // per symbol: index into V.Functions / V.Variables, or ~0u
   std::vector<Linkage> DeclLink;             // per symbol: linkage of its first declaration
   std::vector<uint8_t> PendingLabel;         // per symbol: a label a debug section expects in a function
