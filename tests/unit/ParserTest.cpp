@@ -310,6 +310,23 @@ TEST(ParserTest, PlainDebugLinesAroundOtherLines) {
   EXPECT_EQ(S.Bytes, Want);
 }
 
+// `.b8 N` lines (most of a -G module) have a path of their own; its edges go to the general reader.
+TEST(ParserTest, OneByteDebugLines) {
+  auto P = parse(std::string(Header) + ".section .debug_info {\n"
+                                       ".b8 1\n.b8 7\n.b8 42\n.b8 255\n.b8 0\n"
+                                       ".b8 007\n.b8 5 \n.b8 99\r\n.b8 3 // c\n.b8 10\n"
+                                       ".b8 256\n.b8 25a\n.b8 08\n"
+                                       "}\n");
+  EXPECT_FALSE(P->Ok);
+  std::vector<uint8_t> Want = {1, 7, 42, 255, 0, 7, 5, 99, 3, 10, 0, 25, 0};
+  EXPECT_EQ(P->M.DebugSections[0].Bytes, Want);
+  EXPECT_NE(P->Errors.find("t.ptx:15:5: error: value 256 does not fit in .b8"), std::string::npos) << P->Errors;
+  EXPECT_NE(P->Errors.find("t.ptx:16:7: error: expected .b8, .b16, .b32, .b64 or a label in debug section, found 'a'"),
+            std::string::npos)
+      << P->Errors;
+  EXPECT_NE(P->Errors.find("t.ptx:17:5: error: invalid integer '08'"), std::string::npos) << P->Errors;
+}
+
 TEST(ParserTest, LegacyDwarf) {
   auto P = parse(".version 1.4\n.target sm_10\n"
                  "@@DWARF .section .debug_pubnames, \"\", @progbits\n"
