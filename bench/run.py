@@ -203,19 +203,26 @@ class Bench:
             self.nvcc_big = [os.path.join(big, "big.ptx"), os.path.join(big, "big-G.ptx")]
 
     # ---------------------------------------------------------------- helpers
-    def run_each(self, argv_of, inputs):
-        """Runs one process per input; returns (cpu, wall, peak rss kb, failures[])."""
-        cpu = wall = 0.0
+    def run_each(self, argv_of, inputs, repeat=None):
+        """Runs one process per input, the whole set `repeat` (default --repeat) times; returns (cpu,
+        wall, peak rss kb, failures[], best cpu): the median total CPU and wall time over the repetitions
+        (a single large module is otherwise one sample of a machine whose speed drifts by a third from
+        minute to minute) and the smallest total CPU time (the machine's undisturbed speed)."""
+        cpus, walls = [], []
         rss = 0
         failures = []
-        for path in inputs:
-            r = Run(argv_of(path))
-            cpu += r.cpu
-            wall += r.wall
-            rss = max(rss, r.rss_kb)
-            if not r.ok:
-                failures.append("%s: %s" % (os.path.basename(path), r.error()))
-        return cpu, wall, rss, failures
+        for rep in range(repeat or self.args.repeat):
+            cpu = wall = 0.0
+            for path in inputs:
+                r = Run(argv_of(path))
+                cpu += r.cpu
+                wall += r.wall
+                rss = max(rss, r.rss_kb)
+                if not r.ok and rep == 0:
+                    failures.append("%s: %s" % (os.path.basename(path), r.error()))
+            cpus.append(cpu)
+            walls.append(wall)
+        return statistics.median(cpus), statistics.median(walls), rss, failures, min(cpus)
 
     def repeat(self, argv, stdout=None):
         """Median of --repeat runs (wall and CPU), max RSS; stops at the first failure."""
@@ -250,7 +257,8 @@ class Bench:
         self.say("## (a) Assembling")
         self.say()
         self.say("One process per module, run one after another; throughput = PTX bytes / CPU time (user+sys) "
-                 "of the processes; peak RSS = the largest process.")
+                 "of the processes, the median of %d repetitions of the whole set (and the best of them); peak "
+                 "RSS = the largest process." % self.args.repeat)
         self.say()
         res = {}
         # The fixed cost of starting a process (dynamic loading of libLLVM, option parsing) dominates
@@ -265,8 +273,8 @@ class Bench:
             self.say("- start-up cost of one `%s --version` process: %.1f ms CPU, %.1f MB peak RSS"
                      % (tool, st["cpu"] * 1000, st["rss_kb"] / 1024))
         self.say()
-        self.say("| input | files | MB | tool | CPU s | MB/s per core | MB/s without start-up | peak RSS MB | speed vs ptxas |")
-        self.say("|---|---|---|---|---|---|---|---|---|")
+        self.say("| input | files | MB | tool | CPU s | MB/s per core | best run MB/s | MB/s without start-up | peak RSS MB | speed vs ptxas |")
+        self.say("|---|---|---|---|---|---|---|---|---|---|")
         objdir = os.path.join(self.work, "objs")
         os.makedirs(objdir, exist_ok=True)
         inputs = [("generated program", self.program), ("real nvcc/llc output", self.real)]
@@ -278,10 +286,10 @@ class Bench:
             if self.tools["ptxlink-as"]:
                 sub = os.path.join(objdir, "program" if files is self.program else "real" if files is self.real else "nvcc-big")
                 os.makedirs(sub, exist_ok=True)
-                cpu, wall, rss, fails = self.run_each(
+                cpu, wall, rss, fails, best = self.run_each(
                     lambda p: [self.tools["ptxlink-as"], p, "-o", os.path.join(sub, os.path.basename(p)[:-4] + ".o")], files)
                 ours = {"cpu": cpu, "wall": wall, "rss_kb": rss, "mb_per_s": mb / cpu if cpu else 0,
-                        "failures": fails}
+                        "cpu_best": best, "mb_per_s_best": mb / best if best else 0, "failures": fails}
                 entry["ptxlink-as"] = ours
             if self.ptxas:
                 def ptxas_argv(p):
@@ -292,8 +300,9 @@ class Bench:
                             arch = s.split()[1].rstrip(",")
                             break
                     return [self.ptxas, "-arch=" + arch, "-c", p, "-o", "/dev/null"]
-                cpu, wall, rss, fails = self.run_each(ptxas_argv, files)
-                ref = {"cpu": cpu, "wall": wall, "rss_kb": rss, "mb_per_s": mb / cpu if cpu else 0, "failures": fails}
+                cpu, wall, rss, fails, best = self.run_each(ptxas_argv, files)
+                ref = {"cpu": cpu, "wall": wall, "rss_kb": rss, "mb_per_s": mb / cpu if cpu else 0,
+                       "cpu_best": best, "mb_per_s_best": mb / best if best else 0, "failures": fails}
                 entry["ptxas"] = ref
             res[label] = entry
             def net(entry, tool):
@@ -303,16 +312,17 @@ class Bench:
                 ours["mb_per_s_net"] = net(ours, "ptxlink-as")
                 ratio = "%.1fx" % (ref["cpu"] / ours["cpu"]) if ref and ours["cpu"] else ""
                 note = " (%d FAILED)" % len(ours["failures"]) if ours["failures"] else ""
-                self.say("| %s | %d | %.2f | ptxlink-as%s | %.2f | %.1f | %.1f | %.1f | %s |" % (
-                    label, len(files), mb, note, ours["cpu"], ours["mb_per_s"], ours["mb_per_s_net"],
-                    ours["rss_kb"] / 1024, ratio))
+                self.say("| %s | %d | %.2f | ptxlink-as%s | %.3f | %.1f | %.1f | %.1f | %.1f | %s |" % (
+                    label, len(files), mb, note, ours["cpu"], ours["mb_per_s"], ours["mb_per_s_best"],
+                    ours["mb_per_s_net"], ours["rss_kb"] / 1024, ratio))
             else:
-                self.say("| %s | %d | %.2f | ptxlink-as | not built | | | | |" % (label, len(files), mb))
+                self.say("| %s | %d | %.2f | ptxlink-as | not built | | | | | |" % (label, len(files), mb))
             if ref:
                 ref["mb_per_s_net"] = net(ref, "ptxas")
                 note = " (%d rejected)" % len(ref["failures"]) if ref["failures"] else ""
-                self.say("| %s | %d | %.2f | ptxas -c%s | %.2f | %.2f | %.2f | %.1f | 1 |" % (
-                    label, len(files), mb, note, ref["cpu"], ref["mb_per_s"], ref["mb_per_s_net"], ref["rss_kb"] / 1024))
+                self.say("| %s | %d | %.2f | ptxas -c%s | %.2f | %.2f | %.2f | %.2f | %.1f | 1 |" % (
+                    label, len(files), mb, note, ref["cpu"], ref["mb_per_s"], ref["mb_per_s_best"], ref["mb_per_s_net"],
+                    ref["rss_kb"] / 1024))
         self.say()
         self.bench_assemble_batch(res)
         for label, entry in res.items():
@@ -333,8 +343,8 @@ class Bench:
         self.say("All modules in one process (`ptxlink-as FILES --output-dir DIR`, into a fresh directory each run; "
                  "median of %d runs):" % self.args.repeat)
         self.say()
-        self.say("| input | files | MB | CPU s | MB/s per core | wall s | peak RSS MB |")
-        self.say("|---|---|---|---|---|---|---|")
+        self.say("| input | files | MB | CPU s | MB/s per core | best run MB/s | wall s | peak RSS MB |")
+        self.say("|---|---|---|---|---|---|---|---|")
         for label, files in (("generated program", self.program), ("real nvcc/llc output", self.real)):
             mb = total_size(files) / 1e6
             runs = []
@@ -345,16 +355,18 @@ class Bench:
                 runs.append(Run([self.tools["ptxlink-as"]] + files + ["--output-dir", out]))
             bad = [r for r in runs if not r.ok]
             if bad:
-                self.say("| %s | %d | %.2f | %s | | | |" % (label, len(files), mb, bad[0].error()))
+                self.say("| %s | %d | %.2f | %s | | | | |" % (label, len(files), mb, bad[0].error()))
                 res["batch " + label] = bad[0].error()
                 continue
             cpu = statistics.median(r.cpu for r in runs)
+            best = min(r.cpu for r in runs)
             wall = statistics.median(r.wall for r in runs)
             rss = max(r.rss_kb for r in runs)
             res["batch " + label] = {"files": len(files), "mb": mb, "cpu": cpu, "wall": wall, "rss_kb": rss,
-                                     "mb_per_s": mb / cpu if cpu else 0}
-            self.say("| %s | %d | %.2f | %.3f | %.0f | %.3f | %.1f |" % (label, len(files), mb, cpu,
-                                                                      mb / cpu if cpu else 0, wall, rss / 1024))
+                                     "mb_per_s": mb / cpu if cpu else 0, "cpu_best": best,
+                                     "mb_per_s_best": mb / best if best else 0}
+            self.say("| %s | %d | %.2f | %.3f | %.0f | %.0f | %.3f | %.1f |" % (
+                label, len(files), mb, cpu, mb / cpu if cpu else 0, mb / best if best else 0, wall, rss / 1024))
         self.say()
 
     # ---------------------------------------------------------------- (b)
@@ -459,8 +471,9 @@ class Bench:
             return
         objs = [os.path.join(objdir, os.path.basename(p)[:-4] + ".o") for p in self.library]
         todo = [p for p, o in zip(self.library, objs) if not os.path.exists(o)]
-        cpu, wall, rss, fails = self.run_each(
-            lambda p: [self.tools["ptxlink-as"], p, "-o", os.path.join(objdir, os.path.basename(p)[:-4] + ".o")], todo)
+        cpu, wall, rss, fails, _ = self.run_each(
+            lambda p: [self.tools["ptxlink-as"], p, "-o", os.path.join(objdir, os.path.basename(p)[:-4] + ".o")], todo,
+            repeat=1)
         if todo:
             res["assemble_members"] = {"files": len(todo), "cpu": cpu, "wall": wall, "failures": len(fails)}
         if fails:
