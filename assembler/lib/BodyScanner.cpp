@@ -102,8 +102,10 @@ enum class Mode : uint8_t { Normal, Decl, DeclInit, CallTargets, Skip };
 } // namespace
 
 BodyScanner::BodyScanner(StringRef Text, SourceDiags &Diags, const SymbolNameMap &SymMap,
-                         std::vector<Symbol> &Symbols, const std::vector<uint8_t> &IsFunctionLabel)
-    : Text(Text), D(Diags), SymMap(SymMap), Symbols(Symbols), IsFunctionLabel(IsFunctionLabel) {
+                         std::vector<Symbol> &Symbols, const std::vector<uint8_t> &IsFunctionLabel,
+                         function_ref<uint32_t(StringRef)> SectionSymbolFor)
+    : Text(Text), D(Diags), SymMap(SymMap), Symbols(Symbols), IsFunctionLabel(IsFunctionLabel),
+      SectionSymbolFor(SectionSymbolFor) {
   for (const auto &E : SymMap)
     if (!E.getKey().empty())
       FirstChar[static_cast<unsigned char>(E.getKey()[0])] = true;
@@ -282,6 +284,9 @@ bool BodyScanner::scanLoc(size_t &IRef, size_t End) {
     uint32_t Sym = Name[0] == '.' ? NoSymbol : lookup(Name);
     if (Sym != NoSymbol)
       reference(Sym, S, uint32_t(I - S));
+    size_t RefEnd = I, OffsetBegin = I;
+    uint64_t Offset = 0;
+    bool OffsetOk = true;
     SkipH();
     if (I < End && B[I] == '+') {
       ++I;
@@ -291,7 +296,24 @@ bool BodyScanner::scanLoc(size_t &IRef, size_t End) {
         ++I;
       if (NS == I)
         return Fail("expected an offset after '+' in .loc directive");
+      OffsetOk = parseIntegerLiteral(Text.slice(NS, I), Offset);
+      OffsetBegin = NS;
+      RefEnd = I;
       SkipH();
+    }
+    // `.debug_str+16`: an offset in this module's own .debug_str, which moves when a link puts other
+    // modules' strings before it (a label in the section moves with it and needs nothing).
+    if (Name[0] == '.' && OffsetOk) {
+      if (Offset >> 32) {
+        I = OffsetBegin;
+        return Fail("offset " + Twine(Offset) + " after '" + Name + "' is too large");
+      }
+      uint32_t SecSym = SectionSymbolFor(Name);
+      if (ShadowCount.size() < Symbols.size())
+        ShadowCount.resize(Symbols.size(), 0);
+      if (SecSym != NoSymbol)
+        Relocs->push_back(Relocation{S - Base, SecSym, RelocKind::SectionOffset, uint32_t(RefEnd - S),
+                                     static_cast<int64_t>(Offset)});
     }
     if (I >= End || B[I] != ',')
       return Fail("expected ', inlined_at' in .loc directive");

@@ -11,6 +11,7 @@
 #include "ptxlink/ObjectModel.h"
 #include "ptxlink/PtxParser.h"
 
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/Allocator.h"
 
@@ -27,8 +28,11 @@ using SymbolNameMap = llvm::StringMap<uint32_t, llvm::BumpPtrAllocator>;
 class BodyScanner {
 public:
   /// IsFunctionLabel[S] marks Label symbols that debug data expects to be defined in some function body.
+  /// SectionSymbolFor(Name) is the Section symbol of this module's debug section Name (added to Symbols
+  /// if it has none yet), or NoSymbol if the module has no such section.
   BodyScanner(llvm::StringRef Text, SourceDiags &Diags, const SymbolNameMap &SymMap,
-              std::vector<Symbol> &Symbols, const std::vector<uint8_t> &IsFunctionLabel);
+              std::vector<Symbol> &Symbols, const std::vector<uint8_t> &IsFunctionLabel,
+              llvm::function_ref<uint32_t(llvm::StringRef)> SectionSymbolFor);
 
   /// Scans F's body (F must have one). Appends relocations to Sec.Relocs (offsets relative to F.Begin, not
   /// sorted), defines the function labels found in the body (Section = SectionIdx), and appends the
@@ -65,6 +69,7 @@ private:
   const SymbolNameMap &SymMap;
   std::vector<Symbol> &Symbols;
   const std::vector<uint8_t> &IsFunctionLabel;
+  llvm::function_ref<uint32_t(llvm::StringRef)> SectionSymbolFor;
   std::array<bool, 256> FirstChar{};
 
   // Per-body state.

@@ -497,7 +497,25 @@ bool Lowerer::run() {
       lowerAlias(M.Aliases[W.Item.Index]);
 
   // Section contents and relocations.
-  BodyScanner Scanner(M.Text, D, SymMap, V.Symbols, PendingLabel);
+  // A `.loc ... function_name .debug_str+16` refers to an offset in a debug section of this module: the
+  // scanner gets that section's symbol (added here if debug data does not refer to the section too).
+  StringMap<std::pair<uint32_t, SourceLoc>> DebugSectionByName;
+  for (const Pending &W : Work)
+    if (W.Item.K == PtxItem::Debug) {
+      const PtxDebugSection &S = M.DebugSections[W.Item.Index];
+      DebugSectionByName.try_emplace(S.Name, W.Section, S.Loc);
+    }
+  auto SectionSymbolFor = [&](StringRef Name) -> uint32_t {
+    auto It = DebugSectionByName.find(Name);
+    if (It == DebugSectionByName.end())
+      return NoSymbol;
+    bool Added;
+    uint32_t Sym = findOrAddSymbol(Name, SymbolKind::Section, Binding::Local, It->second.second, Added);
+    if (Added)
+      V.Symbols[Sym].Section = It->second.first;
+    return V.Symbols[Sym].Kind == SymbolKind::Section ? Sym : NoSymbol;
+  };
+  BodyScanner Scanner(M.Text, D, SymMap, V.Symbols, PendingLabel, SectionSymbolFor);
   for (const Pending &W : Work) {
     if (D.stop())
       return false;

@@ -97,14 +97,19 @@ enum class RelocKind : uint8_t {
   /// symbol: its offset within that section; for a label: its address, known only to ptxas) + Addend.
   Data32,
   Data64,
+  /// Text sections: bytes [Offset, Offset+Length) spell `name` or `name+imm`, an offset in this module's
+  /// debug section that the Section symbol Symbol names (`.loc ... function_name .debug_str+16`); Addend
+  /// is the offset. The printer writes the name, then `+Addend` unless it is 0; a link adds where the
+  /// module's part of the merged section starts, as for Data32/Data64 against a Section symbol.
+  SectionOffset,
 };
 
 struct Relocation {
   uint64_t Offset = 0;
   uint32_t Symbol = NoSymbol;
   RelocKind Kind = RelocKind::NameRef;
-  uint32_t Length = 0; // NameRef / FileIndex: bytes replaced
-  int64_t Addend = 0;  // Data32 / Data64
+  uint32_t Length = 0; // NameRef / FileIndex / SectionOffset: bytes replaced
+  int64_t Addend = 0;  // Data32 / Data64 / SectionOffset
 };
 
 struct Section {

@@ -303,8 +303,10 @@ void ArchLink::emit(ModuleVariant &Out, ObjectFile &Storage) {
           continue;
         }
         const Symbol &T = M.Symbols[R.Symbol];
-        if (T.Kind == SymbolKind::Section && (R.Kind == RelocKind::Data32 || R.Kind == RelocKind::Data64)) {
-          // `.b32 .debug_abbrev` means the start of this module's part of the merged section.
+        if (T.Kind == SymbolKind::Section && (R.Kind == RelocKind::Data32 || R.Kind == RelocKind::Data64 ||
+                                              R.Kind == RelocKind::SectionOffset)) {
+          // `.b32 .debug_abbrev` (and `function_name .debug_str+16` in a `.loc`) means the start of this
+          // module's part of the merged section.
           for (uint32_t K = 0; K < M.Sections.size(); ++K)
             if (M.Sections[K].Kind == SectionKind::Debug && M.Sections[K].Name == T.Name) {
               N.Addend += DebugBase[MI][K];

@@ -46,6 +46,7 @@ const char *relocKindName(RelocKind K) {
   case RelocKind::FileIndex: return "file-index";
   case RelocKind::Data32: return "data32";
   case RelocKind::Data64: return "data64";
+  case RelocKind::SectionOffset: return "section-offset";
   }
   return "?";
 }
@@ -184,9 +185,9 @@ void describeObjectModel(Context &C, const Origin &O, const ObjectFile &Object, 
         for (const Relocation &R : S.Relocs) {
           json::Object J{{"variant", int64_t(VI)}, {"section", S.Name.str()},       {"offset", hex(R.Offset)},
                          {"type", relocKindName(R.Kind)}, {"symbol", SymName(R.Symbol)}};
-          if (R.Kind == RelocKind::NameRef || R.Kind == RelocKind::FileIndex)
+          if (R.Kind == RelocKind::NameRef || R.Kind == RelocKind::FileIndex || R.Kind == RelocKind::SectionOffset)
             J["length"] = R.Length;
-          else
+          if (R.Kind != RelocKind::NameRef && R.Kind != RelocKind::FileIndex)
             J["addend"] = R.Addend;
           if (R.Kind == RelocKind::FileIndex)
             J["symbol"] = int64_t(R.Symbol); // the .file index as written

@@ -642,7 +642,7 @@ llvm::Error VariantReader::readPlain(ModuleVariant &V) {
         Rel.Length = static_cast<uint32_t>(Addend);
         Width = Rel.Length;
       } else {
-        if (Type < RelName || Type > RelData64)
+        if (Type < RelName || Type > RelSectionOffset)
           return err(EAt + 8, "unknown relocation type " + llvm::Twine(Type));
         if (Sym == 0 || Sym >= NElf || ElfToModel[Sym] == NoSymbol)
           return err(EAt + 12, "relocation refers to ELF symbol " + llvm::Twine(Sym) + ", which has no record");
@@ -653,6 +653,14 @@ llvm::Error VariantReader::readPlain(ModuleVariant &V) {
             return err(EAt + 16, "name relocation length out of range");
           Rel.Length = static_cast<uint32_t>(Addend);
           Width = Rel.Length;
+        } else if (Type == RelSectionOffset) {
+          Rel.Kind = RelocKind::SectionOffset;
+          Rel.Length = static_cast<uint32_t>(Addend & ((1u << SectionOffsetLengthBits) - 1));
+          Rel.Addend = static_cast<int64_t>(Addend >> SectionOffsetLengthBits);
+          Width = Rel.Length;
+          if (V.Symbols[Rel.Symbol].Kind != SymbolKind::Section)
+            return err(EAt + 12, "section offset relocation refers to '" + V.Symbols[Rel.Symbol].Name +
+                                     "', which is not a section symbol");
         } else {
           Rel.Kind = Type == RelData32 ? RelocKind::Data32 : RelocKind::Data64;
           Rel.Addend = static_cast<int64_t>(Addend);

@@ -432,6 +432,9 @@ llvm::Error validate(const ModuleVariant &V) {
       if (R.Kind != RelocKind::FileIndex && !SymOk(R.Symbol, false))
         return modelError(V.SourceName, "relocation in section '" + Sec.Name + "' refers to symbol " +
                                             llvm::Twine(R.Symbol));
+      if (R.Kind == RelocKind::SectionOffset &&
+          (R.Length >> SectionOffsetLengthBits || R.Addend < 0 || R.Addend >> (63 - SectionOffsetLengthBits)))
+        return modelError(V.SourceName, "section offset relocation in section '" + Sec.Name + "' out of range");
     }
   }
   for (const FunctionAbi &F : V.Functions)
@@ -541,6 +544,10 @@ llvm::Error writeVariant(const ModuleVariant &V, llvm::raw_ostream &OS) {
       case RelocKind::Data64:
         R.u64(uint64_t(ElfSym[Rel.Symbol]) << 32 | (Rel.Kind == RelocKind::Data32 ? RelData32 : RelData64));
         R.u64(static_cast<uint64_t>(Rel.Addend));
+        break;
+      case RelocKind::SectionOffset:
+        R.u64(uint64_t(ElfSym[Rel.Symbol]) << 32 | RelSectionOffset);
+        R.u64(static_cast<uint64_t>(Rel.Addend) << SectionOffsetLengthBits | Rel.Length);
         break;
       }
     }

@@ -49,6 +49,11 @@ private:
   llvm::StringRef symbolName(uint32_t I) const { return I < V.Symbols.size() ? V.Symbols[I].Name : "<bad-symbol>"; }
   void header();
   void text(const Section &S, uint64_t End);
+  /// Whether R replaces text (rather than debug data), and the text it stands for.
+  static bool isTextReloc(const Relocation &R) {
+    return R.Kind == RelocKind::NameRef || R.Kind == RelocKind::FileIndex || R.Kind == RelocKind::SectionOffset;
+  }
+  void relocatedText(const Relocation &R, llvm::StringRef Name);
   void linkage(const Symbol &S, bool Kernel);
   void param(const ParamInfo &P);
   void paramList(const std::vector<ParamInfo> &Params);
@@ -71,15 +76,12 @@ void Printer::aliasDeclaration(uint32_t Alias) {
       llvm::StringRef C = S.Contents;
       uint64_t Pos = 0;
       for (const Relocation &R : S.Relocs) {
-        if (R.Kind != RelocKind::NameRef && R.Kind != RelocKind::FileIndex)
+        if (!isTextReloc(R))
           continue;
         if (R.Offset < Pos || R.Offset + R.Length > S.HeaderLength)
           continue;
         OS << C.slice(Pos, R.Offset);
-        if (R.Kind == RelocKind::FileIndex)
-          OS << R.Symbol;
-        else
-          OS << (R.Symbol == Target ? A.Name : symbolName(R.Symbol));
+        relocatedText(R, R.Symbol == Target ? A.Name : symbolName(R.Symbol));
         Pos = R.Offset + R.Length;
       }
       OS << C.slice(Pos, S.HeaderLength);
@@ -117,6 +119,25 @@ void Printer::header() {
   OS << '\n';
 }
 
+void Printer::relocatedText(const Relocation &R, llvm::StringRef Name) {
+  switch (R.Kind) {
+  case RelocKind::NameRef:
+    OS << Name;
+    break;
+  case RelocKind::FileIndex:
+    OS << R.Symbol;
+    break;
+  case RelocKind::SectionOffset:
+    OS << Name;
+    if (R.Addend)
+      OS << '+' << R.Addend;
+    break;
+  case RelocKind::Data32:
+  case RelocKind::Data64:
+    break;
+  }
+}
+
 /// Copies Contents[0, End) with every relocation inside it applied.
 void Printer::text(const Section &S, uint64_t End) {
   llvm::StringRef C = S.Contents;
@@ -125,15 +146,12 @@ void Printer::text(const Section &S, uint64_t End) {
   for (const Relocation &R : S.Relocs) {
     if (R.Offset >= End)
       break; // relocations are sorted by offset: the rest are outside the printed range
-    if (R.Kind != RelocKind::NameRef && R.Kind != RelocKind::FileIndex)
+    if (!isTextReloc(R))
       continue;
     if (R.Offset < Pos || R.Offset + R.Length > End)
       continue; // outside the printed range (or overlapping, which a valid model never has)
     OS << C.slice(Pos, R.Offset);
-    if (R.Kind == RelocKind::NameRef)
-      OS << symbolName(R.Symbol);
-    else
-      OS << R.Symbol;
+    relocatedText(R, symbolName(R.Symbol));
     Pos = R.Offset + R.Length;
   }
   OS << C.slice(Pos, End);

@@ -31,7 +31,9 @@ constexpr uint32_t NoteFat = 1, NoteDebug = 2, NoteMapF64 = 4, NoteAddressSizeGi
 constexpr uint8_t SymInitialized = 1, SymInitializedCommon = 2;
 
 // Relocation types.
-constexpr uint32_t RelName = 1, RelFile = 2, RelData32 = 3, RelData64 = 4;
+constexpr uint32_t RelName = 1, RelFile = 2, RelData32 = 3, RelData64 = 4, RelSectionOffset = 5;
+// RelSectionOffset packs the replaced text's length into the addend's low 16 bits, the offset above them.
+constexpr unsigned SectionOffsetLengthBits = 16;
 
 // Standard ELF values we need (kept here to avoid depending on a particular header's spelling).
 constexpr uint32_t ShtProgbits = 1, ShtSymtab = 2, ShtStrtab = 3, ShtRela = 4, ShtNote = 7, ShtSymtabShndx = 18;

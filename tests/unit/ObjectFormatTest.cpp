@@ -270,6 +270,69 @@ TEST(ObjectFormat, InvalidModelIsRejectedByWriter) {
   EXPECT_NE(llvm::toString(std::move(E)).find("invalid model"), std::string::npos);
 }
 
+/// The full model plus a function whose `.loc` names an offset in .debug_abbrev (a SectionOffset).
+std::unique_ptr<ObjectFile> modelWithSectionOffset(int64_t Offset, llvm::StringRef Target = ".debug_abbrev") {
+  auto O = buildFullModel();
+  ModuleVariant &V = O->Variants[0];
+  uint32_t Fn = addSymbol(V, "withloc", SymbolKind::Function, Binding::Global,
+                          static_cast<uint32_t>(V.Sections.size()));
+  std::string Ref = Target.str();
+  if (Offset) {
+    Ref += '+';
+    Ref += std::to_string(Offset);
+  }
+  std::string Text = ".func withloc()\n{\n\t.loc 1 2 3, function_name ";
+  Text += Ref;
+  Text += ", inlined_at 1 1 1\n\tret;\n}";
+  Section S;
+  S.Kind = SectionKind::Function;
+  S.Name = "withloc";
+  S.Symbol = Fn;
+  S.Contents = O->save(Text);
+  S.HeaderLength = static_cast<uint32_t>(Text.find('{') - 1);
+  S.Relocs.push_back(Relocation{6, Fn, RelocKind::NameRef, 7, 0});
+  S.Relocs.push_back(Relocation{Text.find(Target.str()), V.findSymbol(Target), RelocKind::SectionOffset,
+                                static_cast<uint32_t>(Ref.size()), Offset});
+  V.Sections.push_back(std::move(S));
+  return O;
+}
+
+TEST(ObjectFormat, SectionOffsetRoundTripsAndPrints) {
+  for (int64_t Offset : {0, 3, 0x7fffffff}) {
+    auto O = modelWithSectionOffset(Offset);
+    std::string Bytes = writeToString(*O);
+    auto Read = readFromString(Bytes);
+    ASSERT_TRUE(bool(Read)) << llvm::toString(Read.takeError());
+    expectSameVariant(O->Variants[0], (*Read)->Variants[0]);
+    std::string Ptx;
+    llvm::raw_string_ostream OS(Ptx);
+    printModule((*Read)->Variants[0], OS);
+    OS.flush();
+    std::string Want = "function_name .debug_abbrev";
+    if (Offset) {
+      Want += '+';
+      Want += std::to_string(Offset);
+    }
+    Want += ", inlined_at";
+    EXPECT_NE(Ptx.find(Want), std::string::npos) << Ptx;
+  }
+}
+
+TEST(ObjectFormat, SectionOffsetChecks) {
+  // The writer refuses an offset it cannot encode; the reader, one against a symbol that is no section.
+  auto Negative = modelWithSectionOffset(-1);
+  std::string Bytes;
+  llvm::raw_string_ostream OS(Bytes);
+  llvm::Error E = writeObject(*Negative, OS);
+  ASSERT_TRUE(bool(E));
+  EXPECT_NE(llvm::toString(std::move(E)).find("section offset relocation"), std::string::npos);
+
+  auto NotASection = modelWithSectionOffset(4, "gtab");
+  auto Read = readFromString(writeToString(*NotASection));
+  ASSERT_FALSE(bool(Read));
+  EXPECT_NE(llvm::toString(Read.takeError()).find("'gtab', which is not a section symbol"), std::string::npos);
+}
+
 TEST(ObjectFormat, TruncatedInputGivesErrorsNotCrashes) {
   std::string Bytes = writeToString(*buildFullModel());
   for (size_t N = 0; N < Bytes.size(); ++N) {
