@@ -197,6 +197,9 @@ uint32_t Lowerer::declareVariable(const PtxVariable &Var, const PtxDeclarator &D
   uint32_t Sym = findOrAddSymbol(Decl.Name, SymbolKind::Variable, Binding::Undefined, Var.Loc, Added);
   if (Added) {
     DeclLink[Sym] = Var.Link;
+    // An expanded parameterized name lives in the PtxModule, not in the text that may outlive the object.
+    if (Decl.SynthesizedName && Zero)
+      V.Symbols[Sym].Name = Obj.save(Decl.Name);
   } else {
     Symbol &S = V.Symbols[Sym];
     if (S.Kind != SymbolKind::Variable) {
@@ -378,8 +381,14 @@ void Lowerer::lowerVariable(const PtxVariable &Var, const PtxDeclarator &Decl, u
   Sec.Name = V.Symbols[Sym].Name;
   Sec.Where = Var.Loc;
   // A single declarator is its own text; several (`.global .u32 a, b;`) get one synthesised text each.
+  // An expanded parameterized name (`v<4>` -> v2) is not in the source: its text is the prefix and the
+  // name alone (no array or initializer can follow one).
   size_t NameAt; // offset of the name within the section text
-  if (Var.Decls.size() == 1) {
+  if (Decl.SynthesizedName) {
+    StringRef Prefix = M.Text.slice(Var.Begin, Var.PrefixEnd);
+    Sec.Contents = Obj.save((Prefix + Decl.Name + ";").str());
+    NameAt = Prefix.size();
+  } else if (Var.Decls.size() == 1) {
     Sec.Contents = keep(M.Text.slice(Var.Begin, Var.End));
     NameAt = Decl.NameOffset - Var.Begin;
   } else {

@@ -7,6 +7,8 @@
 #include "ByteScan.h"
 #include "DwarfDataLines.h"
 
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringSwitch.h"
 
 #include <algorithm>
@@ -293,6 +295,8 @@ private:
   bool parseDims(SmallVectorImpl<uint64_t> &Dims, bool &Unsized);
   bool parseTriple(std::optional<std::array<uint32_t, 3>> &Out, StringRef What);
   bool parseInitializer(PtxDeclarator &Decl);
+  bool parseVariableCount(uint32_t &Count);
+  void expandParameterized(const PtxDeclarator &Decl, uint32_t Count, std::vector<PtxDeclarator> &Out);
   bool parseDwarfList(PtxDebugSection &S, unsigned Width);
   bool fastDwarfList(PtxDebugSection &S, unsigned Width);
   bool skipBody(PtxFunction &F);
@@ -1057,6 +1061,44 @@ bool Parser::parseInitializer(PtxDeclarator &Decl) {
   return true;
 }
 
+bool Parser::parseVariableCount(uint32_t &Count) {
+  // `<N>` after a module-scope variable name; Tok is the '<'. The ISA's count is a decimal integer, and
+  // each variable becomes its own section, so a count far beyond any real module is refused rather than
+  // left to exhaust memory.
+  constexpr uint64_t MaxCount = uint64_t(1) << 20;
+  advance();
+  Token CountTok = Tok;
+  uint64_t N = 0;
+  if (!Tok.is(TokKind::Integer) || !llvm::all_of(Tok.Text, [](char C) { return isDigit(C); }))
+    return errorHere("expected a decimal variable count after '<', found " + describe(Tok));
+  if (Tok.Text.getAsInteger(10, N) || N > MaxCount)
+    return error(CountTok, "parameterized variable count " + Tok.Text + " is too large (at most " +
+                               Twine(MaxCount) + ")");
+  if (N == 0)
+    return error(CountTok, "parameterized variable count must be at least 1");
+  advance();
+  if (!expectPunct('>', "after the variable count"))
+    return false;
+  Count = static_cast<uint32_t>(N);
+  return true;
+}
+
+void Parser::expandParameterized(const PtxDeclarator &Decl, uint32_t Count, std::vector<PtxDeclarator> &Out) {
+  // `v<N>` declares v0 .. v(N-1). Every copy keeps the source range of `v<N>` for diagnostics; the names
+  // are written once into the module's arena (they must outlive this parse, and are short).
+  Out.reserve(Out.size() + Count);
+  SmallString<32> Buf(Decl.Name);
+  for (uint32_t I = 0; I < Count; ++I) {
+    Buf.resize(Decl.Name.size());
+    Twine(I).toVector(Buf);
+    char *Mem = M.SynthesizedNames.Allocate<char>(Buf.size());
+    std::memcpy(Mem, Buf.data(), Buf.size());
+    PtxDeclarator &E = Out.emplace_back(Decl);
+    E.Name = StringRef(Mem, Buf.size());
+    E.SynthesizedName = true;
+  }
+}
+
 bool Parser::parseVariable(Linkage Link) {
   noteItem();
   PtxVariable V;
@@ -1111,8 +1153,16 @@ bool Parser::parseVariable(Linkage Link) {
     PtxDeclarator Decl;
     if (!parseName(Decl.Name, Decl.NameOffset, Decl.Loc, "a variable name"))
       return false;
-    if (Tok.isPunct('<'))
-      return errorHere("parameterized variable names are not supported at module scope");
+    uint32_t Count = 0; // of a parameterized name `v<N>`, else 0
+    if (Tok.isPunct('<')) {
+      if (!parseVariableCount(Count))
+        return false;
+      // The ISA forbids both: each expanded variable is a scalar (or vector) declared without a value.
+      if (Tok.isPunct('['))
+        return errorHere("a parameterized variable name cannot be declared as an array");
+      if (Tok.isPunct('='))
+        return errorHere("a parameterized variable name cannot have an initializer");
+    }
     if (!parseDims(Decl.ArrayDims, Decl.UnsizedArray))
       return false;
     if (Tok.isPunct('=')) {
@@ -1125,7 +1175,10 @@ bool Parser::parseVariable(Linkage Link) {
         return false;
     }
     Decl.End = PrevEnd;
-    V.Decls.push_back(std::move(Decl));
+    if (Count != 0)
+      expandParameterized(Decl, Count, V.Decls);
+    else
+      V.Decls.push_back(std::move(Decl));
     if (Tok.isPunct(',')) {
       advance();
       continue;

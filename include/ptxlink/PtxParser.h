@@ -13,6 +13,7 @@
 
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Allocator.h"
 
 #include <cstdint>
 #include <string>
@@ -50,7 +51,10 @@ struct PtxNameUse {
   SourceLoc Loc;
 };
 
-/// One declarator of a module-scope variable declaration (`.global .u32 a, b[4] = {...};` has two).
+/// One declarator of a module-scope variable declaration (`.global .u32 a, b[4] = {...};` has two). A
+/// parameterized name (`.global .u32 v<3>;`) is expanded into one declarator per variable (v0, v1, v2):
+/// their names are not in the source text, so Name points into PtxModule::SynthesizedNames and
+/// SynthesizedName is set; NameOffset, End and Loc still cover the `v<3>` text, for diagnostics.
 struct PtxDeclarator {
   llvm::StringRef Name;
   size_t NameOffset = 0;
@@ -59,6 +63,7 @@ struct PtxDeclarator {
   llvm::SmallVector<uint64_t, 1> ArrayDims;
   bool UnsizedArray = false;
   bool Initialized = false;
+  bool SynthesizedName = false; // an expanded parameterized name (see above)
   uint64_t InitElements = 0; // top-level initializer elements (sizes an unsized array)
   std::vector<PtxNameUse> Uses;
 };
@@ -137,6 +142,10 @@ struct PtxModule {
   std::vector<PtxAlias> Aliases;
   std::vector<PtxModuleText> Texts;
   std::vector<PtxItem> Items; // source order
+  /// Names of expanded parameterized declarators (see PtxDeclarator), which must live as long as the
+  /// module. An allocator rather than strings in a container: it keeps the module move-only, so no copy
+  /// can be left pointing into another module's storage.
+  llvm::BumpPtrAllocator SynthesizedNames;
 };
 
 /// Reports assembler-style diagnostics for one source text.

@@ -231,6 +231,39 @@ TEST(AssemblerTest, SplitDeclarators) {
   EXPECT_EQ(A->V().Symbols[A->sym("c")].Size, 8u);
 }
 
+TEST(AssemblerTest, ParameterizedNames) {
+  // `v<N>` at module scope: one section and symbol per expanded name, the text being the prefix and the
+  // name alone. The names are not in the input, so even when the input outlives the object (Zero) they
+  // must be copied into the object: the parsed module holding them is gone once assembleInto returns.
+  for (bool Zero : {false, true}) {
+    auto A = assemble(std::string(Header) + ".visible .global .align 4 .u32 gv<4>;\n"
+                                            ".global .u32 x<2>, y = 3;\n"
+                                            ".extern .global .u32 e<2>;\n"
+                                            ".entry k { st.global.u32 [gv2], 1; st.global.u32 [e1], 1; ret; }\n",
+                      Zero);
+    ASSERT_TRUE(A->Ok) << A->Errors;
+    checkRelocationsSpellNames(A->V());
+    EXPECT_EQ(A->section("gv0").Contents, ".global .align 4 .u32 gv0;");
+    EXPECT_EQ(A->section("gv3").Contents, ".global .align 4 .u32 gv3;");
+    EXPECT_EQ(A->section("x1").Contents, ".global .u32 x1;");
+    EXPECT_EQ(A->section("y").Contents, ".global .u32 y = 3;");
+    EXPECT_EQ(A->refs(A->section("k"), "gv2"), 1u);
+    EXPECT_EQ(A->refs(A->section("k"), "e1"), 1u);
+    for (llvm::StringRef Name : {"gv0", "gv1", "gv2", "gv3", "x0", "x1", "e0", "e1"}) {
+      uint32_t S = A->sym(Name);
+      ASSERT_NE(S, NoSymbol) << Name.str();
+      const Symbol &Sym = A->V().Symbols[S];
+      EXPECT_EQ(Sym.Size, 4u) << Name.str();
+      EXPECT_TRUE(A->Obj->arena().identifyObject(Sym.Name.data()).has_value()) << Name.str();
+    }
+    EXPECT_EQ(A->V().Symbols[A->sym("gv3")].Bind, Binding::Global);
+    EXPECT_EQ(A->V().Symbols[A->sym("x0")].Bind, Binding::Local);
+    EXPECT_EQ(A->V().Symbols[A->sym("e0")].Bind, Binding::Undefined);
+    EXPECT_EQ(A->V().findSymbol("gv4"), NoSymbol);
+    EXPECT_EQ(A->V().findSymbol("gv"), NoSymbol);
+  }
+}
+
 TEST(AssemblerTest, DebugSectionsLabelsAndFileIndices) {
   std::string T = std::string(".version 8.0\n.target sm_80, debug\n.address_size 64\n") +
                   ".file 1 \"a.cu\"\n.file 2 \"b.h\", 1339013327, 64118\n"

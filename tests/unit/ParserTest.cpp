@@ -193,6 +193,81 @@ TEST(ParserTest, Variables) {
   EXPECT_EQ(P->M.Variables[7].Space, StateSpace::Tex);
 }
 
+TEST(ParserTest, ParameterizedVariableNames) {
+  auto P = parse(std::string(Header) + ".visible .global .align 4 .u32 gv<4>;\n" // line 4
+                                       ".global .u32 a<2>, b, c<1>;\n"
+                                       ".extern .shared .v2 .f32 s <3>;\n"
+                                       ".global .u32 a7<10>;\n");
+  ASSERT_TRUE(P->Ok) << P->Errors;
+  ASSERT_EQ(P->M.Variables.size(), 4u);
+  const PtxVariable &GV = P->M.Variables[0];
+  EXPECT_EQ(GV.Align, 4u);
+  ASSERT_EQ(GV.Decls.size(), 4u);
+  size_t GvAt = P->Text.find("gv<4>");
+  for (unsigned I = 0; I < 4; ++I) {
+    const PtxDeclarator &D = GV.Decls[I];
+    EXPECT_EQ(D.Name, "gv" + std::to_string(I));
+    EXPECT_TRUE(D.SynthesizedName);
+    // The source range stays that of `gv<4>`, for diagnostics.
+    EXPECT_EQ(D.NameOffset, GvAt);
+    EXPECT_EQ(D.End, GvAt + 5);
+    EXPECT_EQ(D.Loc.Line, 4u);
+    EXPECT_EQ(D.Loc.Column, 32u);
+    EXPECT_FALSE(D.Initialized);
+    EXPECT_TRUE(D.ArrayDims.empty());
+    // The name is not a slice of the source text.
+    EXPECT_TRUE(D.Name.data() < P->Text.data() || D.Name.data() >= P->Text.data() + P->Text.size());
+  }
+  const PtxVariable &AB = P->M.Variables[1];
+  ASSERT_EQ(AB.Decls.size(), 4u);
+  EXPECT_EQ(AB.Decls[0].Name, "a0");
+  EXPECT_EQ(AB.Decls[1].Name, "a1");
+  EXPECT_EQ(AB.Decls[2].Name, "b");
+  EXPECT_FALSE(AB.Decls[2].SynthesizedName);
+  EXPECT_EQ(AB.Decls[3].Name, "c0");
+  EXPECT_TRUE(AB.Decls[3].SynthesizedName);
+  const PtxVariable &S = P->M.Variables[2];
+  EXPECT_EQ(S.Link, Linkage::Extern);
+  EXPECT_EQ(S.Space, StateSpace::Shared);
+  EXPECT_EQ(S.VectorWidth, 2u);
+  ASSERT_EQ(S.Decls.size(), 3u);
+  EXPECT_EQ(S.Decls[2].Name, "s2");
+  const PtxVariable &A7 = P->M.Variables[3];
+  ASSERT_EQ(A7.Decls.size(), 10u);
+  EXPECT_EQ(A7.Decls[9].Name, "a79");
+
+  // The names outlive a move of the module.
+  PtxModule Moved = std::move(P->M);
+  EXPECT_EQ(Moved.Variables[0].Decls[3].Name, "gv3");
+}
+
+TEST(ParserTest, ParameterizedVariableNameErrors) {
+  auto P = parse(std::string(Header) + ".global .u32 a<0>;\n"       // line 4
+                                       ".global .u32 b<x>;\n"       // 5
+                                       ".global .u32 c<4;\n"        // 6
+                                       ".global .u32 d<2>[4];\n"    // 7
+                                       ".global .u32 e<2> = 1;\n"   // 8
+                                       ".global .u32 f<0x2>;\n"     // 9
+                                       ".global .u32 g<2097152>;\n" // 10
+                                       ".global .u32 ok<2>;\n");
+  EXPECT_FALSE(P->Ok);
+  EXPECT_EQ(P->ErrorCount, 7u) << P->Errors;
+  auto Has = [&](const char *Message) {
+    EXPECT_NE(P->Errors.find(Message), std::string::npos) << "missing: " << Message << "\nin:\n" << P->Errors;
+  };
+  Has("t.ptx:4:16: error: parameterized variable count must be at least 1\n.global .u32 a<0>;\n"
+      "               ^\n");
+  Has("t.ptx:5:16: error: expected a decimal variable count after '<', found 'x'");
+  Has("t.ptx:6:17: error: expected '>' after the variable count, found ';'");
+  Has("t.ptx:7:18: error: a parameterized variable name cannot be declared as an array");
+  Has("t.ptx:8:19: error: a parameterized variable name cannot have an initializer");
+  Has("t.ptx:9:16: error: expected a decimal variable count after '<', found '0x2'");
+  Has("t.ptx:10:16: error: parameterized variable count 2097152 is too large (at most 1048576)");
+  // Recovery kept the good declaration.
+  ASSERT_EQ(P->M.Variables.size(), 1u);
+  EXPECT_EQ(P->M.Variables[0].Decls.size(), 2u);
+}
+
 TEST(ParserTest, DebugSection) {
   auto P = parse(std::string(Header) + ".section .debug_info {\n"
                                        "  .b32 end-start\n"
