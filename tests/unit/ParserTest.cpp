@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <random>
+#include <regex>
 #include <string>
 
 using namespace ptxlink;
@@ -400,6 +402,114 @@ TEST(ParserTest, OneByteDebugLines) {
             std::string::npos)
       << P->Errors;
   EXPECT_NE(P->Errors.find("t.ptx:17:5: error: invalid integer '08'"), std::string::npos) << P->Errors;
+}
+
+// Random debug sections, each read twice: as written, and with `/**/` after every data directive, which
+// the lexer skips but which keeps the plain-line reader (DwarfDataLines.cpp) from taking the line, so the
+// general list reader reads it. Bytes, labels, fixups and errors must agree (columns after the comment
+// moved by its 4 bytes).
+TEST(ParserTest, PlainDebugLinesAgreeWithTheGeneralReaderOnRandomSections) {
+  std::mt19937 Rng(20261122);
+  auto pick = [&](std::initializer_list<const char *> L) { return std::string(L.begin()[Rng() % L.size()]); };
+  auto chance = [&](unsigned Percent) { return Rng() % 100 < Percent; };
+  auto number = [&](unsigned Width) {
+    unsigned Kind = Rng() % 100;
+    if (Kind < 70) {
+      uint64_t Limit = Width == 8 ? ~uint64_t(0) : (uint64_t(1) << (8 * Width)) - 1;
+      uint64_t V = Rng() % 3 == 0 ? Rng() % 10 : (uint64_t(Rng()) << 32 | Rng()) % (Limit == ~uint64_t(0) ? Limit : Limit + 1);
+      return std::to_string(V);
+    }
+    if (Kind < 78)
+      return std::to_string((uint64_t(1) << (8 * std::min(Width, 7u))) + Rng() % 300); // too wide (but .b64)
+    if (Kind < 84)
+      return pick({"007", "00", "08", "0x1F", "0b101", "-5", "-0", "1.5", "1e3", "12U", "99999999999999999999"});
+    return pick({"12a", "3,", ",", ""});
+  };
+  auto name = [&]() {
+    return pick({"$L__tmp1", "$L__func_begin0", ".debug_loc", ".debug_str", "kern_param_0", "%r", "$", "%", "x.y",
+                 "lab1", "_Z3fooi"});
+  };
+  auto item = [&](unsigned Width) {
+    unsigned Kind = Rng() % 100;
+    if (Kind < 60)
+      return number(Width);
+    std::string N = name();
+    if (Kind < 80)
+      return N;
+    if (Kind < 95)
+      return N + pick({"+", " + ", "+ ", "- "}) + pick({"4", "96", "0x10", "012", "0", "99999999999999999999", "a"});
+    return N + "-" + name();
+  };
+  for (int Section = 0; Section < 150; ++Section) {
+    std::string Eol = chance(20) ? "\r\n" : "\n";
+    std::string Plain = std::string(Header) + ".section .debug_info" + Eol + "{" + Eol, General = Plain;
+    unsigned LineNo = 6; // the line after `{` (the header is three lines)
+    std::map<unsigned, unsigned> CommentColumn; // line -> first column moved by the inserted comment
+    for (int Line = 0; Line < 40; ++Line, ++LineNo) {
+      if (chance(5)) {
+        std::string L = pick({"lab1:", "lab2 :", "$L__tmp9:", ""}) + Eol;
+        Plain += L;
+        General += L;
+        continue;
+      }
+      unsigned Width = 1u << (Rng() % 4);
+      std::string Head = pick({"", "", "\t", "  "}) + ".b" + std::to_string(8 * Width) + pick({" ", " ", "\t"});
+      std::string List = item(Width);
+      for (unsigned K = Rng() % 4; K > 0; --K)
+        List += pick({",", ", ", " , "}) + item(Width);
+      std::string Tail = pick({"", "", "", " ", " // c", "/* c */"}) + Eol;
+      Plain += Head + List + Tail;
+      General += Head + "/**/" + List + Tail;
+      CommentColumn[LineNo] = static_cast<unsigned>(Head.size()) + 1;
+    }
+    Plain += "}" + Eol;
+    General += "}" + Eol;
+    auto P = parse(Plain), G = parse(General);
+    SCOPED_TRACE(Plain);
+    ASSERT_EQ(P->M.DebugSections.size(), G->M.DebugSections.size());
+    if (P->M.DebugSections.empty())
+      continue;
+    const PtxDebugSection &A = P->M.DebugSections[0], &B = G->M.DebugSections[0];
+    EXPECT_EQ(A.Bytes, B.Bytes);
+    ASSERT_EQ(A.Labels.size(), B.Labels.size());
+    for (size_t I = 0; I < A.Labels.size(); ++I) {
+      EXPECT_EQ(A.Labels[I].Name, B.Labels[I].Name);
+      EXPECT_EQ(A.Labels[I].Offset, B.Labels[I].Offset);
+    }
+    auto moved = [&](SourceLoc L) {
+      auto It = CommentColumn.find(L.Line);
+      return It != CommentColumn.end() && L.Column >= It->second ? L.Column + 4 : L.Column;
+    };
+    ASSERT_EQ(A.Fixups.size(), B.Fixups.size());
+    for (size_t I = 0; I < A.Fixups.size(); ++I) {
+      const PtxDwarfFixup &X = A.Fixups[I], &Y = B.Fixups[I];
+      EXPECT_EQ(X.Name, Y.Name);
+      EXPECT_EQ(X.MinusName, Y.MinusName);
+      EXPECT_EQ(X.Offset, Y.Offset);
+      EXPECT_EQ(X.Width, Y.Width);
+      EXPECT_EQ(X.Addend, Y.Addend);
+      EXPECT_EQ(X.Loc.Line, Y.Loc.Line);
+      EXPECT_EQ(moved(X.Loc), Y.Loc.Column);
+      EXPECT_EQ(P->Text.substr(X.TextOffset, X.Name.size()), X.Name.str());
+    }
+    // Errors: `t.ptx:L:C: error: ...` lines, in order, with the columns mapped.
+    auto errors = [](const std::string &Text) {
+      std::vector<std::tuple<unsigned, unsigned, std::string>> R;
+      static const std::regex Line(R"(t\.ptx:(\d+):(\d+): (error|warning): ([^\n]*))");
+      for (auto It = std::sregex_iterator(Text.begin(), Text.end(), Line); It != std::sregex_iterator(); ++It)
+        R.emplace_back(std::stoul((*It)[1]), std::stoul((*It)[2]), (*It)[4].str());
+      return R;
+    };
+    auto EA = errors(P->Errors), EB = errors(G->Errors);
+    ASSERT_EQ(EA.size(), EB.size()) << P->Errors << "\n---\n" << G->Errors;
+    for (size_t I = 0; I < EA.size(); ++I) {
+      auto [LA, CA, MA] = EA[I];
+      auto [LB, CB, MB] = EB[I];
+      EXPECT_EQ(LA, LB);
+      EXPECT_EQ(moved(SourceLoc{LA, CA}), CB) << MA;
+      EXPECT_EQ(MA, MB);
+    }
+  }
 }
 
 TEST(ParserTest, LegacyDwarf) {
