@@ -51,6 +51,7 @@ private:
   std::vector<SourceLoc> FirstRefLoc;        // per pending label: where a debug section refers to it
   std::vector<size_t> FirstRefOffset;
   std::vector<std::vector<uint32_t>> FixupSymbols; // per debug section: the symbol of each fixup
+  StringMap<uint32_t> FirstDebugSection;           // debug section name -> its first section's index
 
   StringRef keep(StringRef S) { return Zero ? S : Obj.save(S); }
   /// The symbol named Name, added with the given properties if there is none yet (Added tells which).
@@ -75,6 +76,17 @@ private:
     FirstRefLoc.push_back({});
     FirstRefOffset.push_back(0);
     return Idx;
+  }
+  /// The Section symbol named Name (placed in this module's first debug section of that name, if any),
+  /// added if there is none yet. Debug data (`.b32 .debug_abbrev`) and `.loc ... function_name
+  /// .debug_str+16` both refer to sections by name.
+  uint32_t sectionSymbol(StringRef Name, SourceLoc Where, bool &Added) {
+    uint32_t Sym = findOrAddSymbol(Name, SymbolKind::Section, Binding::Local, Where, Added);
+    if (Added) {
+      auto It = FirstDebugSection.find(Name);
+      V.Symbols[Sym].Section = It == FirstDebugSection.end() ? NoSection : It->second;
+    }
+    return Sym;
   }
   void reserveSymbols(size_t N) {
     V.Symbols.reserve(V.Symbols.size() + N);
@@ -275,27 +287,21 @@ void Lowerer::declareDebugLabels(const PtxDebugSection &S, uint32_t SectionIdx) 
 void Lowerer::declareDebugRefs() {
   // Names that debug data refers to: section names become Section symbols; other names not yet known are
   // labels the function bodies must define. The symbol of every fixup is kept for lowerDebug.
-  StringMap<uint32_t> FirstSectionOf;
-  for (uint32_t I = 0; I < V.Sections.size(); ++I)
-    if (V.Sections[I].Kind == SectionKind::Debug)
-      FirstSectionOf.try_emplace(V.Sections[I].Name, I);
   FixupSymbols.resize(M.DebugSections.size());
   for (size_t SI = 0; SI < M.DebugSections.size(); ++SI) {
     const PtxDebugSection &S = M.DebugSections[SI];
     std::vector<uint32_t> &Syms = FixupSymbols[SI];
     Syms.reserve(S.Fixups.size());
     for (const PtxDwarfFixup &F : S.Fixups) {
-      bool IsSection = F.Name.starts_with("."), Added;
-      uint32_t Sym = findOrAddSymbol(F.Name, IsSection ? SymbolKind::Section : SymbolKind::Label, Binding::Local,
-                                     F.Loc, Added);
+      bool Added;
+      if (F.Name.starts_with(".")) {
+        Syms.push_back(sectionSymbol(F.Name, F.Loc, Added));
+        continue;
+      }
+      uint32_t Sym = findOrAddSymbol(F.Name, SymbolKind::Label, Binding::Local, F.Loc, Added);
       Syms.push_back(Sym);
       if (!Added)
         continue;
-      if (IsSection) {
-        auto It = FirstSectionOf.find(F.Name);
-        V.Symbols[Sym].Section = It == FirstSectionOf.end() ? NoSection : It->second;
-        continue;
-      }
       PendingLabel[Sym] = 1;
       FirstRefLoc[Sym] = F.Loc;
       FirstRefOffset[Sym] = F.TextOffset;
@@ -414,9 +420,7 @@ void Lowerer::lowerVariable(const PtxVariable &Var, const PtxDeclarator &Decl, u
 }
 
 void Lowerer::lowerDebug(const PtxDebugSection &S, ArrayRef<uint32_t> FixupSyms, uint32_t SectionIdx) {
-  Section &Sec = V.Sections[SectionIdx];
-  Sec.Name = keep(S.Name);
-  Sec.Where = S.Loc;
+  Section &Sec = V.Sections[SectionIdx]; // named and placed by run()
   Sec.Contents = Obj.save(StringRef(reinterpret_cast<const char *>(S.Bytes.data()), S.Bytes.size()));
   Sec.Relocs.reserve(S.Fixups.size());
   for (size_t I = 0; I < S.Fixups.size(); ++I) {
@@ -467,10 +471,16 @@ bool Lowerer::run() {
         Work.push_back({It, I, Var.Link == Linkage::Extern ? NoSection : NewSection(SectionKind::Variable)});
       break;
     }
-    case PtxItem::Debug:
-      Work.push_back({It, 0, NewSection(SectionKind::Debug)});
-      V.Sections.back().Name = keep(M.DebugSections[It.Index].Name);
+    case PtxItem::Debug: {
+      // Named and placed now: symbols refer to debug sections by name before their contents are lowered.
+      const PtxDebugSection &S = M.DebugSections[It.Index];
+      uint32_t Index = NewSection(SectionKind::Debug);
+      Work.push_back({It, 0, Index});
+      V.Sections[Index].Name = keep(S.Name);
+      V.Sections[Index].Where = S.Loc;
+      FirstDebugSection.try_emplace(S.Name, Index);
       break;
+    }
     case PtxItem::Text:
       Work.push_back({It, 0, NewSection(SectionKind::Module)});
       break;
@@ -508,20 +518,12 @@ bool Lowerer::run() {
   // Section contents and relocations.
   // A `.loc ... function_name .debug_str+16` refers to an offset in a debug section of this module: the
   // scanner gets that section's symbol (added here if debug data does not refer to the section too).
-  StringMap<std::pair<uint32_t, SourceLoc>> DebugSectionByName;
-  for (const Pending &W : Work)
-    if (W.Item.K == PtxItem::Debug) {
-      const PtxDebugSection &S = M.DebugSections[W.Item.Index];
-      DebugSectionByName.try_emplace(S.Name, W.Section, S.Loc);
-    }
   auto SectionSymbolFor = [&](StringRef Name) -> uint32_t {
-    auto It = DebugSectionByName.find(Name);
-    if (It == DebugSectionByName.end())
+    auto It = FirstDebugSection.find(Name);
+    if (It == FirstDebugSection.end())
       return NoSymbol;
     bool Added;
-    uint32_t Sym = findOrAddSymbol(Name, SymbolKind::Section, Binding::Local, It->second.second, Added);
-    if (Added)
-      V.Symbols[Sym].Section = It->second.first;
+    uint32_t Sym = sectionSymbol(Name, V.Sections[It->second].Where, Added);
     return V.Symbols[Sym].Kind == SymbolKind::Section ? Sym : NoSymbol;
   };
   BodyScanner Scanner(M.Text, D, SymMap, V.Symbols, PendingLabel, SectionSymbolFor);
