@@ -36,6 +36,27 @@ std::unique_ptr<Parsed> parse(const std::string &Text) {
 
 const char *Header = ".version 8.0\n.target sm_90\n.address_size 64\n";
 
+/// The same debug fixups, read from two spellings of one section: A's from TextA, B's where ColumnInB says
+/// A's columns moved to.
+template <typename ColumnMap>
+void expectSameFixups(const PtxDebugSection &A, const PtxDebugSection &B, const std::string &TextA,
+                      ColumnMap ColumnInB) {
+  ASSERT_EQ(A.Fixups.size(), B.Fixups.size());
+  for (size_t I = 0; I < A.Fixups.size(); ++I) {
+    const PtxDwarfFixup &X = A.Fixups[I], &Y = B.Fixups[I];
+    EXPECT_EQ(X.Name, Y.Name);
+    EXPECT_EQ(X.MinusName, Y.MinusName);
+    EXPECT_EQ(X.Offset, Y.Offset);
+    EXPECT_EQ(X.Width, Y.Width);
+    EXPECT_EQ(X.Addend, Y.Addend);
+    EXPECT_EQ(X.Loc.Line, Y.Loc.Line);
+    EXPECT_EQ(ColumnInB(X.Loc), Y.Loc.Column);
+    EXPECT_EQ(TextA.substr(X.TextOffset, X.Name.size()), X.Name.str());
+    size_t LineStart = TextA.rfind('\n', X.TextOffset) + 1;
+    EXPECT_EQ(X.Loc.Column, X.TextOffset - LineStart + 1);
+  }
+}
+
 TEST(ParserTest, ModuleDirectives) {
   auto P = parse(".version 7.8\n.target compute_90a, debug\n.address_size 32\n");
   ASSERT_TRUE(P->Ok) << P->Errors;
@@ -344,19 +365,8 @@ TEST(ParserTest, PlainDebugLinesMatchTheGeneralReader) {
     const PtxDebugSection &PS = P->M.DebugSections[0], &GS = G->M.DebugSections[0];
     EXPECT_EQ(PS.Bytes, GS.Bytes);
     ASSERT_EQ(PS.Fixups.size(), 5u);
-    ASSERT_EQ(PS.Fixups.size(), GS.Fixups.size());
-    for (size_t I = 0; I < PS.Fixups.size(); ++I) {
-      const PtxDwarfFixup &A = PS.Fixups[I], &B = GS.Fixups[I];
-      EXPECT_EQ(A.Name, B.Name);
-      EXPECT_EQ(A.Offset, B.Offset);
-      EXPECT_EQ(A.Width, B.Width);
-      EXPECT_EQ(A.Addend, B.Addend);
-      EXPECT_EQ(A.Loc.Line, B.Loc.Line);
-      EXPECT_EQ(A.Loc.Column + 2, B.Loc.Column); // "0x0" is two bytes longer than "0"
-      EXPECT_EQ(P->Text.substr(A.TextOffset, A.Name.size()), A.Name.str());
-      size_t LineStart = P->Text.rfind('\n', A.TextOffset) + 1;
-      EXPECT_EQ(A.Loc.Column, A.TextOffset - LineStart + 1);
-    }
+    // "0x0" is two bytes longer than "0".
+    expectSameFixups(PS, GS, P->Text, [](SourceLoc L) { return L.Column + 2; });
     EXPECT_EQ(PS.Fixups[2].Addend, 12);
     EXPECT_EQ(PS.Fixups[3].Addend, 96);
   }
@@ -480,18 +490,7 @@ TEST(ParserTest, PlainDebugLinesAgreeWithTheGeneralReaderOnRandomSections) {
       auto It = CommentColumn.find(L.Line);
       return It != CommentColumn.end() && L.Column >= It->second ? L.Column + 4 : L.Column;
     };
-    ASSERT_EQ(A.Fixups.size(), B.Fixups.size());
-    for (size_t I = 0; I < A.Fixups.size(); ++I) {
-      const PtxDwarfFixup &X = A.Fixups[I], &Y = B.Fixups[I];
-      EXPECT_EQ(X.Name, Y.Name);
-      EXPECT_EQ(X.MinusName, Y.MinusName);
-      EXPECT_EQ(X.Offset, Y.Offset);
-      EXPECT_EQ(X.Width, Y.Width);
-      EXPECT_EQ(X.Addend, Y.Addend);
-      EXPECT_EQ(X.Loc.Line, Y.Loc.Line);
-      EXPECT_EQ(moved(X.Loc), Y.Loc.Column);
-      EXPECT_EQ(P->Text.substr(X.TextOffset, X.Name.size()), X.Name.str());
-    }
+    expectSameFixups(A, B, P->Text, moved);
     // Errors: `t.ptx:L:C: error: ...` lines, in order, with the columns mapped.
     auto errors = [](const std::string &Text) {
       std::vector<std::tuple<unsigned, unsigned, std::string>> R;
