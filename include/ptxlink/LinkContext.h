@@ -130,8 +130,17 @@ public:
   /// Pass 2: one GlobalSymbol per name; the winner of each by the rules of docs/linker.md. Fixed after:
   /// every GlobalSymbol's Def, Bind, Size.
   void resolve();
-  /// Pass 3a: the check that depends on the arch: the newest input's PTX version must express it.
+  /// Pass 3a: the decision that depends on the arch: the newest input's PTX version must be able to name
+  /// it. When it cannot (libraries compiled for an older GPU, the everyday case), the PTX is written for
+  /// the highest target the inputs name instead (ptxTarget()), which the driver JIT-compiles for the
+  /// newer GPU and ptxas compiles for it; an error only when no input names a usable target.
   void checkTargetVersion();
+  /// The target the linked PTX module is written for: the requested arch, or the older one
+  /// checkTargetVersion fell back to.
+  ArchSpec ptxTarget() const { return PtxFallback.value_or(Arch); }
+  bool ptxTargetIsOlder() const { return PtxFallback.has_value(); }
+  /// One line for -v saying why the PTX is written for an older target (empty if it is not).
+  std::string ptxTargetReason() const;
   /// Pass 3b: ABI agreement, aliases, kernels, module compatibility (the same for every arch that
   /// selects the same variants).
   void check();
@@ -183,6 +192,8 @@ private:
   const LinkOptions &Options;
   llvm::ArrayRef<InputFile> Inputs;
   ArchSpec Arch;
+  std::optional<ArchSpec> PtxFallback;        // set by checkTargetVersion, see ptxTarget()
+  std::pair<unsigned, unsigned> NewestInputVersion{0, 0};
   DiagnosticEngine &Diags;
   PassTimes &Times;
 };

@@ -10,6 +10,7 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 
 namespace ptxlink {
 
@@ -37,6 +38,38 @@ void printModule(const ModuleVariant &Variant, llvm::raw_ostream &OS);
 /// The same module with another `.version`/`.target`/`.address_size` header (the linker prints one
 /// linked module for several arches when their inputs are the same).
 void printModule(const ModuleVariant &Variant, const TargetInfo &Target, llvm::raw_ostream &OS);
+
+/// Where the printer put each section's text, so that a line of the printed module (in a ptxas message)
+/// can be traced back to the input it came from. Spans are in print order (increasing Offset); text the
+/// printer made up (the header, extern declarations, aliases) has a span with Section == NoSection.
+struct PrintedLayout {
+  struct Span {
+    uint64_t Offset = 0;        // byte offset in the printed text where the section's text starts
+    uint32_t Section = NoSection;
+  };
+  std::vector<Span> Spans;
+};
+/// printModule with the layout of what it printed. OS must report its position (tell()).
+void printModule(const ModuleVariant &Variant, const TargetInfo &Target, llvm::raw_ostream &OS,
+                 PrintedLayout &Layout);
+
+/// Where line Line (1-based) of a printed module came from.
+struct PrintedLineOrigin {
+  llvm::StringRef File;     // the input (ModuleVariant::SectionSources, else SourceName)
+  uint32_t Line = 0;        // the input's line
+  llvm::StringRef LineText; // the input's text of that line, from column FirstColumn on
+  uint32_t FirstColumn = 1; // the column of LineText[0] (a section's first line may start mid-line)
+  llvm::StringRef Section;  // the section's name (function or variable)
+};
+/// Maps a line of Printed (printed from Variant with Layout) back to its input; std::nullopt for lines
+/// the printer made up or past the end. ptxas messages name only lines, so the caller picks a column
+/// (see columnOfQuotedToken).
+std::optional<PrintedLineOrigin> locatePrintedLine(const ModuleVariant &Variant, const PrintedLayout &Layout,
+                                                   llvm::StringRef Printed, unsigned Line);
+/// The 0-based index in LineText of the first 'quoted' token of Message (ptxas quotes the symbol or
+/// instruction it complains about: "Unknown symbol '%r9'"), or of the line's first non-blank character
+/// if there is no such token or it is not on the line.
+size_t indexOfQuotedToken(llvm::StringRef Message, llvm::StringRef LineText);
 
 /// One parameter as PTX declares it (`.param .align 8 .b8 s[16]`, `.reg .b32 x`): the spelling shared by the
 /// printer, the ABI diagnostics and ptxlink-dump.

@@ -251,6 +251,10 @@ struct ModuleVariant {
   std::vector<VariableAbi> Variables;
   std::vector<PrototypeAbi> Prototypes;
   std::vector<FileEntry> Files;
+  /// Linked modules only: per section, the input it came from ("a.ptx", or "a.ptx (libx.a(a.o))"), so a
+  /// message about a line of the printed module (ptxas's) can name the input's file:line. Empty in an
+  /// assembled or read module, whose sections all come from SourceName. Not written to objects.
+  std::vector<llvm::StringRef> SectionSources;
 
   /// Index of the symbol called Name, or NoSymbol. Linear; build a map for repeated lookups.
   uint32_t findSymbol(llvm::StringRef Name) const;

@@ -9,6 +9,7 @@
 #include "ptxlink/LinkContext.h"
 #include "ptxlink/Linker.h"
 #include "ptxlink/ObjectFormat.h"
+#include "ptxlink/PtxasMessages.h"
 
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringExtras.h"
@@ -78,59 +79,6 @@ private:
   StringMap<size_t> Index; // key (level, file, message, sites) -> Pending index
 };
 
-std::optional<std::string> findPtxas() {
-  if (auto P = sys::findProgramByName("ptxas"))
-    return *P;
-  if (auto Home = sys::Process::GetEnv("CUDA_HOME")) {
-    SmallString<256> P(*Home);
-    sys::path::append(P, "bin", "ptxas");
-    if (sys::fs::can_execute(P))
-      return std::string(P);
-  }
-  return std::nullopt;
-}
-
-/// Compiles one linked PTX module to a cubin with ptxas (for --sass).
-Expected<std::string> compileWithPtxas(StringRef Ptxas, StringRef Ptx, StringRef Arch, bool Debug) {
-  SmallString<128> In, OutPath, ErrPath;
-  if (auto EC = sys::fs::createTemporaryFile("ptxlink", "ptx", In))
-    return createStringError(EC, "cannot create a temporary file");
-  auto RemoveIn = make_scope_exit([&] { sys::fs::remove(In); });
-  if (auto EC = sys::fs::createTemporaryFile("ptxlink", "cubin", OutPath))
-    return createStringError(EC, "cannot create a temporary file");
-  auto RemoveOut = make_scope_exit([&] { sys::fs::remove(OutPath); });
-  if (auto EC = sys::fs::createTemporaryFile("ptxlink", "err", ErrPath))
-    return createStringError(EC, "cannot create a temporary file");
-  auto RemoveErr = make_scope_exit([&] { sys::fs::remove(ErrPath); });
-  {
-    std::error_code EC;
-    raw_fd_ostream OS(In, EC);
-    if (EC)
-      return createStringError(EC, "cannot write " + In);
-    OS << Ptx;
-  }
-  std::string ArchArg = ("-arch=" + Arch).str();
-  SmallVector<StringRef, 8> Argv{Ptxas, ArchArg};
-  if (Debug)
-    Argv.push_back("-g");
-  Argv.append({"-o", OutPath, In});
-  std::optional<StringRef> Redirects[] = {std::nullopt, StringRef(ErrPath), StringRef(ErrPath)};
-  std::string ErrMsg;
-  int RC = sys::ExecuteAndWait(Ptxas, Argv, std::nullopt, Redirects, 0, 0, &ErrMsg);
-  if (RC != 0) {
-    std::string Output;
-    if (auto B = MemoryBuffer::getFile(ErrPath))
-      Output = (*B)->getBuffer().trim().str();
-    return createStringError(inconvertibleErrorCode(),
-                             "ptxas failed for " + Arch + " (exit " + std::to_string(RC) + ")" +
-                                 (ErrMsg.empty() ? "" : ": " + ErrMsg) + (Output.empty() ? "" : ":\n" + Output));
-  }
-  auto B = MemoryBuffer::getFile(OutPath, false, false);
-  if (!B)
-    return createStringError(B.getError(), "cannot read the cubin ptxas wrote");
-  return (*B)->getBuffer().str();
-}
-
 /// Removes a previous output so a failed link leaves nothing stale behind.
 void removeStaleOutput(const LinkOptions &O) {
   if (O.Output != "-" && !O.CheckAbiOnly)
@@ -144,6 +92,88 @@ Error writeOutput(const LinkOptions &O, raw_ostream &Stdout,
   // Nothing is lost by removing an earlier output (a failed link removes it anyway), and renaming over
   // it would wait for ext4 to write the new one to disk: a quarter of a large link.
   return writeFileAtomically(O.Output, Write, EarlierFile::RemovedFirst);
+}
+
+/// What goes into the output, per arch: a linked module and the header it is printed with.
+struct ArchOutput {
+  size_t Variant; // index in Linked.Variants
+  TargetInfo Target;
+  std::string Requested; // the arch asked for: what SASS is compiled for (Target may name an older one)
+};
+
+/// --verify: runs ptxas (-O0: the front end's checks are what matter, and its code generation is the
+/// cheapest) over every linked module for the arch it was linked for, in parallel, and reports its
+/// messages at the inputs' lines. A message every arch gave alike is reported once, naming them all.
+/// Returns false if ptxas found an error (or could not run).
+bool verifyWithPtxas(const LinkOptions &Options, const ObjectFile &Linked, ArrayRef<ArchOutput> Outputs,
+                     DiagnosticEngine &Diags, PassTimes &Times) {
+  auto Start = std::chrono::steady_clock::now();
+  std::optional<std::string> Ptxas = findPtxas();
+  if (!Ptxas) {
+    Diags.error("--verify needs ptxas, which is neither on PATH nor in $CUDA_HOME/bin", std::vector<DiagSite>(),
+                "no-ptxas");
+    return false;
+  }
+  struct Check {
+    std::string Text;
+    PrintedLayout Layout;
+    std::optional<PtxasResult> Result;
+    std::string Error; // ptxas could not be run
+  };
+  std::vector<Check> Checks(Outputs.size());
+  parallelFor(0, Outputs.size(), [&](size_t I) {
+    const ArchOutput &O = Outputs[I];
+    raw_string_ostream OS(Checks[I].Text);
+    printModule(Linked.Variants[O.Variant], O.Target, OS, Checks[I].Layout);
+    std::vector<std::string> Args{"-arch=" + O.Requested, "-O0"};
+    if (Options.Emit == EmitKind::Object)
+      Args.push_back("-c"); // a relocatable link may leave references for a later link
+    if (auto R = runPtxas(*Ptxas, Checks[I].Text, Args, /*WantCubin=*/false))
+      Checks[I].Result = std::move(*R);
+    else
+      Checks[I].Error = toString(R.takeError());
+  });
+  // Merge what the arches said alike, in order of first appearance.
+  struct Merged {
+    Diagnostic D;
+    std::vector<std::string> Arches;
+  };
+  std::vector<Merged> All;
+  StringMap<size_t> Index;
+  bool Failed = false;
+  for (size_t I = 0; I < Outputs.size(); ++I) {
+    std::optional<PtxasResult> &R = Checks[I].Result;
+    if (!R) {
+      Diags.error(Checks[I].Error, std::vector<DiagSite>(), "ptxas-failed");
+      Failed = true;
+      continue;
+    }
+    std::vector<Diagnostic> Found = mapPtxasMessages(R->Messages, Checks[I].Text, Linked.Variants[Outputs[I].Variant],
+                                                     Checks[I].Layout, "");
+    if (R->ExitCode != 0 && llvm::none_of(Found, [](const Diagnostic &D) { return D.Level == Severity::Error; })) {
+      Diagnostic D;
+      D.Message = "ptxas: exit " + std::to_string(R->ExitCode);
+      D.Code = "ptxas";
+      Found.push_back(std::move(D));
+    }
+    for (Diagnostic &D : Found) {
+      std::string Key = D.File + "\x1f" + std::to_string(D.Loc.Line) + ":" + std::to_string(D.Loc.Column) + "\x1f" +
+                        D.Message + "\x1f" + std::to_string(static_cast<int>(D.Level));
+      auto [It, New] = Index.try_emplace(Key, All.size());
+      if (New)
+        All.push_back({std::move(D), {}});
+      All[It->second].Arches.push_back(Outputs[I].Requested);
+    }
+  }
+  for (Merged &M : All) {
+    StringRef Text = M.D.Message;
+    Text.consume_front("ptxas: ");
+    M.D.Message = "ptxas " + join(M.Arches, ",") + ": " + Text.str();
+    Failed |= M.D.Level == Severity::Error;
+    Diags.report(std::move(M.D));
+  }
+  Times.add("verify (ptxas -O0)", "", Start);
+  return !Failed && !Diags.hasErrors();
 }
 
 } // namespace
@@ -199,11 +229,6 @@ bool link(const LinkOptions &Options, DiagnosticEngine &Diags, raw_ostream &Out)
   DiagForwarder Forward(Diags);
   bool Multi = Arches.size() > 1;
   size_t ArchesRun = 0;
-  // What goes into the fatbinary, per arch: a linked module and the header it is printed with.
-  struct ArchOutput {
-    size_t Variant; // index in Linked.Variants
-    TargetInfo Target;
-  };
   std::vector<ArchOutput> Outputs;
   // Arches whose inputs all select the same variants (plain PTX inputs: every arch) link to the same
   // module but for its `.target` line: that module is linked once and printed with each arch's header.
@@ -243,8 +268,11 @@ bool link(const LinkOptions &Options, DiagnosticEngine &Diags, raw_ostream &Out)
       Forward.collect(Local, Done, A.name());
       size_t FromShared = 0;
       Forward.collect(Same->Reported, FromShared, A.name());
-      if (!Local.hasErrors())
-        Outputs.push_back({Same->Variant, L->outputTarget(Linked)});
+      if (!Local.hasErrors()) {
+        Outputs.push_back({Same->Variant, L->outputTarget(Linked), A.name()});
+        if (Options.Verbose && L->ptxTargetIsOlder())
+          Out << "ptxlink: " << A.name() << ": " << L->ptxTargetReason() << "\n";
+      }
       continue;
     }
     L->resolve();
@@ -270,7 +298,9 @@ bool link(const LinkOptions &Options, DiagnosticEngine &Diags, raw_ostream &Out)
     Linked.Variants.emplace_back();
     L->emit(Linked.Variants.back(), Linked);
     Forward.collect(Local, Done, A.name());
-    Outputs.push_back({Linked.Variants.size() - 1, Linked.Variants.back().Target});
+    Outputs.push_back({Linked.Variants.size() - 1, Linked.Variants.back().Target, A.name()});
+    if (Options.Verbose && L->ptxTargetIsOlder())
+      Out << "ptxlink: " << A.name() << ": " << L->ptxTargetReason() << "\n";
     if (CanShare) {
       // What another arch sharing this module must report too: all but the arch-dependent check's.
       std::vector<Diagnostic> Reported(Local.recorded().begin(), Local.recorded().begin() + VersionFrom);
@@ -297,6 +327,11 @@ bool link(const LinkOptions &Options, DiagnosticEngine &Diags, raw_ostream &Out)
     if (E)
       Diags.error(toString(std::move(E)), std::vector<DiagSite>(), "cannot-write"); // names the map file
   }
+  // --verify: ptxas over each linked module, for the arch it will run on. With --sass the compilation
+  // below does the same and reports the same way.
+  if (Options.Verify && !(Options.Sass && Options.Emit == EmitKind::Fatbin) &&
+      !verifyWithPtxas(Options, Linked, Outputs, Diags, Times))
+    return Finish(false);
   if (Options.CheckAbiOnly)
     return Finish(!Diags.hasErrors());
 
@@ -324,6 +359,7 @@ bool link(const LinkOptions &Options, DiagnosticEngine &Diags, raw_ostream &Out)
     // container in arch order. Without, writeFatbin streams each printed module straight into the
     // output, so the text (as large as the program) is never held in memory.
     std::vector<std::string> Texts(Ptxas ? Outputs.size() : 0);
+    std::vector<PrintedLayout> Layouts(Texts.size());
     parallelFor(0, Texts.size(), [&](size_t I) {
       // One buffer of about the final size: the text is mostly section contents copied verbatim, debug
       // bytes grow about fourfold as `.b8` lists.
@@ -333,7 +369,7 @@ bool link(const LinkOptions &Options, DiagnosticEngine &Diags, raw_ostream &Out)
                                                   : S.Contents.size() + S.Contents.size() / 8 + 64;
       Texts[I].reserve(Estimate);
       raw_string_ostream OS(Texts[I]);
-      printModule(Linked.Variants[Outputs[I].Variant], Outputs[I].Target, OS);
+      printModule(Linked.Variants[Outputs[I].Variant], Outputs[I].Target, OS, Layouts[I]);
     });
     std::vector<FatbinImage> Images;
     for (size_t I = 0; I < Outputs.size(); ++I) {
@@ -347,18 +383,43 @@ bool link(const LinkOptions &Options, DiagnosticEngine &Diags, raw_ostream &Out)
       Img.Is64Bit = Target.AddressSize == 64;
       Img.Debug = Target.Debug;
       if (Ptxas) {
-        auto Cubin = compileWithPtxas(*Ptxas, Texts[I], Target.Arch, Target.Debug);
-        if (!Cubin) {
-          Diags.error(toString(Cubin.takeError()), std::vector<DiagSite>(), "ptxas-failed");
+        std::vector<std::string> Args{"-arch=" + Outputs[I].Requested};
+        if (Target.Debug)
+          Args.push_back("-g");
+        auto Run = runPtxas(*Ptxas, Texts[I], Args, /*WantCubin=*/true);
+        if (!Run) {
+          Diags.error(toString(Run.takeError()), std::vector<DiagSite>(), "ptxas-failed");
           continue;
         }
+        if (Run->ExitCode != 0) {
+          // Its messages at the inputs' lines, then which compilation failed.
+          for (Diagnostic &D : mapPtxasMessages(Run->Messages, Texts[I], Module, Layouts[I], Outputs[I].Requested))
+            Diags.report(std::move(D));
+          Diags.error("ptxas failed for " + Outputs[I].Requested + " (exit " + std::to_string(Run->ExitCode) + ")",
+                      std::vector<DiagSite>(), "ptxas-failed");
+          continue;
+        }
+        std::optional<std::string> Cubin = std::move(Run->Cubin);
         FatbinImage Elf = Img;
+        if (auto Requested = parseArch(Outputs[I].Requested)) {
+          Elf.Sm = Requested->Number;
+          Elf.ArchSpecific = Requested->Suffix == 'a';
+          Elf.FamilySpecific = Requested->Suffix == 'f';
+        }
         Elf.Kind = FatbinKind::Elf;
         Elf.VersionMajor = 1;
         Elf.VersionMinor = Cubin->size() > 8 ? static_cast<uint8_t>((*Cubin)[8]) : 0;
         Elf.Payload = std::move(*Cubin);
         Images.push_back(std::move(Elf));
       }
+      // Two arches whose inputs' PTX version cannot name them (sm_100 and sm_120 linking PTX ISA 8.0)
+      // print the same module for the same older target: one PTX image serves both.
+      bool SamePtxAsBefore = llvm::any_of(llvm::ArrayRef(Outputs).take_front(I), [&](const ArchOutput &Earlier) {
+        return Earlier.Variant == Outputs[I].Variant && Earlier.Target.Arch == Target.Arch &&
+               Earlier.Target.VersionMajor == Target.VersionMajor && Earlier.Target.VersionMinor == Target.VersionMinor;
+      });
+      if (SamePtxAsBefore)
+        continue;
       Img.Kind = FatbinKind::Ptx;
       Img.VersionMajor = Target.VersionMajor;
       Img.VersionMinor = Target.VersionMinor;

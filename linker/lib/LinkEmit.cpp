@@ -27,7 +27,8 @@ namespace ptxlink {
 TargetInfo ArchLink::outputTarget(ObjectFile &Storage) const {
   // Header: the requested arch; `.version` the highest of the inputs; options merged.
   TargetInfo Target;
-  std::string ArchName = Arch.name();
+  ArchSpec Written = ptxTarget(); // the requested arch, or the older one its inputs can name
+  std::string ArchName = Written.name();
   bool AnyFamily = false, AnyDebug = false, AnyMapF64 = false;
   StringRef Texmode;
   std::vector<StringRef> TargetOptions;
@@ -55,7 +56,7 @@ TargetInfo ArchLink::outputTarget(ObjectFile &Storage) const {
   if (!Target.AddressSizeGiven && !Modules.empty())
     Target.AddressSize = Modules.front().M->Target.AddressSize;
   // Family-specific code selected for a plain arch needs the family target to assemble.
-  if (AnyFamily && Arch.Suffix == 0)
+  if (AnyFamily && Written.Suffix == 0)
     ArchName += 'f';
   Target.Arch = Storage.save(ArchName);
   Target.Debug = AnyDebug;
@@ -123,6 +124,7 @@ void ArchLink::emit(ModuleVariant &Out, ObjectFile &Storage) {
   Out.Symbols.reserve(MaxSymbols);
   Origins.reserve(MaxSymbols);
   Out.Sections.reserve(MaxSections);
+  Out.SectionSources.reserve(MaxSections);
   for (uint32_t MI = 0; MI < Modules.size(); ++MI) {
     LinkModule &LM = Modules[MI];
     const ModuleVariant &M = *LM.M;
@@ -190,6 +192,7 @@ void ArchLink::emit(ModuleVariant &Out, ObjectFile &Storage) {
         continue;
       Modules[MI].SecOut[SI] = Out.Sections.size();
       Out.Sections.push_back(S);
+      Out.SectionSources.push_back(M.SourceName);
     }
   }
   std::vector<char *> DebugBuf; // the merged debug sections' bytes, writable (they live in Storage)
@@ -215,6 +218,7 @@ void ArchLink::emit(ModuleVariant &Out, ObjectFile &Storage) {
     DebugBuf.push_back(Buf);
     uint32_t Index = Out.Sections.size();
     Out.Sections.push_back(std::move(D));
+    Out.SectionSources.push_back(StringRef()); // several inputs'
     auto It = SectionSymbol.find(Name);
     if (It != SectionSymbol.end()) {
       Out.Sections[Index].Symbol = It->second;

@@ -37,6 +37,8 @@ Output:
   -r, --relocatable        relocatable link: one object (one variant per arch) that links again later
   --sass                   also put a cubin per arch into the fatbinary (runs ptxas)
   --check-abi              run every link check, write no output
+  --verify                 run ptxas (-O0) over each linked module and report its errors at the
+                           inputs' file:line:col (with --sass, the SASS compilation does it)
 
 Dead code:
   --no-gc                  keep every definition
@@ -172,6 +174,8 @@ std::optional<LinkOptions> parseLinkOptions(ArrayRef<std::string> RawArgs, Diagn
       O.PrintGc = true;
     } else if (Name == "dump-callgraph") {
       O.DumpCallgraph = true;
+    } else if (Name == "verify") {
+      O.Verify = true;
     } else if (Name == "check-abi") {
       O.CheckAbiOnly = true;
     } else if (Name == "kernels-used") {

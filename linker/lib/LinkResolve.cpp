@@ -192,11 +192,56 @@ void ArchLink::checkTargetVersion() {
       MaxModule = &LM;
     }
   }
-  if (auto Need = minPtxVersion(Arch); Need && MaxModule && MaxVersion < *Need)
-    Diags.error("target " + Arch.name() + " needs PTX ISA " + std::to_string(Need->first) + "." +
-                    std::to_string(Need->second) + ", but the newest input is PTX ISA " +
-                    std::to_string(MaxVersion.first) + "." + std::to_string(MaxVersion.second),
-                {{"newest input: " + siteText(*MaxModule, {})}}, "version-too-old");
+  NewestInputVersion = MaxVersion;
+  PtxFallback.reset();
+  auto Need = minPtxVersion(Arch);
+  if (!Need || !MaxModule || MaxVersion >= *Need)
+    return;
+  // PTX is forward compatible: a module for sm_90 runs on any later GPU (the driver JIT-compiles it) and
+  // ptxas compiles it for any later arch. So the module is written for the highest target the inputs
+  // name (every selected variant is usable there), not for one its `.version` cannot express. Raising
+  // `.version` instead would change what the module means to ptxas (an ISA version also changes rules,
+  // e.g. the removal of non-`.sync` warp instructions in PTX ISA 6.4), which nothing here can check.
+  std::optional<ArchSpec> Highest;
+  for (const LinkModule &LM : Modules) {
+    auto V = parseArch(LM.M->Target.Arch);
+    if (!V)
+      continue;
+    if (!Highest || V->Number > Highest->Number || (V->Number == Highest->Number && V->Suffix && !Highest->Suffix))
+      Highest = *V;
+  }
+  bool Valid = Highest && variantUsable(*Highest, Arch) &&
+               !(Highest->Number == Arch.Number && Highest->Suffix == Arch.Suffix);
+  if (Valid)
+    for (const LinkModule &LM : Modules)
+      if (auto V = parseArch(LM.M->Target.Arch); V && !variantUsable(*V, *Highest))
+        Valid = false;
+  if (Valid)
+    if (auto HighestNeeds = minPtxVersion(*Highest); !HighestNeeds || MaxVersion < *HighestNeeds)
+      Valid = false;
+  if (Valid) {
+    PtxFallback = *Highest;
+    return;
+  }
+  Diags.error("target " + Arch.name() + " needs PTX ISA " + std::to_string(Need->first) + "." +
+                  std::to_string(Need->second) + ", but the newest input is PTX ISA " +
+                  std::to_string(MaxVersion.first) + "." + std::to_string(MaxVersion.second),
+              {{"newest input: " + siteText(*MaxModule, {})}}, "version-too-old");
+}
+
+std::string ArchLink::ptxTargetReason() const {
+  if (!PtxFallback)
+    return {};
+  auto Need = minPtxVersion(Arch);
+  std::string Version = std::to_string(NewestInputVersion.first) + "." + std::to_string(NewestInputVersion.second);
+  std::string Reason = "the newest input is PTX ISA " + Version + ", which cannot name " + Arch.name();
+  if (Need)
+    Reason += " (it needs " + std::to_string(Need->first) + "." + std::to_string(Need->second) + ")";
+  Reason += ": the PTX is written for " + PtxFallback->name() + ", the highest target the inputs name, which the "
+            "driver JIT-compiles on " + Arch.name() + " devices";
+  if (Options.Sass)
+    Reason += "; the SASS is compiled for " + Arch.name() + " from it";
+  return Reason;
 }
 
 void ArchLink::check() {
