@@ -248,8 +248,15 @@ int runAssemblerTool(ArrayRef<std::string> Args, raw_ostream &Out, raw_ostream &
     return assembleEach(Inputs, OutputDir, Diags);
   }
   if (Output.empty() && !PrintPtx) {
-    Diags.error("no output file: use -o <file> (or -o - for standard output)");
-    return 1;
+    // As `cc -c a.c` and `nvcc -c a.cu` do: a.ptx gives a.o in the current directory (the first input
+    // names a fat object's file). Standard input, or an input that would be its own output, has no
+    // such name.
+    StringRef First = Inputs.front();
+    if (First == "-" || sys::path::extension(First) == ".o") {
+      Diags.error("no output file for '" + First + "': use -o <file> (or -o - for standard output)");
+      return 1;
+    }
+    Output = (sys::path::stem(First) + ".o").str();
   }
   std::unique_ptr<ObjectFile> Object = assembleFiles(Inputs, Diags);
   if (!Object || Diags.hasErrors())

@@ -215,18 +215,6 @@ StringRef Lexer::restOfLine() {
   return Text.slice(I, E).rtrim("\r");
 }
 
-SourceLoc Lexer::locOf(size_t Offset) const { return locate(Text, Offset); }
-
-StringRef Lexer::lineTextAt(size_t Offset) const {
-  Offset = std::min(Offset, Text.size());
-  size_t S = Text.rfind('\n', Offset); // last newline strictly before Offset
-  S = S == StringRef::npos ? 0 : S + 1;
-  size_t E = Text.find('\n', Offset);
-  if (E == StringRef::npos)
-    E = Text.size();
-  return Text.slice(S, E).rtrim("\r");
-}
-
 bool parseIntegerLiteral(StringRef T, uint64_t &Value) {
   if (T.ends_with("U") || T.ends_with("u"))
     T = T.drop_back();

@@ -12,16 +12,6 @@
 
 namespace ptxlink {
 
-/// One member to write: its name in the archive and its bytes.
-struct ArchiveMemberData {
-  std::string Name;
-  llvm::MemoryBufferRef Bytes;
-};
-
-/// Writes a GNU archive whose index lists every defined `.visible`, `.weak` and `.common` symbol of the
-/// members. Deterministic: zero time stamps, uid and gid, mode 644. Members are not checked here.
-llvm::Error writeDeviceArchive(llvm::ArrayRef<ArchiveMemberData> Members, llvm::raw_ostream &OS);
-
 /// Why `Bytes` cannot be an archive member, or "" if it is a ptxlink object (plain or fat).
 std::string classifyNonMember(llvm::StringRef Bytes);
 

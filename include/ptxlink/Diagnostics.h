@@ -79,7 +79,6 @@ public:
   bool limitReached() const { return ErrorLimit != 0 && Errors >= ErrorLimit; }
   const std::vector<Diagnostic> &recorded() const { return Recorded; }
   llvm::raw_ostream &stream() { return OS; }
-  llvm::StringRef toolName() const { return ToolName; }
 
 private:
   void render(const Diagnostic &D);

@@ -15,7 +15,7 @@
 namespace ptxlink {
 
 /// Version of the object format written (stored in the .note.ptxlink note).
-constexpr uint32_t ObjectFormatVersion = 1;
+constexpr uint32_t ObjectFormatVersion = 2; // 2: EF_CUDA_* machine bits in e_flags, fat flag in bit 31
 
 /// Writes `Object` as ELF. Deterministic: the same model gives the same bytes.
 llvm::Error writeObject(const ObjectFile &Object, llvm::raw_ostream &OS);

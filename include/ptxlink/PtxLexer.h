@@ -78,10 +78,6 @@ public:
     HasPeeked = false;
   }
   llvm::StringRef text() const { return Text; }
-  /// Line/column of an arbitrary offset at or after the current line start (cheap: no rescan).
-  SourceLoc locOf(size_t Offset) const;
-  /// The text of the line containing Offset (for diagnostics).
-  llvm::StringRef lineTextAt(size_t Offset) const;
 
   /// Message for the last Error token.
   llvm::StringRef errorMessage() const { return ErrorMsg; }

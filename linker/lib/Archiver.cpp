@@ -55,18 +55,6 @@ Error writeGnuArchive(ArrayRef<NewArchiveMember> Members, bool WriteIndex, bool 
 
 } // namespace
 
-Error writeDeviceArchive(ArrayRef<ArchiveMemberData> Members, raw_ostream &OS) {
-  std::vector<NewArchiveMember> New;
-  New.reserve(Members.size());
-  for (const ArchiveMemberData &M : Members) {
-    NewArchiveMember N;
-    N.Buf = MemoryBuffer::getMemBuffer(M.Bytes, /*RequiresNullTerminator=*/false);
-    N.MemberName = M.Name;
-    New.push_back(std::move(N)); // ModTime, UID, GID default to 0 and Perms to 0644
-  }
-  return writeGnuArchive(New, /*WriteIndex=*/true, /*Deterministic=*/true, OS);
-}
-
 std::string classifyNonMember(StringRef Bytes) {
   if (isPtxlinkObject(Bytes))
     return "";

@@ -184,6 +184,9 @@ llvm::Error VariantReader::readHeaders(uint32_t &EFlags) {
   if (read16le(P + 18) != MachineCuda)
     return err(18, "e_machine is " + llvm::Twine(read16le(P + 18)) + ", not EM_CUDA (190)");
   EFlags = read32le(P + 48);
+  // Version 1 marked a fat object with bit 0, where NVIDIA's SM number now sits: normalise.
+  if (static_cast<uint8_t>(P[8]) < 2)
+    EFlags = (EFlags & FlagFatV1) ? FlagFat : 0;
   uint64_t ShOff = read64le(P + 40);
   uint16_t ShEntSize = read16le(P + 58);
   uint64_t ShNum = read16le(P + 60);

@@ -10,7 +10,9 @@
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SmallString.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringMap.h"
+#include "llvm/BinaryFormat/ELF.h"
 #include "llvm/Support/Endian.h"
 #include "llvm/Support/MathExtras.h"
 
@@ -482,10 +484,29 @@ llvm::StringRef sectionPrefix(SectionKind K) {
   return "";
 }
 
+/// NVIDIA's e_flags for a module of target T (llvm/BinaryFormat/ELF.h): the SM number in EF_CUDA_SM and,
+/// since this is PTX (virtual code), in EF_CUDA_VIRTUAL_SM too; 64-bit addressing; the 'a' variants'
+/// accelerator bit. LLVM 19 knows SM numbers up to 90; later ones are written as they are.
+uint32_t cudaMachineFlags(const TargetInfo &T) {
+  llvm::StringRef Arch = T.Arch;
+  Arch.consume_front("sm_");
+  uint32_t Sm = 0;
+  llvm::StringRef Digits = Arch.take_while(llvm::isDigit);
+  if (Digits.getAsInteger(10, Sm) || Sm > 0xff)
+    return 0;
+  uint32_t Flags = Sm | (Sm << 16);
+  if (T.AddressSize == 64)
+    Flags |= llvm::ELF::EF_CUDA_64BIT_ADDRESS;
+  if (Arch.drop_front(Digits.size()) == "a")
+    Flags |= llvm::ELF::EF_CUDA_ACCELERATORS;
+  return Flags;
+}
+
 llvm::Error writeVariant(const ModuleVariant &V, llvm::raw_ostream &OS) {
   if (llvm::Error E = validate(V))
     return E;
   Layout L;
+  L.EFlags = cudaMachineFlags(V.Target);
   StringPool Strings;
   const size_t NSec = V.Sections.size(), NSym = V.Symbols.size();
 
@@ -688,7 +709,7 @@ bool isExternalDefinition(const Symbol &S) {
 
 llvm::Error writeFat(const ObjectFile &Object, llvm::raw_ostream &OS) {
   Layout L;
-  L.EFlags = FlagFat;
+  L.EFlags = FlagFat | (Object.Variants.empty() ? 0 : cudaMachineFlags(Object.Variants.front().Target));
   StringPool Strings;
   const size_t N = Object.Variants.size();
   L.addOwned(sec(Strings.add(".note.ptxlink"), ShtNote, 0, 4), buildNote(nullptr, NoteFat, static_cast<uint32_t>(N)));

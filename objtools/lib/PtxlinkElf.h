@@ -8,7 +8,12 @@ namespace ptxlink::elf {
 
 constexpr uint8_t OsAbi = 0x50; // 'P': distinct from NVIDIA's cubin OSABIs 0x41 and 0x33
 constexpr uint16_t MachineCuda = 190;
-constexpr uint32_t FlagFat = 1; // e_flags
+// e_flags. The low bits carry NVIDIA's EF_CUDA_* machine flags (the SM number, 64-bit addressing, the
+// virtual SM the PTX targets) so that LLVM's tools can tell the processor (llvm-objdump crashed on 0);
+// the fat-object flag therefore lives in bit 31, which NVIDIA does not use. Format version 1 kept it in
+// bit 0 and set nothing else.
+constexpr uint32_t FlagFat = 0x80000000;
+constexpr uint32_t FlagFatV1 = 1;
 
 constexpr uint32_t NoteType = 1;
 constexpr char NoteOwner[] = "ptxlink"; // namesz 8 with the NUL

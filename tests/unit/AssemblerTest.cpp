@@ -443,7 +443,9 @@ TEST(AssemblerTest, ToolInProcess) {
   EXPECT_EQ(runAssemblerTool({Bad, "-o", OutPath}, O, E), 1);
   EXPECT_FALSE(llvm::sys::fs::exists(OutPath));
   EXPECT_NE(E.str().find("error: unterminated function body"), std::string::npos) << E.str();
-  EXPECT_EQ(runAssemblerTool({In}, O, E), 1); // no -o
+  // Without -o the output is named after the input; an input named like an object has no such name.
+  EXPECT_EQ(runAssemblerTool({OutPath}, O, E), 1);
+  EXPECT_NE(E.str().find("no output file for '" + OutPath + "'"), std::string::npos) << E.str();
   for (const std::string &P : {In, Bad})
     llvm::sys::fs::remove(P);
 }

@@ -66,16 +66,39 @@ TEST(DumpTest, ListJsonHasVersionedSchemaAndAgreesWithText) {
   ASSERT_TRUE(Inputs && Inputs->size() == 1);
   const json::Array *List = (*Inputs)[0].getAsObject()->getArray("list");
   ASSERT_TRUE(List && List->size() == 2);
+  // The text view is a table whose header row names the same keys: every JSON value must be the
+  // exact cell of its row and column (a substring search would find "1" anywhere).
   std::string Text, Err2;
   ASSERT_EQ(run({"--list", F.Path}, Text, Err2), 0);
-  for (const json::Value &Row : *List)
-    for (const auto &KV : *Row.getAsObject()) {
-      if (auto S = KV.second.getAsString()) {
-        EXPECT_NE(Text.find(S->str()), std::string::npos) << KV.first.str() << "=" << S->str();
-      } else if (auto N = KV.second.getAsInteger()) {
-        EXPECT_NE(Text.find(std::to_string(*N)), std::string::npos) << KV.first.str();
-      }
+  SmallVector<StringRef, 16> Lines;
+  StringRef(Text).split(Lines, '\n', -1, false);
+  auto Cells = [](StringRef Line) {
+    SmallVector<StringRef, 16> C;
+    Line.split(C, ' ', -1, false);
+    return C;
+  };
+  auto Header = llvm::find_if(Lines, [](StringRef L) { return L.trim().starts_with("index "); });
+  ASSERT_NE(Header, Lines.end()) << Text;
+  SmallVector<StringRef, 16> Columns = Cells(*Header);
+  ASSERT_GE(Lines.end() - Header, 1 + int(List->size())) << Text;
+  for (size_t Row = 0; Row < List->size(); ++Row) {
+    SmallVector<StringRef, 16> Values = Cells(Header[1 + Row]);
+    ASSERT_EQ(Values.size(), Columns.size()) << Header[1 + Row].str();
+    for (const auto &KV : *(*List)[Row].getAsObject()) {
+      auto Col = llvm::find(Columns, KV.first.str());
+      ASSERT_NE(Col, Columns.end()) << "no text column for " << KV.first.str();
+      StringRef Cell = Values[Col - Columns.begin()];
+      std::string Expected;
+      if (auto S = KV.second.getAsString())
+        Expected = S->str();
+      else if (auto N = KV.second.getAsInteger())
+        Expected = std::to_string(*N);
+      else if (const json::Array *A = KV.second.getAsArray())
+        for (const json::Value &E : *A)
+          Expected += (Expected.empty() ? "" : ",") + E.getAsString().value_or("?").str();
+      EXPECT_EQ(Cell.str(), Expected) << "row " << Row << ", " << KV.first.str();
     }
+  }
   EXPECT_EQ((*List)[1].getAsObject()->getString("arch"), "compute_90a");
   EXPECT_EQ((*List)[1].getAsObject()->getString("compression"), "zstd");
 }
