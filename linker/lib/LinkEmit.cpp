@@ -10,6 +10,7 @@
 //   - `.file` entries are deduplicated by path and renumbered, and every `.loc` use (FileIndex
 //     relocations) follows.
 // Fixed after this pass: the output module; every LinkModule's SymOut/SecOut.
+#include "DwarfMerge.h"
 #include "ptxlink/LinkContext.h"
 
 #include "llvm/ADT/CachedHashString.h"
@@ -18,6 +19,7 @@
 #include "llvm/ADT/StringSet.h"
 
 #include <chrono>
+#include <map>
 #include <cstring>
 
 using namespace llvm;
@@ -66,6 +68,62 @@ TargetInfo ArchLink::outputTarget(ObjectFile &Storage) const {
   return Target;
 }
 
+using DebugPartList = std::vector<std::pair<uint32_t, uint32_t>>; // (module, section) in input order
+
+/// Re-encodes every module's .debug_info against one shared abbreviation table with the merged `.file`
+/// numbers (DwarfMerge.h), into Rewritten (keyed by module and section); the first .debug_abbrev part
+/// becomes that table and the others empty. Returns whether it did; if some unit cannot be walked it
+/// warns and rewrites nothing, so the sections are concatenated as read.
+static bool mergeCompileUnits(ArrayRef<LinkModule> Modules, const StringMap<DebugPartList> &DebugParts,
+                              ArrayRef<DenseMap<uint32_t, uint32_t>> FileMap,
+                              std::map<std::pair<uint32_t, uint32_t>, Section> &Rewritten, ObjectFile &Storage,
+                              DiagnosticEngine &Diags) {
+  auto Infos = DebugParts.find(".debug_info");
+  auto Abbrevs = DebugParts.find(".debug_abbrev");
+  if (Infos == DebugParts.end() || Abbrevs == DebugParts.end())
+    return false;
+  std::vector<uint32_t> AbbrevOf(Modules.size(), NoSection);
+  for (auto [MI, SI] : Abbrevs->second)
+    AbbrevOf[MI] = AbbrevOf[MI] == NoSection ? SI : NoSection - 1; // NoSection - 1: more than one
+  SharedAbbrevTable Shared;
+  std::map<std::pair<uint32_t, uint32_t>, Section> Parts;
+  for (auto [MI, SI] : Infos->second) {
+    const ModuleVariant &M = *Modules[MI].M;
+    auto fail = [&](const Twine &Why) {
+      Diags.warning("cannot merge the debug info of " + Modules[MI].ObjectName + ": " + Why +
+                        "; its compile units keep their own abbreviation tables and file numbers, which ptxas -g "
+                        "and debuggers may misread",
+                    std::vector<DiagSite>(), "debug-merge");
+      return false;
+    };
+    if (AbbrevOf[MI] >= NoSection - 1)
+      return fail(AbbrevOf[MI] == NoSection ? "it has .debug_info but no .debug_abbrev"
+                                            : "it has more than one .debug_abbrev section");
+    auto MapFile = [&](uint64_t Index) -> uint64_t {
+      auto It = FileMap[MI].find(uint32_t(Index));
+      return Index <= UINT32_MAX && It != FileMap[MI].end() ? It->second : Index;
+    };
+    auto Info = rewriteDebugInfo(M, M.Sections[SI], M.Sections[AbbrevOf[MI]], MapFile, Shared);
+    if (!Info)
+      return fail(toString(Info.takeError()));
+    Section N = M.Sections[SI];
+    N.Contents = Storage.save(Info->Contents);
+    N.Contents = N.Contents.take_front(Info->Contents.size());
+    N.Relocs = std::move(Info->Relocs);
+    Parts.emplace(std::make_pair(MI, SI), std::move(N));
+  }
+  std::string Table = Shared.encode();
+  bool First = true;
+  for (auto [MI, SI] : Abbrevs->second) {
+    Section N = Modules[MI].M->Sections[SI];
+    N.Contents = First ? Storage.save(Table).take_front(Table.size()) : StringRef();
+    First = false;
+    Parts.emplace(std::make_pair(MI, SI), std::move(N));
+  }
+  Rewritten = std::move(Parts);
+  return true;
+}
+
 void ArchLink::emit(ModuleVariant &Out, ObjectFile &Storage) {
   auto Start = std::chrono::steady_clock::now();
   Out = ModuleVariant();
@@ -92,7 +150,7 @@ void ArchLink::emit(ModuleVariant &Out, ObjectFile &Storage) {
 
   // Debug sections: one output section per name, in order of first appearance.
   std::vector<StringRef> DebugNames;
-  StringMap<std::vector<std::pair<uint32_t, uint32_t>>> DebugParts;
+  StringMap<DebugPartList> DebugParts;
   std::vector<std::vector<uint64_t>> DebugBase(Modules.size());
   for (uint32_t MI = 0; MI < Modules.size(); ++MI) {
     const ModuleVariant &M = *Modules[MI].M;
@@ -183,6 +241,29 @@ void ArchLink::emit(ModuleVariant &Out, ObjectFile &Storage) {
     }
   }
 
+  // `.file` table: deduplicated by path, numbered from 1 in order of first appearance.
+  StringMap<uint32_t> FileIndex;
+  std::vector<DenseMap<uint32_t, uint32_t>> FileMap(Modules.size());
+  for (uint32_t MI = 0; MI < Modules.size(); ++MI)
+    for (const FileEntry &F : Modules[MI].M->Files) {
+      auto [It, Inserted] = FileIndex.try_emplace(F.Path, Out.Files.size() + 1);
+      if (Inserted) {
+        FileEntry N = F;
+        N.Index = It->second;
+        Out.Files.push_back(N);
+      }
+      FileMap[MI][F.Index] = It->second;
+    }
+
+  // Compile units: re-encoded against one shared abbreviation table with file numbers of the merged
+  // `.file` list (DwarfMerge.h says why ptxas needs both). Parts that are not rewritten are used as read.
+  std::map<std::pair<uint32_t, uint32_t>, Section> RewrittenParts;
+  bool SharedAbbrevs = mergeCompileUnits(Modules, DebugParts, FileMap, RewrittenParts, Storage, Diags);
+  auto debugPart = [&](uint32_t MI, uint32_t SI) -> const Section & {
+    auto It = RewrittenParts.find({MI, SI});
+    return It != RewrittenParts.end() ? It->second : Modules[MI].M->Sections[SI];
+  };
+
   // Sections: live code and data in input order, then the merged debug sections.
   for (uint32_t MI = 0; MI < Modules.size(); ++MI) {
     const ModuleVariant &M = *Modules[MI].M;
@@ -202,17 +283,20 @@ void ArchLink::emit(ModuleVariant &Out, ObjectFile &Storage) {
     uint64_t Total = 0;
     for (auto [MI, SI] : Parts) {
       DebugBase[MI][SI] = Total;
-      Total += Modules[MI].M->Sections[SI].Contents.size();
+      Total += debugPart(MI, SI).Contents.size();
     }
     char *Buf = Storage.arena().Allocate<char>(std::max<uint64_t>(Total, 1));
-    Section D = Modules[Parts.front().first].M->Sections[Parts.front().second];
+    Section D = debugPart(Parts.front().first, Parts.front().second);
     D.Relocs.clear();
     D.Symbol = NoSymbol;
     for (auto [MI, SI] : Parts) {
-      const Section &P = Modules[MI].M->Sections[SI];
+      const Section &P = debugPart(MI, SI);
       if (!P.Contents.empty())
         std::memcpy(Buf + DebugBase[MI][SI], P.Contents.data(), P.Contents.size());
       Modules[MI].SecOut[SI] = Out.Sections.size();
+      // Every compile unit refers to the shared table at the start of the section.
+      if (SharedAbbrevs && Name == ".debug_abbrev")
+        DebugBase[MI][SI] = 0;
     }
     D.Contents = StringRef(Buf, Total);
     DebugBuf.push_back(Buf);
@@ -225,20 +309,6 @@ void ArchLink::emit(ModuleVariant &Out, ObjectFile &Storage) {
       Out.Symbols[It->second].Section = Index;
     }
   }
-
-  // `.file` table: deduplicated by path, numbered from 1 in order of first appearance.
-  StringMap<uint32_t> FileIndex;
-  std::vector<DenseMap<uint32_t, uint32_t>> FileMap(Modules.size());
-  for (uint32_t MI = 0; MI < Modules.size(); ++MI)
-    for (const FileEntry &F : Modules[MI].M->Files) {
-      auto [It, Inserted] = FileIndex.try_emplace(F.Path, Out.Files.size() + 1);
-      if (Inserted) {
-        FileEntry N = F;
-        N.Index = It->second;
-        Out.Files.push_back(N);
-      }
-      FileMap[MI][F.Index] = It->second;
-    }
 
   // Symbols now know their sections; aliases their aliasees.
   for (uint32_t O = 0; O < Out.Symbols.size(); ++O) {
@@ -263,6 +333,51 @@ void ArchLink::emit(ModuleVariant &Out, ObjectFile &Storage) {
       N.AliasOf = S.AliasOf < M.Symbols.size() ? Modules[MI].SymOut[S.AliasOf] : NoSymbol;
   }
 
+  // The DWARF of a definition that lost resolution (a later weak copy, a weak one that a visible
+  // definition overrides) describes the winner's code, as in nvlink -g's output, where its relocations
+  // against the function's symbol resolve to the winner: each label of the losing copy stands for the
+  // label at the same position in the winner (copies of one inline function or template have the same
+  // labels, debug-referenced depots and parameters in the same order). If the counts differ, the first
+  // stands for the winner's first and every other for its last (an empty range at its end, never the
+  // 0,0 pair that ends a .debug_loc list).
+  std::vector<std::vector<std::vector<uint32_t>>> LabelsBySection(Modules.size());
+  auto labelsOf = [&](uint32_t MI, uint32_t Sec) -> const std::vector<uint32_t> & {
+    auto &PerSection = LabelsBySection[MI];
+    if (PerSection.empty()) {
+      const ModuleVariant &M = *Modules[MI].M;
+      PerSection.resize(M.Sections.size());
+      for (uint32_t I = 0; I < M.Symbols.size(); ++I)
+        if (M.Symbols[I].Kind == SymbolKind::Label && M.Symbols[I].Section < M.Sections.size())
+          PerSection[M.Symbols[I].Section].push_back(I);
+      for (std::vector<uint32_t> &L : PerSection)
+        std::stable_sort(L.begin(), L.end(),
+                         [&](uint32_t A, uint32_t B) { return M.Symbols[A].Value < M.Symbols[B].Value; });
+    }
+    return PerSection[Sec];
+  };
+  auto winnerLabel = [&](uint32_t MI, uint32_t Label) -> uint32_t {
+    const ModuleVariant &M = *Modules[MI].M;
+    const Symbol &L = M.Symbols[Label];
+    if (L.Kind != SymbolKind::Label || L.Section >= M.Sections.size() ||
+        M.Sections[L.Section].Kind == SectionKind::Debug)
+      return NoSymbol;
+    uint32_t Owner = M.Sections[L.Section].Symbol;
+    if (Owner >= M.Symbols.size() || Modules[MI].Global[Owner] == NoGlobal)
+      return NoSymbol;
+    const GlobalSymbol &G = Globals[Modules[MI].Global[Owner]];
+    uint32_t WinnerSec = G.Def.valid() ? definingSection(G.Def) : NoSection;
+    if (WinnerSec == NoSection || !isLive(G.Def.Module, WinnerSec) ||
+        (G.Def.Module == MI && WinnerSec == L.Section))
+      return NoSymbol;
+    const std::vector<uint32_t> &Mine = labelsOf(MI, L.Section);
+    const std::vector<uint32_t> &Theirs = labelsOf(G.Def.Module, WinnerSec);
+    if (Theirs.empty())
+      return NoSymbol;
+    size_t Pos = std::find(Mine.begin(), Mine.end(), Label) - Mine.begin();
+    uint32_t Pick = Mine.size() == Theirs.size() ? Theirs[Pos] : Pos == 0 ? Theirs.front() : Theirs.back();
+    return Modules[G.Def.Module].SymOut[Pick];
+  };
+
   // Relocations follow their symbols, offsets and `.file` numbers.
   unsigned Dangling = 0;
   for (uint32_t MI = 0; MI < Modules.size(); ++MI) {
@@ -271,7 +386,7 @@ void ArchLink::emit(ModuleVariant &Out, ObjectFile &Storage) {
       uint32_t OS = Modules[MI].SecOut[SI];
       if (OS == NoSection)
         continue;
-      const Section &S = M.Sections[SI];
+      const Section &S = M.Sections[SI].Kind == SectionKind::Debug ? debugPart(MI, SI) : M.Sections[SI];
       Section &D = Out.Sections[OS];
       bool IsDebug = S.Kind == SectionKind::Debug;
       uint64_t Base = IsDebug ? DebugBase[MI][SI] : 0;
@@ -293,9 +408,11 @@ void ArchLink::emit(ModuleVariant &Out, ObjectFile &Storage) {
           continue;
         }
         N.Symbol = R.Symbol < M.Symbols.size() ? Modules[MI].SymOut[R.Symbol] : NoSymbol;
+        if (N.Symbol == NoSymbol && IsDebug && R.Symbol < M.Symbols.size())
+          N.Symbol = winnerLabel(MI, R.Symbol);
         if (N.Symbol == NoSymbol) {
-          // DWARF describing code that was not kept (a weak copy that lost, dead code): like lld for
-          // discarded sections, the address becomes 0 and the reference goes.
+          // DWARF describing code that was not kept and has no stand-in in the winner (which has no
+          // labels): like lld for discarded sections, the address becomes 0 and the reference goes.
           if (IsDebug && R.Symbol < M.Symbols.size() && M.Symbols[R.Symbol].Kind == SymbolKind::Label &&
               (R.Kind == RelocKind::Data32 || R.Kind == RelocKind::Data64)) {
             unsigned Width = R.Kind == RelocKind::Data32 ? 4 : 8;

@@ -1,0 +1,428 @@
+// Re-encoding compile units against one shared abbreviation table, with file numbers renumbered to the
+// linked module's `.file` list (why: DwarfMerge.h). The walk reads DWARF 2-4 (32-bit) units, which is
+// what nvcc -G, clang and ptxlink itself write; anything else is reported so the caller can keep the
+// sections as they were.
+#include "DwarfMerge.h"
+
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/Twine.h"
+#include "llvm/Support/LEB128.h"
+
+#include <algorithm>
+
+using namespace llvm;
+
+namespace ptxlink {
+
+namespace {
+
+// The DWARF constants the walk needs (llvm/BinaryFormat/Dwarf.h would pull in LLVM's BinaryFormat library
+// for a dozen numbers).
+enum : uint64_t {
+  FormAddr = 0x01, FormBlock2 = 0x03, FormBlock4 = 0x04, FormData2 = 0x05, FormData4 = 0x06,
+  FormData8 = 0x07, FormString = 0x08, FormBlock = 0x09, FormBlock1 = 0x0a, FormData1 = 0x0b,
+  FormFlag = 0x0c, FormSdata = 0x0d, FormStrp = 0x0e, FormUdata = 0x0f, FormRefAddr = 0x10,
+  FormRef1 = 0x11, FormRef2 = 0x12, FormRef4 = 0x13, FormRef8 = 0x14, FormRefUdata = 0x15,
+  FormIndirect = 0x16, FormSecOffset = 0x17, FormExprloc = 0x18, FormFlagPresent = 0x19,
+  FormRefSig8 = 0x20,
+  AtDeclFile = 0x3a, AtCallFile = 0x58,
+};
+
+Error failure(const Twine &Message) { return createStringError(inconvertibleErrorCode(), Message); }
+
+/// A cursor over a byte string that reports running off its end instead of reading past it.
+struct Reader {
+  StringRef Bytes;
+  uint64_t Pos = 0;
+  bool Overrun = false;
+
+  uint64_t fixed(unsigned Width) {
+    if (Pos + Width > Bytes.size()) {
+      Overrun = true;
+      Pos = Bytes.size();
+      return 0;
+    }
+    uint64_t V = 0;
+    for (unsigned I = 0; I < Width; ++I)
+      V |= uint64_t(uint8_t(Bytes[Pos + I])) << (8 * I);
+    Pos += Width;
+    return V;
+  }
+  uint64_t uleb() {
+    const char *Err = nullptr;
+    unsigned N = 0;
+    uint64_t V = decodeULEB128(reinterpret_cast<const uint8_t *>(Bytes.data()) + Pos, &N,
+                               reinterpret_cast<const uint8_t *>(Bytes.data()) + Bytes.size(), &Err);
+    if (Err) {
+      Overrun = true;
+      Pos = Bytes.size();
+      return 0;
+    }
+    Pos += N;
+    return V;
+  }
+  int64_t sleb() {
+    const char *Err = nullptr;
+    unsigned N = 0;
+    int64_t V = decodeSLEB128(reinterpret_cast<const uint8_t *>(Bytes.data()) + Pos, &N,
+                              reinterpret_cast<const uint8_t *>(Bytes.data()) + Bytes.size(), &Err);
+    if (Err) {
+      Overrun = true;
+      Pos = Bytes.size();
+      return 0;
+    }
+    Pos += N;
+    return V;
+  }
+  void skip(uint64_t N) {
+    if (N > Bytes.size() - Pos) {
+      Overrun = true;
+      Pos = Bytes.size();
+      return;
+    }
+    Pos += N;
+  }
+};
+
+void putFixed(std::string &Out, uint64_t V, unsigned Width) {
+  for (unsigned I = 0; I < Width; ++I)
+    Out.push_back(char((V >> (8 * I)) & 0xff));
+}
+void putUleb(std::string &Out, uint64_t V) {
+  uint8_t Buf[16];
+  unsigned N = encodeULEB128(V, Buf);
+  Out.append(reinterpret_cast<const char *>(Buf), N);
+}
+void putSleb(std::string &Out, int64_t V) {
+  uint8_t Buf[16];
+  unsigned N = encodeSLEB128(V, Buf);
+  Out.append(reinterpret_cast<const char *>(Buf), N);
+}
+
+using AbbrevTable = DenseMap<uint64_t, AbbrevDecl>;
+
+/// The abbreviation table that starts at Offset in Abbrev.
+Expected<AbbrevTable> readAbbrevTable(StringRef Abbrev, uint64_t Offset) {
+  if (Offset >= Abbrev.size())
+    return failure("abbreviation table offset " + Twine(Offset) + " is past the end of .debug_abbrev (" +
+                   Twine(Abbrev.size()) + " bytes)");
+  Reader R{Abbrev, Offset};
+  AbbrevTable Table;
+  while (true) {
+    uint64_t Code = R.uleb();
+    if (R.Overrun)
+      break;
+    if (Code == 0)
+      return Table;
+    AbbrevDecl D;
+    D.Tag = R.uleb();
+    D.HasChildren = R.fixed(1) != 0;
+    while (!R.Overrun) {
+      uint64_t Attr = R.uleb(), Form = R.uleb();
+      if (Attr == 0 && Form == 0)
+        break;
+      D.Attributes.push_back({Attr, Form});
+    }
+    if (!Table.try_emplace(Code, std::move(D)).second)
+      return failure("abbreviation code " + Twine(Code) + " declared twice in the table at offset " +
+                     Twine(Offset) + " of .debug_abbrev");
+  }
+  return failure("the abbreviation table at offset " + Twine(Offset) + " of .debug_abbrev is truncated");
+}
+
+/// Bytes a value of Form occupies at R (which is left after it); false for forms the walk cannot size.
+bool skipValue(Reader &R, uint64_t Form, unsigned AddressSize, unsigned Version) {
+  switch (Form) {
+  case FormAddr: R.skip(AddressSize); return true;
+  case FormBlock2: R.skip(R.fixed(2)); return true;
+  case FormBlock4: R.skip(R.fixed(4)); return true;
+  case FormData2: case FormRef2: R.skip(2); return true;
+  case FormData4: case FormRef4: case FormStrp: case FormSecOffset: R.skip(4); return true;
+  case FormData8: case FormRef8: case FormRefSig8: R.skip(8); return true;
+  case FormString: {
+    size_t End = R.Bytes.find('\0', R.Pos);
+    if (End == StringRef::npos)
+      R.skip(R.Bytes.size() - R.Pos + 1);
+    else
+      R.Pos = End + 1;
+    return true;
+  }
+  case FormBlock: case FormExprloc: R.skip(R.uleb()); return true;
+  case FormBlock1: R.skip(R.fixed(1)); return true;
+  case FormData1: case FormFlag: case FormRef1: R.skip(1); return true;
+  case FormSdata: R.sleb(); return true;
+  case FormUdata: case FormRefUdata: R.uleb(); return true;
+  case FormRefAddr: R.skip(Version <= 2 ? AddressSize : 4); return true;
+  case FormFlagPresent: return true;
+  default: return false;
+  }
+}
+
+bool isConstantForm(uint64_t Form) {
+  return Form == FormData1 || Form == FormData2 || Form == FormData4 || Form == FormData8 ||
+         Form == FormUdata || Form == FormSdata;
+}
+
+/// The narrowest of data1/data2/data4/data8 at least as wide as Form that holds Value (udata and sdata
+/// hold anything).
+uint64_t formHolding(uint64_t Form, uint64_t Value) {
+  if (Form == FormUdata || Form == FormSdata)
+    return Form;
+  static constexpr std::pair<uint64_t, unsigned> Widths[] = {
+      {FormData1, 1}, {FormData2, 2}, {FormData4, 4}, {FormData8, 8}};
+  unsigned Min = 0;
+  for (auto [F, W] : Widths)
+    if (F == Form)
+      Min = W;
+  for (auto [F, W] : Widths)
+    if (W >= Min && (W == 8 || Value < (uint64_t(1) << (8 * W))))
+      return F;
+  return FormData8;
+}
+
+unsigned fixedWidth(uint64_t Form) {
+  switch (Form) {
+  case FormData1: case FormRef1: return 1;
+  case FormData2: case FormRef2: return 2;
+  case FormData4: case FormRef4: return 4;
+  default: return 8;
+  }
+}
+
+} // namespace
+
+uint64_t SharedAbbrevTable::codeFor(const AbbrevDecl &Decl) {
+  auto [It, Inserted] = Codes.try_emplace(Decl, Codes.size() + 1);
+  if (Inserted)
+    InOrder.push_back(&It->first);
+  return It->second;
+}
+
+std::string SharedAbbrevTable::encode() const {
+  std::string Out;
+  for (size_t I = 0; I < InOrder.size(); ++I) {
+    const AbbrevDecl &D = *InOrder[I];
+    putUleb(Out, I + 1);
+    putUleb(Out, D.Tag);
+    Out.push_back(D.HasChildren ? 1 : 0);
+    for (auto [Attr, Form] : D.Attributes) {
+      putUleb(Out, Attr);
+      putUleb(Out, Form);
+    }
+    Out.append(2, '\0');
+  }
+  Out.push_back('\0');
+  return Out;
+}
+
+Expected<RewrittenDebugInfo> rewriteDebugInfo(const ModuleVariant &Module, const Section &Info,
+                                              const Section &Abbrev, function_ref<uint64_t(uint64_t)> MapFile,
+                                              SharedAbbrevTable &Shared) {
+  RewrittenDebugInfo Out;
+  Out.Contents.reserve(Info.Contents.size() + Info.Contents.size() / 16);
+  Out.Relocs.reserve(Info.Relocs.size());
+  const std::vector<Relocation> &Relocs = Info.Relocs; // sorted by offset
+  size_t NextReloc = 0;
+  auto where = [&](uint64_t Offset) { return " at offset " + Twine(Offset) + " of .debug_info"; };
+
+  // Relocations must only lie inside bytes that are copied; one that a rewrite would skip is an error.
+  auto noRelocBefore = [&](uint64_t Offset) -> Error {
+    if (NextReloc < Relocs.size() && Relocs[NextReloc].Offset < Offset)
+      return failure("a relocation inside a DWARF field that the link rewrites" + where(Relocs[NextReloc].Offset));
+    return Error::success();
+  };
+
+  std::map<uint64_t, AbbrevTable> Tables; // by offset in this module's .debug_abbrev
+  uint64_t Pos = 0;
+  const uint64_t Size = Info.Contents.size();
+  while (Pos < Size) {
+    const uint64_t UnitStart = Pos;
+    Reader R{Info.Contents, Pos};
+    uint64_t Length = R.fixed(4);
+    if (R.Overrun)
+      return failure("truncated compile unit header" + where(UnitStart));
+    if (Length >= 0xfffffff0)
+      return failure("a DWARF64 compile unit" + where(UnitStart) + " (only 32-bit DWARF is merged)");
+    const uint64_t UnitEnd = UnitStart + 4 + Length;
+    if (UnitEnd > Size)
+      return failure("compile unit" + where(UnitStart) + " is longer than the section");
+    R.Bytes = Info.Contents.take_front(UnitEnd);
+    unsigned Version = R.fixed(2);
+    if (Version < 2 || Version > 4)
+      return failure("DWARF version " + Twine(Version) + where(UnitStart) + " (versions 2 to 4 are merged)");
+    // The abbreviation offset is a relocation against .debug_abbrev (its addend is the offset) or a number.
+    const uint64_t AbbrevField = R.Pos;
+    uint64_t AbbrevOffset = R.fixed(4);
+    const Relocation *AbbrevReloc = nullptr;
+    if (Error E = noRelocBefore(AbbrevField))
+      return E;
+    if (NextReloc < Relocs.size() && Relocs[NextReloc].Offset == AbbrevField) {
+      AbbrevReloc = &Relocs[NextReloc];
+      if (AbbrevReloc->Kind != RelocKind::Data32 || AbbrevReloc->Symbol >= Module.Symbols.size() ||
+          Module.Symbols[AbbrevReloc->Symbol].Kind != SymbolKind::Section ||
+          Module.Symbols[AbbrevReloc->Symbol].Name != ".debug_abbrev")
+        return failure("the abbreviation offset" + where(AbbrevField) + " does not refer to .debug_abbrev");
+      AbbrevOffset = AbbrevReloc->Addend;
+    }
+    unsigned AddressSize = R.fixed(1);
+    if (R.Overrun)
+      return failure("truncated compile unit header" + where(UnitStart));
+    auto TableIt = Tables.find(AbbrevOffset);
+    if (TableIt == Tables.end()) {
+      auto Table = readAbbrevTable(Abbrev.Contents, AbbrevOffset);
+      if (!Table)
+        return Table.takeError();
+      TableIt = Tables.emplace(AbbrevOffset, std::move(*Table)).first;
+    }
+    const AbbrevTable &Table = TableIt->second;
+
+    // Header: the length is written when the unit is done; the abbreviation offset becomes 0.
+    const uint64_t NewUnitStart = Out.Contents.size();
+    putFixed(Out.Contents, 0, 4);
+    putFixed(Out.Contents, Version, 2);
+    if (AbbrevReloc) {
+      Relocation N = *AbbrevReloc;
+      N.Offset = Out.Contents.size();
+      N.Addend = 0;
+      Out.Relocs.push_back(N);
+      ++NextReloc;
+    }
+    putFixed(Out.Contents, 0, 4);
+    Out.Contents.push_back(char(AddressSize));
+
+    // DIEs. Offsets are unit-relative, as CU-relative references are.
+    DenseMap<uint64_t, uint64_t> NewOffset;
+    struct PendingRef {
+      uint64_t At;     // output offset of the field
+      uint64_t Form;   // ref1/2/4/8/ref_udata
+      uint64_t Target; // unit-relative input offset
+      unsigned Width;  // bytes of the field
+    };
+    std::vector<PendingRef> Refs;
+    AbbrevDecl NewDecl;
+    while (R.Pos < UnitEnd) {
+      const uint64_t DieStart = R.Pos;
+      NewOffset[DieStart - UnitStart] = Out.Contents.size() - NewUnitStart;
+      uint64_t Code = R.uleb();
+      if (R.Overrun)
+        return failure("truncated DIE" + where(DieStart));
+      if (Code == 0) {
+        Out.Contents.push_back('\0');
+        continue;
+      }
+      auto DeclIt = Table.find(Code);
+      if (DeclIt == Table.end())
+        return failure("DIE" + where(DieStart) + " uses abbreviation code " + Twine(Code) +
+                       ", which its table (offset " + Twine(AbbrevOffset) + " of .debug_abbrev) does not declare");
+      const AbbrevDecl &Decl = DeclIt->second;
+      if (Error E = noRelocBefore(R.Pos))
+        return E;
+      // The attributes are written after a placeholder for the code, whose length is known only once
+      // the new declaration (file attributes may widen) is: they go to a scratch string first.
+      std::string Body;
+      std::vector<Relocation> BodyRelocs;
+      std::vector<PendingRef> BodyRefs;
+      NewDecl.Tag = Decl.Tag;
+      NewDecl.HasChildren = Decl.HasChildren;
+      NewDecl.Attributes.clear();
+      for (auto [Attr, Form] : Decl.Attributes) {
+        uint64_t ActualForm = Form;
+        if (Form == FormIndirect) {
+          ActualForm = R.uleb();
+          if (Error E = noRelocBefore(R.Pos))
+            return E;
+        }
+        const uint64_t ValueStart = R.Pos;
+        if ((Attr == AtDeclFile || Attr == AtCallFile) && isConstantForm(ActualForm)) {
+          int64_t Signed = 0;
+          uint64_t Value = ActualForm == FormUdata   ? R.uleb()
+                           : ActualForm == FormSdata ? uint64_t(Signed = R.sleb())
+                                                     : R.fixed(fixedWidth(ActualForm));
+          if (R.Overrun)
+            return failure("truncated attribute" + where(ValueStart));
+          if (Error E = noRelocBefore(R.Pos))
+            return E;
+          uint64_t Mapped = Value == 0 ? 0 : MapFile(Value);
+          uint64_t NewForm = formHolding(ActualForm, Mapped);
+          NewDecl.Attributes.push_back({Attr, NewForm});
+          if (NewForm == FormUdata)
+            putUleb(Body, Mapped);
+          else if (NewForm == FormSdata)
+            putSleb(Body, Signed < 0 ? Signed : int64_t(Mapped));
+          else
+            putFixed(Body, Mapped, fixedWidth(NewForm));
+          continue;
+        }
+        NewDecl.Attributes.push_back({Attr, ActualForm});
+        if (ActualForm == FormRefAddr)
+          return failure("DW_FORM_ref_addr" + where(ValueStart) + " (references between units are not merged)");
+        if (ActualForm == FormRef1 || ActualForm == FormRef2 || ActualForm == FormRef4 || ActualForm == FormRef8 ||
+            ActualForm == FormRefUdata) {
+          uint64_t Target = ActualForm == FormRefUdata ? R.uleb() : R.fixed(fixedWidth(ActualForm));
+          if (R.Overrun)
+            return failure("truncated attribute" + where(ValueStart));
+          if (Error E = noRelocBefore(R.Pos))
+            return E;
+          unsigned Width = ActualForm == FormRefUdata ? unsigned(R.Pos - ValueStart) : fixedWidth(ActualForm);
+          BodyRefs.push_back({Body.size(), ActualForm, Target, Width});
+          Body.append(Width, '\0');
+          continue;
+        }
+        if (!skipValue(R, ActualForm, AddressSize, Version))
+          return failure("unknown attribute form " + Twine(ActualForm) + where(ValueStart));
+        if (R.Overrun)
+          return failure("truncated attribute" + where(ValueStart));
+        // Copied verbatim, with the relocations inside it.
+        while (NextReloc < Relocs.size() && Relocs[NextReloc].Offset < R.Pos) {
+          Relocation N = Relocs[NextReloc++];
+          N.Offset = N.Offset - ValueStart + Body.size();
+          BodyRelocs.push_back(N);
+        }
+        Body.append(Info.Contents.data() + ValueStart, R.Pos - ValueStart);
+      }
+      // The code goes where the DIE starts (NewOffset), the attributes after it.
+      putUleb(Out.Contents, Shared.codeFor(NewDecl));
+      uint64_t BodyStart = Out.Contents.size();
+      Out.Contents += Body;
+      for (Relocation &N : BodyRelocs) {
+        N.Offset += BodyStart;
+        Out.Relocs.push_back(N);
+      }
+      for (PendingRef &P : BodyRefs) {
+        P.At += BodyStart;
+        Refs.push_back(P);
+      }
+    }
+    if (R.Pos != UnitEnd)
+      return failure("the last DIE of the compile unit" + where(UnitStart) + " runs past its end");
+    uint64_t NewLength = Out.Contents.size() - NewUnitStart - 4;
+    for (unsigned I = 0; I < 4; ++I)
+      Out.Contents[NewUnitStart + I] = char((NewLength >> (8 * I)) & 0xff);
+    for (const PendingRef &P : Refs) {
+      auto It = NewOffset.find(P.Target);
+      if (It == NewOffset.end())
+        return failure("a reference to unit offset " + Twine(P.Target) + ", where no DIE starts, in the unit" +
+                       where(UnitStart));
+      uint64_t V = It->second;
+      if (P.Form == FormRefUdata) {
+        // Same number of bytes as before (ULEB128 may be padded with continuation bytes).
+        if (P.Width < 10 && V >= (uint64_t(1) << (7 * P.Width)))
+          return failure("a DW_FORM_ref_udata reference that no longer fits its field in the unit" +
+                         where(UnitStart));
+        for (unsigned I = 0; I < P.Width; ++I)
+          Out.Contents[P.At + I] = char(((V >> (7 * I)) & 0x7f) | (I + 1 < P.Width ? 0x80 : 0));
+        continue;
+      }
+      if (P.Width < 8 && V >= (uint64_t(1) << (8 * P.Width)))
+        return failure("a reference that no longer fits its field in the unit" + where(UnitStart));
+      for (unsigned I = 0; I < P.Width; ++I)
+        Out.Contents[P.At + I] = char((V >> (8 * I)) & 0xff);
+    }
+    Pos = UnitEnd;
+  }
+  if (NextReloc != Relocs.size())
+    return failure("a relocation past the last compile unit" + where(Relocs[NextReloc].Offset));
+  return Out;
+}
+
+} // namespace ptxlink
