@@ -4,6 +4,7 @@
 #pragma once
 
 #include "ptxlink/Cubin.h"
+#include "ptxlink/Fatbin.h"
 
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/raw_ostream.h"
@@ -37,7 +38,13 @@ struct HostEmbedInfo {
   std::vector<FatbinWrapper> Wrappers;
   /// `.nvHRKE` etc. and their NUL-separated names (host references used by nvlink --use-host-info).
   std::vector<std::pair<std::string, std::vector<std::string>>> HostRefs;
-  std::string ModuleId; // contents of __nv_module_id, if present
+  std::string ModuleId; // contents of __nv_module_id, if present (the first string)
+  /// Every module id named in __nv_module_id: an `nvcc -rdc` object holds its own (`_<hash>_<n>_<file>_...`),
+  /// a device-link object (nvcc -dlink, ptxlink --emit host-object) one `def <id>` per linked module;
+  /// listed here without the `def `.
+  std::vector<std::string> ModuleIds;
+  /// Names of the `__cudaRegisterLinkedBinary_<id>` functions an object defines (a device-link object).
+  std::vector<std::string> LinkedBinaryFunctions;
 };
 
 constexpr uint32_t FatbinWrapperMagic = 0x466243B1;
@@ -54,5 +61,23 @@ HostEmbedInfo readHostEmbedding(llvm::StringRef Bytes, const CubinWarnFn &Warn);
 /// is the global `__fatbinwrap_<ModuleId>`, otherwise the static `__fatDeviceText`.
 void writeEmbeddedFatbinSource(llvm::StringRef Fatbin, llvm::raw_ostream &OS, bool Relocatable = false,
                                llvm::StringRef ModuleId = "");
+
+/// The device code of one host object made by `nvcc -rdc=true -c` / `nvcc -dc`, as a device link needs it.
+struct HostDeviceCode {
+  std::string ModuleId;              // from __nv_module_id: the <id> of __cudaRegisterLinkedBinary<id>
+  std::vector<FatbinImage> Images;   // the images of __nv_relfatbin, decompressed, in stored order
+  bool HasRelocatableFatbin = false; // false: no device code to link (a plain host object, or `nvcc -c`)
+};
+
+/// Reads the relocatable fatbinary and module id of a host ELF object. Errors name Name and the byte
+/// offset of the problem (a damaged fatbinary, a relocatable fatbinary without a module id).
+llvm::Expected<HostDeviceCode> readHostDeviceCode(llvm::StringRef Bytes, llvm::StringRef Name);
+
+/// Writes the device-link object of a CUDA program for x86-64 Linux (what `nvcc -dlink` writes): Fatbin
+/// in `.nv_fatbin`, the `__fatDeviceText` wrapper (version 2, with the NULL-terminated list of the
+/// modules' relocatable fatbins) in `.nvFatBinSegment`, and `__cudaRegisterLinkedBinary<id>` for every
+/// id in ModuleIds, which registers the linked fatbinary with the CUDA runtime once every module's
+/// static initializer has called in. See docs/host-link.md for the code and why it is hand-encoded.
+llvm::Error writeDeviceLinkObject(llvm::StringRef Fatbin, llvm::ArrayRef<std::string> ModuleIds, llvm::raw_ostream &OS);
 
 } // namespace ptxlink

@@ -51,10 +51,32 @@ int selectVariant(const ObjectFile &Object, const ArchSpec &Requested);
 
 // ---- inputs (LinkInputs.cpp) ----
 
+/// What a host object made by `nvcc -rdc=true -c` brought besides its PTX (HostInputs.cpp).
+struct HostOrigin {
+  std::string ModuleId;                  // the <id> of __cudaRegisterLinkedBinary<id>
+  std::vector<std::string> CubinArches;  // arches it has SASS for (its PTX variants are the Object's)
+  std::vector<std::string> LtoIrArches;  // arches it has only LTO-IR for (nvcc -dlto)
+};
+
 struct InputFile {
   std::string Name; // display name: "b.o", "b.ptx", "libm.a(x.o)"
   std::unique_ptr<ObjectFile> Object;
+  std::optional<HostOrigin> Host; // set for nvcc host objects
 };
+
+/// Reads the device code of an nvcc host object (HostInputs.cpp): each PTX image of its relocatable
+/// fatbinary is assembled as one variant of a fat object. Returns null with nothing added to Problems
+/// for a host object without relocatable device code (it passes through the device link untouched).
+std::unique_ptr<ObjectFile> hostObjectFromBuffer(std::unique_ptr<llvm::MemoryBuffer> Buffer, llvm::StringRef DisplayName,
+                                                 std::optional<HostOrigin> &Host, std::vector<Diagnostic> &Problems);
+/// True if the archive holds nvcc host objects (`nvcc -lib`) rather than ptxlink objects.
+bool isHostObjectLibrary(llvm::MemoryBufferRef Archive);
+/// Opens an `nvcc -lib` archive as a device library: its symbol index lists the device symbols each
+/// member's PTX defines (the archive's own index names host symbols). HostReachable receives the
+/// members whose host code can be linked without any device reference (they define kernels or device
+/// variables): the device link must include them, see docs/host-link.md.
+llvm::Expected<std::unique_ptr<StaticLibrary>> openHostObjectLibrary(std::unique_ptr<llvm::MemoryBuffer> Buffer,
+                                                                     std::vector<size_t> &HostReachable);
 
 struct PassTimes;
 /// Reads every input (in parallel; diagnostics reported in input order), assembles .ptx inputs, and
@@ -155,6 +177,9 @@ public:
   /// Pass 5+6: builds the output module (renaming, DWARF merge, .file renumbering) into Out, whose
   /// strings live in Storage.
   void emit(ModuleVariant &Out, ObjectFile &Storage);
+  /// After emit, for --emit host-object: every kernel and device variable of an nvcc object keeps its
+  /// name in the linked module, since the object's host code registers it by that name (docs/host-link.md).
+  void checkHostRegisteredNames();
 
   // Reports.
   void printGc(llvm::raw_ostream &OS) const;

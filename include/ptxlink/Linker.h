@@ -19,7 +19,10 @@
 
 namespace ptxlink {
 
-enum class EmitKind : uint8_t { Fatbin, Ptx, Object };
+/// Fatbin: an NVIDIA fatbinary; Ptx: the linked module; Object: a relocatable ptxlink object (-r);
+/// HostObject: the device-link object of a CUDA program (nvcc -dlink's output, docs/host-link.md);
+/// CSource: C source embedding the fatbinary (fatbinary --embedded-fatbin's shape).
+enum class EmitKind : uint8_t { Fatbin, Ptx, Object, HostObject, CSource };
 
 /// One input on the command line, in order. Library-related flags are positional (like ld's).
 struct LinkInput {
@@ -33,7 +36,7 @@ struct LinkOptions {
   std::vector<LinkInput> Inputs;
   std::vector<std::string> LibraryPaths; // -L
   std::string Output;                    // -o
-  EmitKind Emit = EmitKind::Fatbin;      // --emit fatbin|ptx, -r = Object
+  EmitKind Emit = EmitKind::Fatbin;      // --emit fatbin|ptx|host-object|c, -r = Object, -dlink = HostObject
   bool Relocatable = false;              // -r
   bool Sass = false;                     // --sass: also compile a cubin per arch with ptxas
   bool NoGc = false;                     // --no-gc

@@ -56,9 +56,27 @@ bool ArchLink::selectVariants() {
   Modules.clear();
   for (uint32_t I = 0; I < Inputs.size(); ++I) {
     const ObjectFile &Obj = *Inputs[I].Object;
-    if (Obj.Variants.empty())
+    const std::optional<HostOrigin> &Host = Inputs[I].Host;
+    if (Obj.Variants.empty() && !Host)
       continue; // an empty module (e.g. only comments) contributes nothing
     int V = selectVariant(Obj, Arch);
+    if (V < 0 && Host) {
+      // An nvcc object compiled without PTX for this arch: say which option keeps it.
+      std::vector<DiagSite> Sites;
+      for (const ModuleVariant &MV : Obj.Variants)
+        Sites.push_back({"has PTX for " + MV.Target.Arch.str()});
+      for (const std::string &A : Host->CubinArches)
+        Sites.push_back({"has SASS only for " + A + " (ptxlink links PTX)"});
+      for (const std::string &A : Host->LtoIrArches)
+        Sites.push_back({"has LTO-IR only for " + A + " (nvcc -dlto; ptxlink links PTX)"});
+      std::string Number = std::to_string(Arch.Number) + (Arch.Suffix ? std::string(1, Arch.Suffix) : "");
+      Diags.error(Inputs[I].Name + ": no PTX usable for " + Arch.name() +
+                      " in this nvcc object; compile it with PTX kept, e.g. -gencode arch=compute_" + Number +
+                      ",code=[sm_" + Number + ",compute_" + Number + "]",
+                  std::move(Sites), "no-usable-variant");
+      Ok = false;
+      continue;
+    }
     if (V < 0) {
       std::vector<DiagSite> Sites;
       for (const ModuleVariant &MV : Obj.Variants)

@@ -6,6 +6,7 @@
 // inputs select the same variant everywhere), so each is reported once, in the order first seen, and one
 // that differs between arches names the arches it is about (DiagForwarder).
 #include "ptxlink/Fatbin.h"
+#include "ptxlink/HostEmbed.h"
 #include "ptxlink/LinkContext.h"
 #include "ptxlink/Linker.h"
 #include "ptxlink/ObjectFormat.h"
@@ -209,6 +210,29 @@ bool link(const LinkOptions &Options, DiagnosticEngine &Diags, raw_ostream &Out)
   if (!loadInputs(Options, Diags, Times, Extractor, Inputs))
     return Finish(false);
 
+  // The device-link object defines one registration function per nvcc module: each id once.
+  std::vector<std::string> ModuleIds;
+  if (Options.Emit == EmitKind::HostObject) {
+    StringMap<size_t> IdFrom;
+    for (size_t I = 0; I < Inputs.size(); ++I) {
+      if (!Inputs[I].Host)
+        continue;
+      auto [It, New] = IdFrom.try_emplace(Inputs[I].Host->ModuleId, I);
+      if (New) {
+        ModuleIds.push_back(Inputs[I].Host->ModuleId);
+        continue;
+      }
+      Diags.error("module id " + Inputs[I].Host->ModuleId + " appears twice: the same nvcc object linked twice?",
+                  {DiagSite{"in " + Inputs[It->second].Name}, DiagSite{"in " + Inputs[I].Name}}, "duplicate-module-id");
+    }
+    if (ModuleIds.empty())
+      Diags.error("--emit host-object needs at least one object made by nvcc -rdc=true -c (or -dc): none of the inputs "
+                  "has a module id to register",
+                  std::vector<DiagSite>(), "no-host-objects");
+    if (Diags.hasErrors())
+      return Finish(false);
+  }
+
   std::vector<ArchSpec> Arches;
   for (const std::string &A : Options.Arches)
     Arches.push_back(*parseArch(A));
@@ -241,7 +265,9 @@ bool link(const LinkOptions &Options, DiagnosticEngine &Diags, raw_ostream &Out)
     std::vector<Diagnostic> Reported;
   };
   std::vector<SharedLink> Shared;
-  bool CanShare = Options.Emit == EmitKind::Fatbin && !Options.PrintGc && !Options.DumpCallgraph &&
+  bool WritesFatbin = Options.Emit == EmitKind::Fatbin || Options.Emit == EmitKind::HostObject ||
+                      Options.Emit == EmitKind::CSource;
+  bool CanShare = WritesFatbin && !Options.PrintGc && !Options.DumpCallgraph &&
                   Options.TraceSymbols.empty() && Options.MapFile.empty();
   for (const ArchSpec &A : Arches) {
     ++ArchesRun;
@@ -297,6 +323,8 @@ bool link(const LinkOptions &Options, DiagnosticEngine &Diags, raw_ostream &Out)
       L->dumpCallgraph(Out);
     Linked.Variants.emplace_back();
     L->emit(Linked.Variants.back(), Linked);
+    if (Options.Emit == EmitKind::HostObject)
+      L->checkHostRegisteredNames();
     Forward.collect(Local, Done, A.name());
     Outputs.push_back({Linked.Variants.size() - 1, Linked.Variants.back().Target, A.name()});
     if (Options.Verbose && L->ptxTargetIsOlder())
@@ -433,13 +461,30 @@ bool link(const LinkOptions &Options, DiagnosticEngine &Diags, raw_ostream &Out)
       consumeError(std::move(E));
       return Finish(false);
     }
-    E = writeOutput(Options, Out, [&](raw_ostream &OS) {
-      FatbinWriteOptions Write;
-      // writeFileAtomically writes through a raw_fd_ostream (ObjectFormat.h): a fresh temporary file.
-      if (Options.Output != "-")
-        Write.PatchableFile = static_cast<raw_fd_ostream *>(&OS);
-      return writeFatbin(Images, Write, OS);
-    });
+    if (Options.Emit == EmitKind::HostObject || Options.Emit == EmitKind::CSource) {
+      // The fatbinary goes inside another file: build it in memory first.
+      std::string Fatbin;
+      raw_string_ostream FatbinOS(Fatbin);
+      if (Error W = writeFatbin(Images, FatbinWriteOptions(), FatbinOS)) {
+        consumeError(std::move(E));
+        E = std::move(W);
+      } else if (Options.Emit == EmitKind::HostObject) {
+        E = writeOutput(Options, Out, [&](raw_ostream &OS) { return writeDeviceLinkObject(Fatbin, ModuleIds, OS); });
+      } else {
+        E = writeOutput(Options, Out, [&](raw_ostream &OS) {
+          writeEmbeddedFatbinSource(Fatbin, OS);
+          return Error::success();
+        });
+      }
+    } else {
+      E = writeOutput(Options, Out, [&](raw_ostream &OS) {
+        FatbinWriteOptions Write;
+        // writeFileAtomically writes through a raw_fd_ostream (ObjectFormat.h): a fresh temporary file.
+        if (Options.Output != "-")
+          Write.PatchableFile = static_cast<raw_fd_ostream *>(&OS);
+        return writeFatbin(Images, Write, OS);
+      });
+    }
   }
   Times.add("write output", "", Start);
   if (E) {

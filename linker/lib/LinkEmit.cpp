@@ -483,3 +483,37 @@ void ArchLink::emit(ModuleVariant &Out, ObjectFile &Storage) {
 }
 
 } // namespace ptxlink
+
+namespace ptxlink {
+
+void ArchLink::checkHostRegisteredNames() {
+  // An nvcc object's static initializer registers each of its kernels and device variables with the CUDA
+  // runtime by its PTX name (`__cudaRegisterFunction(handle, stub, "name", ...)`); the runtime finds it in
+  // the linked module by that name. A module-local one renamed to keep it apart from another module's
+  // would be registered under a name the module no longer has.
+  if (!Output)
+    return;
+  for (uint32_t MI = 0; MI < Modules.size(); ++MI) {
+    const LinkModule &LM = Modules[MI];
+    if (!Inputs[LM.Input].Host)
+      continue;
+    for (uint32_t SI = 0; SI < LM.M->Symbols.size(); ++SI) {
+      const Symbol &S = LM.M->Symbols[SI];
+      bool Registered = S.Kind == SymbolKind::Kernel ||
+                        (S.Kind == SymbolKind::Variable && (S.Space == StateSpace::Global || S.Space == StateSpace::Const));
+      if (!Registered || SI >= LM.SymOut.size() || LM.SymOut[SI] == NoSymbol)
+        continue;
+      StringRef OutName = Output->Symbols[LM.SymOut[SI]].Name;
+      if (OutName == S.Name)
+        continue;
+      Diags.error(Twine(S.Kind == SymbolKind::Kernel ? "kernel " : "variable ") + displayName(S.Name) + " of " +
+                      LM.ObjectName + " would be renamed to " + OutName +
+                      " in the linked module, but an nvcc object's host code registers its kernels and device "
+                      "variables with the CUDA runtime by name (" + S.Name +
+                      "); give the clashing module-local definitions different names",
+                  {DiagSite{"defined at " + site({MI, SI})}}, "host-name-clash");
+    }
+  }
+}
+
+} // namespace ptxlink

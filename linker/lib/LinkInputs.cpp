@@ -7,6 +7,7 @@
 // command-line order afterwards, so the output does not depend on --threads.
 #include "ptxlink/ArchiveExtraction.h"
 #include "ptxlink/Assembler.h"
+#include "ptxlink/HostEmbed.h"
 #include "ptxlink/LinkContext.h"
 #include "ptxlink/ObjectFormat.h"
 
@@ -32,6 +33,8 @@ struct Loaded {
   bool WholeArchive = false;
   std::unique_ptr<ObjectFile> Object;
   std::unique_ptr<StaticLibrary> Library;
+  std::optional<HostOrigin> Host;    // an nvcc host object
+  std::vector<size_t> HostReachable; // an nvcc archive: members linked whatever the device link needs
   std::vector<Diagnostic> Diags; // reported in order after the parallel loop
 };
 
@@ -68,8 +71,10 @@ size_t firstBinaryByte(StringRef Bytes) {
 
 /// Turns bytes into an object: ours are read, anything else is taken as PTX text and assembled.
 std::unique_ptr<ObjectFile> objectFromBuffer(std::unique_ptr<MemoryBuffer> Buffer, StringRef DisplayName,
-                                             std::vector<Diagnostic> &Out) {
+                                             std::optional<HostOrigin> &Host, std::vector<Diagnostic> &Out) {
   StringRef Bytes = Buffer->getBuffer();
+  if (isHostElf(Bytes))
+    return hostObjectFromBuffer(std::move(Buffer), DisplayName, Host, Out);
   if (isPtxlinkObject(Bytes)) {
     std::string Identifier = Buffer->getBufferIdentifier().str();
     auto Obj = readObject(std::move(Buffer));
@@ -86,8 +91,9 @@ std::unique_ptr<ObjectFile> objectFromBuffer(std::unique_ptr<MemoryBuffer> Buffe
     return std::move(*Obj);
   }
   if (Bytes.starts_with("\x7f" "ELF")) {
-    Out.push_back(toolError(DisplayName + ": is an ELF file but not a ptxlink object (an NVIDIA cubin or host "
-                                          "object?); ptxlink links PTX-level objects made by ptxlink-as",
+    Out.push_back(toolError(DisplayName + ": is an ELF file but neither a ptxlink object nor a 64-bit host object (an "
+                                          "NVIDIA cubin?); ptxlink links PTX: ptxlink objects, .ptx files and nvcc -rdc "
+                                          "host objects that embed PTX",
                             "unsupported-input"));
     return nullptr;
   }
@@ -196,6 +202,16 @@ bool loadInputs(const LinkOptions &Options, DiagnosticEngine &Diags, PassTimes &
     }
     StringRef Bytes = (*Buffer)->getBuffer();
     if (isArchive(Bytes)) {
+      if (isHostObjectLibrary((*Buffer)->getMemBufferRef())) {
+        auto Lib = openHostObjectLibrary(std::move(*Buffer), L.HostReachable);
+        if (!Lib)
+          L.Diags.push_back(toolError(toString(Lib.takeError()), "bad-archive"));
+        else
+          L.Library = std::move(*Lib);
+        if (L.WholeArchive) // the extractor loads every member
+          L.HostReachable.clear();
+        continue;
+      }
       auto Lib = StaticLibrary::open(std::move(*Buffer));
       if (!Lib)
         // StaticLibrary::open names the file itself ("lib.a: malformed archive: ...").
@@ -205,13 +221,13 @@ bool loadInputs(const LinkOptions &Options, DiagnosticEngine &Diags, PassTimes &
       continue;
     }
     if (isPtxlinkObject(Bytes) || Bytes.starts_with("\x7f" "ELF"))
-      L.Object = objectFromBuffer(std::move(*Buffer), L.Path, L.Diags);
+      L.Object = objectFromBuffer(std::move(*Buffer), L.Path, L.Host, L.Diags);
     else
       ToAssemble.push_back({I, std::move(*Buffer)});
   }
   parallelFor(0, ToAssemble.size(), [&](size_t K) {
     Loaded &L = Items[ToAssemble[K].first];
-    L.Object = objectFromBuffer(std::move(ToAssemble[K].second), L.Path, L.Diags);
+    L.Object = objectFromBuffer(std::move(ToAssemble[K].second), L.Path, L.Host, L.Diags);
   });
 
   // Which names are still needed matters only when there are libraries to pull members from.
@@ -221,10 +237,30 @@ bool loadInputs(const LinkOptions &Options, DiagnosticEngine &Diags, PassTimes &
     for (Diagnostic &D : L.Diags)
       Diags.report(std::move(D));
     if (L.Object) {
-      Files.push_back({L.Path, std::move(L.Object)});
+      Files.push_back({L.Path, std::move(L.Object), std::move(L.Host)});
       if (HaveLibraries)
         Tracker.add(Files.back());
     } else if (L.Library) {
+      // An nvcc archive's members that host code can reach are linked right away (HostInputs.cpp); the
+      // extractor then finds their symbols defined and never loads them again.
+      for (size_t Member : L.HostReachable) {
+        StringRef MemberName = L.Library->memberName(Member);
+        Expected<MemoryBufferRef> MB = L.Library->memberBuffer(Member);
+        if (!MB) {
+          Diags.error(toString(MB.takeError()), std::vector<DiagSite>(), "bad-archive");
+          continue;
+        }
+        std::string Display = (L.Library->fileName() + "(" + MemberName + ")").str();
+        std::optional<HostOrigin> Host;
+        std::vector<Diagnostic> Problems;
+        auto Obj = objectFromBuffer(MemoryBuffer::getMemBuffer(*MB, false), Display, Host, Problems);
+        for (Diagnostic &D : Problems)
+          Diags.report(std::move(D));
+        if (Obj) {
+          Files.push_back({Display, std::move(Obj), std::move(Host)});
+          Tracker.add(Files.back());
+        }
+      }
       Extractor.addLibrary(std::move(L.Library), L.WholeArchive);
     }
   }
@@ -237,13 +273,14 @@ bool loadInputs(const LinkOptions &Options, DiagnosticEngine &Diags, PassTimes &
     Error E = Extractor.run([&] { return Tracker.pending(); },
                             [&](const ExtractedMember &Member) -> Error {
                               std::vector<Diagnostic> Problems;
+                              std::optional<HostOrigin> Host;
                               auto Obj = objectFromBuffer(MemoryBuffer::getMemBuffer(Member.Buffer, false),
-                                                          Member.DisplayName, Problems);
+                                                          Member.DisplayName, Host, Problems);
                               for (Diagnostic &D : Problems)
                                 Diags.report(std::move(D));
                               if (!Obj)
                                 return Error::success(); // reported; the link fails at the checkpoint
-                              Files.push_back({Member.DisplayName, std::move(Obj)});
+                              Files.push_back({Member.DisplayName, std::move(Obj), std::move(Host)});
                               Tracker.add(Files.back());
                               return Error::success();
                             });

@@ -154,6 +154,18 @@ void ArchLink::checkUndefined() {
     }
     if (Refs[G].size() > Shown)
       Sites.push_back({"referenced " + std::to_string(Refs[G].size() - Shown) + " more times"});
+    // Dynamic parallelism (a kernel launching kernels) calls into the CUDA device runtime, which NVIDIA
+    // ships only as SASS (libcudadevrt.a): there is no PTX of it to link.
+    if (Globals[G].Name.starts_with("__cudaCDP") || Globals[G].Name.starts_with("cudaLaunchDevice") ||
+        Globals[G].Name.starts_with("cudaGetParameterBuffer")) {
+      Sites.push_back({"the CUDA device runtime (libcudadevrt, nvcc -lcudadevrt) defines it; NVIDIA ships it as SASS only, "
+                       "which a PTX link cannot include: link this program with nvcc -dlink, or avoid launching "
+                       "kernels from device code"});
+      Diags.error("undefined symbol: " + displayName(Globals[G].Name) +
+                      " (dynamic parallelism needs the CUDA device runtime, which ptxlink cannot link)",
+                  std::move(Sites), "device-runtime");
+      continue;
+    }
     suggestNearMisses(Globals[G].Name, Defined, Sites);
     Diags.error("undefined symbol: " + displayName(Globals[G].Name), std::move(Sites), "undefined-symbol");
   }

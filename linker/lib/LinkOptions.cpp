@@ -23,7 +23,8 @@ Links PTX-level device code (ptxlink objects, .ptx files, static libraries) into
 NVIDIA fatbinary (one PTX image per architecture), one PTX module, or one relocatable object.
 
 Inputs:
-  <file>                   a ptxlink object (plain or fat), a .ptx file, or a static library
+  <file>                   a ptxlink object (plain or fat), a .ptx file, a static library, an
+                           nvcc -rdc=true -c / -dc host object (its PTX), or an nvcc -lib archive
   @<file>                  read more arguments from a response file
   -L <dir>                 add a library search directory
   -l <name>                link lib<name>.a (searched in -L dirs; -l:file.a for an exact name)
@@ -34,6 +35,10 @@ Output:
   -arch <sm_XX,...>        architectures to link for (nvlink's -arch=; compute_XX accepted)
   -o <file>                output file ("-" = standard output); default a.fatbin / a.ptx / a.o
   --emit fatbin|ptx        fatbinary (default) or the linked PTX module (one arch only)
+  --emit host-object       the device-link object of a CUDA program (what nvcc -dlink writes): the
+                           fatbinary and __cudaRegisterLinkedBinary_<id> for every nvcc -rdc input;
+                           link it with the host objects and -lcudart (-dlink is the same)
+  --emit c                 C source that embeds the fatbinary (for programs that load it themselves)
   -r, --relocatable        relocatable link: one object (one variant per arch) that links again later
   --sass                   also put a cubin per arch into the fatbinary (runs ptxas)
   --check-abi              run every link check, write no output
@@ -164,6 +169,8 @@ std::optional<LinkOptions> parseLinkOptions(ArrayRef<std::string> RawArgs, Diagn
       EmitValue = Value.str();
     } else if (Name == "emit-ptx") {
       EmitValue = "ptx";
+    } else if (Name == "dlink" || Name == "device-link") {
+      EmitValue = "host-object";
     } else if (Name == "r" || Name == "relocatable" || Name == "relocatable-link") {
       O.Relocatable = true;
     } else if (Name == "sass") {
@@ -229,15 +236,19 @@ std::optional<LinkOptions> parseLinkOptions(ArrayRef<std::string> RawArgs, Diagn
       O.Emit = EmitKind::Ptx;
     else if (EmitValue == "fatbin")
       O.Emit = EmitKind::Fatbin;
+    else if (EmitValue == "host-object" || EmitValue == "dlink")
+      O.Emit = EmitKind::HostObject;
+    else if (EmitValue == "c")
+      O.Emit = EmitKind::CSource;
     else if (EmitValue == "obj" || EmitValue == "object") {
       O.Emit = EmitKind::Object;
       O.Relocatable = true;
     } else {
-      Diags.error("--emit must be fatbin or ptx, got '" + EmitValue + "'", std::vector<DiagSite>(), "bad-option");
+      Diags.error("--emit must be fatbin, ptx, host-object or c, got '" + EmitValue + "'", std::vector<DiagSite>(), "bad-option");
       Ok = false;
     }
   }
-  if (O.Relocatable)
+  if (O.Relocatable && (O.Emit == EmitKind::Fatbin || O.Emit == EmitKind::Ptx))
     O.Emit = EmitKind::Object;
   if (O.Inputs.empty() && Ok) {
     Diags.error("no input files", std::vector<DiagSite>(), "no-inputs");
@@ -252,8 +263,17 @@ std::optional<LinkOptions> parseLinkOptions(ArrayRef<std::string> RawArgs, Diagn
                 "bad-option");
     Ok = false;
   }
+  if (O.Relocatable && O.Emit != EmitKind::Object) {
+    Diags.error("-r writes a ptxlink object; it cannot be combined with --emit " + EmitValue, std::vector<DiagSite>(),
+                "bad-option");
+    Ok = false;
+  }
   if (O.Output.empty())
-    O.Output = O.Emit == EmitKind::Ptx ? "a.ptx" : O.Emit == EmitKind::Object ? "a.o" : "a.fatbin";
+    O.Output = O.Emit == EmitKind::Ptx          ? "a.ptx"
+               : O.Emit == EmitKind::Object     ? "a.o"
+               : O.Emit == EmitKind::HostObject ? "a_dlink.o"
+               : O.Emit == EmitKind::CSource    ? "a.fatbin.c"
+                                                : "a.fatbin";
   if (!Ok)
     return std::nullopt;
   return O;

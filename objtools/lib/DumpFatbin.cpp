@@ -277,6 +277,17 @@ void describeHostElf(Context &C, const Origin &O, StringRef Bytes, json::Object 
                    {"hostReferences", std::move(Refs)}};
     if (!Info.ModuleId.empty())
       H["moduleId"] = Info.ModuleId;
+    // A device-link object names every module it links ("def <id>" strings) and defines a registration
+    // function for each.
+    if (Info.ModuleIds.size() > 1 || !Info.LinkedBinaryFunctions.empty()) {
+      json::Array Ids, Functions;
+      for (const std::string &Id : Info.ModuleIds)
+        Ids.push_back(Id);
+      for (const std::string &F : Info.LinkedBinaryFunctions)
+        Functions.push_back(F);
+      H["moduleIds"] = std::move(Ids);
+      H["registerLinkedBinary"] = std::move(Functions);
+    }
     Node["headers"] = std::move(H);
   }
   if (C.Opts.Sections) {

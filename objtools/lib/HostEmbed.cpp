@@ -53,6 +53,8 @@ HostEmbedInfo readHostEmbedding(StringRef B, const CubinWarnFn &Warn) {
       if (Name.empty() && (uint8_t(Data[P + 4]) & 0xf) == 3 && Shndx < Sections.size())
         Name = Sections[Shndx].Name;
       Symbols.emplace_back(Name.str(), Shndx);
+      if (Shndx != 0 && (uint8_t(Data[P + 4]) >> 4) == 1 /*STB_GLOBAL*/ && Name.starts_with("__cudaRegisterLinkedBinary_"))
+        Info.LinkedBinaryFunctions.push_back(Name.str());
     }
   }
 
@@ -66,6 +68,12 @@ HostEmbedInfo readHostEmbedding(StringRef B, const CubinWarnFn &Warn) {
       Info.Fatbins.push_back({S.Name, S.Offset, Data});
     } else if (S.Name == "__nv_module_id") {
       Info.ModuleId = Data.take_until([](char C) { return !C; }).str();
+      SmallVector<StringRef, 4> Ids;
+      Data.split(Ids, '\0', -1, false);
+      for (StringRef Id : Ids) {
+        Id.consume_front("def ");
+        Info.ModuleIds.push_back(Id.str());
+      }
     } else if (StringRef(S.Name).starts_with(".nvHR")) {
       SmallVector<StringRef, 4> Names;
       Data.split(Names, '\0', -1, false);
@@ -110,6 +118,36 @@ HostEmbedInfo readHostEmbedding(StringRef B, const CubinWarnFn &Warn) {
     }
   }
   return Info;
+}
+
+Expected<HostDeviceCode> readHostDeviceCode(StringRef Bytes, StringRef Name) {
+  std::string Problem;
+  uint64_t ProblemAt = 0;
+  auto Warn = [&](uint64_t Offset, const Twine &Message) {
+    if (Problem.empty()) {
+      Problem = Message.str();
+      ProblemAt = Offset;
+    }
+  };
+  HostEmbedInfo Info = readHostEmbedding(Bytes, Warn);
+  HostDeviceCode Code;
+  Code.ModuleId = Info.ModuleId;
+  for (const EmbeddedFatbin &F : Info.Fatbins) {
+    if (F.SectionName != "__nv_relfatbin")
+      continue; // `nvcc -c` (whole-program) device code: already linked, registered by the object itself
+    Code.HasRelocatableFatbin = true;
+    std::vector<FatbinImage> Images =
+        readFatbin(F.Bytes, [&](uint64_t Offset, const Twine &Message) { Warn(F.FileOffset + Offset, Message); });
+    for (FatbinImage &I : Images)
+      Code.Images.push_back(std::move(I));
+  }
+  if (!Problem.empty())
+    return createStringError(inconvertibleErrorCode(), formatv("{0}: offset 0x{1:x}: {2}", Name, ProblemAt, Problem).str());
+  if (Code.HasRelocatableFatbin && Code.ModuleId.empty())
+    return createStringError(inconvertibleErrorCode(),
+                             (Name + ": has relocatable device code (__nv_relfatbin) but no module id (__nv_module_id section); "
+                                     "was it made by nvcc -rdc=true -c?").str());
+  return Code;
 }
 
 void writeEmbeddedFatbinSource(StringRef Fatbin, raw_ostream &OS, bool Relocatable, StringRef ModuleId) {

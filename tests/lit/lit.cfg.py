@@ -29,6 +29,14 @@ search = config.environment["PATH"]
 for tool in ("ptxas", "nvlink", "nvcc", "fatbinary", "llc-19"):
     if shutil.which(tool, path=search):
         config.available_features.add(tool.replace("-19", ""))
+# A C compiler and linker for host code (the device-link object's tests build and run host programs).
+if shutil.which("cc", path=search):
+    config.available_features.add("system-cc")
+# The CUDA runtime library, for tests that link host programs (`-L%cuda_lib -lcudart`).
+cuda_lib = os.path.join(os.environ.get("CUDA_HOME", "/usr/local/cuda"), "lib64")
+config.substitutions.append(("%cuda_lib", cuda_lib))
+if os.path.exists(os.path.join(cuda_lib, "libcudart.so")):
+    config.available_features.add("cudart")
 if shutil.which("llc", path=search):
     config.available_features.add("llc")
 if os.path.isdir(os.path.join(shared, "corpus", "public")):

@@ -1,0 +1,218 @@
+// Inputs made by nvcc for a real CUDA build: `nvcc -rdc=true -c` / `nvcc -dc` host objects and
+// `nvcc -lib` archives of them.
+//
+// The problem: a CUDA build hands the device linker x86-64 host objects, not PTX. Each one embeds a
+// relocatable fatbinary (`__nv_relfatbin`) with PTX and/or SASS per architecture, and a module id
+// (`__nv_module_id`) that its static initializer uses to call `__cudaRegisterLinkedBinary<id>`. The
+// device link takes the PTX images (one variant each of a fat object, so the usual per-arch selection
+// applies) and remembers the module id for the device-link object (--emit host-object). Host objects
+// without relocatable device code pass through: they have nothing to link.
+//
+// Archives from `nvcc -lib` have a symbol index of host symbols only, so the device library's index is
+// rebuilt here from what each member's PTX defines. Lazy extraction by device symbols alone is not
+// enough for such a library: the host linker extracts members for their host symbols (a kernel's
+// launch stub, a `__device__` variable's shadow), and every member it extracts calls its
+// `__cudaRegisterLinkedBinary<id>` at start-up, which only the device-link object defines. So members
+// defining a kernel or a device variable are always linked; members with only device functions are
+// extracted when a device symbol they define is needed (the host linker can only reach them through the
+// device-link object's reference to their `__fatbinwrap<id>`).
+#include "ptxlink/Assembler.h"
+#include "ptxlink/HostEmbed.h"
+#include "ptxlink/LinkContext.h"
+#include "ptxlink/ObjectFormat.h"
+
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/Object/Archive.h"
+#include "llvm/Support/MemoryBuffer.h"
+
+using namespace llvm;
+
+namespace ptxlink {
+
+namespace {
+
+Diagnostic inputError(const Twine &Message, StringRef Code) {
+  Diagnostic D;
+  D.Level = Severity::Error;
+  D.Message = Message.str();
+  D.Code = Code.str();
+  return D;
+}
+
+} // namespace
+
+std::unique_ptr<ObjectFile> hostObjectFromBuffer(std::unique_ptr<MemoryBuffer> Buffer, StringRef DisplayName,
+                                                 std::optional<HostOrigin> &Host, std::vector<Diagnostic> &Problems) {
+  Expected<HostDeviceCode> Code = readHostDeviceCode(Buffer->getBuffer(), DisplayName);
+  if (!Code) {
+    Problems.push_back(inputError(toString(Code.takeError()), "bad-host-object"));
+    return nullptr;
+  }
+  if (!Code->HasRelocatableFatbin)
+    return nullptr; // no device code to link: the host link takes it as it is
+  HostOrigin Origin;
+  Origin.ModuleId = Code->ModuleId;
+  auto Obj = std::make_unique<ObjectFile>();
+  StringSet<> PtxArches;
+  std::string Ignored;
+  raw_string_ostream Sink(Ignored);
+  DiagnosticEngine Local(Sink);
+  Local.setRecord(true);
+  Local.setErrorLimit(0);
+  for (const FatbinImage &Image : Code->Images) {
+    std::string Arch = fatbinArchName(Image);
+    if (Image.Kind == FatbinKind::Elf) {
+      Origin.CubinArches.push_back(Arch);
+      continue;
+    }
+    if (Image.Kind == FatbinKind::LtoIr) {
+      Origin.LtoIrArches.push_back(Arch);
+      continue;
+    }
+    if (Image.Kind != FatbinKind::Ptx || !PtxArches.insert(Arch).second)
+      continue; // another image kind, or a second PTX image for the same arch (the first one counts)
+    if (Image.Compression == FatbinCompression::Unknown) {
+      Problems.push_back(inputError(DisplayName + ": the " + Arch + " PTX image is compressed in a way ptxlink cannot read",
+                                    "bad-host-object"));
+      return nullptr;
+    }
+    // Diagnostics name the image as a file of its own: "main.o(compute_80.ptx):12:3".
+    StringRef Text = StringRef(Image.Payload).take_front(payloadTrueSize(Image));
+    std::string PtxName = (DisplayName + "(compute_" + StringRef(Arch).substr(Arch.find('_') + 1) + ".ptx)").str();
+    std::unique_ptr<MemoryBuffer> Ptx = MemoryBuffer::getMemBufferCopy(Text, PtxName);
+    if (!assembleInto(*Obj, Ptx->getBuffer(), PtxName, Local, /*TextOutlivesObject=*/true)) {
+      for (const Diagnostic &D : Local.recorded())
+        Problems.push_back(D);
+      return nullptr;
+    }
+    Obj->adopt(std::move(Ptx));
+  }
+  for (const Diagnostic &D : Local.recorded())
+    Problems.push_back(D);
+  Obj->adopt(std::move(Buffer));
+  Host = std::move(Origin);
+  return Obj;
+}
+
+bool isHostObjectLibrary(MemoryBufferRef Archive) {
+  Error Err = Error::success();
+  Expected<std::unique_ptr<object::Archive>> Ar = object::Archive::create(Archive);
+  if (!Ar) {
+    consumeError(Ar.takeError());
+    consumeError(std::move(Err));
+    return false;
+  }
+  bool Host = false;
+  for (const object::Archive::Child &C : (*Ar)->children(Err)) {
+    Expected<StringRef> Data = C.getBuffer();
+    if (!Data) {
+      consumeError(Data.takeError());
+      break;
+    }
+    if (isPtxlinkObject(*Data))
+      break;
+    if (isHostElf(*Data)) {
+      Host = true;
+      break;
+    }
+  }
+  consumeError(std::move(Err));
+  return Host;
+}
+
+namespace {
+
+/// An `nvcc -lib` archive seen as a device library: the members are read once, up front, to index the
+/// device symbols their PTX defines (nvcc archives are small; their own index is of no use here).
+class HostObjectLibrary final : public StaticLibrary {
+public:
+  StringRef fileName() const override { return Buffer->getBufferIdentifier(); }
+  size_t memberCount() const override { return Members.size(); }
+  StringRef memberName(size_t Member) const override { return Members[Member].Name; }
+  Expected<MemoryBufferRef> memberBuffer(size_t Member) const override {
+    return MemoryBufferRef(Members[Member].Bytes, Members[Member].Name);
+  }
+  std::optional<size_t> memberDefining(StringRef Name) const override {
+    auto It = Defining.find(Name);
+    if (It == Defining.end())
+      return std::nullopt;
+    return It->second;
+  }
+  std::vector<std::pair<StringRef, size_t>> symbolIndex() const override { return Index; }
+
+  std::unique_ptr<MemoryBuffer> Buffer;
+  struct Member {
+    std::string Name;
+    StringRef Bytes;
+  };
+  std::vector<Member> Members;
+  std::vector<std::pair<StringRef, size_t>> Index;
+  DenseMap<StringRef, size_t> Defining;
+  StringSaver Names{Alloc};
+
+private:
+  BumpPtrAllocator Alloc;
+};
+
+} // namespace
+
+Expected<std::unique_ptr<StaticLibrary>> openHostObjectLibrary(std::unique_ptr<MemoryBuffer> Buffer,
+                                                               std::vector<size_t> &HostReachable) {
+  auto Lib = std::make_unique<HostObjectLibrary>();
+  StringRef LibName = Buffer->getBufferIdentifier();
+  Expected<std::unique_ptr<object::Archive>> Ar = object::Archive::create(Buffer->getMemBufferRef());
+  if (!Ar)
+    return createStringError(inconvertibleErrorCode(), LibName + ": malformed archive: " + toString(Ar.takeError()));
+  Error Err = Error::success();
+  for (const object::Archive::Child &C : (*Ar)->children(Err)) {
+    Expected<StringRef> Name = C.getName();
+    Expected<StringRef> Data = C.getBuffer();
+    if (!Name || !Data) {
+      std::string Why = !Name ? toString(Name.takeError()) : toString(Data.takeError());
+      if (Name)
+        consumeError(Data.takeError());
+      consumeError(std::move(Err));
+      return createStringError(inconvertibleErrorCode(), LibName + ": malformed archive: " + Why);
+    }
+    size_t Number = Lib->Members.size();
+    Lib->Members.push_back({Name->str(), *Data});
+    std::string Display = (LibName + "(" + *Name + ")").str();
+    std::optional<HostOrigin> Host;
+    std::vector<Diagnostic> Problems;
+    std::unique_ptr<ObjectFile> Obj =
+        isHostElf(*Data) ? hostObjectFromBuffer(MemoryBuffer::getMemBuffer(*Data, Display, false), Display, Host, Problems)
+                         : nullptr;
+    for (const Diagnostic &D : Problems)
+      if (D.Level == Severity::Error) {
+        consumeError(std::move(Err));
+        return createStringError(inconvertibleErrorCode(), D.Message);
+      }
+    if (!Obj || Obj->Variants.empty()) {
+      if (Host) // SASS only: linked so the variant selection reports it
+        HostReachable.push_back(Number);
+      continue;
+    }
+    // Every variant of a fat object defines the same external symbols: the first one tells.
+    bool Reachable = false;
+    for (const Symbol &S : Obj->Variants.front().Symbols) {
+      if (S.Kind == SymbolKind::Kernel || (S.Kind == SymbolKind::Variable && S.Bind != Binding::Undefined &&
+                                           (S.Space == StateSpace::Global || S.Space == StateSpace::Const)))
+        Reachable = true;
+      if (S.Bind == Binding::Local || S.Bind == Binding::Undefined || S.Kind == SymbolKind::Label ||
+          S.Kind == SymbolKind::Section)
+        continue;
+      StringRef Saved = Lib->Names.save(S.Name);
+      Lib->Index.push_back({Saved, Number});
+      Lib->Defining.try_emplace(Saved, Number);
+    }
+    if (Reachable)
+      HostReachable.push_back(Number);
+  }
+  if (Err)
+    return createStringError(inconvertibleErrorCode(), LibName + ": malformed archive: " + toString(std::move(Err)));
+  Lib->Buffer = std::move(Buffer);
+  return std::unique_ptr<StaticLibrary>(std::move(Lib));
+}
+
+} // namespace ptxlink

@@ -1,0 +1,350 @@
+// The device-link object of a CUDA program (what `nvcc -dlink` writes), written without nvcc.
+//
+// The problem: every object compiled with `nvcc -rdc=true -c` has a static initializer that calls
+// `__cudaRegisterLinkedBinary<id>(callback, &__fatbinwrap<id>, module_id_string, dummy_ref)`, with <id>
+// its module id, and expects the device link to define that function. nvcc builds the definitions by
+// compiling its internal `crt/link.stub` with the host compiler; ptxlink must produce an equivalent
+// relocatable x86-64 ELF object on its own. The runtime behaviour to reproduce (link.stub): collect the
+// N callbacks and the modules' relocatable fatbinaries; when the N-th has arrived, register the linked
+// fatbinary (`__cudaRegisterFatBinary(&__fatDeviceText)`), `atexit(unregister)`, run every callback
+// with the handle (each registers its kernels and variables by their device names), then
+// `__cudaRegisterFatBinaryEnd`.
+//
+// The code is three small functions. Rather than pull LLVM's MC layer and X86 back end into the
+// linker (several MB of static libraries and target registration at start-up, for ~200 bytes of fixed
+// code), the instructions are encoded here from a short list of fixed forms, each checked against
+// llvm-objdump's disassembly in tests/lit/hostlink. Every address is RIP-relative (or taken from the GOT
+// for the modules' wrappers), so the object links into PIE executables and shared libraries alike.
+// Layout and symbols follow nvcc's own object (docs/host-link.md); there is no .eh_frame: nothing
+// unwinds through registration.
+#include "ptxlink/HostEmbed.h"
+
+#include "llvm/ADT/StringMap.h"
+#include "llvm/Support/Endian.h"
+
+#include <cstring>
+#include <string>
+#include <vector>
+
+using namespace llvm;
+
+namespace ptxlink {
+namespace {
+
+// ELF constants (x86-64 relocatable object).
+constexpr uint32_t SHT_PROGBITS = 1, SHT_SYMTAB = 2, SHT_STRTAB = 3, SHT_RELA = 4, SHT_NOBITS = 8;
+constexpr uint64_t SHF_WRITE = 1, SHF_ALLOC = 2, SHF_EXECINSTR = 4, SHF_INFO_LINK = 0x40;
+constexpr uint8_t STB_LOCAL = 0, STB_GLOBAL = 1;
+constexpr uint8_t STT_NOTYPE = 0, STT_OBJECT = 1, STT_FUNC = 2, STT_SECTION = 3, STT_FILE = 4;
+constexpr uint32_t R_X86_64_64 = 1, R_X86_64_PC32 = 2, R_X86_64_PLT32 = 4, R_X86_64_REX_GOTPCRELX = 42;
+
+void put16(std::string &B, uint16_t V) { B.append(reinterpret_cast<const char *>(&V), 2); }
+void put32(std::string &B, uint32_t V) { B.append(reinterpret_cast<const char *>(&V), 4); }
+void put64(std::string &B, uint64_t V) { B.append(reinterpret_cast<const char *>(&V), 8); }
+static_assert(llvm::endianness::native == llvm::endianness::little, "the writer assumes a little-endian host");
+
+struct Rela {
+  uint64_t Offset;
+  uint32_t Type;
+  uint32_t Symbol; // index in the symbol table
+  int64_t Addend;
+};
+
+struct ElfSymbol {
+  std::string Name;
+  uint8_t Bind = STB_LOCAL, Type = STT_NOTYPE;
+  uint16_t Section = 0;
+  uint64_t Value = 0, Size = 0;
+};
+
+/// x86-64 machine code with its relocations. Each method emits one instruction form; a reference to a
+/// symbol is a 32-bit field relocated against it, a jump within the text is resolved here.
+class Text {
+public:
+  std::string Bytes;
+  std::vector<Rela> Relocs;
+
+  size_t here() const { return Bytes.size(); }
+  void raw(std::initializer_list<uint8_t> B) {
+    for (uint8_t C : B)
+      Bytes.push_back(static_cast<char>(C));
+  }
+  /// A 32-bit field that the relocation fills (PC-relative forms: the field is 4 bytes before the next
+  /// instruction, hence the addend -4 on top of the target's offset).
+  void field(uint32_t Type, uint32_t Symbol, int64_t Offset) {
+    Relocs.push_back({here(), Type, Symbol, Offset - 4});
+    put32(Bytes, 0);
+  }
+  /// A rel32 to a position in this text (known now, or patched by bind()).
+  void rel32To(size_t Target) {
+    put32(Bytes, static_cast<uint32_t>(static_cast<int64_t>(Target) - static_cast<int64_t>(here() + 4)));
+  }
+  size_t rel32Later() {
+    size_t At = here();
+    put32(Bytes, 0);
+    return At;
+  }
+  void bind(size_t FieldAt, size_t Target) {
+    uint32_t V = static_cast<uint32_t>(static_cast<int64_t>(Target) - static_cast<int64_t>(FieldAt + 4));
+    std::memcpy(Bytes.data() + FieldAt, &V, 4);
+  }
+};
+
+void pad(std::string &B, size_t Align, char Fill = '\0') {
+  while (B.size() % Align)
+    B.push_back(Fill);
+}
+constexpr char Int3 = '\xcc'; // fills the gaps between functions: traps if ever executed
+
+} // namespace
+
+Error writeDeviceLinkObject(StringRef Fatbin, ArrayRef<std::string> ModuleIds, raw_ostream &OS) {
+  if (ModuleIds.empty())
+    return createStringError(inconvertibleErrorCode(), "a device-link object needs at least one module id");
+  const uint32_t N = static_cast<uint32_t>(ModuleIds.size());
+
+  // Section numbers (fixed layout).
+  enum : uint16_t { SecText = 1, SecRelaText, SecBss, SecModuleId, SecFatbin, SecSegment, SecRelaSegment, SecNote,
+                    SecSymtab, SecStrtab, SecShstrtab, NumSections };
+
+  // .bss: the handle, the number of modules that have called in, the callbacks and the prelinked
+  // fatbinaries (each N + 1 long: the last entry stays NULL, the list's terminator), one `__p` per module.
+  const uint64_t BssHandle = 0, BssCount = 8, BssCallbacks = 16, BssPrelinked = BssCallbacks + 8 * (N + 1),
+                 BssP = BssPrelinked + 8 * (N + 1), BssSize = BssP + 8 * N;
+
+  // __nv_module_id: "def <id>\0" per module, as nvcc's object has it.
+  std::string ModuleIdSection;
+  std::vector<uint64_t> DefStringAt;
+  for (const std::string &Id : ModuleIds) {
+    DefStringAt.push_back(ModuleIdSection.size());
+    ModuleIdSection += "def " + Id;
+    ModuleIdSection.push_back('\0');
+  }
+
+  // Symbols: locals first (file, sections, data, the helper functions), then the globals.
+  std::vector<ElfSymbol> Symbols(1);
+  auto add = [&](ElfSymbol S) {
+    Symbols.push_back(std::move(S));
+    return static_cast<uint32_t>(Symbols.size() - 1);
+  };
+  add({"ptxlink-dlink", STB_LOCAL, STT_FILE, 0xfff1 /*SHN_ABS*/});
+  uint32_t SymText = add({"", STB_LOCAL, STT_SECTION, SecText});
+  uint32_t SymBss = add({"", STB_LOCAL, STT_SECTION, SecBss});
+  uint32_t SymModuleId = add({"", STB_LOCAL, STT_SECTION, SecModuleId});
+  uint32_t SymFatbin = add({"", STB_LOCAL, STT_SECTION, SecFatbin});
+  uint32_t SymSegment = add({"", STB_LOCAL, STT_SECTION, SecSegment});
+  (void)SymText;
+  add({"__cudaFatCubinHandle", STB_LOCAL, STT_OBJECT, SecBss, BssHandle, 8});
+  add({"__cudaLinkedBinaryCount", STB_LOCAL, STT_OBJECT, SecBss, BssCount, 4});
+  add({"__callback_array", STB_LOCAL, STT_OBJECT, SecBss, BssCallbacks, 8 * (N + 1)});
+  add({"__cudaPrelinkedFatbins", STB_LOCAL, STT_OBJECT, SecBss, BssPrelinked, 8 * (N + 1)});
+  add({"fatbinData", STB_LOCAL, STT_NOTYPE, SecFatbin, 0, 0});
+  add({"__fatDeviceText", STB_LOCAL, STT_OBJECT, SecSegment, 0, 24});
+  for (uint32_t K = 0; K < N; ++K) {
+    add({"def_module_id_str" + ModuleIds[K], STB_LOCAL, STT_OBJECT, SecModuleId, DefStringAt[K], 4 + ModuleIds[K].size() + 1});
+    add({"__p" + ModuleIds[K], STB_LOCAL, STT_OBJECT, SecBss, BssP + 8 * K, 8});
+  }
+  uint32_t SymCommon = add({"__cudaRegisterLinkedBinary", STB_LOCAL, STT_FUNC, SecText});
+  uint32_t SymUnregisterUtil = add({"__cudaUnregisterBinaryUtil", STB_LOCAL, STT_FUNC, SecText});
+  uint32_t FirstGlobal = static_cast<uint32_t>(Symbols.size());
+  std::vector<uint32_t> SymRegister, SymWrapper;
+  for (const std::string &Id : ModuleIds) {
+    SymRegister.push_back(add({"__cudaRegisterLinkedBinary" + Id, STB_GLOBAL, STT_FUNC, SecText}));
+    SymWrapper.push_back(add({"__fatbinwrap" + Id, STB_GLOBAL, STT_NOTYPE, 0}));
+  }
+  uint32_t SymRegisterFatBinary = add({"__cudaRegisterFatBinary", STB_GLOBAL, STT_NOTYPE, 0});
+  uint32_t SymRegisterFatBinaryEnd = add({"__cudaRegisterFatBinaryEnd", STB_GLOBAL, STT_NOTYPE, 0});
+  uint32_t SymUnregisterFatBinary = add({"__cudaUnregisterFatBinary", STB_GLOBAL, STT_NOTYPE, 0});
+  uint32_t SymAtexit = add({"atexit", STB_GLOBAL, STT_NOTYPE, 0});
+
+  // .text. First the shared routine, link.stub's static __cudaRegisterLinkedBinary(wrapper in rdi,
+  // callback in rsi). A call beyond the N-th (a module registering twice) is ignored rather than
+  // overwriting the list's NULL terminator.
+  Text T;
+  size_t CommonAt = T.here();
+  T.raw({0x53});                                           // push rbx
+  T.raw({0x8b, 0x05}), T.field(R_X86_64_PC32, SymBss, BssCount);       // mov eax, [rip+count]
+  T.raw({0x3d}), put32(T.Bytes, N);                        // cmp eax, N
+  T.raw({0x0f, 0x83});                                     // jae .done
+  size_t ToDoneEarly = T.rel32Later();
+  T.raw({0x48, 0x8b, 0x57, 0x08});                         // mov rdx, [rdi+8]   (wrapper->data)
+  T.raw({0x48, 0x8d, 0x0d}), T.field(R_X86_64_PC32, SymBss, BssPrelinked); // lea rcx, [rip+prelinked]
+  T.raw({0x48, 0x89, 0x14, 0xc1});                         // mov [rcx+rax*8], rdx
+  T.raw({0x48, 0x8d, 0x0d}), T.field(R_X86_64_PC32, SymBss, BssCallbacks); // lea rcx, [rip+callbacks]
+  T.raw({0x48, 0x89, 0x34, 0xc1});                         // mov [rcx+rax*8], rsi
+  T.raw({0xff, 0xc0});                                     // inc eax
+  T.raw({0x89, 0x05}), T.field(R_X86_64_PC32, SymBss, BssCount);       // mov [rip+count], eax
+  T.raw({0x3d}), put32(T.Bytes, N);                        // cmp eax, N
+  T.raw({0x0f, 0x85});                                     // jne .done
+  size_t ToDone = T.rel32Later();
+  T.raw({0x48, 0x8d, 0x3d}), T.field(R_X86_64_PC32, SymSegment, 0);    // lea rdi, [rip+__fatDeviceText]
+  T.raw({0xe8}), T.field(R_X86_64_PLT32, SymRegisterFatBinary, 0);     // call __cudaRegisterFatBinary
+  T.raw({0x48, 0x89, 0x05}), T.field(R_X86_64_PC32, SymBss, BssHandle); // mov [rip+handle], rax
+  T.raw({0x48, 0x8d, 0x3d});                               // lea rdi, [rip+__cudaUnregisterBinaryUtil]
+  size_t ToUnregisterUtil = T.rel32Later();
+  T.raw({0xe8}), T.field(R_X86_64_PLT32, SymAtexit, 0);    // call atexit
+  T.raw({0x31, 0xdb});                                     // xor ebx, ebx
+  size_t Loop = T.here();
+  T.raw({0x48, 0x8b, 0x3d}), T.field(R_X86_64_PC32, SymBss, BssHandle); // mov rdi, [rip+handle]
+  T.raw({0x48, 0x8d, 0x05}), T.field(R_X86_64_PC32, SymBss, BssCallbacks); // lea rax, [rip+callbacks]
+  T.raw({0xff, 0x14, 0xd8});                               // call [rax+rbx*8]
+  T.raw({0xff, 0xc3});                                     // inc ebx
+  T.raw({0x81, 0xfb}), put32(T.Bytes, N);                  // cmp ebx, N
+  T.raw({0x0f, 0x85}), T.rel32To(Loop);                    // jne .loop
+  T.raw({0x48, 0x8b, 0x3d}), T.field(R_X86_64_PC32, SymBss, BssHandle); // mov rdi, [rip+handle]
+  T.raw({0x5b});                                           // pop rbx
+  T.raw({0xe9}), T.field(R_X86_64_PLT32, SymRegisterFatBinaryEnd, 0);  // jmp __cudaRegisterFatBinaryEnd
+  T.bind(ToDone, T.here());
+  T.bind(ToDoneEarly, T.here());
+  T.raw({0x5b, 0xc3});                                     // .done: pop rbx; ret
+  Symbols[SymCommon].Size = T.here() - CommonAt;
+  pad(T.Bytes, 16, Int3);
+
+  // __cudaUnregisterBinaryUtil: the atexit handler.
+  size_t UnregisterAt = T.here();
+  T.bind(ToUnregisterUtil, UnregisterAt);
+  T.raw({0x48, 0x8b, 0x3d}), T.field(R_X86_64_PC32, SymBss, BssHandle); // mov rdi, [rip+handle]
+  T.raw({0xe9}), T.field(R_X86_64_PLT32, SymUnregisterFatBinary, 0);   // jmp __cudaUnregisterFatBinary
+  Symbols[SymUnregisterUtil].Value = UnregisterAt;
+  Symbols[SymUnregisterUtil].Size = T.here() - UnregisterAt;
+  pad(T.Bytes, 16, Int3);
+
+  // One __cudaRegisterLinkedBinary<id>(callback rdi, prelinked rsi, module id rdx, dummy_ref rcx) per
+  // module, as link.stub's DEFINE_REGISTER_FUNC: keep the module's "def <id>" string referenced
+  // (`__p = def_module_id_str; dummy_ref(&__p)`), then hand &__fatbinwrap<id> and the callback to the
+  // shared routine.
+  for (uint32_t K = 0; K < N; ++K) {
+    size_t At = T.here();
+    T.raw({0x53});                                         // push rbx
+    T.raw({0x48, 0x89, 0xfb});                             // mov rbx, rdi
+    T.raw({0x48, 0x8d, 0x05}), T.field(R_X86_64_PC32, SymModuleId, DefStringAt[K]); // lea rax, [rip+def_str]
+    T.raw({0x48, 0x89, 0x05}), T.field(R_X86_64_PC32, SymBss, BssP + 8 * K);        // mov [rip+__p], rax
+    T.raw({0x48, 0x85, 0xc9});                             // test rcx, rcx
+    T.raw({0x74, 0x09});                                   // je +9 (over the lea and the call)
+    T.raw({0x48, 0x8d, 0x3d}), T.field(R_X86_64_PC32, SymBss, BssP + 8 * K);        // lea rdi, [rip+__p]
+    T.raw({0xff, 0xd1});                                   // call rcx
+    T.raw({0x48, 0x8b, 0x3d}), T.field(R_X86_64_REX_GOTPCRELX, SymWrapper[K], 0);   // mov rdi, [rip+__fatbinwrap@GOTPCREL]
+    T.raw({0x48, 0x89, 0xde});                             // mov rsi, rbx
+    T.raw({0x5b});                                         // pop rbx
+    T.raw({0xe9}), T.rel32To(CommonAt);                    // jmp __cudaRegisterLinkedBinary
+    Symbols[SymRegister[K]].Value = At;
+    Symbols[SymRegister[K]].Size = T.here() - At;
+    pad(T.Bytes, 16, Int3);
+  }
+
+  // .nvFatBinSegment: __fatDeviceText = {magic, 2, fatbinData, __cudaPrelinkedFatbins}.
+  std::string Segment;
+  put32(Segment, FatbinWrapperMagic);
+  put32(Segment, 2);
+  put64(Segment, 0);
+  put64(Segment, 0);
+  std::vector<Rela> SegmentRelocs{{8, R_X86_64_64, SymFatbin, 0}, {16, R_X86_64_64, SymBss, int64_t(BssPrelinked)}};
+
+  std::string FatbinBytes = Fatbin.str();
+  pad(FatbinBytes, 8);
+
+  // String tables.
+  std::string Strtab(1, '\0'), Shstrtab(1, '\0');
+  auto strOf = [](std::string &Table, StringRef S) {
+    if (S.empty())
+      return uint32_t(0);
+    uint32_t At = static_cast<uint32_t>(Table.size());
+    Table.append(S.data(), S.size());
+    Table.push_back('\0');
+    return At;
+  };
+  std::string Symtab;
+  for (const ElfSymbol &S : Symbols) {
+    put32(Symtab, strOf(Strtab, S.Name));
+    Symtab.push_back(static_cast<char>((S.Bind << 4) | S.Type));
+    Symtab.push_back('\0');
+    put16(Symtab, S.Section);
+    put64(Symtab, S.Value);
+    put64(Symtab, S.Size);
+  }
+  auto relaBytes = [](const std::vector<Rela> &Rs) {
+    std::string B;
+    for (const Rela &R : Rs) {
+      put64(B, R.Offset);
+      put64(B, (uint64_t(R.Symbol) << 32) | R.Type);
+      put64(B, static_cast<uint64_t>(R.Addend));
+    }
+    return B;
+  };
+
+  struct Sec {
+    const char *Name;
+    uint32_t Type;
+    uint64_t Flags;
+    std::string Data;
+    uint64_t Size; // for NOBITS
+    uint32_t Link, Info;
+    uint64_t Align, EntSize;
+  };
+  std::vector<Sec> Secs(NumSections);
+  Secs[SecText] = {".text", SHT_PROGBITS, SHF_ALLOC | SHF_EXECINSTR, T.Bytes, 0, 0, 0, 16, 0};
+  Secs[SecRelaText] = {".rela.text", SHT_RELA, SHF_INFO_LINK, relaBytes(T.Relocs), 0, SecSymtab, SecText, 8, 24};
+  Secs[SecBss] = {".bss", SHT_NOBITS, SHF_ALLOC | SHF_WRITE, "", BssSize, 0, 0, 16, 0};
+  Secs[SecModuleId] = {"__nv_module_id", SHT_PROGBITS, SHF_ALLOC, ModuleIdSection, 0, 0, 0, 1, 0};
+  Secs[SecFatbin] = {".nv_fatbin", SHT_PROGBITS, SHF_ALLOC, std::move(FatbinBytes), 0, 0, 0, 8, 0};
+  Secs[SecSegment] = {".nvFatBinSegment", SHT_PROGBITS, SHF_ALLOC | SHF_WRITE, Segment, 0, 0, 0, 8, 0};
+  Secs[SecRelaSegment] = {".rela.nvFatBinSegment", SHT_RELA, SHF_INFO_LINK, relaBytes(SegmentRelocs), 0, SecSymtab,
+                          SecSegment, 8, 24};
+  Secs[SecNote] = {".note.GNU-stack", SHT_PROGBITS, 0, "", 0, 0, 0, 1, 0};
+  Secs[SecSymtab] = {".symtab", SHT_SYMTAB, 0, Symtab, 0, SecStrtab, FirstGlobal, 8, 24};
+  Secs[SecStrtab] = {".strtab", SHT_STRTAB, 0, Strtab, 0, 0, 0, 1, 0};
+  std::vector<uint32_t> NameAt(NumSections, 0);
+  for (uint16_t I = 1; I < NumSections; ++I)
+    NameAt[I] = strOf(Shstrtab, I == SecShstrtab ? ".shstrtab" : Secs[I].Name);
+  Secs[SecShstrtab] = {".shstrtab", SHT_STRTAB, 0, Shstrtab, 0, 0, 0, 1, 0};
+
+  // File: header, section contents, section header table.
+  std::string File(64, '\0');
+  std::vector<uint64_t> OffsetOf(NumSections, 0);
+  for (uint16_t I = 1; I < NumSections; ++I) {
+    pad(File, Secs[I].Align);
+    OffsetOf[I] = File.size();
+    if (Secs[I].Type != SHT_NOBITS)
+      File += Secs[I].Data;
+  }
+  pad(File, 8);
+  uint64_t ShOff = File.size();
+  for (uint16_t I = 0; I < NumSections; ++I) {
+    const Sec &S = Secs[I];
+    put32(File, NameAt[I]);
+    put32(File, S.Type);
+    put64(File, S.Flags);
+    put64(File, 0); // sh_addr
+    put64(File, I ? OffsetOf[I] : 0);
+    put64(File, S.Type == SHT_NOBITS ? S.Size : S.Data.size());
+    put32(File, S.Link);
+    put32(File, S.Info);
+    put64(File, I ? S.Align : 0);
+    put64(File, S.EntSize);
+  }
+  std::string Header;
+  Header += "\x7f" "ELF";
+  Header += '\x02'; // ELFCLASS64
+  Header += '\x01'; // little-endian
+  Header += '\x01'; // EV_CURRENT
+  Header += '\x00'; // ELFOSABI_NONE (System V), as the host compiler writes it
+  Header.append(8, '\0');
+  put16(Header, 1);  // ET_REL
+  put16(Header, 62); // EM_X86_64
+  put32(Header, 1);
+  put64(Header, 0); // e_entry
+  put64(Header, 0); // e_phoff
+  put64(Header, ShOff);
+  put32(Header, 0); // e_flags
+  put16(Header, 64);
+  put16(Header, 0);
+  put16(Header, 0);
+  put16(Header, 64);
+  put16(Header, NumSections);
+  put16(Header, SecShstrtab);
+  File.replace(0, 64, Header);
+  OS << File;
+  return Error::success();
+}
+
+} // namespace ptxlink
