@@ -69,6 +69,8 @@ struct InputFile {
 /// for a host object without relocatable device code (it passes through the device link untouched).
 std::unique_ptr<ObjectFile> hostObjectFromBuffer(std::unique_ptr<llvm::MemoryBuffer> Buffer, llvm::StringRef DisplayName,
                                                  std::optional<HostOrigin> &Host, std::vector<Diagnostic> &Problems);
+/// True for an x86-64 relocatable host ELF object (the device-link inputs nvcc makes).
+bool isX86HostObject(llvm::StringRef Bytes);
 /// True if the archive holds nvcc host objects (`nvcc -lib`) rather than ptxlink objects.
 bool isHostObjectLibrary(llvm::MemoryBufferRef Archive);
 /// Opens an `nvcc -lib` archive as a device library: its symbol index lists the device symbols each

@@ -24,11 +24,17 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Object/Archive.h"
+#include "llvm/Support/Endian.h"
 #include "llvm/Support/MemoryBuffer.h"
 
 using namespace llvm;
 
 namespace ptxlink {
+
+bool isX86HostObject(StringRef Bytes) {
+  return isHostElf(Bytes) && support::endian::read16le(Bytes.data() + 0x10) == 1 /*ET_REL*/ &&
+         support::endian::read16le(Bytes.data() + 0x12) == 62 /*EM_X86_64*/;
+}
 
 namespace {
 
@@ -110,9 +116,10 @@ bool isHostObjectLibrary(MemoryBufferRef Archive) {
       consumeError(Data.takeError());
       break;
     }
-    if (isPtxlinkObject(*Data))
+    // A member running past the end of the archive is the normal reader's to report (malformed archive).
+    if (Data->end() > Archive.getBuffer().end() || isPtxlinkObject(*Data))
       break;
-    if (isHostElf(*Data)) {
+    if (isX86HostObject(*Data)) {
       Host = true;
       break;
     }
@@ -181,7 +188,7 @@ Expected<std::unique_ptr<StaticLibrary>> openHostObjectLibrary(std::unique_ptr<M
     std::optional<HostOrigin> Host;
     std::vector<Diagnostic> Problems;
     std::unique_ptr<ObjectFile> Obj =
-        isHostElf(*Data) ? hostObjectFromBuffer(MemoryBuffer::getMemBuffer(*Data, Display, false), Display, Host, Problems)
+        isX86HostObject(*Data) ? hostObjectFromBuffer(MemoryBuffer::getMemBuffer(*Data, Display, false), Display, Host, Problems)
                          : nullptr;
     for (const Diagnostic &D : Problems)
       if (D.Level == Severity::Error) {

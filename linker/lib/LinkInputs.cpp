@@ -73,7 +73,7 @@ size_t firstBinaryByte(StringRef Bytes) {
 std::unique_ptr<ObjectFile> objectFromBuffer(std::unique_ptr<MemoryBuffer> Buffer, StringRef DisplayName,
                                              std::optional<HostOrigin> &Host, std::vector<Diagnostic> &Out) {
   StringRef Bytes = Buffer->getBuffer();
-  if (isHostElf(Bytes))
+  if (isX86HostObject(Bytes))
     return hostObjectFromBuffer(std::move(Buffer), DisplayName, Host, Out);
   if (isPtxlinkObject(Bytes)) {
     std::string Identifier = Buffer->getBufferIdentifier().str();
@@ -91,7 +91,7 @@ std::unique_ptr<ObjectFile> objectFromBuffer(std::unique_ptr<MemoryBuffer> Buffe
     return std::move(*Obj);
   }
   if (Bytes.starts_with("\x7f" "ELF")) {
-    Out.push_back(toolError(DisplayName + ": is an ELF file but neither a ptxlink object nor a 64-bit host object (an "
+    Out.push_back(toolError(DisplayName + ": is an ELF file but neither a ptxlink object nor an x86-64 host object (an "
                                           "NVIDIA cubin?); ptxlink links PTX: ptxlink objects, .ptx files and nvcc -rdc "
                                           "host objects that embed PTX",
                             "unsupported-input"));

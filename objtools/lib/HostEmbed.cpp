@@ -142,7 +142,7 @@ Expected<HostDeviceCode> readHostDeviceCode(StringRef Bytes, StringRef Name) {
       Code.Images.push_back(std::move(I));
   }
   if (!Problem.empty())
-    return createStringError(inconvertibleErrorCode(), formatv("{0}: offset 0x{1:x}: {2}", Name, ProblemAt, Problem).str());
+    return createStringError(inconvertibleErrorCode(), formatv("{0}: offset {1:x}: {2}", Name, ProblemAt, Problem).str());
   if (Code.HasRelocatableFatbin && Code.ModuleId.empty())
     return createStringError(inconvertibleErrorCode(),
                              (Name + ": has relocatable device code (__nv_relfatbin) but no module id (__nv_module_id section); "
