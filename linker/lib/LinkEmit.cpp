@@ -68,6 +68,55 @@ TargetInfo ArchLink::outputTarget(ObjectFile &Storage) const {
   return Target;
 }
 
+/// Names of labels that debug data refers to (symbols) and that some other kept function also defines as a
+/// plain label. PTX scopes a label to its function, but ptxas looks up a debug section's `.b64 $L__tmp5`
+/// among the labels of every function, so such a name must go to one label only: the callers rename
+/// every symbol of that name. Only kept function text of a link that has such symbols is scanned (one
+/// pass over its lines; a label is defined by `name:` at the start of a statement, as nvcc and llc write).
+static std::vector<StringRef> labelsDefinedElsewhere(ArrayRef<LinkModule> Modules) {
+  DenseMap<CachedHashStringRef, SmallVector<std::pair<uint32_t, uint32_t>, 1>> CodeLabels;
+  for (uint32_t MI = 0; MI < Modules.size(); ++MI) {
+    const ModuleVariant &M = *Modules[MI].M;
+    for (const Symbol &S : M.Symbols)
+      if (S.Kind == SymbolKind::Label && S.Section < M.Sections.size() &&
+          M.Sections[S.Section].Kind == SectionKind::Function)
+        CodeLabels[CachedHashStringRef(S.Name)].push_back({MI, S.Section});
+  }
+  std::vector<StringRef> Clashes;
+  if (CodeLabels.empty())
+    return Clashes;
+  DenseSet<CachedHashStringRef> Reported;
+  auto isNameChar = [](char C) { return isAlnum(C) || C == '_' || C == '$'; };
+  for (uint32_t MI = 0; MI < Modules.size(); ++MI) {
+    const ModuleVariant &M = *Modules[MI].M;
+    for (uint32_t SI = 0; SI < M.Sections.size(); ++SI) {
+      if (M.Sections[SI].Kind != SectionKind::Function || SI >= Modules[MI].SectionLive.size() ||
+          !Modules[MI].SectionLive[SI])
+        continue;
+      StringRef Text = M.Sections[SI].Contents;
+      for (size_t Pos = 0; Pos < Text.size();) {
+        size_t Start = Pos;
+        while (Start < Text.size() && (Text[Start] == ' ' || Text[Start] == '\t'))
+          ++Start;
+        size_t End = Start;
+        if (End < Text.size() && (isAlpha(Text[End]) || Text[End] == '_' || Text[End] == '$'))
+          while (End < Text.size() && isNameChar(Text[End]))
+            ++End;
+        if (End > Start && End < Text.size() && Text[End] == ':') {
+          CachedHashStringRef Name(Text.slice(Start, End));
+          auto It = CodeLabels.find(Name);
+          if (It != CodeLabels.end() && !llvm::is_contained(It->second, std::make_pair(MI, SI)) &&
+              Reported.insert(Name).second)
+            Clashes.push_back(Name.val());
+        }
+        const void *NewLine = std::memchr(Text.data() + End, '\n', Text.size() - End);
+        Pos = NewLine ? static_cast<const char *>(NewLine) - Text.data() + 1 : Text.size();
+      }
+    }
+  }
+  return Clashes;
+}
+
 using DebugPartList = std::vector<std::pair<uint32_t, uint32_t>>; // (module, section) in input order
 
 /// Re-encodes every module's .debug_info against one shared abbreviation table with the merged `.file`
@@ -147,6 +196,8 @@ void ArchLink::emit(ModuleVariant &Out, ObjectFile &Storage) {
   for (const GlobalSymbol &G : Globals)
     Taken.insert(CachedHashStringRef(G.Name));
   auto isTaken = [&](StringRef Name) { return Taken.contains(CachedHashStringRef(Name)); };
+  for (StringRef Label : labelsDefinedElsewhere(Modules))
+    Taken.insert(CachedHashStringRef(Label));
 
   // Debug sections: one output section per name, in order of first appearance.
   std::vector<StringRef> DebugNames;
