@@ -2,6 +2,7 @@
 // bindings, NameRef relocations on every byte range that names a module-scope symbol (found by scanning
 // function bodies once the whole module is known), FileIndex relocations on `.loc`, binary debug
 // sections with data relocations, and the ABI records the linker checks.
+#include "BodyChecks.h"
 #include "BodyScanner.h"
 #include "ptxlink/PtxParser.h"
 
@@ -533,8 +534,10 @@ bool Lowerer::run() {
     switch (W.Item.K) {
     case PtxItem::Function: {
       const PtxFunction &F = M.Functions[W.Item.Index];
-      if (F.HasBody && W.Symbol != NoSymbol && V.Symbols[W.Symbol].Section == W.Section)
+      if (F.HasBody && W.Symbol != NoSymbol && V.Symbols[W.Symbol].Section == W.Section) {
         lowerFunction(F, W.Symbol, W.Section, Scanner);
+        checkFunctionBody(M.Text, F, [&](StringRef Name) { return SymMap.count(Name) != 0; }, D);
+      }
       break;
     }
     case PtxItem::Variable: {

@@ -95,7 +95,7 @@ TEST(AssemblerTest, ReferencesEverywhere) {
   auto A = assemble(std::string(Header) +
                     ".func (.param .b32 r) add3(.param .b32 a);\n"
                     ".global .u32 g;\n"
-                    ".visible .func (.param .b32 r) add3(.param .b32 a)\n{\n ld.global.u32 %r1, [g+4];\n ret;\n}\n"
+                    ".visible .func (.param .b32 r) add3(.param .b32 a)\n{\n .reg .b32 %r1; ld.global.u32 %r1, [g+4];\n ret;\n}\n"
                     ".func sub1(.param .b32 a) { ret; }\n"
                     ".global .u64 table[2] = {add3, sub1};\n"
                     ".global .u64 gp = generic(g)+4;\n"
@@ -148,7 +148,7 @@ TEST(AssemblerTest, ReferencesEverywhere) {
 
 TEST(AssemblerTest, LocalNamesShadowModuleNames) {
   auto A = assemble(std::string(Header) + ".global .u32 x;\n.global .u32 y;\n"
-                                          ".func f(.param .u32 x)\n{\n ld.param.u32 %r1, [x];\n"
+                                          ".func f(.param .u32 x)\n{\n .reg .b32 %r<3>; ld.param.u32 %r1, [x];\n"
                                           " { .reg .b32 y; mov.b32 y, 1; }\n"
                                           " ld.global.u32 %r2, [y];\n"
                                           " { .local .u32 z, y; st.local.u32 [y], 2; }\n"
@@ -162,7 +162,7 @@ TEST(AssemblerTest, LocalNamesShadowModuleNames) {
 
 TEST(AssemblerTest, VectorBracesAndGuardsAreNotScopes) {
   auto A = assemble(std::string(Header) + ".global .u32 t;\n"
-                                          ".entry k\n{\n .reg .b32 %r<3>;\n .reg .pred %p;\n"
+                                          ".entry k\n{\n .reg .b32 %r<3>;\n .reg .pred %p; .reg .b64 %rd<2>; .reg .f32 %f<4>;\n"
                                           " mov.b64 {t2, %r2}, %rd1;\n"
                                           " @%p bra $L1;\n @!%p ld.global.u32 %r1, [t];\n"
                                           "$L1 :\n ld.global.v4.f32 {%f1,%f2,%f3,_}, [t+64];\n ret;\n}\n");
@@ -270,7 +270,7 @@ TEST(AssemblerTest, DebugSectionsLabelsAndFileIndices) {
                   ".visible .entry k(.param .u64 k_param_0)\n{\n"
                   "$L__func_begin0:\n"
                   "  .loc 1 13 10\n"
-                  "  ld.param.u64 %rd1, [k_param_0];\n"
+                  "  .reg .b64 %rd<2>; ld.param.u64 %rd1, [k_param_0];\n"
                   "  .loc 2 13 10, function_name $L__info_string0, inlined_at 1 38 17\n"
                   "  bra $L__func_end0;\n"
                   "$L__func_end0:\n"
