@@ -2,7 +2,7 @@
 // linked module's `.file` list (why: DwarfMerge.h). The walk reads DWARF 2-4 (32-bit) units, which is
 // what nvcc -G, clang and ptxlink itself write; anything else is reported so the caller can keep the
 // sections as they were.
-#include "DwarfMerge.h"
+#include "ptxlink/DwarfMerge.h"
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/Twine.h"
@@ -223,7 +223,7 @@ Expected<RewrittenDebugInfo> rewriteDebugInfo(const ModuleVariant &Module, const
   Out.Relocs.reserve(Info.Relocs.size());
   const std::vector<Relocation> &Relocs = Info.Relocs; // sorted by offset
   size_t NextReloc = 0;
-  auto where = [&](uint64_t Offset) { return " at offset " + Twine(Offset) + " of .debug_info"; };
+  auto where = [](uint64_t Offset) { return (" at offset " + Twine(Offset) + " of .debug_info").str(); };
 
   // Relocations must only lie inside bytes that are copied; one that a rewrite would skip is an error.
   auto noRelocBefore = [&](uint64_t Offset) -> Error {

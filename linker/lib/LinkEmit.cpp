@@ -6,11 +6,13 @@
 //   - module-local symbols and DWARF labels that would clash are renamed (`name$<input number>`),
 //     deterministically and never onto a visible name;
 //   - debug sections of the same name are concatenated in input order, and every reference into them
-//     (`.b32 .debug_abbrev`, labels defined inside them) is relocated by the module's offset;
+//     (`.b32 .debug_loc`, labels defined inside them) is relocated by the module's offset; compile units
+//     are re-encoded against one shared abbreviation table with merged file numbers (DwarfMerge.h), and
+//     the DWARF of losing weak copies points at the winner's labels (docs/linker.md, "Debug-info merge");
 //   - `.file` entries are deduplicated by path and renumbered, and every `.loc` use (FileIndex
 //     relocations) follows.
 // Fixed after this pass: the output module; every LinkModule's SymOut/SecOut.
-#include "DwarfMerge.h"
+#include "ptxlink/DwarfMerge.h"
 #include "ptxlink/LinkContext.h"
 
 #include "llvm/ADT/CachedHashString.h"

@@ -5,8 +5,8 @@
 // tables) and drops the rest, section by section; references from dropped code do not need to resolve.
 // Because every reference in a section is a relocation (ObjectModel.h), the graph is explicit: nodes are
 // (module, section), edges are relocations followed through the symbol table to the winning definition.
-// Debug sections are roots: DWARF cannot be trimmed at the PTX level without re-encoding it, so the code
-// the debug info describes (it refers to labels inside those functions) stays.
+// Debug sections are roots: the code the debug info describes (it refers to labels inside those
+// functions) stays, unused functions included, as in nvlink -g's output.
 #include "ptxlink/AbiCheck.h"
 #include "ptxlink/LinkContext.h"
 
