@@ -23,8 +23,39 @@ using namespace llvm;
 
 namespace ptxlink {
 
+/// Whether Text is CUDA or C++ source given by mistake (a `.cu` file on the link line) rather than PTX: a
+/// PTX module's first statement is a directive (`.version`), never `#include` or `__global__`. Only the
+/// start is looked at, so this costs nothing on real PTX.
+static bool looksLikeCudaSource(StringRef Text, StringRef FileName) {
+  StringRef Rest = Text;
+  while (true) {
+    Rest = Rest.ltrim(" \t\r\n\f\v");
+    if (Rest.consume_front("//"))
+      Rest = Rest.drop_until([](char C) { return C == '\n'; });
+    else if (Rest.starts_with("/*") && Rest.find("*/") != StringRef::npos)
+      Rest = Rest.drop_front(Rest.find("*/") + 2);
+    else
+      break;
+  }
+  if (Rest.empty() || Rest.front() == '.')
+    return false;
+  StringRef Ext = sys::path::extension(FileName);
+  if (Ext == ".cu" || Ext == ".cuh")
+    return true;
+  if (Rest.front() == '#')
+    return true; // #include, #pragma, #define: the preprocessor's, not PTX
+  StringRef Head = Text.take_front(1 << 16);
+  return Head.contains("__global__") || Head.contains("__device__") || Head.contains("__host__");
+}
+
 bool assembleInto(ObjectFile &Object, StringRef Text, StringRef FileName, DiagnosticEngine &Diags,
                   bool TextOutlivesObject) {
+  if (looksLikeCudaSource(Text, FileName)) {
+    Diags.error(FileName, SourceLoc{},
+                "CUDA source, not PTX: compile it with `nvcc -rdc=true -ptx " + sys::path::filename(FileName) +
+                    "` first and give the .ptx file");
+    return false;
+  }
   unsigned EngineErrors = Diags.errorCount();
   SourceDiags D(Diags, Text, FileName);
   PtxModule M;

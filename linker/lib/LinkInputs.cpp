@@ -201,6 +201,15 @@ bool loadInputs(const LinkOptions &Options, DiagnosticEngine &Diags, PassTimes &
       continue;
     }
     StringRef Bytes = (*Buffer)->getBuffer();
+    if (Bytes.starts_with("!<thin>\n")) {
+      // A GNU thin archive (`ar T`) stores paths, not members; the libraries ptxlink extracts from hold
+      // their members. Say how to make one rather than "unknown file type".
+      L.Diags.push_back(toolError(L.Path + ": is a thin archive (it lists member paths instead of holding the "
+                                           "members), which ptxlink does not read; make a normal one with "
+                                           "`ptxlink-ar rcs " + sys::path::filename(L.Path) + " <members>`",
+                                  "unsupported-input"));
+      continue;
+    }
     if (isArchive(Bytes)) {
       if (isHostObjectLibrary((*Buffer)->getMemBufferRef())) {
         auto Lib = openHostObjectLibrary(std::move(*Buffer), L.HostReachable);
