@@ -29,6 +29,9 @@ search = config.environment["PATH"]
 for tool in ("ptxas", "nvlink", "nvcc", "fatbinary", "llc-19"):
     if shutil.which(tool, path=search):
         config.available_features.add(tool.replace("-19", ""))
+config.substitutions.append(("%obj_root", config.ptxlink_obj_root))
+if shutil.which("cmake", path=search) and shutil.which("ninja", path=search):
+    config.available_features.add("cmake")
 # A C compiler and linker for host code (the device-link object's tests build and run host programs).
 if shutil.which("cc", path=search):
     config.available_features.add("system-cc")
