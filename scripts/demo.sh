@@ -3,7 +3,8 @@
 # bundled example (examples/vecmath, three CUDA translation units compiled by `nvcc -rdc=true -ptx`):
 # assemble each PTX file into a relocatable object, archive two of them, link the program for sm_80 and
 # sm_90 into one NVIDIA fatbinary, dump the result, and emit the linked PTX (checked with ptxas if the
-# CUDA tools are installed).
+# CUDA tools are installed); with nvcc installed, build the host program with ptxlink as its device
+# linker (nvcc -dc, ptxlink --emit host-object, g++ -lcudart) and run it when a GPU is present.
 #
 # A step is skipped (and says so) only when the tool it needs has not been written yet; a tool that
 # exists and fails stops the demo with a non-zero status.
@@ -93,6 +94,17 @@ if have ptxlink; then
   fi
 else
   echo "demo: skip: linking (ptxlink not built)"
+fi
+
+# 6. The same program as a CUDA build with ptxlink as its device linker: nvcc -dc compiles each file
+#    (keeping PTX), nvcc -lib archives the helpers, ptxlink --emit host-object writes the device-link
+#    object, g++ links the executable with -lcudart. Run when a GPU is present.
+if have ptxlink && command -v nvcc >/dev/null 2>&1 && command -v make >/dev/null 2>&1; then
+  echo
+  echo "\$ make -C examples/vecmath run   # nvcc -dc, nvcc -lib, ptxlink --emit host-object, g++ -lcudart"
+  make --no-print-directory -C "$EXAMPLE" run BUILD="$OUT/host" PTXLINK_BIN="$BIN"
+else
+  echo "demo: note: nvcc (or make) not installed; not building the host program through ptxlink"
 fi
 
 echo

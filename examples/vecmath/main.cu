@@ -1,5 +1,5 @@
 // Host driver for the vecmath example (needs a GPU): runs each kernel once and checks the results.
-// Build: make run   (nvcc -rdc=true links the device code of every translation unit with nvlink)
+// Build: make run   (nvcc -dc compiles, ptxlink --emit host-object device-links, g++ -lcudart links)
 #include "vecmath.cuh"
 
 #include <cmath>
