@@ -136,10 +136,21 @@ Expected<HostDeviceCode> readHostDeviceCode(StringRef Bytes, StringRef Name) {
     if (F.SectionName != "__nv_relfatbin")
       continue; // `nvcc -c` (whole-program) device code: already linked, registered by the object itself
     Code.HasRelocatableFatbin = true;
-    std::vector<FatbinImage> Images =
-        readFatbin(F.Bytes, [&](uint64_t Offset, const Twine &Message) { Warn(F.FileOffset + Offset, Message); });
-    for (FatbinImage &I : Images)
+    // Only PTX is linked: cubins (often most of the bytes, e.g. the device runtime's ten) stay compressed.
+    std::vector<FatbinImage> Images = readFatbin(
+        F.Bytes, [&](uint64_t Offset, const Twine &Message) { Warn(F.FileOffset + Offset, Message); }, /*Decompress=*/false);
+    for (FatbinImage &I : Images) {
+      if (I.Kind == FatbinKind::Ptx && (I.Compression == FatbinCompression::Lz4 || I.Compression == FatbinCompression::Zstd)) {
+        Expected<std::string> Text = decompressFatbinPayload(I.Payload, I.Compression, I.UncompressedSize);
+        if (!Text) {
+          Warn(F.FileOffset + I.EntryOffset, toString(Text.takeError()));
+          continue;
+        }
+        I.Payload = std::move(*Text);
+        I.Compression = FatbinCompression::None;
+      }
       Code.Images.push_back(std::move(I));
+    }
   }
   if (!Problem.empty())
     return createStringError(inconvertibleErrorCode(), formatv("{0}: offset {1:x}: {2}", Name, ProblemAt, Problem).str());
