@@ -17,11 +17,13 @@
 
 #include "ptxlink/ObjectModel.h"
 
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/Support/Error.h"
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -54,6 +56,18 @@ private:
 struct RewrittenDebugInfo {
   std::string Contents;
   std::vector<Relocation> Relocs;
+  /// Where each unit went, and each of its DIEs (unit-relative offsets, old -> new).
+  struct Unit {
+    uint64_t OldStart = 0, OldEnd = 0, NewStart = 0, NewEnd = 0;
+    llvm::DenseMap<uint64_t, uint64_t> Dies;
+  };
+  std::vector<Unit> Units;
+  /// Whether any unit or DIE changed offset (only then do other sections' offsets into .debug_info
+  /// need rewriting).
+  bool Moved = false;
+
+  /// The new offset of what started at Old in the input .debug_info: a unit header or a DIE.
+  std::optional<uint64_t> newOffset(uint64_t Old) const;
 };
 
 /// Re-encodes the compile units in Info (a .debug_info section of Module) whose abbreviations are in
@@ -65,5 +79,10 @@ llvm::Expected<RewrittenDebugInfo> rewriteDebugInfo(const ModuleVariant &Module,
                                                     const Section &Abbrev,
                                                     llvm::function_ref<uint64_t(uint64_t)> MapFile,
                                                     SharedAbbrevTable &Shared);
+
+/// The bytes of a .debug_pubnames or .debug_pubtypes section (Pub, of Module) after its module's
+/// .debug_info was rewritten as Info says: each set's unit length and every DIE offset follow the DIEs.
+/// (The set's unit offset is a relocation against .debug_info: the caller moves it with newOffset.)
+llvm::Expected<std::string> rewriteNameTable(const Section &Pub, const RewrittenDebugInfo &Info);
 
 } // namespace ptxlink

@@ -291,7 +291,8 @@ Expected<RewrittenDebugInfo> rewriteDebugInfo(const ModuleVariant &Module, const
     Out.Contents.push_back(char(AddressSize));
 
     // DIEs. Offsets are unit-relative, as CU-relative references are.
-    DenseMap<uint64_t, uint64_t> NewOffset;
+    Out.Units.push_back({UnitStart, UnitEnd, NewUnitStart, 0, {}});
+    DenseMap<uint64_t, uint64_t> &NewOffset = Out.Units.back().Dies;
     struct PendingRef {
       uint64_t At;     // output offset of the field
       uint64_t Form;   // ref1/2/4/8/ref_udata
@@ -418,10 +419,78 @@ Expected<RewrittenDebugInfo> rewriteDebugInfo(const ModuleVariant &Module, const
       for (unsigned I = 0; I < P.Width; ++I)
         Out.Contents[P.At + I] = char((V >> (8 * I)) & 0xff);
     }
+    Out.Units.back().NewEnd = Out.Contents.size();
+    Out.Moved |= NewUnitStart != UnitStart || Out.Contents.size() != UnitEnd;
     Pos = UnitEnd;
   }
   if (NextReloc != Relocs.size())
     return failure("a relocation past the last compile unit" + where(Relocs[NextReloc].Offset));
+  return Out;
+}
+
+std::optional<uint64_t> RewrittenDebugInfo::newOffset(uint64_t Old) const {
+  for (const Unit &U : Units) {
+    if (Old < U.OldStart || Old >= U.OldEnd)
+      continue;
+    if (Old == U.OldStart)
+      return U.NewStart;
+    auto It = U.Dies.find(Old - U.OldStart);
+    if (It == U.Dies.end())
+      return std::nullopt;
+    return U.NewStart + It->second;
+  }
+  return std::nullopt;
+}
+
+Expected<std::string> rewriteNameTable(const Section &Pub, const RewrittenDebugInfo &Info) {
+  std::string Out = Pub.Contents.str();
+  auto where = [&](uint64_t Offset) { return (" at offset " + Twine(Offset) + " of " + Pub.Name).str(); };
+  auto put = [&](uint64_t At, uint64_t V) {
+    for (unsigned I = 0; I < 4; ++I)
+      Out[At + I] = char((V >> (8 * I)) & 0xff);
+  };
+  Reader R{Pub.Contents, 0};
+  while (R.Pos < Pub.Contents.size()) {
+    uint64_t SetStart = R.Pos;
+    uint64_t Length = R.fixed(4);
+    if (R.Overrun || Length >= 0xfffffff0 || SetStart + 4 + Length > Pub.Contents.size())
+      return failure("a malformed name table set" + where(SetStart));
+    R.Bytes = Pub.Contents.take_front(SetStart + 4 + Length);
+    R.fixed(2); // version
+    // The unit: a relocation against .debug_info (its addend) or a number.
+    uint64_t UnitField = R.Pos, UnitOffset = R.fixed(4);
+    for (const Relocation &Rel : Pub.Relocs)
+      if (Rel.Offset == UnitField)
+        UnitOffset = Rel.Addend;
+    const RewrittenDebugInfo::Unit *U = nullptr;
+    for (const RewrittenDebugInfo::Unit &Candidate : Info.Units)
+      if (Candidate.OldStart == UnitOffset)
+        U = &Candidate;
+    if (!U)
+      return failure("a name table set for no compile unit (.debug_info offset " + Twine(UnitOffset) + ")" +
+                     where(SetStart));
+    uint64_t SizeField = R.Pos;
+    R.fixed(4);
+    put(SizeField, U->NewEnd - U->NewStart);
+    while (true) {
+      uint64_t EntryField = R.Pos, Die = R.fixed(4);
+      if (R.Overrun)
+        return failure("a truncated name table set" + where(SetStart));
+      if (Die == 0)
+        break;
+      auto It = U->Dies.find(Die);
+      if (It == U->Dies.end())
+        return failure("a name table entry for unit offset " + Twine(Die) + ", where no DIE starts" +
+                       where(EntryField));
+      put(EntryField, It->second);
+      size_t End = Pub.Contents.find('\0', R.Pos);
+      if (End == StringRef::npos || End >= R.Bytes.size())
+        return failure("a truncated name table set" + where(SetStart));
+      R.Pos = End + 1;
+    }
+    R.Bytes = Pub.Contents;
+    R.Pos = SetStart + 4 + Length;
+  }
   return Out;
 }
 

@@ -157,6 +157,31 @@ static bool mergeCompileUnits(ArrayRef<LinkModule> Modules, const StringMap<Debu
     auto Info = rewriteDebugInfo(M, M.Sections[SI], M.Sections[AbbrevOf[MI]], MapFile, Shared);
     if (!Info)
       return fail(toString(Info.takeError()));
+    // Other sections' offsets into .debug_info (a name table's DIE offsets, an address table's unit
+    // offset) follow the DIEs when any moved (an abbreviation code or a file number got longer).
+    for (uint32_t K = 0; K < M.Sections.size() && Info->Moved; ++K) {
+      const Section &S = M.Sections[K];
+      if (S.Kind != SectionKind::Debug || K == SI || S.Name == ".debug_abbrev")
+        continue;
+      Section N = S;
+      if (S.Name == ".debug_pubnames" || S.Name == ".debug_pubtypes") {
+        auto Table = rewriteNameTable(S, *Info);
+        if (!Table)
+          return fail(toString(Table.takeError()));
+        N.Contents = Storage.save(*Table).take_front(Table->size());
+      }
+      for (Relocation &R : N.Relocs) {
+        if ((R.Kind != RelocKind::Data32 && R.Kind != RelocKind::Data64) || R.Symbol >= M.Symbols.size() ||
+            M.Symbols[R.Symbol].Kind != SymbolKind::Section || M.Symbols[R.Symbol].Name != ".debug_info")
+          continue;
+        std::optional<uint64_t> Moved = Info->newOffset(uint64_t(R.Addend));
+        if (!Moved)
+          return fail("a reference from " + S.Name + " to .debug_info offset " + Twine(R.Addend) +
+                      ", where no unit or DIE starts");
+        R.Addend = int64_t(*Moved);
+      }
+      Parts.emplace(std::make_pair(MI, K), std::move(N));
+    }
     Section N = M.Sections[SI];
     N.Contents = Storage.save(Info->Contents);
     N.Contents = N.Contents.take_front(Info->Contents.size());

@@ -109,6 +109,44 @@ TEST(DwarfMerge, SharesOneTableWidensFileNumbersAndMovesReferences) {
   EXPECT_EQ(Shared.encode(), Table);
 }
 
+TEST(DwarfMerge, NameTablesFollowTheDies) {
+  Fixture F;
+  SharedAbbrevTable Shared;
+  auto Out = rewriteDebugInfo(F.M, F.Info, F.Abbrev, [](uint64_t I) -> uint64_t { return I == 3 ? 300 : I; }, Shared);
+  ASSERT_TRUE(bool(Out)) << toString(Out.takeError());
+  EXPECT_TRUE(Out->Moved);
+  uint64_t OldUnit1 = unit(1, 3).size(), NewUnit1 = OldUnit1 + 1;
+  // Unit starts and DIE starts map; offsets inside a DIE do not.
+  EXPECT_EQ(Out->newOffset(0), std::optional<uint64_t>(0));
+  EXPECT_EQ(Out->newOffset(28), std::optional<uint64_t>(29));
+  EXPECT_EQ(Out->newOffset(OldUnit1), std::optional<uint64_t>(NewUnit1));
+  EXPECT_EQ(Out->newOffset(OldUnit1 + 28), std::optional<uint64_t>(NewUnit1 + 28));
+  EXPECT_EQ(Out->newOffset(15), std::nullopt);
+
+  // A .debug_pubnames set for unit 1 (its unit offset a relocation, addend 0): the subprogram at 14 and
+  // the base type at 28, which moved to 29; the unit's length grew by one.
+  auto set = [](uint64_t UnitSize, uint64_t TypeDie) {
+    std::string Entries = le(14, 4) + "f" + std::string(1, '\0') + le(TypeDie, 4) + "int" + std::string(1, '\0') + le(0, 4);
+    return le(2 + 4 + 4 + Entries.size(), 4) + le(2, 2) + le(0, 4) + le(UnitSize, 4) + Entries;
+  };
+  std::string Bytes = set(OldUnit1, 28);
+  Section Pub;
+  Pub.Name = ".debug_pubnames";
+  Pub.Kind = SectionKind::Debug;
+  Pub.Contents = Bytes;
+  Pub.Relocs.push_back({6, 0, RelocKind::Data32, 0, 0});
+  auto Table = rewriteNameTable(Pub, *Out);
+  ASSERT_TRUE(bool(Table)) << toString(Table.takeError());
+  EXPECT_EQ(*Table, set(NewUnit1, 29));
+
+  // An entry naming no DIE is refused.
+  std::string Bad = set(OldUnit1, 27);
+  Pub.Contents = Bad;
+  auto Refused = rewriteNameTable(Pub, *Out);
+  ASSERT_FALSE(bool(Refused));
+  EXPECT_NE(toString(Refused.takeError()).find("unit offset 27, where no DIE starts"), std::string::npos);
+}
+
 TEST(DwarfMerge, RefusesWhatItCannotWalk) {
   auto expectFailure = [](Fixture &F, StringRef Message) {
     SharedAbbrevTable Shared;
