@@ -229,7 +229,8 @@ bool loadInputs(const LinkOptions &Options, DiagnosticEngine &Diags, PassTimes &
         L.Library = std::move(*Lib);
       continue;
     }
-    if (isPtxlinkObject(Bytes) || Bytes.starts_with("\x7f" "ELF"))
+    // nvcc host objects carry PTX to decompress and assemble: real work, done in parallel like .ptx files.
+    if (isPtxlinkObject(Bytes) || (Bytes.starts_with("\x7f" "ELF") && !isX86HostObject(Bytes)))
       L.Object = objectFromBuffer(std::move(*Buffer), L.Path, L.Host, L.Diags);
     else
       ToAssemble.push_back({I, std::move(*Buffer)});
