@@ -15,8 +15,7 @@
 // code), the instructions are encoded here from a short list of fixed forms, each checked against
 // llvm-objdump's disassembly in tests/lit/hostlink. Every address is RIP-relative (or taken from the GOT
 // for the modules' wrappers), so the object links into PIE executables and shared libraries alike.
-// Layout and symbols follow nvcc's own object (docs/host-link.md); there is no .eh_frame: nothing
-// unwinds through registration.
+// Layout and symbols follow nvcc's own object (docs/host-link.md), unwind tables included.
 #include "ptxlink/HostEmbed.h"
 
 #include "llvm/ADT/StringMap.h"
@@ -104,7 +103,8 @@ Error writeDeviceLinkObject(StringRef Fatbin, ArrayRef<std::string> ModuleIds, r
   const uint32_t N = static_cast<uint32_t>(ModuleIds.size());
 
   // Section numbers (fixed layout).
-  enum : uint16_t { SecText = 1, SecRelaText, SecBss, SecModuleId, SecFatbin, SecSegment, SecRelaSegment, SecNote,
+  enum : uint16_t { SecText = 1, SecRelaText, SecBss, SecModuleId, SecFatbin, SecSegment, SecRelaSegment, SecEhFrame,
+                    SecRelaEhFrame, SecNote,
                     SecSymtab, SecStrtab, SecShstrtab, NumSections };
 
   // .bss: the handle, the number of modules that have called in, the callbacks and the prelinked
@@ -133,7 +133,6 @@ Error writeDeviceLinkObject(StringRef Fatbin, ArrayRef<std::string> ModuleIds, r
   uint32_t SymModuleId = add({"", STB_LOCAL, STT_SECTION, SecModuleId});
   uint32_t SymFatbin = add({"", STB_LOCAL, STT_SECTION, SecFatbin});
   uint32_t SymSegment = add({"", STB_LOCAL, STT_SECTION, SecSegment});
-  (void)SymText;
   add({"__cudaFatCubinHandle", STB_LOCAL, STT_OBJECT, SecBss, BssHandle, 8});
   add({"__cudaLinkedBinaryCount", STB_LOCAL, STT_OBJECT, SecBss, BssCount, 4});
   add({"__callback_array", STB_LOCAL, STT_OBJECT, SecBss, BssCallbacks, 8 * (N + 1)});
@@ -192,8 +191,10 @@ Error writeDeviceLinkObject(StringRef Fatbin, ArrayRef<std::string> ModuleIds, r
   T.raw({0x81, 0xfb}), put32(T.Bytes, N);                  // cmp ebx, N
   T.raw({0x0f, 0x85}), T.rel32To(Loop);                    // jne .loop
   T.raw({0x48, 0x8b, 0x3d}), T.field(R_X86_64_PC32, SymBss, BssHandle); // mov rdi, [rip+handle]
+  size_t CommonFirstPop = T.here();
   T.raw({0x5b});                                           // pop rbx
   T.raw({0xe9}), T.field(R_X86_64_PLT32, SymRegisterFatBinaryEnd, 0);  // jmp __cudaRegisterFatBinaryEnd
+  size_t CommonDone = T.here();
   T.bind(ToDone, T.here());
   T.bind(ToDoneEarly, T.here());
   T.raw({0x5b, 0xc3});                                     // .done: pop rbx; ret
@@ -213,6 +214,7 @@ Error writeDeviceLinkObject(StringRef Fatbin, ArrayRef<std::string> ModuleIds, r
   // module, as link.stub's DEFINE_REGISTER_FUNC: keep the module's "def <id>" string referenced
   // (`__p = def_module_id_str; dummy_ref(&__p)`), then hand &__fatbinwrap<id> and the callback to the
   // shared routine.
+  std::vector<size_t> ModulePop; // offset of each module function's `pop rbx`, for its unwind table
   for (uint32_t K = 0; K < N; ++K) {
     size_t At = T.here();
     T.raw({0x53});                                         // push rbx
@@ -225,12 +227,84 @@ Error writeDeviceLinkObject(StringRef Fatbin, ArrayRef<std::string> ModuleIds, r
     T.raw({0xff, 0xd1});                                   // call rcx
     T.raw({0x48, 0x8b, 0x3d}), T.field(R_X86_64_REX_GOTPCRELX, SymWrapper[K], 0);   // mov rdi, [rip+__fatbinwrap@GOTPCREL]
     T.raw({0x48, 0x89, 0xde});                             // mov rsi, rbx
+    ModulePop.push_back(T.here() - At);
     T.raw({0x5b});                                         // pop rbx
     T.raw({0xe9}), T.rel32To(CommonAt);                    // jmp __cudaRegisterLinkedBinary
     Symbols[SymRegister[K]].Value = At;
     Symbols[SymRegister[K]].Size = T.here() - At;
     pad(T.Bytes, 16, Int3);
   }
+
+  // .eh_frame: unwind tables, so that debuggers, profilers and backtraces get through the registration
+  // code (a callback runs inside it). One CIE (CFA = rsp + 8, return address at CFA - 8, pc-relative
+  // FDE addresses), one FDE per function; `push rbx` moves the CFA to rsp + 16 and saves rbx at CFA - 16.
+  std::string EhFrame;
+  std::vector<Rela> EhFrameRelocs;
+  auto padFrame = [&](size_t Start) {
+    while ((EhFrame.size() - Start) % 8)
+      EhFrame.push_back('\0'); // DW_CFA_nop
+    uint32_t Length = static_cast<uint32_t>(EhFrame.size() - Start - 4);
+    std::memcpy(EhFrame.data() + Start, &Length, 4);
+  };
+  put32(EhFrame, 0); // length, patched
+  put32(EhFrame, 0); // CIE id
+  EhFrame += '\x01';                      // version
+  EhFrame.append("zR\0", 3);              // augmentation
+  EhFrame += '\x01';                      // code alignment 1
+  EhFrame += '\x78';                      // data alignment -8
+  EhFrame += '\x10';                      // return address: r16 (rip)
+  EhFrame += '\x01';                      // augmentation data length
+  EhFrame += '\x1b';                      // FDE addresses: DW_EH_PE_pcrel | DW_EH_PE_sdata4
+  EhFrame.append("\x0c\x07\x08", 3);     // DW_CFA_def_cfa rsp, 8
+  EhFrame.append("\x90\x01", 2);          // DW_CFA_offset rip, CFA - 8
+  padFrame(0);
+  // CFA program bytes: advance to an offset (from the previous one), set the CFA offset.
+  auto advance = [&](std::string &Cfa, size_t &Now, size_t To) {
+    size_t Delta = To - Now;
+    if (Delta < 64)
+      Cfa += static_cast<char>(0x40 | Delta); // DW_CFA_advance_loc
+    else
+      Cfa += '\x02', Cfa += static_cast<char>(Delta); // DW_CFA_advance_loc1 (functions are < 256 bytes)
+    Now = To;
+  };
+  const std::string PushedRbx = std::string("\x0e\x10\x83\x02", 4); // CFA = rsp + 16; rbx at CFA - 16
+  const std::string CfaAt8 = std::string("\x0e\x08", 2);              // CFA = rsp + 8
+  auto addFde = [&](uint64_t Start, uint64_t Size, const std::string &Cfa) {
+    size_t At = EhFrame.size();
+    put32(EhFrame, 0);                                  // length, patched
+    put32(EhFrame, static_cast<uint32_t>(At + 4));      // back to the CIE at offset 0
+    EhFrameRelocs.push_back({EhFrame.size(), R_X86_64_PC32, SymText, int64_t(Start)});
+    put32(EhFrame, 0);                                  // pc_begin
+    put32(EhFrame, static_cast<uint32_t>(Size));        // pc_range
+    EhFrame += '\0';                                   // augmentation data length
+    EhFrame += Cfa;
+    padFrame(At);
+  };
+  {
+    std::string Cfa;
+    size_t Now = 0;
+    advance(Cfa, Now, CommonAt + 1);
+    Cfa += PushedRbx;
+    advance(Cfa, Now, CommonFirstPop + 1);
+    Cfa += '\x0a'; // DW_CFA_remember_state: the `jmp` after this pop leaves; .done is still pushed
+    Cfa += CfaAt8;
+    advance(Cfa, Now, CommonDone);
+    Cfa += '\x0b'; // DW_CFA_restore_state
+    advance(Cfa, Now, CommonDone + 1);
+    Cfa += CfaAt8;
+    addFde(CommonAt, Symbols[SymCommon].Size, Cfa);
+  }
+  addFde(UnregisterAt, Symbols[SymUnregisterUtil].Size, "");
+  for (uint32_t K = 0; K < N; ++K) {
+    std::string Cfa;
+    size_t Now = 0;
+    advance(Cfa, Now, 1);
+    Cfa += PushedRbx;
+    advance(Cfa, Now, ModulePop[K] + 1);
+    Cfa += CfaAt8;
+    addFde(Symbols[SymRegister[K]].Value, Symbols[SymRegister[K]].Size, Cfa);
+  }
+  put32(EhFrame, 0); // terminator
 
   // .nvFatBinSegment: __fatDeviceText = {magic, 2, fatbinData, __cudaPrelinkedFatbins}.
   std::string Segment;
@@ -290,6 +364,9 @@ Error writeDeviceLinkObject(StringRef Fatbin, ArrayRef<std::string> ModuleIds, r
   Secs[SecSegment] = {".nvFatBinSegment", SHT_PROGBITS, SHF_ALLOC | SHF_WRITE, Segment, 0, 0, 0, 8, 0};
   Secs[SecRelaSegment] = {".rela.nvFatBinSegment", SHT_RELA, SHF_INFO_LINK, relaBytes(SegmentRelocs), 0, SecSymtab,
                           SecSegment, 8, 24};
+  Secs[SecEhFrame] = {".eh_frame", SHT_PROGBITS, SHF_ALLOC, EhFrame, 0, 0, 0, 8, 0};
+  Secs[SecRelaEhFrame] = {".rela.eh_frame", SHT_RELA, SHF_INFO_LINK, relaBytes(EhFrameRelocs), 0, SecSymtab,
+                          SecEhFrame, 8, 24};
   Secs[SecNote] = {".note.GNU-stack", SHT_PROGBITS, 0, "", 0, 0, 0, 1, 0};
   Secs[SecSymtab] = {".symtab", SHT_SYMTAB, 0, Symtab, 0, SecStrtab, FirstGlobal, 8, 24};
   Secs[SecStrtab] = {".strtab", SHT_STRTAB, 0, Strtab, 0, 0, 0, 1, 0};

@@ -49,7 +49,7 @@ TEST(DeviceLinkObject, ReadsBackWithLlvmAndHasNvccsLayout) {
   std::map<std::string, std::string> Sections;
   for (const object::SectionRef &S : Elf->sections())
     Sections[cantFail(S.getName()).str()] = cantFail(S.getContents()).str();
-  for (const char *Name : {".text", ".bss", "__nv_module_id", ".nv_fatbin", ".nvFatBinSegment", ".note.GNU-stack"})
+  for (const char *Name : {".text", ".bss", "__nv_module_id", ".nv_fatbin", ".nvFatBinSegment", ".eh_frame", ".note.GNU-stack"})
     EXPECT_TRUE(Sections.count(Name)) << Name;
   EXPECT_EQ(Sections["__nv_module_id"], std::string("def _aaaa_6_main_cu_x\0def _bbbb_5_lib_cu_y\0def _cccc_3_z_cu_w\0", 62));
   EXPECT_EQ(StringRef(Sections[".nv_fatbin"]).take_front(Fatbin.size()), Fatbin);

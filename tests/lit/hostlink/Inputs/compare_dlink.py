@@ -1,10 +1,9 @@
 """Compares two device-link objects (nvcc -dlink's and ptxlink's): the same section names, except those
-nvcc's host compiler adds that carry nothing the runtime uses (.data is empty, .comment, the unwind
-tables), and the same global symbols, defined and undefined. Exit status 1 with the differences."""
+nvcc's host compiler adds that carry nothing (.data is empty, .comment), and the same global symbols, defined and undefined. Exit status 1 with the differences."""
 import subprocess
 import sys
 
-OPTIONAL = {".data", ".comment", ".eh_frame", ".rela.eh_frame"}
+OPTIONAL = {".data", ".comment"}
 
 
 def sections(path):
