@@ -17,7 +17,6 @@
 
 #include "ptxlink/ObjectModel.h"
 
-#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/Support/Error.h"
 
@@ -56,10 +55,14 @@ private:
 struct RewrittenDebugInfo {
   std::string Contents;
   std::vector<Relocation> Relocs;
-  /// Where each unit went, and each of its DIEs (unit-relative offsets, old -> new).
+  /// Where each unit went, and each of its DIEs: (old, new) unit-relative offsets in increasing order
+  /// (a sorted array, not a hash map: filled in order, and probing a large hash map per DIE cost more
+  /// than the rest of the walk).
   struct Unit {
     uint64_t OldStart = 0, OldEnd = 0, NewStart = 0, NewEnd = 0;
-    llvm::DenseMap<uint64_t, uint64_t> Dies;
+    std::vector<std::pair<uint64_t, uint64_t>> Dies;
+    /// The new unit-relative offset of the DIE that started at Old, if one did.
+    std::optional<uint64_t> newDieOffset(uint64_t Old) const;
   };
   std::vector<Unit> Units;
   /// Whether any unit or DIE changed offset (only then do other sections' offsets into .debug_info

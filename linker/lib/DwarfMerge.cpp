@@ -232,7 +232,24 @@ Expected<RewrittenDebugInfo> rewriteDebugInfo(const ModuleVariant &Module, const
     return Error::success();
   };
 
-  std::map<uint64_t, AbbrevTable> Tables; // by offset in this module's .debug_abbrev
+  // Tables by offset in this module's .debug_abbrev, each with the shared code of every declaration
+  // that a DIE used unchanged (most DIEs: only a widened file number changes one), so the shared table
+  // is searched once per declaration, not once per DIE.
+  struct TableUse {
+    AbbrevTable Decls;
+    DenseMap<uint64_t, uint64_t> SharedCodes;
+  };
+  std::map<uint64_t, TableUse> Tables;
+  struct PendingRef {
+    uint64_t At;     // output offset of the field
+    uint64_t Form;   // ref1/2/4/8/ref_udata
+    uint64_t Target; // unit-relative input offset
+    unsigned Width;  // bytes of the field
+  };
+  // Scratch for one DIE's attributes (reused: a -G module has tens of thousands of DIEs).
+  std::string Body;
+  std::vector<Relocation> BodyRelocs;
+  std::vector<PendingRef> BodyRefs;
   uint64_t Pos = 0;
   const uint64_t Size = Info.Contents.size();
   while (Pos < Size) {
@@ -272,9 +289,10 @@ Expected<RewrittenDebugInfo> rewriteDebugInfo(const ModuleVariant &Module, const
       auto Table = readAbbrevTable(Abbrev.Contents, AbbrevOffset);
       if (!Table)
         return Table.takeError();
-      TableIt = Tables.emplace(AbbrevOffset, std::move(*Table)).first;
+      TableIt = Tables.emplace(AbbrevOffset, TableUse{std::move(*Table), {}}).first;
     }
-    const AbbrevTable &Table = TableIt->second;
+    const AbbrevTable &Table = TableIt->second.Decls;
+    DenseMap<uint64_t, uint64_t> &SharedCodes = TableIt->second.SharedCodes;
 
     // Header: the length is written when the unit is done; the abbreviation offset becomes 0.
     const uint64_t NewUnitStart = Out.Contents.size();
@@ -292,18 +310,14 @@ Expected<RewrittenDebugInfo> rewriteDebugInfo(const ModuleVariant &Module, const
 
     // DIEs. Offsets are unit-relative, as CU-relative references are.
     Out.Units.push_back({UnitStart, UnitEnd, NewUnitStart, 0, {}});
-    DenseMap<uint64_t, uint64_t> &NewOffset = Out.Units.back().Dies;
-    struct PendingRef {
-      uint64_t At;     // output offset of the field
-      uint64_t Form;   // ref1/2/4/8/ref_udata
-      uint64_t Target; // unit-relative input offset
-      unsigned Width;  // bytes of the field
-    };
+    std::vector<std::pair<uint64_t, uint64_t>> &NewOffset = Out.Units.back().Dies;
+    NewOffset.reserve(Length / 8); // nvcc's DIEs average more than 8 bytes
     std::vector<PendingRef> Refs;
     AbbrevDecl NewDecl;
     while (R.Pos < UnitEnd) {
       const uint64_t DieStart = R.Pos;
-      NewOffset[DieStart - UnitStart] = Out.Contents.size() - NewUnitStart;
+      NewOffset.push_back({DieStart - UnitStart, Out.Contents.size() - NewUnitStart});
+      Out.Moved |= NewOffset.back().first != NewOffset.back().second;
       uint64_t Code = R.uleb();
       if (R.Overrun)
         return failure("truncated DIE" + where(DieStart));
@@ -320,9 +334,10 @@ Expected<RewrittenDebugInfo> rewriteDebugInfo(const ModuleVariant &Module, const
         return E;
       // The attributes are written after a placeholder for the code, whose length is known only once
       // the new declaration (file attributes may widen) is: they go to a scratch string first.
-      std::string Body;
-      std::vector<Relocation> BodyRelocs;
-      std::vector<PendingRef> BodyRefs;
+      Body.clear();
+      BodyRelocs.clear();
+      BodyRefs.clear();
+      bool DeclChanged = false;
       NewDecl.Tag = Decl.Tag;
       NewDecl.HasChildren = Decl.HasChildren;
       NewDecl.Attributes.clear();
@@ -346,6 +361,7 @@ Expected<RewrittenDebugInfo> rewriteDebugInfo(const ModuleVariant &Module, const
           uint64_t Mapped = Value == 0 ? 0 : MapFile(Value);
           uint64_t NewForm = formHolding(ActualForm, Mapped);
           NewDecl.Attributes.push_back({Attr, NewForm});
+          DeclChanged |= NewForm != Form;
           if (NewForm == FormUdata)
             putUleb(Body, Mapped);
           else if (NewForm == FormSdata)
@@ -355,6 +371,7 @@ Expected<RewrittenDebugInfo> rewriteDebugInfo(const ModuleVariant &Module, const
           continue;
         }
         NewDecl.Attributes.push_back({Attr, ActualForm});
+        DeclChanged |= ActualForm != Form;
         if (ActualForm == FormRefAddr)
           return failure("DW_FORM_ref_addr" + where(ValueStart) + " (references between units are not merged)");
         if (ActualForm == FormRef1 || ActualForm == FormRef2 || ActualForm == FormRef4 || ActualForm == FormRef8 ||
@@ -382,7 +399,16 @@ Expected<RewrittenDebugInfo> rewriteDebugInfo(const ModuleVariant &Module, const
         Body.append(Info.Contents.data() + ValueStart, R.Pos - ValueStart);
       }
       // The code goes where the DIE starts (NewOffset), the attributes after it.
-      putUleb(Out.Contents, Shared.codeFor(NewDecl));
+      uint64_t SharedCode;
+      if (DeclChanged) {
+        SharedCode = Shared.codeFor(NewDecl);
+      } else {
+        auto [It, Inserted] = SharedCodes.try_emplace(Code, 0);
+        if (Inserted)
+          It->second = Shared.codeFor(NewDecl);
+        SharedCode = It->second;
+      }
+      putUleb(Out.Contents, SharedCode);
       uint64_t BodyStart = Out.Contents.size();
       Out.Contents += Body;
       for (Relocation &N : BodyRelocs) {
@@ -400,11 +426,11 @@ Expected<RewrittenDebugInfo> rewriteDebugInfo(const ModuleVariant &Module, const
     for (unsigned I = 0; I < 4; ++I)
       Out.Contents[NewUnitStart + I] = char((NewLength >> (8 * I)) & 0xff);
     for (const PendingRef &P : Refs) {
-      auto It = NewOffset.find(P.Target);
-      if (It == NewOffset.end())
+      std::optional<uint64_t> Moved = Out.Units.back().newDieOffset(P.Target);
+      if (!Moved)
         return failure("a reference to unit offset " + Twine(P.Target) + ", where no DIE starts, in the unit" +
                        where(UnitStart));
-      uint64_t V = It->second;
+      uint64_t V = *Moved;
       if (P.Form == FormRefUdata) {
         // Same number of bytes as before (ULEB128 may be padded with continuation bytes).
         if (P.Width < 10 && V >= (uint64_t(1) << (7 * P.Width)))
@@ -428,16 +454,24 @@ Expected<RewrittenDebugInfo> rewriteDebugInfo(const ModuleVariant &Module, const
   return Out;
 }
 
+std::optional<uint64_t> RewrittenDebugInfo::Unit::newDieOffset(uint64_t Old) const {
+  auto It = std::lower_bound(Dies.begin(), Dies.end(), Old,
+                             [](const std::pair<uint64_t, uint64_t> &D, uint64_t O) { return D.first < O; });
+  if (It == Dies.end() || It->first != Old)
+    return std::nullopt;
+  return It->second;
+}
+
 std::optional<uint64_t> RewrittenDebugInfo::newOffset(uint64_t Old) const {
   for (const Unit &U : Units) {
     if (Old < U.OldStart || Old >= U.OldEnd)
       continue;
     if (Old == U.OldStart)
       return U.NewStart;
-    auto It = U.Dies.find(Old - U.OldStart);
-    if (It == U.Dies.end())
+    std::optional<uint64_t> Die = U.newDieOffset(Old - U.OldStart);
+    if (!Die)
       return std::nullopt;
-    return U.NewStart + It->second;
+    return U.NewStart + *Die;
   }
   return std::nullopt;
 }
@@ -478,11 +512,11 @@ Expected<std::string> rewriteNameTable(const Section &Pub, const RewrittenDebugI
         return failure("a truncated name table set" + where(SetStart));
       if (Die == 0)
         break;
-      auto It = U->Dies.find(Die);
-      if (It == U->Dies.end())
+      std::optional<uint64_t> Moved = U->newDieOffset(Die);
+      if (!Moved)
         return failure("a name table entry for unit offset " + Twine(Die) + ", where no DIE starts" +
                        where(EntryField));
-      put(EntryField, It->second);
+      put(EntryField, *Moved);
       size_t End = Pub.Contents.find('\0', R.Pos);
       if (End == StringRef::npos || End >= R.Bytes.size())
         return failure("a truncated name table set" + where(SetStart));

@@ -73,49 +73,73 @@ TargetInfo ArchLink::outputTarget(ObjectFile &Storage) const {
 /// Names of labels that debug data refers to (symbols) and that some other kept function also defines as a
 /// plain label. PTX scopes a label to its function, but ptxas looks up a debug section's `.b64 $L__tmp5`
 /// among the labels of every function, so such a name must go to one label only: the callers rename
-/// every symbol of that name. Only kept function text of a link that has such symbols is scanned (one
-/// pass over its lines; a label is defined by `name:` at the start of a statement, as nvcc and llc write).
+/// every symbol of that name. Only kept function text of a link that has such symbols is scanned (a
+/// label is defined by `name:` at the start of a statement).
 static std::vector<StringRef> labelsDefinedElsewhere(ArrayRef<LinkModule> Modules) {
-  DenseMap<CachedHashStringRef, SmallVector<std::pair<uint32_t, uint32_t>, 1>> CodeLabels;
-  for (uint32_t MI = 0; MI < Modules.size(); ++MI) {
-    const ModuleVariant &M = *Modules[MI].M;
-    for (const Symbol &S : M.Symbols)
-      if (S.Kind == SymbolKind::Label && S.Section < M.Sections.size() &&
-          M.Sections[S.Section].Kind == SectionKind::Function)
-        CodeLabels[CachedHashStringRef(S.Name)].push_back({MI, S.Section});
-  }
-  std::vector<StringRef> Clashes;
-  if (CodeLabels.empty())
-    return Clashes;
-  DenseSet<CachedHashStringRef> Reported;
+  auto isCodeLabel = [](const ModuleVariant &M, const Symbol &S) {
+    return S.Kind == SymbolKind::Label && S.Section < M.Sections.size() &&
+           M.Sections[S.Section].Kind == SectionKind::Function;
+  };
+  // Plain labels: definitions that are not a label symbol's own (its Value is where its name starts, so
+  // a walk through each section's symbol offsets tells them apart without hashing every label).
+  DenseSet<CachedHashStringRef> Plain;
+  std::vector<std::vector<uint64_t>> SymbolOffsets;
   auto isNameChar = [](char C) { return isAlnum(C) || C == '_' || C == '$'; };
+  bool AnySymbols = false;
   for (uint32_t MI = 0; MI < Modules.size(); ++MI) {
     const ModuleVariant &M = *Modules[MI].M;
+    SymbolOffsets.assign(M.Sections.size(), {});
+    for (const Symbol &S : M.Symbols)
+      if (isCodeLabel(M, S))
+        SymbolOffsets[S.Section].push_back(S.Value);
     for (uint32_t SI = 0; SI < M.Sections.size(); ++SI) {
       if (M.Sections[SI].Kind != SectionKind::Function || SI >= Modules[MI].SectionLive.size() ||
           !Modules[MI].SectionLive[SI])
         continue;
+      std::vector<uint64_t> &Own = SymbolOffsets[SI];
+      AnySymbols |= !Own.empty();
+      llvm::sort(Own);
+      size_t NextOwn = 0;
+      // Every ':' (rare in PTX outside label definitions, so memchr skips most of the text): a label is
+      // defined if a name ends there (blanks may follow it) and only blanks separate it from the start
+      // of the statement.
       StringRef Text = M.Sections[SI].Contents;
+      const char *Data = Text.data();
       for (size_t Pos = 0; Pos < Text.size();) {
-        size_t Start = Pos;
-        while (Start < Text.size() && (Text[Start] == ' ' || Text[Start] == '\t'))
-          ++Start;
-        size_t End = Start;
-        if (End < Text.size() && (isAlpha(Text[End]) || Text[End] == '_' || Text[End] == '$'))
-          while (End < Text.size() && isNameChar(Text[End]))
-            ++End;
-        if (End > Start && End < Text.size() && Text[End] == ':') {
-          CachedHashStringRef Name(Text.slice(Start, End));
-          auto It = CodeLabels.find(Name);
-          if (It != CodeLabels.end() && !llvm::is_contained(It->second, std::make_pair(MI, SI)) &&
-              Reported.insert(Name).second)
-            Clashes.push_back(Name.val());
-        }
-        const void *NewLine = std::memchr(Text.data() + End, '\n', Text.size() - End);
-        Pos = NewLine ? static_cast<const char *>(NewLine) - Text.data() + 1 : Text.size();
+        const void *Colon = std::memchr(Data + Pos, ':', Text.size() - Pos);
+        if (!Colon)
+          break;
+        size_t End = static_cast<const char *>(Colon) - Data;
+        Pos = End + 1;
+        while (End > 0 && (Data[End - 1] == ' ' || Data[End - 1] == '\t'))
+          --End;
+        size_t Start = End;
+        while (Start > 0 && isNameChar(Data[Start - 1]))
+          --Start;
+        if (Start == End || !(isAlpha(Data[Start]) || Data[Start] == '_' || Data[Start] == '$'))
+          continue;
+        size_t Before = Start;
+        while (Before > 0 && (Data[Before - 1] == ' ' || Data[Before - 1] == '\t'))
+          --Before;
+        if (Before > 0 && !StringRef("\n\r{};").contains(Data[Before - 1]))
+          continue;
+        while (NextOwn < Own.size() && Own[NextOwn] < Start)
+          ++NextOwn;
+        if (NextOwn < Own.size() && Own[NextOwn] == Start)
+          continue; // a label symbol's own definition
+        Plain.insert(CachedHashStringRef(Text.slice(Start, End)));
       }
     }
   }
+  std::vector<StringRef> Clashes;
+  if (Plain.empty() || !AnySymbols)
+    return Clashes;
+  DenseSet<CachedHashStringRef> Reported;
+  for (const LinkModule &LM : Modules)
+    for (const Symbol &S : LM.M->Symbols)
+      if (isCodeLabel(*LM.M, S) && Plain.contains(CachedHashStringRef(S.Name)) &&
+          Reported.insert(CachedHashStringRef(S.Name)).second)
+        Clashes.push_back(S.Name);
   return Clashes;
 }
 
@@ -418,18 +442,24 @@ void ArchLink::emit(ModuleVariant &Out, ObjectFile &Storage) {
   // labels, debug-referenced depots and parameters in the same order). If the counts differ, the first
   // stands for the winner's first and every other for its last (an empty range at its end, never the
   // 0,0 pair that ends a .debug_loc list).
+  // Per module (built when first needed): each section's labels in text order, and each label's position.
   std::vector<std::vector<std::vector<uint32_t>>> LabelsBySection(Modules.size());
+  std::vector<std::vector<uint32_t>> LabelPosition(Modules.size());
   auto labelsOf = [&](uint32_t MI, uint32_t Sec) -> const std::vector<uint32_t> & {
     auto &PerSection = LabelsBySection[MI];
     if (PerSection.empty()) {
       const ModuleVariant &M = *Modules[MI].M;
       PerSection.resize(M.Sections.size());
+      LabelPosition[MI].assign(M.Symbols.size(), 0);
       for (uint32_t I = 0; I < M.Symbols.size(); ++I)
         if (M.Symbols[I].Kind == SymbolKind::Label && M.Symbols[I].Section < M.Sections.size())
           PerSection[M.Symbols[I].Section].push_back(I);
-      for (std::vector<uint32_t> &L : PerSection)
+      for (std::vector<uint32_t> &L : PerSection) {
         std::stable_sort(L.begin(), L.end(),
                          [&](uint32_t A, uint32_t B) { return M.Symbols[A].Value < M.Symbols[B].Value; });
+        for (uint32_t P = 0; P < L.size(); ++P)
+          LabelPosition[MI][L[P]] = P;
+      }
     }
     return PerSection[Sec];
   };
@@ -451,7 +481,7 @@ void ArchLink::emit(ModuleVariant &Out, ObjectFile &Storage) {
     const std::vector<uint32_t> &Theirs = labelsOf(G.Def.Module, WinnerSec);
     if (Theirs.empty())
       return NoSymbol;
-    size_t Pos = std::find(Mine.begin(), Mine.end(), Label) - Mine.begin();
+    size_t Pos = LabelPosition[MI][Label];
     uint32_t Pick = Mine.size() == Theirs.size() ? Theirs[Pos] : Pos == 0 ? Theirs.front() : Theirs.back();
     return Modules[G.Def.Module].SymOut[Pick];
   };
