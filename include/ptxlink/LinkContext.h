@@ -186,6 +186,10 @@ public:
   // Reports.
   void printGc(llvm::raw_ostream &OS) const;
   void dumpCallgraph(llvm::raw_ostream &OS) const;
+  /// Adds this arch's call graph (after markLive) to G for --callgraph-dot: one cluster per input module,
+  /// removed code kept but marked, tables of function pointers and indirect-call sets. Group: the outer
+  /// cluster (the arch name in a multi-arch link, else "").
+  void addCallGraph(class CallGraphDot &G, llvm::StringRef Group) const;
   void traceSymbols(llvm::raw_ostream &OS) const;
   void writeMap(llvm::raw_ostream &OS) const;
 

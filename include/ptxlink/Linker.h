@@ -44,6 +44,7 @@ struct LinkOptions {
   bool DumpCallgraph = false;            // --dump-callgraph
   bool CheckAbiOnly = false;             // --check-abi: run every check, write nothing
   bool Verify = false;                   // --verify: ptxas checks each linked module, errors at the inputs' lines
+  std::string CallgraphDotFile;          // --callgraph-dot: the call graph as Graphviz
   std::optional<std::vector<std::string>> KernelsUsed;   // --kernels-used (substrings)
   std::optional<std::vector<std::string>> VariablesUsed; // --variables-used (substrings)
   std::vector<std::string> TraceSymbols; // --trace-symbol

@@ -260,6 +260,11 @@ struct ModuleVariant {
   uint32_t findSymbol(llvm::StringRef Name) const;
 };
 
+/// True if the name at Offset of a function section's text is the callee of a `call` (rather than an
+/// address being taken or a table being read): the statement it belongs to starts with `call`, after an
+/// optional guard. (The call graphs of --dump-callgraph, --callgraph-dot and ptxlink-dump --callgraph.)
+bool isCallee(llvm::StringRef SectionText, uint64_t Offset);
+
 /// A relocatable object: one or more variants of one module, plus the storage their strings live in.
 class ObjectFile {
 public:

@@ -5,6 +5,7 @@
 // thread count. Each arch is an independent ArchLink; their diagnostics are usually the same (plain
 // inputs select the same variant everywhere), so each is reported once, in the order first seen, and one
 // that differs between arches names the arches it is about (DiagForwarder).
+#include "ptxlink/CallGraphDot.h"
 #include "ptxlink/Fatbin.h"
 #include "ptxlink/HostEmbed.h"
 #include "ptxlink/LinkContext.h"
@@ -267,7 +268,8 @@ bool link(const LinkOptions &Options, DiagnosticEngine &Diags, raw_ostream &Out)
   std::vector<SharedLink> Shared;
   bool WritesFatbin = Options.Emit == EmitKind::Fatbin || Options.Emit == EmitKind::HostObject ||
                       Options.Emit == EmitKind::CSource;
-  bool CanShare = WritesFatbin && !Options.PrintGc && !Options.DumpCallgraph &&
+  CallGraphDot Graph; // --callgraph-dot
+  bool CanShare = WritesFatbin && !Options.PrintGc && !Options.DumpCallgraph && Options.CallgraphDotFile.empty() &&
                   Options.TraceSymbols.empty() && Options.MapFile.empty();
   for (const ArchSpec &A : Arches) {
     ++ArchesRun;
@@ -321,6 +323,8 @@ bool link(const LinkOptions &Options, DiagnosticEngine &Diags, raw_ostream &Out)
       continue;
     if (Options.DumpCallgraph)
       L->dumpCallgraph(Out);
+    if (!Options.CallgraphDotFile.empty())
+      L->addCallGraph(Graph, Multi ? StringRef(A.name()) : StringRef());
     Linked.Variants.emplace_back();
     L->emit(Linked.Variants.back(), Linked);
     if (Options.Emit == EmitKind::HostObject)
@@ -360,6 +364,17 @@ bool link(const LinkOptions &Options, DiagnosticEngine &Diags, raw_ostream &Out)
   if (Options.Verify && !(Options.Sass && Options.Emit == EmitKind::Fatbin) &&
       !verifyWithPtxas(Options, Linked, Outputs, Diags, Times))
     return Finish(false);
+  if (!Options.CallgraphDotFile.empty()) {
+    std::string Title = "call graph: " + join(Options.Arches, ",");
+    Error E = writeFileAtomically(Options.CallgraphDotFile, [&](raw_ostream &OS) {
+      Graph.write(OS, Title);
+      return Error::success();
+    });
+    if (E) {
+      Diags.error(toString(std::move(E)), std::vector<DiagSite>(), "cannot-write"); // names the file
+      return Finish(false);
+    }
+  }
   if (Options.CheckAbiOnly)
     return Finish(!Diags.hasErrors());
 

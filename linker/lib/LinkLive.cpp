@@ -8,6 +8,7 @@
 // Debug sections are roots: the code the debug info describes (it refers to labels inside those
 // functions) stays, unused functions included, as in nvlink -g's output.
 #include "ptxlink/AbiCheck.h"
+#include "ptxlink/CallGraphDot.h"
 #include "ptxlink/LinkContext.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -191,18 +192,6 @@ void ArchLink::printGc(raw_ostream &OS) const {
   }
 }
 
-/// True if the reference at Offset is the callee of a `call` (rather than an address being taken): the
-/// statement it belongs to starts with `call` (after an optional predicate guard).
-static bool isCallOperand(StringRef Text, uint64_t Offset) {
-  size_t Begin = Text.substr(0, Offset).find_last_of(";{}:");
-  StringRef Stmt = Text.slice(Begin == StringRef::npos ? 0 : Begin + 1, Offset).ltrim();
-  if (Stmt.starts_with("@")) {
-    size_t Space = Stmt.find_first_of(" \t\r\n");
-    Stmt = Space == StringRef::npos ? StringRef() : Stmt.substr(Space).ltrim();
-  }
-  return Stmt.starts_with("call");
-}
-
 void ArchLink::dumpCallgraph(raw_ostream &OS) const {
   // Number the live functions in output order.
   DenseMap<std::pair<uint32_t, uint32_t>, unsigned> Number;
@@ -232,7 +221,7 @@ void ArchLink::dumpCallgraph(raw_ostream &OS) const {
         auto It = Number.find({T.Module, Sec});
         if (It == Number.end() || (Self != Number.end() && It->second == Self->second))
           continue;
-        if (S.Kind == SectionKind::Function && Self != Number.end() && isCallOperand(S.Contents, R.Offset)) {
+        if (S.Kind == SectionKind::Function && Self != Number.end() && isCallee(S.Contents, R.Offset)) {
           auto &C = Callees[Self->second];
           if (std::find(C.begin(), C.end(), It->second) == C.end())
             C.push_back(It->second);
@@ -255,6 +244,96 @@ void ArchLink::dumpCallgraph(raw_ostream &OS) const {
         OS << " " << C;
     }
     OS << "\n";
+  }
+}
+
+void ArchLink::addCallGraph(CallGraphDot &G, StringRef Group) const {
+  using NK = CallGraphDot::NodeKind;
+  using EK = CallGraphDot::EdgeKind;
+  std::string Prefix = Group.empty() ? std::string() : Group.str() + "/";
+  auto Id = [&](uint32_t MI, uint32_t SI) { return Prefix + std::to_string(MI) + ":" + std::to_string(SI); };
+  // Losing definitions of a global name are not part of the program (resolution dropped them).
+  auto isWinner = [&](uint32_t MI, uint32_t SI) {
+    const ModuleVariant &M = *Modules[MI].M;
+    uint32_t S = M.Sections[SI].Symbol;
+    if (S >= M.Symbols.size())
+      return false;
+    uint32_t GI = Modules[MI].Global[S];
+    return GI == NoGlobal || (Globals[GI].Def.Module == MI && definingSection(Globals[GI].Def) == SI);
+  };
+  auto holdsFunctions = [&](uint32_t MI, const Section &S) {
+    const ModuleVariant &M = *Modules[MI].M;
+    return llvm::any_of(S.Relocs, [&](const Relocation &R) {
+      return R.Kind == RelocKind::NameRef && R.Symbol < M.Symbols.size() && R.Symbol != S.Symbol &&
+             (M.Symbols[R.Symbol].Kind == SymbolKind::Function || M.Symbols[R.Symbol].Kind == SymbolKind::Kernel);
+    });
+  };
+  // Nodes: every function and kernel, and every variable whose initializer holds function addresses.
+  for (uint32_t MI = 0; MI < Modules.size(); ++MI) {
+    const ModuleVariant &M = *Modules[MI].M;
+    for (uint32_t SI = 0; SI < M.Sections.size(); ++SI) {
+      const Section &S = M.Sections[SI];
+      if ((S.Kind != SectionKind::Function && S.Kind != SectionKind::Variable) || !isWinner(MI, SI))
+        continue;
+      NK Kind = S.Kind == SectionKind::Variable ? NK::Table
+                : M.Symbols[S.Symbol].Kind == SymbolKind::Kernel ? NK::Kernel
+                                                                  : NK::Function;
+      if (Kind == NK::Table && !holdsFunctions(MI, S))
+        continue;
+      G.node(Id(MI, SI), S.Name, Kind, Group, Modules[MI].ObjectName, !Modules[MI].SectionLive[SI]);
+    }
+  }
+  // Where a reference from module MI to its symbol Sym leads: a node, or an external one (vprintf).
+  auto nodeOf = [&](uint32_t MI, uint32_t Sym) -> long {
+    SymRef T = target(MI, Sym);
+    if (!T.valid()) {
+      const Symbol &S = Modules[MI].M->Symbols[Sym];
+      if (S.Kind != SymbolKind::Function && S.Kind != SymbolKind::Kernel)
+        return -1;
+      return static_cast<long>(G.node(Prefix + "extern:" + S.Name.str(), S.Name, NK::External, Group, ""));
+    }
+    uint32_t Sec = definingSection(T);
+    return Sec == NoSection ? -1 : G.find(Id(T.Module, Sec));
+  };
+  for (uint32_t MI = 0; MI < Modules.size(); ++MI) {
+    const ModuleVariant &M = *Modules[MI].M;
+    for (uint32_t SI = 0; SI < M.Sections.size(); ++SI) {
+      long From = G.find(Id(MI, SI));
+      if (From < 0)
+        continue;
+      const Section &S = M.Sections[SI];
+      for (const Relocation &R : S.Relocs) {
+        if (R.Kind != RelocKind::NameRef || R.Symbol >= M.Symbols.size() || R.Symbol == S.Symbol)
+          continue;
+        long To = nodeOf(MI, R.Symbol);
+        if (To < 0 || To == From)
+          continue;
+        // A name in a `.calltargets` list is a function an indirect call may reach.
+        auto InCallTargets = [&] {
+          StringRef Before = S.Contents.take_front(R.Offset);
+          size_t Start = Before.find_last_of(";{}");
+          return Before.drop_front(Start == StringRef::npos ? 0 : Start + 1).contains(".calltargets");
+        };
+        EK Kind = S.Kind == SectionKind::Variable     ? EK::TableEntry
+                  : G.nodes()[To].Kind == NK::Table   ? EK::AddressOf
+                  : isCallee(S.Contents, R.Offset)    ? EK::Call
+                  : InCallTargets()                   ? EK::Indirect
+                                                      : EK::AddressOf;
+        G.edge(From, To, Kind);
+      }
+    }
+    // `.calltargets`: the functions an indirect call through a prototype of this function may reach.
+    for (const PrototypeAbi &P : M.Prototypes) {
+      if (P.Function >= M.Symbols.size())
+        continue;
+      uint32_t Sec = M.Symbols[P.Function].Section;
+      long From = Sec < M.Sections.size() ? G.find(Id(MI, Sec)) : -1;
+      if (From < 0)
+        continue;
+      for (uint32_t T : P.CallTargets)
+        if (long To = T < M.Symbols.size() ? nodeOf(MI, T) : -1; To >= 0)
+          G.edge(From, To, EK::Indirect);
+    }
   }
 }
 

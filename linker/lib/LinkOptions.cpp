@@ -53,6 +53,8 @@ Dead code:
 
 Reports:
   --dump-callgraph         print the call graph of each linked module
+  --callgraph-dot <file>   write the call graph as Graphviz: kernels, device functions, function-pointer
+                           tables and indirect calls, removed code greyed, one cluster per input module
   --trace-symbol <name>    print every definition and reference of <name> and which one won
   --map <file>             write a link map (what each kept symbol came from, sizes, what was dropped)
   --why-extract <file>     write why each archive member was extracted
@@ -77,7 +79,7 @@ bool takesValue(StringRef Name) {
   return StringSwitch<bool>(Name)
       .Cases("arch", "o", "output", "output-file", "L", "library-path", "l", "library", true)
       .Cases("emit", "kernels-used", "variables-used", "trace-symbol", "map", "why-extract", "threads", true)
-      .Case("error-limit", true)
+      .Cases("error-limit", "callgraph-dot", true)
       .Default(false);
 }
 
@@ -181,6 +183,8 @@ std::optional<LinkOptions> parseLinkOptions(ArrayRef<std::string> RawArgs, Diagn
       O.PrintGc = true;
     } else if (Name == "dump-callgraph") {
       O.DumpCallgraph = true;
+    } else if (Name == "callgraph-dot") {
+      O.CallgraphDotFile = Value.str();
     } else if (Name == "verify") {
       O.Verify = true;
     } else if (Name == "check-abi") {

@@ -85,6 +85,9 @@ llvm::json::Object selectImage(const Options &Opts, const std::vector<FatbinImag
 
 /// Renders one node (and its children) as text.
 void renderText(const llvm::json::Object &Node, const Options &Opts, llvm::raw_ostream &OS, unsigned Indent = 0);
+/// `--callgraph --format dot`: the call graphs of every input (built with the callgraph and abi views) as
+/// one Graphviz digraph, one cluster per object, member or image (DumpDot.cpp).
+void renderCallgraphDot(const llvm::json::Array &Inputs, llvm::raw_ostream &OS, llvm::StringRef Title);
 
 // Small helpers.
 std::string hex(uint64_t V);

@@ -260,8 +260,10 @@ void describeObjectModel(Context &C, const Origin &O, const ObjectFile &Object, 
           std::string From = V.Symbols[S.Symbol].Name.str(), To = T2.Name.str();
           if (!Seen.insert({From, To}).second)
             continue;
-          Edges.push_back(json::Object{{"variant", int64_t(VI)}, {"caller", From}, {"callee", To},
-                                       {"kind", S.Kind == SectionKind::Function ? "reference" : "initializer"}});
+          StringRef Kind = S.Kind == SectionKind::Variable ? "initializer"
+                           : isCallee(S.Contents, R.Offset)  ? "call"
+                                                              : "reference";
+          Edges.push_back(json::Object{{"variant", int64_t(VI)}, {"caller", From}, {"callee", To}, {"kind", Kind}});
         }
       }
     }

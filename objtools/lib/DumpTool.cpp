@@ -218,6 +218,7 @@ void usage(raw_ostream &OS) {
         "       ptxlink-dump --create-fatbin OUT [--compress none|lz4|zstd] [--embed-source OUT.c [--relocatable]]\n"
         "                    CUBIN-OR-PTX...\n"
         "views: --headers --sections --symbols --relocs --abi --ptx --list --callgraph --debug --nv-info --all\n"
+        "       --callgraph --format dot: the call graph as Graphviz (--format text|json|dot)\n"
         "       (default: --headers)\n";
 }
 
@@ -232,6 +233,7 @@ int runDumpTool(ArrayRef<std::string> Args, raw_ostream &Out, raw_ostream &Err, 
   std::string CreateFatbin, EmbedSource;
   FatbinCompression Compress = FatbinCompression::None;
   bool Relocatable = false;
+  bool Dot = false; // --format dot: the call graph as Graphviz
   for (size_t I = 0; I < Args.size(); ++I) {
     StringRef A = Args[I];
     auto Value = [&](StringRef Flag) -> std::optional<std::string> {
@@ -307,6 +309,17 @@ int runDumpTool(ArrayRef<std::string> Args, raw_ostream &Out, raw_ostream &Err, 
       }
       continue;
     }
+    if (auto V = Value("--format")) {
+      if (*V == "dot")
+        Dot = true;
+      else if (*V == "json")
+        Opts.Json = true;
+      else if (*V != "text") {
+        Err << "ptxlink-dump: error: --format expects text, json or dot, got '" << *V << "'\n";
+        return 1;
+      }
+      continue;
+    }
     if (auto V = Value("--select")) {
       Opts.SelectArch = *V;
       if (!parseArch(*V, Opts)) {
@@ -330,6 +343,15 @@ int runDumpTool(ArrayRef<std::string> Args, raw_ostream &Out, raw_ostream &Err, 
     usage(Err);
     return 1;
   }
+  if (Dot) {
+    if (!Opts.Callgraph || Opts.Json) {
+      Err << "ptxlink-dump: error: --format dot draws the call graph: use it with --callgraph (and without --json)\n";
+      return 1;
+    }
+    // The picture needs the functions' kinds and the prototypes' call targets, and nothing else.
+    Opts = Options{};
+    Opts.Callgraph = Opts.Abi = AnyView = true;
+  }
   if (!AnyView)
     Opts.Headers = true;
 
@@ -344,10 +366,12 @@ int runDumpTool(ArrayRef<std::string> Args, raw_ostream &Out, raw_ostream &Err, 
     Origin O{File, File, 0, true};
     C.ExtractCounter = 0; // image numbers restart with each input, as cuobjdump's do
     json::Object Node = describe(C, O, (*Buffer)->getBuffer());
-    if (!Opts.Json)
+    if (!Opts.Json && !Dot)
       renderText(Node, Opts, Out);
     Inputs.push_back(std::move(Node));
   }
+  if (Dot)
+    renderCallgraphDot(Inputs, Out, "call graph: " + join(Files, " "));
   if (Opts.Json) {
     json::Object Doc{{"schema", "ptxlink-dump"},
                      {"schemaVersion", DumpJsonSchemaVersion},
