@@ -390,7 +390,10 @@ class Bench:
         res["cat"] = cat
         rows.append(("`cat` of the %d input %s > /dev/null" % (len(inputs), res["input"]["kind"]), in_mb, cat, err, cat))
         if self.tools["ptxlink"]:
-            for archs, extra in (("sm_80", []), ("sm_80", ["--threads", "1"]), ("sm_80,sm_90", [])):
+            variants = [("sm_80", []), ("sm_80", ["--threads", "1"]), ("sm_80,sm_90", [])]
+            if self.ptxas:  # what --verify (ptxas -O0 over each linked module) adds to a link
+                variants += [("sm_80", ["--verify"]), ("sm_80,sm_90", ["--verify"])]
+            for archs, extra in variants:
                 m, err = self.repeat([self.tools["ptxlink"], "-arch", archs] + extra + inputs +
                                      ["-o", os.path.join(out, "program.fatbin")])
                 key = "ptxlink " + archs + (" " + " ".join(extra) if extra else "")
