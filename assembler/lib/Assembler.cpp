@@ -1,6 +1,7 @@
 // The assembler's entry points: one PTX text into one object variant, several PTX files into one (fat)
 // object, and the ptxlink-as command line as a library call.
 #include "ptxlink/Assembler.h"
+#include "ptxlink/CommandLine.h"
 #include "ptxlink/ObjectFormat.h"
 #include "ptxlink/PtxParser.h"
 
@@ -228,7 +229,45 @@ static int assembleEach(ArrayRef<std::string> Inputs, StringRef Dir, DiagnosticE
   return Diags.hasErrors() ? 1 : 0;
 }
 
-int runAssemblerTool(ArrayRef<std::string> Args, raw_ostream &Out, raw_ostream &Err) {
+namespace {
+
+/// Every spelling ptxlink-as accepts, for "did you mean"; the first three take a value.
+constexpr StringRef AssemblerOptions[] = {"-o",        "--output-dir", "--error-limit", "--print-ptx", "--version",
+                                          "--Werror",  "-Werror",      "-w",            "--help",      "-h"};
+
+/// CLI11 would say "The following argument was not expected"; say which option was meant instead.
+std::optional<std::string> findUnknownOption(ArrayRef<std::string> Args) {
+  for (size_t I = 0; I < Args.size(); ++I) {
+    StringRef A = Args[I];
+    if (A == "--")
+      break; // the rest are inputs
+    if (!A.starts_with("-") || A == "-")
+      continue;
+    StringRef Name = A.split('=').first;
+    if (A.starts_with("-o") && !A.starts_with("--"))
+      Name = "-o"; // -ofile
+    auto Known = llvm::find(AssemblerOptions, Name);
+    if (Known == std::end(AssemblerOptions))
+      return unknownOptionMessage(A, AssemblerOptions);
+    if (Known - std::begin(AssemblerOptions) < 3 && A == Name)
+      ++I; // its value is the next argument (not glued with = or as -ofile)
+  }
+  return std::nullopt;
+}
+
+} // namespace
+
+int runAssemblerTool(ArrayRef<std::string> RawArgs, raw_ostream &Out, raw_ostream &Err) {
+  auto Expanded = expandResponseFiles(RawArgs);
+  if (!Expanded) {
+    Err << "ptxlink-as: error: cannot read a response file: " << toString(Expanded.takeError()) << "\n";
+    return 1;
+  }
+  ArrayRef<std::string> Args = *Expanded;
+  if (auto Unknown = findUnknownOption(Args)) {
+    Err << "ptxlink-as: error: " << *Unknown << " (see ptxlink-as --help)\n";
+    return 1;
+  }
   CLI::App App{"ptxlink-as: assemble PTX modules into ptxlink relocatable objects", "ptxlink-as"};
   std::vector<std::string> Inputs;
   std::string Output;

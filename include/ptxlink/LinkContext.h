@@ -136,7 +136,8 @@ struct PassTimes {
   };
   std::vector<Entry> Entries;
   void add(llvm::StringRef Pass, llvm::StringRef Arch, std::chrono::steady_clock::time_point Start);
-  void print(llvm::raw_ostream &OS) const;
+  /// CSV rows "pass,arch,milliseconds" and a "total" row; Headings: a first row naming the columns.
+  void printCsv(llvm::raw_ostream &OS, bool Headings) const;
 };
 
 /// "b.ptx:5:1 (b.o)": where a symbol is defined or declared, for diagnostics.

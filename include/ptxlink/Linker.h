@@ -50,7 +50,8 @@ struct LinkOptions {
   std::vector<std::string> TraceSymbols; // --trace-symbol
   std::string MapFile;                   // --map
   std::string WhyExtractFile;            // --why-extract
-  bool Time = false;                     // --time
+  std::string TimeFile;                  // --time FILE: pass times appended as CSV ("-" = Out), as nvlink's
+  std::vector<std::string> PtxasOptions; // -Xptxas: more options for every ptxas run (--sass, --verify)
   unsigned Threads = 0;                  // --threads (0 = hardware concurrency)
   bool WarningsAsErrors = false;         // -Werror
   bool NoWarnings = false;               // -w
@@ -68,7 +69,7 @@ struct LinkOptions {
 std::optional<LinkOptions> parseLinkOptions(llvm::ArrayRef<std::string> Args, DiagnosticEngine &Diags,
                                             std::string &Informational);
 
-/// Runs a link. Diagnostics go to Diags; reports (--print-gc, --dump-callgraph, --trace-symbol, --time)
+/// Runs a link. Diagnostics go to Diags; reports (--print-gc, --dump-callgraph, --trace-symbol, --time -)
 /// go to Out. Returns true on success (the output was written atomically); on failure no output exists.
 bool link(const LinkOptions &Options, DiagnosticEngine &Diags, llvm::raw_ostream &Out);
 

@@ -14,6 +14,7 @@
 
 #include "ptxlink/Archive.h"
 #include "ptxlink/Assembler.h"
+#include "ptxlink/CommandLine.h"
 #include "ptxlink/Diagnostics.h"
 #include "ptxlink/ObjectFormat.h"
 
@@ -215,6 +216,11 @@ int ArchiverTool::run(ArrayRef<std::string> Args) {
   if (!Args.empty() && (Args[0] == "--version" || Args[0] == "-V")) {
     Out << "ptxlink-ar " << PTXLINK_VERSION << "\n";
     return 0;
+  }
+  if (!Args.empty() && Args[0].starts_with("--")) {
+    static constexpr StringRef LongOptions[] = {"--help", "--version"};
+    Diags.error(unknownOptionMessage(Args[0], LongOptions) + " (see ptxlink-ar --help)");
+    return 1;
   }
   if (Args.size() < 2) {
     Diags.error("expected an operation and an archive name: ptxlink-ar [-]<operation>[modifiers] <archive> "
@@ -552,18 +558,13 @@ bool ArchiverTool::remove() {
 
 int runArchiverTool(ArrayRef<std::string> Args, raw_ostream &Out, raw_ostream &Err) {
   // Build systems pass long member lists in response files (`ar rcs lib.a @objects.rsp`), as GNU ar allows.
-  BumpPtrAllocator Alloc;
-  SmallVector<const char *, 0> Argv;
-  for (const std::string &A : Args)
-    Argv.push_back(A.c_str());
-  cl::ExpansionContext Expander(Alloc, cl::TokenizeGNUCommandLine);
-  if (Error E = Expander.expandResponseFiles(Argv)) {
-    Err << "ptxlink-ar: error: " << toString(std::move(E)) << "\n";
+  auto Expanded = expandResponseFiles(Args);
+  if (!Expanded) {
+    Err << "ptxlink-ar: error: cannot read a response file: " << toString(Expanded.takeError()) << "\n";
     return 1;
   }
-  std::vector<std::string> Expanded(Argv.begin(), Argv.end());
   ArchiverTool Tool(Out, Err);
-  return Tool.run(Expanded);
+  return Tool.run(*Expanded);
 }
 
 } // namespace ptxlink

@@ -35,15 +35,15 @@ void PassTimes::add(StringRef Pass, StringRef Arch, std::chrono::steady_clock::t
   Entries.push_back({Pass.str(), Arch.str(), Ms});
 }
 
-void PassTimes::print(raw_ostream &OS) const {
+void PassTimes::printCsv(raw_ostream &OS, bool Headings) const {
   double Total = 0;
-  for (const Entry &E : Entries)
+  if (Headings)
+    OS << "pass,arch,milliseconds\n";
+  for (const Entry &E : Entries) {
     Total += E.Millis;
-  OS << "pass                      arch       time (ms)      %\n";
-  for (const Entry &E : Entries)
-    OS << format("%-25s %-10s %9.3f %6.1f\n", E.Pass.c_str(), E.Arch.c_str(), E.Millis,
-                 Total > 0 ? 100.0 * E.Millis / Total : 0.0);
-  OS << format("%-25s %-10s %9.3f %6.1f\n", static_cast<const char *>("total"), static_cast<const char *>(""), Total, 100.0);
+    OS << E.Pass << ',' << E.Arch << ',' << format("%.3f", E.Millis) << '\n';
+  }
+  OS << "total,," << format("%.3f", Total) << '\n';
 }
 
 ArchLink::ArchLink(const LinkOptions &Options, ArrayRef<InputFile> Inputs, ArchSpec Arch, DiagnosticEngine &Diags,

@@ -130,6 +130,7 @@ bool verifyWithPtxas(const LinkOptions &Options, const ObjectFile &Linked, Array
     std::vector<std::string> Args{"-arch=" + O.Requested, "-O0"};
     if (Options.Emit == EmitKind::Object)
       Args.push_back("-c"); // a relocatable link may leave references for a later link
+    llvm::append_range(Args, Options.PtxasOptions);
     if (auto R = runPtxas(*Ptxas, Checks[I].Text, Args, /*WantCubin=*/false))
       Checks[I].Result = std::move(*R);
     else
@@ -180,15 +181,38 @@ bool verifyWithPtxas(const LinkOptions &Options, const ObjectFile &Linked, Array
 
 } // namespace
 
+/// --time FILE, as nvlink's: rows appended to FILE (headings first when it is new or empty), so one file
+/// collects the links of a whole build; "-" writes them to Out.
+static bool writePassTimes(StringRef File, const PassTimes &Times, DiagnosticEngine &Diags, raw_ostream &Out) {
+  if (File == "-") {
+    Times.printCsv(Out, /*Headings=*/true);
+    return true;
+  }
+  uint64_t Size = 0;
+  bool Exists = !sys::fs::file_size(File, Size);
+  std::error_code EC;
+  raw_fd_ostream OS(File, EC, sys::fs::OF_Append | sys::fs::OF_Text);
+  if (!EC) {
+    Times.printCsv(OS, /*Headings=*/!Exists || Size == 0);
+    OS.close();
+    EC = OS.error();
+  }
+  if (EC) {
+    Diags.error("cannot write --time file '" + File + "': " + EC.message(), std::vector<DiagSite>(), "cannot-write");
+    return false;
+  }
+  return true;
+}
+
 bool link(const LinkOptions &Options, DiagnosticEngine &Diags, raw_ostream &Out) {
   if (Options.Threads)
     parallel::strategy = hardware_concurrency(Options.Threads);
   PassTimes Times;
   auto Finish = [&](bool Ok) {
+    if (!Options.TimeFile.empty() && !writePassTimes(Options.TimeFile, Times, Diags, Out))
+      Ok = false;
     if (!Ok)
       removeStaleOutput(Options);
-    if (Options.Time)
-      Times.print(Out);
     return Ok;
   };
 
@@ -429,6 +453,7 @@ bool link(const LinkOptions &Options, DiagnosticEngine &Diags, raw_ostream &Out)
         std::vector<std::string> Args{"-arch=" + Outputs[I].Requested};
         if (Target.Debug)
           Args.push_back("-g");
+        llvm::append_range(Args, Options.PtxasOptions);
         auto Run = runPtxas(*Ptxas, Texts[I], Args, /*WantCubin=*/true);
         if (!Run) {
           Diags.error(toString(Run.takeError()), std::vector<DiagSite>(), "ptxas-failed");

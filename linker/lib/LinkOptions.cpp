@@ -3,13 +3,16 @@
 // The problem: users come from nvlink (`-arch=sm_90`, `-kernels-used=a,b`, single-dash long options) and
 // from binutils (`-o out`, `-L dir -lfoo`, `--whole-archive`, `@rsp`). Both spellings are accepted:
 // every long option may be written with one or two dashes, with its value after `=` or as the next
-// argument. Library flags are positional, like ld's.
+// argument. Library flags are positional, like ld's. nvlink's spellings that Makefiles pass (-optf,
+// -m64, -g, --warning-as-error, -Xptxas, --gpu-architecture, --time FILE) mean what they mean there.
+#include "ptxlink/CommandLine.h"
 #include "ptxlink/LinkContext.h"
 #include "ptxlink/Linker.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/StringSaver.h"
 
 using namespace llvm;
@@ -25,14 +28,16 @@ NVIDIA fatbinary (one PTX image per architecture), one PTX module, or one reloca
 Inputs:
   <file>                   a ptxlink object (plain or fat), a .ptx file, a static library, an
                            nvcc -rdc=true -c / -dc host object (its PTX), or an nvcc -lib archive
-  @<file>                  read more arguments from a response file
+  @<file>                  read more arguments from a response file (GNU quoting)
+  -optf <file,...>         nvlink's options file (--options-file): its arguments are read in place
   -L <dir>                 add a library search directory
   -l <name>                link lib<name>.a (searched in -L dirs; -l:file.a for an exact name)
   --whole-archive          load every member of the following libraries
   --no-whole-archive       back to lazy extraction (default)
 
 Output:
-  -arch <sm_XX,...>        architectures to link for (nvlink's -arch=; compute_XX accepted)
+  -arch <sm_XX,...>        architectures to link for (nvlink's -arch=; compute_XX accepted;
+                           also --gpu-architecture, --arch)
   -o <file>                output file ("-" = standard output); default a.fatbin / a.ptx / a.o
   --emit fatbin|ptx        fatbinary (default) or the linked PTX module (one arch only)
   --emit host-object       the device-link object of a CUDA program (what nvcc -dlink writes): the
@@ -44,6 +49,10 @@ Output:
   --check-abi              run every link check, write no output
   --verify                 run ptxas (-O0) over each linked module and report its errors at the
                            inputs' file:line:col (with --sass, the SASS compilation does it)
+  -Xptxas <opt,...>        pass options to ptxas where ptxlink runs it (--sass, --verify)
+  -m64                     64-bit device code (the only kind; accepted for nvlink's command lines)
+  -g, --debug              accepted for nvlink's command lines: debug information follows the inputs
+                           (kept when they have it; ptxas gets -g for inputs with .target debug)
 
 Dead code:
   --no-gc                  keep every definition
@@ -58,10 +67,11 @@ Reports:
   --trace-symbol <name>    print every definition and reference of <name> and which one won
   --map <file>             write a link map (what each kept symbol came from, sizes, what was dropped)
   --why-extract <file>     write why each archive member was extracted
-  --time                   print the time each pass took
+  --time <file>            append the time each pass took to <file> as CSV (nvlink's --time;
+                           "-" = standard output)
 
 Diagnostics and misc:
-  -Werror                  treat warnings as errors
+  -Werror                  treat warnings as errors (also --warning-as-error)
   -w                       suppress warnings
   --json                   diagnostics as JSON lines
   --error-limit <n>        stop after n errors (0 = no limit; default 20)
@@ -80,6 +90,7 @@ bool takesValue(StringRef Name) {
       .Cases("arch", "o", "output", "output-file", "L", "library-path", "l", "library", true)
       .Cases("emit", "kernels-used", "variables-used", "trace-symbol", "map", "why-extract", "threads", true)
       .Cases("error-limit", "callgraph-dot", true)
+      .Cases("gpu-architecture", "optf", "options-file", "Xptxas", "time", "machine", "m", true)
       .Default(false);
 }
 
@@ -89,6 +100,18 @@ void splitList(StringRef Value, std::vector<std::string> &Out) {
   for (StringRef P : Parts)
     Out.push_back(P.trim().str());
 }
+
+/// Every spelling the parser accepts, for "did you mean" (one or two dashes work for each).
+constexpr StringRef KnownOptions[] = {
+    "--arch", "--gpu-architecture", "-o", "--output-file", "-L", "--library-path", "-l", "--library",
+    "--whole-archive", "--no-whole-archive", "--emit", "--emit-ptx", "-dlink", "--device-link", "-r",
+    "--relocatable", "--sass", "--no-gc", "--print-gc", "--dump-callgraph", "--verify", "--check-abi",
+    "--kernels-used", "--variables-used", "--trace-symbol", "--map", "--why-extract", "--time", "--threads",
+    "--error-limit", "-Werror", "--warning-as-error", "-w", "--disable-warnings", "--json", "-v", "--verbose",
+    "--version", "--help", "-optf", "--options-file", "-m64", "--machine", "-g", "--debug", "-Xptxas", "--callgraph-dot"};
+
+/// nvlink reads options files recursively; a file that names itself must not hang the link.
+constexpr unsigned MaxOptionsFiles = 64;
 
 } // namespace
 
@@ -100,10 +123,12 @@ std::optional<LinkOptions> parseLinkOptions(ArrayRef<std::string> RawArgs, Diagn
   SmallVector<const char *, 64> Argv;
   for (const std::string &A : RawArgs)
     Argv.push_back(Saver.save(A).data());
-  if (!cl::ExpandResponseFiles(Saver, cl::TokenizeGNUCommandLine, Argv)) {
-    Diags.error("cannot read a response file", std::vector<DiagSite>(), "bad-response-file");
+  cl::ExpansionContext Expander(Alloc, cl::TokenizeGNUCommandLine);
+  if (Error E = Expander.expandResponseFiles(Argv)) {
+    Diags.error("cannot read a response file: " + toString(std::move(E)), std::vector<DiagSite>(), "bad-response-file");
     return std::nullopt;
   }
+  unsigned OptionsFilesRead = 0;
 
   LinkOptions O;
   bool WholeArchive = false;
@@ -139,7 +164,40 @@ std::optional<LinkOptions> parseLinkOptions(ArrayRef<std::string> RawArgs, Diagn
       Value = Argv[++I];
       HasValue = true;
     }
-    if (Name == "arch" || Name == "gpu-name") {
+    if (Name == "optf" || Name == "options-file") {
+      // nvlink's options file: its arguments take the option's place, so later ones still override.
+      std::vector<std::string> Files;
+      splitList(Value, Files);
+      SmallVector<const char *, 16> Read;
+      for (const std::string &F : Files) {
+        if (++OptionsFilesRead > MaxOptionsFiles) {
+          Diags.error("more than " + std::to_string(MaxOptionsFiles) + " options files: does '" + F + "' include itself?",
+                      std::vector<DiagSite>(), "bad-option");
+          return std::nullopt;
+        }
+        auto Buffer = MemoryBuffer::getFile(F, /*IsText=*/true);
+        if (!Buffer) {
+          Diags.error("cannot read options file '" + F + "': " + Buffer.getError().message(), std::vector<DiagSite>(),
+                      "bad-option");
+          Ok = false;
+          continue;
+        }
+        for (const std::string &T : tokenizeOptionsText((*Buffer)->getBuffer()))
+          Read.push_back(Saver.save(T).data());
+      }
+      Argv.insert(Argv.begin() + I + 1, Read.begin(), Read.end());
+    } else if (Name == "m64" || ((Name == "m" || Name == "machine") && Value == "64")) {
+      // 64-bit device code is all there is (PTX .address_size 32 is gone since CUDA 12): nothing to do.
+    } else if (Name == "m32" || Name == "m" || Name == "machine") {
+      Diags.error("ptxlink links 64-bit device code only: " + Arg + " is not supported (use -m64 or nothing)",
+                  std::vector<DiagSite>(), "bad-option");
+      Ok = false;
+    } else if (Name == "g" || Name == "debug") {
+      // nvlink's "this was a debug compile". Here debug information follows the inputs: their DWARF is
+      // always merged, and ptxas (--sass) gets -g for modules with .target debug. Nothing to switch on.
+    } else if (Name == "Xptxas") {
+      splitList(Value, O.PtxasOptions);
+    } else if (Name == "arch" || Name == "gpu-name" || Name == "gpu-architecture") {
       std::vector<std::string> List;
       splitList(Value, List);
       for (const std::string &A : List) {
@@ -204,7 +262,7 @@ std::optional<LinkOptions> parseLinkOptions(ArrayRef<std::string> RawArgs, Diagn
     } else if (Name == "why-extract") {
       O.WhyExtractFile = Value.str();
     } else if (Name == "time") {
-      O.Time = true;
+      O.TimeFile = Value.str();
     } else if (Name == "threads") {
       if (Value.getAsInteger(10, O.Threads)) {
         Diags.error("--threads needs a number, got '" + Value + "'", std::vector<DiagSite>(), "bad-option");
@@ -215,7 +273,7 @@ std::optional<LinkOptions> parseLinkOptions(ArrayRef<std::string> RawArgs, Diagn
         Diags.error("--error-limit needs a number, got '" + Value + "'", std::vector<DiagSite>(), "bad-option");
         Ok = false;
       }
-    } else if (Name == "Werror") {
+    } else if (Name == "Werror" || Name == "warning-as-error") {
       O.WarningsAsErrors = true;
     } else if (Name == "w" || Name == "disable-warnings") {
       O.NoWarnings = true;
@@ -230,7 +288,8 @@ std::optional<LinkOptions> parseLinkOptions(ArrayRef<std::string> RawArgs, Diagn
       Informational = "help";
       return O;
     } else {
-      Diags.error("unknown option: " + Arg + " (see ptxlink --help)", std::vector<DiagSite>(), "bad-option");
+      Diags.error(unknownOptionMessage(Arg, KnownOptions) + " (see ptxlink --help)", std::vector<DiagSite>(),
+                  "bad-option");
       Ok = false;
     }
   }

@@ -72,6 +72,8 @@ void extractImage(Context &C, const Origin &O, const FatbinImage &I, json::Objec
   sys::path::append(Path, formatv("{0}.{1}.{2}.{3}{4}", Stem, ++C.ExtractCounter, fatbinArchName(I),
                                   imageExtension(I), Opaque ? ".compressed" : "")
                               .str());
+  if (!StringRef(sys::path::filename(Path)).contains(C.Opts.ExtractMatch))
+    return; // -xelf NAME: not one of the named images
   if (std::error_code EC = sys::fs::create_directories(C.Opts.ExtractDir)) {
     C.error(C.Opts.ExtractDir, "cannot create directory: " + EC.message());
     return;
@@ -197,6 +199,8 @@ void describeFatbin(Context &C, const Origin &O, StringRef Bytes, json::Object &
   json::Array List, Children;
   for (size_t K = 0; K < Images.size(); ++K) {
     const FatbinImage &I = Images[K];
+    if (C.Opts.OnlyKind && I.Kind != *C.Opts.OnlyKind)
+      continue;
     json::Object E{{"index", int64_t(K + 1)},
                    {"kind", fatbinKindName(I.Kind)},
                    {"arch", fatbinArchName(I)},

@@ -11,6 +11,7 @@
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -20,6 +21,10 @@ struct Options {
   bool Headers = false, Sections = false, Symbols = false, Relocs = false, Abi = false, Ptx = false,
        List = false, Callgraph = false, Debug = false, NvInfo = false, Json = false;
   std::string ExtractDir;
+  /// cuobjdump's -lelf/-lptx/-xelf/-xptx: only the fatbinary images of this kind are listed, extracted
+  /// and described; ExtractMatch (-xelf NAME) keeps those whose extracted file name contains it.
+  std::optional<FatbinKind> OnlyKind;
+  std::string ExtractMatch;
   std::string SelectArch; // "sm_90" etc; empty = no --select
   uint32_t SelectSm = 0;
   bool SelectArchSpecific = false, SelectFamily = false;

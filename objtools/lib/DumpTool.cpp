@@ -3,6 +3,7 @@
 #include "DumpInternal.h"
 
 #include "ptxlink/Archive.h"
+#include "ptxlink/CommandLine.h"
 #include "ptxlink/Cubin.h"
 #include "ptxlink/HostEmbed.h"
 #include "ptxlink/ObjectFormat.h"
@@ -219,14 +220,32 @@ void usage(raw_ostream &OS) {
         "                    CUBIN-OR-PTX...\n"
         "views: --headers --sections --symbols --relocs --abi --ptx --list --callgraph --debug --nv-info --all\n"
         "       --callgraph --format dot: the call graph as Graphviz (--format text|json|dot)\n"
-        "       (default: --headers)\n";
+        "       (default: --headers)\n"
+        "cuobjdump's spellings: -lelf/--list-elf, -lptx/--list-ptx (--list of cubin / PTX images only),\n"
+        "       -xelf/--extract-elf NAME, -xptx/--extract-ptx NAME (write the cubin / PTX images whose file\n"
+        "       name contains NAME, or all, to the current directory), -ptx/--dump-ptx (--ptx),\n"
+        "       -elf/--dump-elf (--headers --sections --symbols --relocs)\n"
+        "also: @FILE (more arguments, GNU quoting), --version, --help\n";
 }
+
+/// Every option spelling, for "did you mean".
+constexpr StringRef KnownOptions[] = {
+    "--headers", "--sections", "--symbols", "--relocs", "--abi", "--ptx", "--list", "--callgraph", "--debug",
+    "--nv-info", "--all", "--json", "--extract", "--select", "--abi-diff", "--create-fatbin", "--compress",
+    "--embed-source", "--relocatable", "--help", "--version", "-lelf", "--list-elf", "-lptx", "--list-ptx",
+    "-xelf", "--extract-elf", "-xptx", "--extract-ptx", "-ptx", "--dump-ptx", "-elf", "--dump-elf", "--format"};
 
 } // namespace
 } // namespace dump
 
-int runDumpTool(ArrayRef<std::string> Args, raw_ostream &Out, raw_ostream &Err, const DumpServices &Services) {
+int runDumpTool(ArrayRef<std::string> RawArgs, raw_ostream &Out, raw_ostream &Err, const DumpServices &Services) {
   using namespace dump;
+  auto Expanded = expandResponseFiles(RawArgs);
+  if (!Expanded) {
+    Err << "ptxlink-dump: error: cannot read a response file: " << toString(Expanded.takeError()) << "\n";
+    return 1;
+  }
+  ArrayRef<std::string> Args = *Expanded;
   Options Opts;
   std::vector<std::string> Files;
   bool AnyView = false;
@@ -247,6 +266,10 @@ int runDumpTool(ArrayRef<std::string> Args, raw_ostream &Out, raw_ostream &Err, 
       usage(Out);
       return 0;
     }
+    if (A == "--version") {
+      Out << "ptxlink-dump " << PTXLINK_VERSION << "\n";
+      return 0;
+    }
     if (A == "--abi-diff") {
       if (!Services.AbiDiff) {
         Err << "ptxlink-dump: error: --abi-diff is not available in this build\n";
@@ -263,7 +286,7 @@ int runDumpTool(ArrayRef<std::string> Args, raw_ostream &Out, raw_ostream &Err, 
                      .Case("--symbols", &Opts.Symbols)
                      .Case("--relocs", &Opts.Relocs)
                      .Case("--abi", &Opts.Abi)
-                     .Case("--ptx", &Opts.Ptx)
+                     .Cases("--ptx", "-ptx", "--dump-ptx", &Opts.Ptx)
                      .Case("--list", &Opts.List)
                      .Case("--callgraph", &Opts.Callgraph)
                      .Case("--debug", &Opts.Debug)
@@ -273,6 +296,32 @@ int runDumpTool(ArrayRef<std::string> Args, raw_ostream &Out, raw_ostream &Err, 
     if (Flag) {
       *Flag = true;
       AnyView |= Flag != &Opts.Json;
+      continue;
+    }
+    if (A == "-elf" || A == "--dump-elf") {
+      // cuobjdump -elf prints an ELF's sections with their symbols and relocations: our nearest views.
+      Opts.Headers = Opts.Sections = Opts.Symbols = Opts.Relocs = AnyView = true;
+      continue;
+    }
+    if (A == "-lelf" || A == "--list-elf" || A == "-lptx" || A == "--list-ptx") {
+      Opts.OnlyKind = A.contains("elf") ? FatbinKind::Elf : FatbinKind::Ptx;
+      Opts.List = AnyView = true;
+      continue;
+    }
+    std::optional<std::string> ExtractElf = Value("-xelf"), ExtractPtx;
+    if (!ExtractElf)
+      ExtractElf = Value("--extract-elf");
+    if (!ExtractElf && !(ExtractPtx = Value("-xptx")))
+      ExtractPtx = Value("--extract-ptx");
+    if (ExtractElf || ExtractPtx) {
+      // As cuobjdump: the images of that kind whose file name contains NAME ("all": every one), written
+      // to the current directory under --extract's names.
+      Opts.OnlyKind = ExtractElf ? FatbinKind::Elf : FatbinKind::Ptx;
+      std::string Match = ExtractElf ? *ExtractElf : *ExtractPtx;
+      Opts.ExtractMatch = Match == "all" ? "" : Match;
+      if (Opts.ExtractDir.empty())
+        Opts.ExtractDir = ".";
+      AnyView = true;
       continue;
     }
     if (A == "--all") {
@@ -330,8 +379,7 @@ int runDumpTool(ArrayRef<std::string> Args, raw_ostream &Out, raw_ostream &Err, 
       continue;
     }
     if (A.starts_with("-") && A != "-") {
-      Err << "ptxlink-dump: error: unknown option '" << A << "'\n";
-      usage(Err);
+      Err << "ptxlink-dump: error: " << unknownOptionMessage(A, KnownOptions) << " (see ptxlink-dump --help)\n";
       return 1;
     }
     Files.push_back(A.str());
