@@ -331,6 +331,18 @@ std::optional<LinkOptions> parseLinkOptions(ArrayRef<std::string> RawArgs, Diagn
                 "bad-option");
     Ok = false;
   }
+  // `--time` was a flag before it took nvlink's file: `--time a.o b.o` must not append CSV to an object.
+  if (!O.TimeFile.empty() && O.TimeFile != "-") {
+    if (auto Existing = MemoryBuffer::getFile(O.TimeFile, /*IsText=*/false, /*RequiresNullTerminator=*/false)) {
+      StringRef Head = (*Existing)->getBuffer().take_front(4096);
+      if (Head.contains('\0') || Head.contains(".version")) {
+        Diags.error("--time appends a CSV table to its file, but '" + O.TimeFile +
+                        "' is an object, a library or PTX; give --time a file name (as nvlink's --time)",
+                    std::vector<DiagSite>(), "bad-option");
+        Ok = false;
+      }
+    }
+  }
   if (O.Output.empty())
     O.Output = O.Emit == EmitKind::Ptx          ? "a.ptx"
                : O.Emit == EmitKind::Object     ? "a.o"
