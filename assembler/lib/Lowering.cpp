@@ -16,10 +16,13 @@ namespace ptxlink {
 
 namespace {
 
-Binding definitionBinding(Linkage L, bool IsKernel) {
+// A definition without a linking directive is module-local, kernels included: nvcc writes file-`static`
+// and anonymous-namespace kernels as `.entry __nv_static_<id>_...` without `.visible`, ptxas -c makes
+// them local symbols, and nvlink links two modules that both define one (docs/linker.md, "Resolution").
+Binding definitionBinding(Linkage L) {
   switch (L) {
   case Linkage::None:
-    return IsKernel ? Binding::Global : Binding::Local;
+    return Binding::Local;
   case Linkage::Visible:
     return Binding::Global;
   case Linkage::Weak:
@@ -158,7 +161,7 @@ uint32_t Lowerer::declareFunction(const PtxFunction &F, uint32_t SectionIdx) {
   Symbol &S = V.Symbols[Sym];
   if (F.HasBody) {
     S.Section = SectionIdx;
-    S.Bind = definitionBinding(F.Link, F.IsKernel);
+    S.Bind = definitionBinding(F.Link);
     S.Where = F.Loc;
   }
   if (FuncAbiOf[Sym] != ~0u && !F.HasBody)
@@ -245,7 +248,7 @@ uint32_t Lowerer::declareVariable(const PtxVariable &Var, const PtxDeclarator &D
   }
   if (IsDef) {
     S.Section = SectionIdx;
-    S.Bind = definitionBinding(Var.Link, false);
+    S.Bind = definitionBinding(Var.Link);
     S.Where = Var.Loc;
   }
   if (VarAbiOf[Sym] != ~0u && !IsDef)

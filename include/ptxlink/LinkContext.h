@@ -184,6 +184,9 @@ public:
   /// name in the linked module, since the object's host code registers it by that name (docs/host-link.md).
   void checkHostRegisteredNames();
 
+  /// After emit: the module-local kernels and variables that were renamed (LinkResult::Renamed).
+  std::vector<LocalRename> renamedLocals() const;
+
   // Reports.
   void printGc(llvm::raw_ostream &OS) const;
   void dumpCallgraph(llvm::raw_ostream &OS) const;

@@ -69,9 +69,31 @@ struct LinkOptions {
 std::optional<LinkOptions> parseLinkOptions(llvm::ArrayRef<std::string> Args, DiagnosticEngine &Diags,
                                             std::string &Informational);
 
+/// A module-local kernel or variable that the link renamed (`name$N`) because an earlier module, or a
+/// visible symbol, already has its name. nvcc writes file-`static` and anonymous-namespace kernels and
+/// `static __device__` variables as such locals (`__nv_static_<id>_...`), and the host code of the module
+/// that defines one registers it by its original name: whoever writes that registration (the device-link
+/// host object) must use `Linked` for that module, or refuse. docs/linker.md, "Renamed module-local
+/// kernels and variables".
+struct LocalRename {
+  std::string Arch;      // the arch whose linked module has the new name ("sm_90")
+  uint32_t Input = 0;    // index of the input in link order: command-line inputs, then extracted members
+  std::string InputName; // its display name: "b.ptx", "libm.a(x.o)"
+  bool IsKernel = false; // else a variable (.global or .const, the ones a host can register)
+  std::string Original;  // the name in the input module
+  std::string Linked;    // the name in the linked module
+};
+
+/// What a successful link tells its caller beyond the output file.
+struct LinkResult {
+  /// Every renamed module-local kernel and variable, per arch in -arch order, then in input order.
+  std::vector<LocalRename> Renamed;
+};
+
 /// Runs a link. Diagnostics go to Diags; reports (--print-gc, --dump-callgraph, --trace-symbol, --time -)
 /// go to Out. Returns true on success (the output was written atomically); on failure no output exists.
-bool link(const LinkOptions &Options, DiagnosticEngine &Diags, llvm::raw_ostream &Out);
+/// With Result, what the link renamed is recorded there (complete only when the link succeeds).
+bool link(const LinkOptions &Options, DiagnosticEngine &Diags, llvm::raw_ostream &Out, LinkResult *Result = nullptr);
 
 /// `ptxlink` as a library call: argv without the program name. Returns the exit status.
 /// ProcessExitsAfter: the caller is main() and exits with the result (see LinkOptions::ExitWithoutFreeing).

@@ -44,8 +44,8 @@ llvm::StringRef stateSpaceName(StateSpace S); // ".global" etc; "" for None
 
 /// How a symbol participates in linking (PTX linking directives mapped onto ELF bindings).
 enum class Binding : uint8_t {
-  Local,     // no linking directive: module-private
-  Global,    // .visible (and .entry without directive: kernels are visible by default)
+  Local,     // no linking directive: module-private (kernels too: `.entry` without `.visible`)
+  Global,    // .visible
   Weak,      // .weak
   Common,    // .common (variables in .global only)
   Undefined, // .extern declaration, or a reference with no definition in this module

@@ -204,7 +204,7 @@ static bool writePassTimes(StringRef File, const PassTimes &Times, DiagnosticEng
   return true;
 }
 
-bool link(const LinkOptions &Options, DiagnosticEngine &Diags, raw_ostream &Out) {
+bool link(const LinkOptions &Options, DiagnosticEngine &Diags, raw_ostream &Out, LinkResult *Result) {
   if (Options.Threads)
     parallel::strategy = hardware_concurrency(Options.Threads);
   PassTimes Times;
@@ -288,6 +288,7 @@ bool link(const LinkOptions &Options, DiagnosticEngine &Diags, raw_ostream &Out)
     std::vector<const ModuleVariant *> Selected;
     size_t Variant;
     std::vector<Diagnostic> Reported;
+    std::vector<LocalRename> Renamed;
   };
   std::vector<SharedLink> Shared;
   bool WritesFatbin = Options.Emit == EmitKind::Fatbin || Options.Emit == EmitKind::HostObject ||
@@ -325,6 +326,11 @@ bool link(const LinkOptions &Options, DiagnosticEngine &Diags, raw_ostream &Out)
         if (Options.Verbose && L->ptxTargetIsOlder())
           Out << "ptxlink: " << A.name() << ": " << L->ptxTargetReason() << "\n";
       }
+      if (Result)
+        for (LocalRename R : Same->Renamed) {
+          R.Arch = A.name();
+          Result->Renamed.push_back(std::move(R));
+        }
       continue;
     }
     L->resolve();
@@ -357,11 +363,14 @@ bool link(const LinkOptions &Options, DiagnosticEngine &Diags, raw_ostream &Out)
     Outputs.push_back({Linked.Variants.size() - 1, Linked.Variants.back().Target, A.name()});
     if (Options.Verbose && L->ptxTargetIsOlder())
       Out << "ptxlink: " << A.name() << ": " << L->ptxTargetReason() << "\n";
+    std::vector<LocalRename> Renamed = Result ? L->renamedLocals() : std::vector<LocalRename>();
+    if (Result)
+      Result->Renamed.insert(Result->Renamed.end(), Renamed.begin(), Renamed.end());
     if (CanShare) {
       // What another arch sharing this module must report too: all but the arch-dependent check's.
       std::vector<Diagnostic> Reported(Local.recorded().begin(), Local.recorded().begin() + VersionFrom);
       Reported.insert(Reported.end(), Local.recorded().begin() + VersionTo, Local.recorded().end());
-      Shared.push_back({std::move(Selected), Linked.Variants.size() - 1, std::move(Reported)});
+      Shared.push_back({std::move(Selected), Linked.Variants.size() - 1, std::move(Reported), std::move(Renamed)});
     }
     // The linked module stands on its own; the link's tables are needed afterwards only for --map.
     // Freed now if another arch follows, their memory serves it (peak memory of a multi-arch link). After

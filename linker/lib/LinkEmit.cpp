@@ -590,6 +590,28 @@ void ArchLink::emit(ModuleVariant &Out, ObjectFile &Storage) {
   Times.add("emit module", Arch.name(), Start);
 }
 
+std::vector<LocalRename> ArchLink::renamedLocals() const {
+  std::vector<LocalRename> Renamed;
+  if (!Output)
+    return Renamed;
+  for (uint32_t MI = 0; MI < Modules.size(); ++MI) {
+    const LinkModule &LM = Modules[MI];
+    for (uint32_t SI = 0; SI < LM.M->Symbols.size() && SI < LM.SymOut.size(); ++SI) {
+      const Symbol &S = LM.M->Symbols[SI];
+      // Only what host code can name: kernels, and variables in the spaces cudaMemcpyToSymbol reaches.
+      bool HostVisible = S.Kind == SymbolKind::Kernel ||
+                         (S.Kind == SymbolKind::Variable && (S.Space == StateSpace::Global || S.Space == StateSpace::Const));
+      if (LM.Global[SI] != NoGlobal || !HostVisible || LM.SymOut[SI] == NoSymbol)
+        continue;
+      StringRef Linked = Output->Symbols[LM.SymOut[SI]].Name;
+      if (Linked != S.Name)
+        Renamed.push_back({Arch.name(), LM.Input, LM.ObjectName.str(), S.Kind == SymbolKind::Kernel, S.Name.str(),
+                           Linked.str()});
+    }
+  }
+  return Renamed;
+}
+
 } // namespace ptxlink
 
 namespace ptxlink {

@@ -58,7 +58,12 @@ void ArchLink::markLive() {
         continue;
       uint32_t G = Modules[MI].Global[S.Symbol];
       if (G == NoGlobal) {
-        if (KeepAll)
+        // A module-local kernel (`.entry` without `.visible`, nvcc's static kernels) is still launched
+        // by its module's host code: a root like any kernel.
+        const Symbol &Local = M.Symbols[S.Symbol];
+        bool LocalKernel = Local.Kind == SymbolKind::Kernel && Local.AliasOf == NoSymbol &&
+                           (!Options.KernelsUsed || matchesAny(Local.Name, *Options.KernelsUsed));
+        if (KeepAll || LocalKernel)
           markSection(MI, SI, Work);
         continue;
       }

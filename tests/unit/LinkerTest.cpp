@@ -287,4 +287,51 @@ TEST_F(LinkerTool, DiagnosticsAreReportedOncePerLinkNotPerArch) {
   EXPECT_EQ(Err.find("undefined symbol: f", First + 1), std::string::npos) << Err;
 }
 
+// nvcc's static kernels and `static __device__` variables are module-local: two modules may each define
+// one with the same name (one .cu compiled twice with different -D). The link keeps both, renames the
+// later one, and tells the caller (the device-link host object registers them by name).
+const char *StaticKernel = R"(.version 8.0
+.target sm_80
+.address_size 64
+.global .align 4 .u32 __nv_static_hits;
+.const .align 4 .u32 __nv_static_limit = 3;
+.shared .align 4 .u32 scratch;
+.entry __nv_static_k(.param .u64 p)
+{
+	.reg .b32 %r<2>;
+	.reg .b64 %rd<2>;
+	mov.u64 %rd1, __nv_static_hits;
+	ld.const.u32 %r1, [__nv_static_limit];
+	ret;
+}
+)";
+
+TEST_F(LinkerTool, RenamedLocalKernelsAndVariablesAreReported) {
+  std::string A = write("a.ptx", StaticKernel), B = write("b.ptx", StaticKernel), O = (Dir + "/out.fatbin").str();
+  LinkOptions Options;
+  Options.Arches = {"sm_80", "sm_90"};
+  Options.Inputs = {{LinkInput::File, A, false}, {LinkInput::File, B, false}};
+  Options.Output = O;
+  std::string Errors;
+  raw_string_ostream ErrOS(Errors), OutOS(Out);
+  DiagnosticEngine Diags(ErrOS, "ptxlink");
+  LinkResult Result;
+  ASSERT_TRUE(link(Options, Diags, OutOS, &Result)) << Errors;
+  EXPECT_TRUE(Errors.empty()) << Errors;
+  // Per arch, the second module's kernel and its .global and .const variables; never the .shared one.
+  std::vector<std::string> Got;
+  for (const LocalRename &R : Result.Renamed)
+    Got.push_back(R.Arch + " " + std::to_string(R.Input) + " " + (R.IsKernel ? "kernel " : "variable ") + R.Original +
+                  " -> " + R.Linked);
+  EXPECT_EQ(Got, (std::vector<std::string>{"sm_80 1 variable __nv_static_hits -> __nv_static_hits$2",
+                                           "sm_80 1 variable __nv_static_limit -> __nv_static_limit$2",
+                                           "sm_80 1 kernel __nv_static_k -> __nv_static_k$2",
+                                           "sm_90 1 variable __nv_static_hits -> __nv_static_hits$2",
+                                           "sm_90 1 variable __nv_static_limit -> __nv_static_limit$2",
+                                           "sm_90 1 kernel __nv_static_k -> __nv_static_k$2"}));
+  ASSERT_FALSE(Result.Renamed.empty());
+  EXPECT_EQ(Result.Renamed.front().InputName, B);
+}
+
 } // namespace
+
