@@ -2,6 +2,8 @@
 // definition, the ODR content hash, pass timing, and variant selection (pass 1).
 #include "ptxlink/LinkContext.h"
 
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Demangle/Demangle.h"
 #include "llvm/Support/Format.h"
@@ -147,6 +149,89 @@ SourceLoc ArchLink::locationIn(uint32_t Module, uint32_t SecIdx, uint64_t Offset
   return SourceLoc{S.Where.Line + Rel.Line - 1, Rel.Column};
 }
 
+namespace {
+
+bool isNameChar(char C) { return isAlnum(C) || C == '_' || C == '$' || C == '%' || C == '\x01'; }
+bool isBlank(char C) { return C == ' ' || C == '\t' || C == '\r' || C == '\v' || C == '\f'; }
+
+/// One line of a definition's text without comments, trimmed; Label is the label it defines, if any.
+struct CanonLine {
+  StringRef Label; // `name:` at the start of the line (`prototype_3 : .callprototype ...` too)
+  StringRef Rest;  // what follows the label (or the whole line), trimmed
+};
+
+/// Splits Text into lines without comments (`//` to the end of the line, `/* ... */` anywhere; not inside
+/// a string), keeping the ones that matter for the ODR comparison.
+void canonicalLines(StringRef Text, std::vector<CanonLine> &Lines) {
+  const char *P = Text.data(), *End = P + Text.size();
+  bool InBlockComment = false;
+  while (P < End) {
+    const char *Eol = static_cast<const char *>(std::memchr(P, '\n', size_t(End - P)));
+    const char *LineEnd = Eol ? Eol : End;
+    // The line's text up to a comment. A block comment that spans lines blanks everything it covers
+    // (nvcc never writes one inside a body; hand-written PTX might).
+    const char *B = P, *E = LineEnd;
+    if (InBlockComment) {
+      const char *Close = nullptr;
+      for (const char *Q = P; Q + 1 < LineEnd; ++Q)
+        if (Q[0] == '*' && Q[1] == '/') {
+          Close = Q;
+          break;
+        }
+      if (!Close) {
+        P = Eol ? Eol + 1 : End;
+        continue;
+      }
+      InBlockComment = false;
+      B = Close + 2;
+    }
+    bool InString = false;
+    for (const char *Q = B; Q < E; ++Q) {
+      if (*Q == '"')
+        InString = !InString;
+      else if (!InString && *Q == '/' && Q + 1 < E && (Q[1] == '/' || Q[1] == '*')) {
+        if (Q[1] == '*') {
+          // Text after a block comment that ends on this line is rare enough to be dropped with it.
+          const char *Close = nullptr;
+          for (const char *C = Q + 2; C + 1 < E; ++C)
+            if (C[0] == '*' && C[1] == '/') {
+              Close = C;
+              break;
+            }
+          if (!Close)
+            InBlockComment = true;
+        }
+        E = Q;
+        break;
+      }
+    }
+    P = Eol ? Eol + 1 : End;
+    while (B < E && isBlank(*B))
+      ++B;
+    while (E > B && isBlank(E[-1]))
+      --E;
+    StringRef Line(B, size_t(E - B));
+    if (Line.empty() || Line.starts_with(".loc"))
+      continue;
+    CanonLine L;
+    L.Rest = Line;
+    // A label definition: a name, optional blanks, and one ':' (not the '::' of `.shared::cta`).
+    size_t N = 0;
+    while (N < Line.size() && isNameChar(Line[N]))
+      ++N;
+    size_t C = N;
+    while (C < Line.size() && isBlank(Line[C]))
+      ++C;
+    if (N > 0 && C < Line.size() && Line[C] == ':' && (C + 1 == Line.size() || Line[C + 1] != ':')) {
+      L.Label = Line.take_front(N);
+      L.Rest = Line.drop_front(C + 1).ltrim(" \t");
+    }
+    Lines.push_back(L);
+  }
+}
+
+} // namespace
+
 uint64_t ArchLink::contentHash(SymRef R) const {
   const ModuleVariant &M = *Modules[R.Module].M;
   uint32_t Sec = definingSection(R);
@@ -170,29 +255,92 @@ uint64_t ArchLink::contentHash(SymRef R) const {
     Pos = Rel.Offset + Rel.Length;
   }
   Text.append(S.Contents.data() + Pos, S.Contents.size() - Pos);
-  // Debug annotations (`.loc`, `$L__` labels, labels the DWARF sections refer to, which were spliced
-  // to the local marker above) differ between a -G and a plain copy of the same code; they are not a
-  // different definition. Whitespace-only differences are not either.
-  // The kept lines, trimmed, are gathered and hashed in one go (hashing line by line costs more).
+
+  // What the compiler numbers per module is not part of the definition (docs/linker.md, "The ODR
+  // comparison"): nvcc numbers branch labels by the function's position in its module ($L__BB3_7),
+  // the local stack array (__local_depot3), call sequences (`// callseq 12`) and call prototypes
+  // (prototype_5), and a -G copy adds `.loc` lines (whose file numbers are per module too) and labels
+  // only its DWARF refers to ($L__tmp12, $L__func_begin4). So: comments and `.loc` lines go; a label
+  // that the body uses is replaced by its number in order of first appearance, one it never uses goes
+  // with its definition; `__local_depotN` loses N; runs of blanks count as one. What is left is the code
+  // and its control flow, which must be the same.
+  std::vector<CanonLine> Lines;
+  canonicalLines(Text, Lines);
+  SmallDenseMap<StringRef, uint32_t, 16> LabelNumber; // defined label -> 0 (unused) or 1 + its number
+  // (A label the DWARF refers to was spliced to the local marker above: it is never numbered.)
+  for (const CanonLine &L : Lines)
+    if (!L.Label.empty() && L.Label[0] != '\x01')
+      LabelNumber.try_emplace(L.Label, 0);
+  uint32_t NextLabel = 0;
+  auto numberOf = [&](StringRef Name) -> uint32_t {
+    auto It = LabelNumber.find(Name);
+    if (It == LabelNumber.end())
+      return 0;
+    if (It->second == 0)
+      It->second = ++NextLabel;
+    return It->second;
+  };
+  // Which labels the body uses (a use may come before the definition: a forward branch).
+  DenseSet<StringRef> Used;
+  for (const CanonLine &L : Lines)
+    for (size_t I = 0; I < L.Rest.size();) {
+      if (!isNameChar(L.Rest[I])) {
+        ++I;
+        continue;
+      }
+      size_t J = I;
+      while (J < L.Rest.size() && isNameChar(L.Rest[J]))
+        ++J;
+      StringRef Name = L.Rest.slice(I, J);
+      if (LabelNumber.count(Name))
+        Used.insert(Name);
+      I = J;
+    }
   std::string Normal;
   Normal.reserve(Text.size());
-  auto isSpace = [](char C) { return C == ' ' || C == '\t' || C == '\r' || C == '\v' || C == '\f'; };
-  const char *P = Text.data(), *End = P + Text.size();
-  while (P < End) {
-    const char *Eol = static_cast<const char *>(std::memchr(P, '\n', size_t(End - P)));
-    const char *Next = Eol ? Eol + 1 : End;
-    const char *B = P, *E = Eol ? Eol : End;
-    P = Next;
-    while (B < E && isSpace(*B))
-      ++B;
-    while (E > B && isSpace(E[-1]))
-      --E;
-    StringRef Line(B, size_t(E - B));
-    bool IsLabel = (Line.starts_with("$L__") || Line.starts_with("\x01local")) && Line.ends_with(":");
-    if (Line.empty() || Line.starts_with(".loc") || IsLabel)
-      continue;
-    Normal.append(Line.data(), Line.size());
-    Normal.push_back('\n');
+  auto appendName = [&](StringRef Name) {
+    if (Used.contains(Name)) {
+      Normal += "\x02L";
+      Normal += std::to_string(numberOf(Name));
+    } else if (Name.starts_with("__local_depot") && Name.size() > 13 &&
+               llvm::all_of(Name.drop_front(13), [](char C) { return isDigit(C); })) {
+      Normal += "__local_depot";
+    } else {
+      Normal += Name;
+    }
+  };
+  for (const CanonLine &L : Lines) {
+    if (!L.Label.empty()) {
+      if (!Used.contains(L.Label) && L.Rest.empty())
+        continue; // a label only debug data refers to ($L__tmp), or none at all
+      if (Used.contains(L.Label)) {
+        appendName(L.Label);
+        Normal += ':';
+      }
+    }
+    bool Blank = false;
+    for (size_t I = 0; I < L.Rest.size();) {
+      char C = L.Rest[I];
+      if (isBlank(C)) {
+        Blank = true;
+        ++I;
+        continue;
+      }
+      if (Blank && !Normal.empty() && Normal.back() != '\n')
+        Normal += ' ';
+      Blank = false;
+      if (!isNameChar(C)) {
+        Normal += C;
+        ++I;
+        continue;
+      }
+      size_t J = I;
+      while (J < L.Rest.size() && isNameChar(L.Rest[J]))
+        ++J;
+      appendName(L.Rest.slice(I, J));
+      I = J;
+    }
+    Normal += '\n';
   }
   return XXH3_64bits(Normal.data(), Normal.size());
 }

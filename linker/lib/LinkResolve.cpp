@@ -164,16 +164,32 @@ void ArchLink::resolveOne(GlobalSymbol &G) {
   // Weak definitions that differ break the one-definition rule; nvlink silently takes the first.
   if (Weak.size() >= 2) {
     uint64_t H0 = contentHash(Weak.front());
-    bool Differ = false;
     // A function's size is the length of its text, which line-table annotations change (a -G copy of
     // a template beside a plain one); only a variable's size is part of what it means.
     bool IsVariable = sym(Weak.front()).Kind == SymbolKind::Variable;
-    for (size_t I = 1; I < Weak.size() && !Differ; ++I)
-      Differ = contentHash(Weak[I]) != H0 || (IsVariable && sym(Weak[I]).Size != sym(Weak.front()).Size);
-    if (Differ) {
+    auto differs = [&](SymRef W) {
+      return contentHash(W) != H0 || (IsVariable && sym(W).Size != sym(Weak.front()).Size);
+    };
+    size_t FirstDiffering = 1;
+    while (FirstDiffering < Weak.size() && !differs(Weak[FirstDiffering]))
+      ++FirstDiffering;
+    if (FirstDiffering < Weak.size()) {
+      // A template in a header used by 300 files has 300 sites: like lld, name a few (the first, which
+      // the others are compared with, and the first ones that differ from it) and count the rest.
+      constexpr size_t MaxSites = 3;
       std::vector<DiagSite> Sites;
-      for (SymRef W : Weak)
-        Sites.push_back({"defined at " + site(W) + (W == Winner ? " (used)" : "")});
+      Sites.push_back({"defined at " + site(Weak.front()) + (Weak.front() == Winner ? " (used)" : "")});
+      size_t MoreSame = 0, MoreDiffering = 0;
+      for (size_t I = 1; I < Weak.size(); ++I) {
+        bool Differs = I == FirstDiffering || (I > FirstDiffering && differs(Weak[I]));
+        if (Differs && Sites.size() < MaxSites)
+          Sites.push_back({"defined at " + site(Weak[I]) + " (differs)"});
+        else
+          ++(Differs ? MoreDiffering : MoreSame);
+      }
+      if (MoreSame + MoreDiffering)
+        Sites.push_back({"defined " + std::to_string(MoreSame + MoreDiffering) + " more times (" +
+                         std::to_string(MoreDiffering) + " of them differ from the first)"});
       Diags.warning("weak symbol " + Name() + " has definitions that differ; " +
                         (Winner == Weak.front() ? "the first one is used" : "a visible definition is used"),
                     std::move(Sites), "weak-odr");
