@@ -128,10 +128,45 @@ private:
   void declareDebugLabels(const PtxDebugSection &S, uint32_t SectionIdx);
   void declareDebugRefs();
   void lowerAlias(const PtxAlias &A);
+  template <typename PendingList> void rejectUndefinedNonExternFunctions(const PendingList &Work);
   void lowerFunction(const PtxFunction &F, uint32_t Sym, uint32_t SectionIdx, BodyScanner &Scanner);
   void lowerVariable(const PtxVariable &Var, const PtxDeclarator &Decl, uint32_t Sym, uint32_t SectionIdx);
   void lowerDebug(const PtxDebugSection &S, ArrayRef<uint32_t> FixupSymbols, uint32_t SectionIdx);
 };
+
+template <typename PendingList> void Lowerer::rejectUndefinedNonExternFunctions(const PendingList &Work) {
+  // `.func d();` promises that this module defines d: only `.extern` says another module does. ptxas
+  // rejects the module otherwise, even with -c and even when nothing calls d ("Unresolved extern function
+  // 'd'"), so the error belongs here, at the declaration, rather than in ptxas after a link.
+  std::vector<uint8_t> DeclaredExtern(V.Symbols.size(), 0), Reported(V.Symbols.size(), 0); // per symbol
+  for (const auto &W : Work)
+    if (W.Item.K == PtxItem::Function && W.Symbol < V.Symbols.size() &&
+        M.Functions[W.Item.Index].Link == Linkage::Extern)
+      DeclaredExtern[W.Symbol] = 1;
+  // An alias's declaration has no body either; a bad `.alias` has its own error.
+  for (const PtxAlias &A : M.Aliases)
+    if (uint32_t Sym = lookup(A.Alias); Sym < V.Symbols.size())
+      DeclaredExtern[Sym] = 1;
+  for (const auto &W : Work) {
+    if (W.Item.K != PtxItem::Function || W.Symbol >= V.Symbols.size())
+      continue;
+    const PtxFunction &F = M.Functions[W.Item.Index];
+    const Symbol &S = V.Symbols[W.Symbol];
+    if (F.HasBody || F.Link == Linkage::Extern || S.Section != NoSection || S.AliasOf != NoSymbol ||
+        DeclaredExtern[W.Symbol] || Reported[W.Symbol])
+      continue;
+    Reported[W.Symbol] = 1;
+    std::string Message = (Twine(F.IsKernel ? "kernel" : "function") + " '" + F.Name +
+                    "' is declared without .extern but not defined in this module (ptxas: \"Unresolved extern "
+                    "function\"); declare it .extern if another module defines it").str();
+    // A module without `.target` is not ptxas input at all (ptxas: "Missing .target"; old OptiX CPU
+    // modules are like that, and their runtime supplies such functions): only a warning there.
+    if (M.HasTarget)
+      D.error(F.NameOffset, F.NameLoc, Message);
+    else
+      D.warning(F.NameOffset, F.NameLoc, Message);
+  }
+}
 
 uint32_t Lowerer::declareFunction(const PtxFunction &F, uint32_t SectionIdx) {
   SymbolKind K = F.IsKernel ? SymbolKind::Kernel : SymbolKind::Function;
@@ -518,6 +553,7 @@ bool Lowerer::run() {
   for (const Pending &W : Work)
     if (W.Item.K == PtxItem::Alias)
       lowerAlias(M.Aliases[W.Item.Index]);
+  rejectUndefinedNonExternFunctions(Work);
 
   // Section contents and relocations.
   // A `.loc ... function_name .debug_str+16` refers to an offset in a debug section of this module: the

@@ -8,6 +8,7 @@
 #include "DwarfDataLines.h"
 
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringSwitch.h"
 
@@ -295,6 +296,7 @@ private:
   bool parseDims(SmallVectorImpl<uint64_t> &Dims, bool &Unsized);
   bool parseTriple(std::optional<std::array<uint32_t, 3>> &Out, StringRef What);
   bool parseInitializer(PtxDeclarator &Decl);
+  bool parseOpaqueInitializer(PtxDeclarator &Decl, llvm::StringRef Type);
   bool parseVariableCount(uint32_t &Count);
   void expandParameterized(const PtxDeclarator &Decl, uint32_t Count, std::vector<PtxDeclarator> &Out);
   bool parseDwarfList(PtxDebugSection &S, unsigned Width);
@@ -700,6 +702,9 @@ bool Parser::parseParam(ParamInfo &P) {
         return false;
       if (A == 0 || (A & (A - 1)))
         return error(AT, "alignment must be a power of two");
+      // ptxas: "Parameter 'p' has illegal alignment (must be aligned to 1, 2, 4, 8, 16, 32, 64, or 128 bytes)".
+      if (!AfterPtr && A > 128)
+        return error(AT, "parameter alignment " + Twine(A) + " is too large (at most 128)");
       (AfterPtr ? P.PtrAlign : P.Align) = A;
       continue;
     }
@@ -1061,6 +1066,51 @@ bool Parser::parseInitializer(PtxDeclarator &Decl) {
   return true;
 }
 
+bool Parser::parseOpaqueInitializer(PtxDeclarator &Decl, StringRef Type) {
+  // `.global .samplerref s = { filter_mode = nearest, addr_mode_0 = clamp_to_border };`: the names are
+  // fields of the opaque type and the values are keywords or integers, never symbols. The fields each
+  // type has and the values are what ptxas accepts (it does not match values to fields either).
+  Decl.Initialized = true;
+  Decl.InitElements = 1;
+  static constexpr StringRef TexrefFields[] = {"width", "height", "depth", "channel_data_type", "channel_order",
+                                               "normalized_coords", "filter_mode", "addr_mode_0", "addr_mode_1",
+                                               "addr_mode_2"};
+  static constexpr StringRef SamplerFields[] = {"filter_mode", "addr_mode_0", "addr_mode_1", "addr_mode_2",
+                                                "force_unnormalized_coords"};
+  static constexpr StringRef SurfrefFields[] = {"width", "height", "depth", "channel_data_type", "channel_order"};
+  static constexpr StringRef Values[] = {"nearest", "linear", "wrap", "mirror", "clamp_ogl", "clamp_to_edge",
+                                         "clamp_to_border"};
+  ArrayRef<StringRef> Fields = Type == ".samplerref" ? ArrayRef<StringRef>(SamplerFields)
+                               : Type == ".surfref"  ? ArrayRef<StringRef>(SurfrefFields)
+                                                     : ArrayRef<StringRef>(TexrefFields);
+  if (!Tok.isPunct('{'))
+    return errorHere("expected '{' to start a " + Type + " initializer, found " + describe(Tok));
+  advance();
+  while (!Tok.isPunct('}')) {
+    if (!Tok.is(TokKind::Identifier))
+      return errorHere("expected a " + Type + " field name, found " + describe(Tok));
+    if (!llvm::is_contained(Fields, Tok.Text))
+      return errorHere("'" + Tok.Text + "' is not a field of " + Type + " (its fields: " + join(Fields.begin(), Fields.end(), ", ") + ")");
+    advance();
+    if (!expectPunct('=', "after a field name"))
+      return false;
+    if (Tok.is(TokKind::Identifier)) {
+      if (!llvm::is_contained(Values, Tok.Text))
+        return errorHere("unknown " + Type + " field value '" + Tok.Text + "' (expected an integer or one of " +
+                         join(std::begin(Values), std::end(Values), ", ") + ")");
+    } else if (!Tok.is(TokKind::Integer)) {
+      return errorHere("expected a " + Type + " field value, found " + describe(Tok));
+    }
+    advance();
+    if (Tok.isPunct(','))
+      advance();
+    else if (!Tok.isPunct('}'))
+      return errorHere("expected ',' or '}' in a " + Type + " initializer, found " + describe(Tok));
+  }
+  advance();
+  return true;
+}
+
 bool Parser::parseVariableCount(uint32_t &Count) {
   // `<N>` after a module-scope variable name; Tok is the '<'. The ISA's count is a decimal integer, and
   // each variable becomes its own section, so a count far beyond any real module is refused rather than
@@ -1171,7 +1221,8 @@ bool Parser::parseVariable(Linkage Link) {
       if (V.Space == StateSpace::Shared || V.Space == StateSpace::Local)
         return errorHere("variables in " + Twine(V.Space == StateSpace::Shared ? ".shared" : ".local") + " cannot be initialized");
       advance();
-      if (!parseInitializer(Decl))
+      bool Opaque = V.Type == ".texref" || V.Type == ".samplerref" || V.Type == ".surfref";
+      if (!(Opaque ? parseOpaqueInitializer(Decl, V.Type) : parseInitializer(Decl)))
         return false;
     }
     Decl.End = PrevEnd;

@@ -69,10 +69,11 @@ public:
                      .str(),
                  Where);
       }
-      if (P.Align && (P.Align > 16 || !isPowerOf2_32(P.Align)))
+      // ptxas and nvlink accept every power of two up to 128 (`.param .align 128` is in LLVM's tests).
+      if (P.Align && (P.Align > 128 || !isPowerOf2_32(P.Align)))
         report("abi-param-align-invalid",
                (What + " " + Owner + ": " + Label() + " is " + formatParamPtx(P) +
-                ": .param alignment must be 1, 2, 4, 8 or 16")
+                ": .param alignment must be a power of two up to 128")
                    .str(),
                Where);
     }
