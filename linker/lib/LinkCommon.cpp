@@ -56,6 +56,8 @@ bool ArchLink::selectVariants() {
   auto Start = std::chrono::steady_clock::now();
   bool Ok = true;
   Modules.clear();
+  // Inputs without a usable variant, grouped by the targets they do have (in order of first appearance).
+  std::vector<std::pair<std::string, std::vector<uint32_t>>> Unusable;
   for (uint32_t I = 0; I < Inputs.size(); ++I) {
     const ObjectFile &Obj = *Inputs[I].Object;
     const std::optional<HostOrigin> &Host = Inputs[I].Host;
@@ -80,11 +82,17 @@ bool ArchLink::selectVariants() {
       continue;
     }
     if (V < 0) {
-      std::vector<DiagSite> Sites;
+      // The cause is the set of targets the input has; inputs with the same cause are reported together.
+      SmallVector<StringRef, 4> Targets;
       for (const ModuleVariant &MV : Obj.Variants)
-        Sites.push_back({"has a variant for " + MV.Target.Arch.str() + " from " +
-                         (MV.SourceName.empty() ? Inputs[I].Name : MV.SourceName.str())});
-      Diags.error(Inputs[I].Name + ": no variant usable for " + Arch.name(), std::move(Sites), "no-usable-variant");
+        if (!llvm::is_contained(Targets, MV.Target.Arch))
+          Targets.push_back(MV.Target.Arch);
+      std::string Cause = join(Targets, ", ");
+      auto It = llvm::find_if(Unusable, [&](const auto &U) { return U.first == Cause; });
+      if (It == Unusable.end())
+        Unusable.push_back({Cause, {I}});
+      else
+        It->second.push_back(I);
       Ok = false;
       continue;
     }
@@ -104,6 +112,29 @@ bool ArchLink::selectVariants() {
       if (uint32_t S = LM.M->Variables[F].Symbol; S < LM.VariableAbiOf.size())
         LM.VariableAbiOf[S] = F;
     Modules.push_back(std::move(LM));
+  }
+  for (const auto &[Cause, Which] : Unusable) {
+    if (Which.size() == 1) {
+      // One input: its variants, one per line, each with the file it came from.
+      const InputFile &In = Inputs[Which.front()];
+      std::vector<DiagSite> Sites;
+      for (const ModuleVariant &MV : In.Object->Variants)
+        Sites.push_back({"has a variant for " + MV.Target.Arch.str() + " from " +
+                         (MV.SourceName.empty() ? In.Name : MV.SourceName.str())});
+      Diags.error(In.Name + ": no variant usable for " + Arch.name(), std::move(Sites), "no-usable-variant");
+      continue;
+    }
+    // Many inputs for one reason (a library built for another arch): said once, with the count and a
+    // few of them, as lld lists a few references and counts the rest.
+    constexpr size_t MaxSites = 3;
+    std::vector<DiagSite> Sites;
+    for (size_t K = 0; K < Which.size() && K < MaxSites; ++K)
+      Sites.push_back({Inputs[Which[K]].Name});
+    if (Which.size() > MaxSites)
+      Sites.push_back({"and " + std::to_string(Which.size() - MaxSites) + " more"});
+    Diags.error("no variant usable for " + Arch.name() + ": " + std::to_string(Which.size()) + " inputs have only " +
+                    Cause + " variants",
+                std::move(Sites), "no-usable-variant");
   }
   Times.add("select variants", Arch.name(), Start);
   return Ok;
