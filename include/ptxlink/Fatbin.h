@@ -54,6 +54,7 @@ struct FatbinWriteOptions {
   bool Host64 = true;
   bool CompressElf = false; // also compress ELF images (fatbinary --compress-all)
   int ZstdLevel = 19;       // zstd level when Compression == Zstd
+  int Lz4Level = 0;         // LZ4: 0 = the fast compressor, 1-12 = LZ4 HC at that level
   /// The output stream itself, when the caller knows it is a file it opened for writing from the start
   /// (not standard output, not O_APPEND): sizes of streamed payloads are then written over placeholders
   /// afterwards instead of generating each payload twice (once only to measure it).

@@ -127,6 +127,15 @@ struct LinkModule {
   static constexpr uint32_t NoAbi = ~0u;
 };
 
+/// One unit of per-module code generation (`--sass` without `--whole-program`): the part of a linked
+/// module that one input contributed, as a module of its own that ptxas compiles with `-c`. What it uses
+/// from other inputs is declared `.extern`; nvlink joins the cubins.
+struct CodegenUnit {
+  ModuleVariant Module;   // sections and symbols point into the linked module and the inputs
+  std::string ObjectName; // "b.o", "libm.a(x.o)"
+  std::string SourceName; // the PTX file the sections were assembled from (the first input's, in a batch)
+};
+
 /// Records the duration of each pass for --time.
 struct PassTimes {
   struct Entry {
@@ -183,6 +192,11 @@ public:
   /// After emit, for --emit host-object: every kernel and device variable of an nvcc object keeps its
   /// name in the linked module, since the object's host code registers it by that name (docs/host-link.md).
   void checkHostRegisteredNames();
+  /// After emit: the linked module cut into one CodegenUnit per input that kept code (LinkSplit.cpp);
+  /// inputs with less code than BatchBelowBytes are batched with neighbours (0: never). Empty if the
+  /// module cannot be compiled in parts (it carries DWARF sections, whose merge ties the modules
+  /// together); the caller then compiles it whole.
+  std::vector<CodegenUnit> splitForCodegen(uint64_t BatchBelowBytes) const;
 
   /// After emit: the module-local kernels and variables that were renamed (LinkResult::Renamed).
   std::vector<LocalRename> renamedLocals() const;
@@ -202,6 +216,7 @@ public:
   std::vector<LinkModule> Modules;
   std::vector<GlobalSymbol> Globals;
   const ModuleVariant *Output = nullptr; // set by emit()
+  std::vector<SymRef> OutOrigin;         // set by emit(): per output symbol, the input symbol it came from
   /// Name -> index in Globals. The names point into the inputs, which outlive the link: no copies.
   llvm::DenseMap<llvm::CachedHashStringRef, uint32_t> GlobalIndex;
 

@@ -8,6 +8,7 @@
 #pragma once
 
 #include "ptxlink/Diagnostics.h"
+#include "ptxlink/Fatbin.h"
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
@@ -39,6 +40,17 @@ struct LinkOptions {
   EmitKind Emit = EmitKind::Fatbin;      // --emit fatbin|ptx|host-object|c, -r = Object, -dlink = HostObject
   bool Relocatable = false;              // -r
   bool Sass = false;                     // --sass: also compile a cubin per arch with ptxas
+  bool WholeProgram = false;             // --whole-program: one ptxas run over the linked module
+  bool NoCache = false;                  // --no-cache
+  std::string CacheDir;                  // --cache-dir (default: $XDG_CACHE_HOME/ptxlink, ~/.cache/ptxlink)
+  uint64_t CacheLimit = 0;               // --cache-limit (0 = CompileCache::DefaultLimitBytes)
+  bool SaveTemps = false;                // --save-temps: keep what ptxas and nvlink were given
+  bool DeviceRuntime = false;            // -lcudadevrt: link the CUDA device runtime (with --sass)
+  FatbinCompression Compression = FatbinCompression::None; // --compress, for the fatbinary's images
+  int CompressionLevel = 0;              // --compress zstd:N (0 = the scheme's default)
+  bool CompressionGiven = false;
+  uint64_t BatchBelow = 16 * 1024;       // --sass-batch-below: inputs with less code are batched (0 = never)
+  bool Progress = true;                  // --no-progress turns the terminal progress line off
   bool NoGc = false;                     // --no-gc
   bool PrintGc = false;                  // --print-gc
   bool DumpCallgraph = false;            // --dump-callgraph
@@ -52,7 +64,7 @@ struct LinkOptions {
   std::string WhyExtractFile;            // --why-extract
   std::string TimeFile;                  // --time FILE: pass times appended as CSV ("-" = Out), as nvlink's
   std::vector<std::string> PtxasOptions; // -Xptxas: more options for every ptxas run (--sass, --verify)
-  unsigned Threads = 0;                  // --threads (0 = hardware concurrency)
+  unsigned Threads = 0;                  // --threads, -j (0 = hardware concurrency)
   bool WarningsAsErrors = false;         // -Werror
   bool NoWarnings = false;               // -w
   bool Json = false;                     // --json

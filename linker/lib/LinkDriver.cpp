@@ -6,12 +6,14 @@
 // inputs select the same variant everywhere), so each is reported once, in the order first seen, and one
 // that differs between arches names the arches it is about (DiagForwarder).
 #include "ptxlink/CallGraphDot.h"
+#include "ptxlink/CompileCache.h"
 #include "ptxlink/Fatbin.h"
 #include "ptxlink/HostEmbed.h"
 #include "ptxlink/LinkContext.h"
 #include "ptxlink/Linker.h"
 #include "ptxlink/ObjectFormat.h"
 #include "ptxlink/PtxasMessages.h"
+#include "ptxlink/SassBuild.h"
 
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringExtras.h"
@@ -26,11 +28,34 @@
 
 #include <chrono>
 
+#include <sys/resource.h>
+
 using namespace llvm;
 
 namespace ptxlink {
 
 namespace {
+
+/// --compress zstd without a level, and the compression of --sass links without --compress: zstd level 3
+/// (docs/performance.md: 10x smaller PTX for ~0.4 ms per 100 KB; level 9 is 28% smaller at 4x the time,
+/// level 19 twice as small again at 90x).
+constexpr int DefaultZstdLevel = 3;
+
+/// The outputs that hold a fatbinary (and so SASS, with --sass).
+bool writesFatbin(EmitKind E) { return E == EmitKind::Fatbin || E == EmitKind::HostObject || E == EmitKind::CSource; }
+
+/// How the fatbinary's images are compressed. Without --compress: a PTX-only link stays uncompressed (zstd
+/// would make a 10 ms link 50 ms), a link with --sass (seconds of ptxas) is compressed.
+FatbinWriteOptions fatbinWriteOptions(const LinkOptions &Options) {
+  FatbinWriteOptions Write;
+  Write.Compression = Options.CompressionGiven ? Options.Compression
+                      : Options.Sass           ? FatbinCompression::Zstd
+                                               : FatbinCompression::None;
+  Write.CompressElf = Write.Compression != FatbinCompression::None;
+  Write.ZstdLevel = Options.CompressionLevel ? Options.CompressionLevel : DefaultZstdLevel;
+  Write.Lz4Level = Options.CompressionLevel;
+  return Write;
+}
 
 /// Forwards diagnostics recorded by the per-arch engines to the real one. A diagnostic that every arch
 /// reported identically (the usual case: plain inputs select the same variant everywhere) is reported
@@ -213,6 +238,11 @@ bool link(const LinkOptions &Options, DiagnosticEngine &Diags, raw_ostream &Out,
       Ok = false;
     if (!Ok)
       removeStaleOutput(Options);
+    if (Options.Verbose && Options.Sass) { // ptxas and nvlink run as children: their memory is not counted here
+      struct rusage Self;
+      if (getrusage(RUSAGE_SELF, &Self) == 0)
+        Out << "ptxlink: peak RSS of ptxlink itself: " << Self.ru_maxrss << " KB\n";
+    }
     return Ok;
   };
 
@@ -224,6 +254,10 @@ bool link(const LinkOptions &Options, DiagnosticEngine &Diags, raw_ostream &Out,
     std::vector<InputFile> Inputs;
     ObjectFile Linked; // the output variants, one per arch; their strings live here
     std::vector<std::unique_ptr<ArchLink>> Links;
+    // --sass, per linked variant: its code generation units (empty: compiled whole) and whether it calls
+    // the device runtime.
+    std::vector<std::vector<CodegenUnit>> UnitsOf;
+    std::vector<bool> DeviceRuntimeOf;
   };
   auto State = std::make_unique<LinkState>();
   auto Abandon = make_scope_exit([&] {
@@ -360,6 +394,17 @@ bool link(const LinkOptions &Options, DiagnosticEngine &Diags, raw_ostream &Out,
     if (Options.Emit == EmitKind::HostObject)
       L->checkHostRegisteredNames();
     Forward.collect(Local, Done, A.name());
+    if (Options.Sass && writesFatbin(Options.Emit)) {
+      const ModuleVariant &Out = Linked.Variants.back();
+      State->UnitsOf.resize(Linked.Variants.size());
+      State->DeviceRuntimeOf.resize(Linked.Variants.size());
+      if (!Options.WholeProgram)
+        State->UnitsOf.back() = L->splitForCodegen(Options.BatchBelow);
+      bool Calls = Options.DeviceRuntime;
+      for (const Symbol &S : Out.Symbols)
+        Calls |= S.Bind == Binding::Undefined && isDeviceRuntimeName(S.Name);
+      State->DeviceRuntimeOf.back() = Calls;
+    }
     Outputs.push_back({Linked.Variants.size() - 1, Linked.Variants.back().Target, A.name()});
     if (Options.Verbose && L->ptxTargetIsOlder())
       Out << "ptxlink: " << A.name() << ": " << L->ptxTargetReason() << "\n";
@@ -394,7 +439,7 @@ bool link(const LinkOptions &Options, DiagnosticEngine &Diags, raw_ostream &Out,
   }
   // --verify: ptxas over each linked module, for the arch it will run on. With --sass the compilation
   // below does the same and reports the same way.
-  if (Options.Verify && !(Options.Sass && Options.Emit == EmitKind::Fatbin) &&
+  if (Options.Verify && !(Options.Sass && writesFatbin(Options.Emit)) &&
       !verifyWithPtxas(Options, Linked, Outputs, Diags, Times))
     return Finish(false);
   if (!Options.CallgraphDotFile.empty()) {
@@ -422,21 +467,25 @@ bool link(const LinkOptions &Options, DiagnosticEngine &Diags, raw_ostream &Out,
       return Error::success();
     });
   } else {
-    std::optional<std::string> Ptxas;
+    std::optional<SassToolchain> Tools;
     if (Options.Sass) {
-      Ptxas = findPtxas();
-      if (!Ptxas) {
-        Diags.error("--sass needs ptxas, which is neither on PATH nor in $CUDA_HOME/bin", std::vector<DiagSite>(), "no-ptxas");
+      auto T = findSassToolchain();
+      if (!T) {
+        Diags.error(toString(T.takeError()), std::vector<DiagSite>(), "no-ptxas");
         consumeError(std::move(E));
         return Finish(false);
       }
+      Tools = std::move(*T);
     }
-    // With --sass, print every arch's module (in parallel: independent) for ptxas, then assemble the
-    // container in arch order. Without, writeFatbin streams each printed module straight into the
-    // output, so the text (as large as the program) is never held in memory.
-    std::vector<std::string> Texts(Ptxas ? Outputs.size() : 0);
-    std::vector<PrintedLayout> Layouts(Texts.size());
-    parallelFor(0, Texts.size(), [&](size_t I) {
+    // With --sass, the PTX image of an arch compiled whole is printed first (in parallel: independent),
+    // for ptxas and then the container. Otherwise writeFatbin streams each printed module straight into
+    // the output, so the text (as large as the program) is never held in memory.
+    auto compiledWhole = [&](size_t I) { return Tools && State->UnitsOf[Outputs[I].Variant].empty(); };
+    std::vector<std::string> Texts(Outputs.size());
+    std::vector<PrintedLayout> Layouts(Outputs.size());
+    parallelFor(0, Outputs.size(), [&](size_t I) {
+      if (!compiledWhole(I))
+        return;
       // One buffer of about the final size: the text is mostly section contents copied verbatim, debug
       // bytes grow about fourfold as `.b8` lists.
       size_t Estimate = 4096;
@@ -447,6 +496,32 @@ bool link(const LinkOptions &Options, DiagnosticEngine &Diags, raw_ostream &Out,
       raw_string_ostream OS(Texts[I]);
       printModule(Linked.Variants[Outputs[I].Variant], Outputs[I].Target, OS, Layouts[I]);
     });
+    std::vector<std::optional<std::string>> Cubins;
+    if (Tools) {
+      std::vector<SassRequest> Requests;
+      for (size_t I = 0; I < Outputs.size(); ++I) {
+        SassRequest Q;
+        size_t V = Outputs[I].Variant;
+        Q.Arch = Outputs[I].Requested;
+        Q.Target = Outputs[I].Target;
+        Q.Whole = &Linked.Variants[V];
+        if (!compiledWhole(I))
+          Q.Units = &State->UnitsOf[V];
+        Q.WholeText = Texts[I];
+        Q.WholeLayout = &Layouts[I];
+        Q.DeviceRuntime = State->DeviceRuntimeOf[V];
+        Requests.push_back(std::move(Q));
+      }
+      SassSettings Settings;
+      if (!Options.NoCache)
+        Settings.CacheDir = Options.CacheDir.empty() ? CompileCache::defaultDirectory() : Options.CacheDir;
+      Settings.CacheLimit = Options.CacheLimit ? Options.CacheLimit : CompileCache::DefaultLimitBytes;
+      Settings.SaveTemps = Options.SaveTemps;
+      Settings.Verbose = Options.Verbose;
+      Settings.PtxasOptions = Options.PtxasOptions;
+      Settings.Progress = Options.Progress && !Options.Json && sys::Process::StandardErrIsDisplayed();
+      Cubins = buildSass(Requests, Settings, *Tools, Diags, Times, Out);
+    }
     std::vector<FatbinImage> Images;
     for (size_t I = 0; I < Outputs.size(); ++I) {
       const ModuleVariant &Module = Linked.Variants[Outputs[I].Variant];
@@ -458,25 +533,10 @@ bool link(const LinkOptions &Options, DiagnosticEngine &Diags, raw_ostream &Out,
       Img.FamilySpecific = Spec && Spec->Suffix == 'f';
       Img.Is64Bit = Target.AddressSize == 64;
       Img.Debug = Target.Debug;
-      if (Ptxas) {
-        std::vector<std::string> Args{"-arch=" + Outputs[I].Requested};
-        if (Target.Debug)
-          Args.push_back("-g");
-        llvm::append_range(Args, Options.PtxasOptions);
-        auto Run = runPtxas(*Ptxas, Texts[I], Args, /*WantCubin=*/true);
-        if (!Run) {
-          Diags.error(toString(Run.takeError()), std::vector<DiagSite>(), "ptxas-failed");
-          continue;
-        }
-        if (Run->ExitCode != 0) {
-          // Its messages at the inputs' lines, then which compilation failed.
-          for (Diagnostic &D : mapPtxasMessages(Run->Messages, Texts[I], Module, Layouts[I], Outputs[I].Requested))
-            Diags.report(std::move(D));
-          Diags.error("ptxas failed for " + Outputs[I].Requested + " (exit " + std::to_string(Run->ExitCode) + ")",
-                      std::vector<DiagSite>(), "ptxas-failed");
-          continue;
-        }
-        std::optional<std::string> Cubin = std::move(Run->Cubin);
+      if (Tools) {
+        if (!Cubins[I])
+          continue; // reported
+        std::string &Cubin = *Cubins[I];
         FatbinImage Elf = Img;
         if (auto Requested = parseArch(Outputs[I].Requested)) {
           Elf.Sm = Requested->Number;
@@ -485,8 +545,8 @@ bool link(const LinkOptions &Options, DiagnosticEngine &Diags, raw_ostream &Out,
         }
         Elf.Kind = FatbinKind::Elf;
         Elf.VersionMajor = 1;
-        Elf.VersionMinor = Cubin->size() > 8 ? static_cast<uint8_t>((*Cubin)[8]) : 0;
-        Elf.Payload = std::move(*Cubin);
+        Elf.VersionMinor = Cubin.size() > 8 ? static_cast<uint8_t>(Cubin[8]) : 0;
+        Elf.Payload = std::move(Cubin);
         Images.push_back(std::move(Elf));
       }
       // Two arches whose inputs' PTX version cannot name them (sm_100 and sm_120 linking PTX ISA 8.0)
@@ -500,7 +560,7 @@ bool link(const LinkOptions &Options, DiagnosticEngine &Diags, raw_ostream &Out,
       Img.Kind = FatbinKind::Ptx;
       Img.VersionMajor = Target.VersionMajor;
       Img.VersionMinor = Target.VersionMinor;
-      if (Ptxas)
+      if (compiledWhole(I))
         Img.Payload = std::move(Texts[I]);
       else
         Img.PayloadWriter = [&Module, &Target](raw_ostream &OS) { printModule(Module, Target, OS); };
@@ -514,7 +574,7 @@ bool link(const LinkOptions &Options, DiagnosticEngine &Diags, raw_ostream &Out,
       // The fatbinary goes inside another file: build it in memory first.
       std::string Fatbin;
       raw_string_ostream FatbinOS(Fatbin);
-      if (Error W = writeFatbin(Images, FatbinWriteOptions(), FatbinOS)) {
+      if (Error W = writeFatbin(Images, fatbinWriteOptions(Options), FatbinOS)) {
         consumeError(std::move(E));
         E = std::move(W);
       } else if (Options.Emit == EmitKind::HostObject) {
@@ -527,7 +587,7 @@ bool link(const LinkOptions &Options, DiagnosticEngine &Diags, raw_ostream &Out,
       }
     } else {
       E = writeOutput(Options, Out, [&](raw_ostream &OS) {
-        FatbinWriteOptions Write;
+        FatbinWriteOptions Write = fatbinWriteOptions(Options);
         // writeFileAtomically writes through a raw_fd_ostream (ObjectFormat.h): a fresh temporary file.
         if (Options.Output != "-")
           Write.PatchableFile = static_cast<raw_fd_ostream *>(&OS);

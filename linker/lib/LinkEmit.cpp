@@ -587,6 +587,9 @@ void ArchLink::emit(ModuleVariant &Out, ObjectFile &Storage) {
           N.CallTargets.push_back(Modules[MI].SymOut[T]);
       Out.Prototypes.push_back(std::move(N));
     }
+  OutOrigin.resize(Origins.size());
+  for (size_t O = 0; O < Origins.size(); ++O)
+    OutOrigin[O] = {Origins[O].Module, Origins[O].Symbol};
   Times.add("emit module", Arch.name(), Start);
 }
 

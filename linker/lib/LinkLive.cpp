@@ -10,6 +10,7 @@
 #include "ptxlink/AbiCheck.h"
 #include "ptxlink/CallGraphDot.h"
 #include "ptxlink/LinkContext.h"
+#include "ptxlink/SassBuild.h"
 
 #include "llvm/ADT/StringExtras.h"
 
@@ -135,7 +136,8 @@ void ArchLink::checkUndefined() {
         if (R.Kind == RelocKind::FileIndex || R.Symbol >= M.Symbols.size())
           continue;
         uint32_t G = Modules[MI].Global[R.Symbol];
-        if (G == NoGlobal || Globals[G].Def.valid() || providedOutsideTheLink(M.Symbols[R.Symbol]))
+        if (G == NoGlobal || Globals[G].Def.valid() || providedOutsideTheLink(M.Symbols[R.Symbol]) ||
+            ((Options.Emit == EmitKind::Ptx || Options.Sass) && isDeviceRuntimeName(M.Symbols[R.Symbol].Name)))
           continue;
         if (Refs[G].empty())
           Order.push_back(G);
@@ -161,14 +163,14 @@ void ArchLink::checkUndefined() {
     if (Refs[G].size() > Shown)
       Sites.push_back({"referenced " + std::to_string(Refs[G].size() - Shown) + " more times"});
     // Dynamic parallelism (a kernel launching kernels) calls into the CUDA device runtime, which NVIDIA
-    // ships only as SASS (libcudadevrt.a): there is no PTX of it to link.
-    if (Globals[G].Name.starts_with("__cudaCDP") || Globals[G].Name.starts_with("cudaLaunchDevice") ||
-        Globals[G].Name.starts_with("cudaGetParameterBuffer")) {
+    // ships only as SASS (libcudadevrt.a): a PTX-only link cannot include it; with --sass nvlink links it
+    // (and this check lets its names through).
+    if (isDeviceRuntimeName(Globals[G].Name)) {
       Sites.push_back({"the CUDA device runtime (libcudadevrt, nvcc -lcudadevrt) defines it; NVIDIA ships it as SASS only, "
-                       "which a PTX link cannot include: link this program with nvcc -dlink, or avoid launching "
-                       "kernels from device code"});
+                       "which a PTX-only link cannot include: link with --sass (nvlink then links the device runtime), "
+                       "or --emit ptx for ptxas -c and nvlink -lcudadevrt"});
       Diags.error("undefined symbol: " + displayName(Globals[G].Name) +
-                      " (dynamic parallelism needs the CUDA device runtime, which ptxlink cannot link)",
+                      " (dynamic parallelism needs the CUDA device runtime: link with --sass)",
                   std::move(Sites), "device-runtime");
       continue;
     }

@@ -6,6 +6,7 @@
 // argument. Library flags are positional, like ld's. nvlink's spellings that Makefiles pass (-optf,
 // -m64, -g, --warning-as-error, -Xptxas, --gpu-architecture, --time FILE) mean what they mean there.
 #include "ptxlink/CommandLine.h"
+#include "ptxlink/CompileCache.h"
 #include "ptxlink/LinkContext.h"
 #include "ptxlink/Linker.h"
 
@@ -45,7 +46,18 @@ Output:
                            link it with the host objects and -lcudart (-dlink is the same)
   --emit c                 C source that embeds the fatbinary (for programs that load it themselves)
   -r, --relocatable        relocatable link: one object (one variant per arch) that links again later
-  --sass                   also put a cubin per arch into the fatbinary (runs ptxas)
+  --sass                   also put a cubin per arch into the fatbinary: each input's code compiled
+                           by ptxas -c (in parallel, cached), joined by nvlink
+  --whole-program          with --sass: one ptxas run over the whole linked module instead
+  --cache-dir <dir>        compile cache (default $XDG_CACHE_HOME/ptxlink, else ~/.cache/ptxlink)
+  --no-cache               neither read nor write the compile cache
+  --cache-limit <size>     size limit of the cache (e.g. 500M, 2G; default 2G): least recently used go
+  --sass-batch-below <size>  inputs with less code than this (default 16K) share a ptxas run with
+                           their neighbours; 0: one ptxas run per input
+  --save-temps             keep the modules given to ptxas and nvlink (the folder is printed)
+  -lcudadevrt              link the CUDA device runtime (dynamic parallelism; needs --sass; automatic
+                           when a module calls it)
+  --compress <c>[:level]   compress the fatbinary's images: zstd, lz4 or none (default none)
   --check-abi              run every link check, write no output
   --verify                 run ptxas (-O0) over each linked module and report its errors at the
                            inputs' file:line:col (with --sass, the SASS compilation does it)
@@ -75,7 +87,9 @@ Diagnostics and misc:
   -w                       suppress warnings
   --json                   diagnostics as JSON lines
   --error-limit <n>        stop after n errors (0 = no limit; default 20)
-  --threads <n>            worker threads for reading inputs (output is identical for any n)
+  --threads <n>, -j <n>    worker threads and parallel ptxas runs (default: the machine's cores;
+                           output is identical for any n)
+  --no-progress            no progress line for long --sass work (shown only on a terminal)
   -v                       verbose
   --version                print the version
   --help                   print this help
@@ -89,8 +103,9 @@ bool takesValue(StringRef Name) {
   return StringSwitch<bool>(Name)
       .Cases("arch", "o", "output", "output-file", "L", "library-path", "l", "library", true)
       .Cases("emit", "kernels-used", "variables-used", "trace-symbol", "map", "why-extract", "threads", true)
-      .Cases("error-limit", "callgraph-dot", true)
+      .Cases("error-limit", "callgraph-dot", "j", "cache-dir", "cache-limit", "compress", true)
       .Cases("gpu-architecture", "optf", "options-file", "Xptxas", "time", "machine", "m", true)
+      .Case("sass-batch-below", true)
       .Default(false);
 }
 
@@ -149,8 +164,9 @@ std::optional<LinkOptions> parseLinkOptions(ArrayRef<std::string> RawArgs, Diagn
       Value = Body.drop_front(Eq + 1);
       HasValue = true;
     }
-    if (!HasValue && !Arg.starts_with("--") && Body.size() > 1 && (Body[0] == 'o' || Body[0] == 'L' || Body[0] == 'l') &&
-        !takesValue(Body) && Body != "lto") {
+    bool GluedJobs = Body.size() > 1 && Body[0] == 'j' && all_of(Body.drop_front(), isDigit); // -j4
+    if (!HasValue && !Arg.starts_with("--") && Body.size() > 1 &&
+        (Body[0] == 'o' || Body[0] == 'L' || Body[0] == 'l' || GluedJobs) && !takesValue(Body) && Body != "lto") {
       Name = Body.take_front(1);
       Value = Body.drop_front(1);
       HasValue = true;
@@ -219,8 +235,13 @@ std::optional<LinkOptions> parseLinkOptions(ArrayRef<std::string> RawArgs, Diagn
     } else if (Name == "l" || Name == "library") {
       std::vector<std::string> List;
       splitList(Value, List);
-      for (const std::string &L : List)
+      for (const std::string &L : List) {
+        if (L == "cudadevrt") { // NVIDIA's device runtime is a cubin library: nvlink links it (--sass)
+          O.DeviceRuntime = true;
+          continue;
+        }
         O.Inputs.push_back({LinkInput::Library, L, WholeArchive});
+      }
     } else if (Name == "whole-archive") {
       WholeArchive = true;
     } else if (Name == "no-whole-archive") {
@@ -235,6 +256,47 @@ std::optional<LinkOptions> parseLinkOptions(ArrayRef<std::string> RawArgs, Diagn
       O.Relocatable = true;
     } else if (Name == "sass") {
       O.Sass = true;
+    } else if (Name == "whole-program") {
+      O.WholeProgram = true;
+    } else if (Name == "no-cache") {
+      O.NoCache = true;
+    } else if (Name == "cache-dir") {
+      O.CacheDir = Value.str();
+    } else if (Name == "cache-limit") {
+      if (auto N = parseByteSize(Value))
+        O.CacheLimit = *N;
+      else {
+        Diags.error("--cache-limit needs a size such as 500M or 2G, got '" + Value + "'", std::vector<DiagSite>(), "bad-option");
+        Ok = false;
+      }
+    } else if (Name == "sass-batch-below") {
+      if (auto N = parseByteSize(Value))
+        O.BatchBelow = *N;
+      else {
+        Diags.error("--sass-batch-below needs a size such as 16K or 0, got '" + Value + "'", std::vector<DiagSite>(),
+                    "bad-option");
+        Ok = false;
+      }
+    } else if (Name == "save-temps") {
+      O.SaveTemps = true;
+    } else if (Name == "no-progress") {
+      O.Progress = false;
+    } else if (Name == "compress") {
+      auto [Scheme, Level] = Value.split(':');
+      O.CompressionGiven = true;
+      O.Compression = StringSwitch<FatbinCompression>(Scheme)
+                          .Case("zstd", FatbinCompression::Zstd)
+                          .Case("lz4", FatbinCompression::Lz4)
+                          .Case("none", FatbinCompression::None)
+                          .Default(FatbinCompression::Unknown);
+      int MaxLevel = O.Compression == FatbinCompression::Zstd ? 22 : O.Compression == FatbinCompression::Lz4 ? 12 : 0;
+      if (O.Compression == FatbinCompression::Unknown ||
+          (!Level.empty() && (Level.getAsInteger(10, O.CompressionLevel) || O.CompressionLevel < 1 ||
+                              O.CompressionLevel > MaxLevel))) {
+        Diags.error("--compress takes zstd[:1-22], lz4[:1-12] or none, got '" + Value + "'", std::vector<DiagSite>(),
+                    "bad-option");
+        Ok = false;
+      }
     } else if (Name == "no-gc") {
       O.NoGc = true;
     } else if (Name == "print-gc") {
@@ -263,7 +325,7 @@ std::optional<LinkOptions> parseLinkOptions(ArrayRef<std::string> RawArgs, Diagn
       O.WhyExtractFile = Value.str();
     } else if (Name == "time") {
       O.TimeFile = Value.str();
-    } else if (Name == "threads") {
+    } else if (Name == "threads" || Name == "j") {
       if (Value.getAsInteger(10, O.Threads)) {
         Diags.error("--threads needs a number, got '" + Value + "'", std::vector<DiagSite>(), "bad-option");
         Ok = false;
@@ -342,6 +404,12 @@ std::optional<LinkOptions> parseLinkOptions(ArrayRef<std::string> RawArgs, Diagn
         Ok = false;
       }
     }
+  }
+  if (O.DeviceRuntime && !O.Sass && Ok) {
+    Diags.error("-lcudadevrt needs --sass: the CUDA device runtime is machine code that nvlink links into the "
+                "cubin; a PTX-only fatbinary cannot carry it",
+                std::vector<DiagSite>(), "bad-option");
+    Ok = false;
   }
   if (O.Output.empty())
     O.Output = O.Emit == EmitKind::Ptx          ? "a.ptx"

@@ -67,8 +67,11 @@ void DiagnosticEngine::render(const Diagnostic &D) {
   }
   if (!D.File.empty()) {
     OS << D.File;
-    if (D.Loc.isValid())
-      OS << ":" << D.Loc.Line << ":" << D.Loc.Column;
+    if (D.Loc.isValid()) {
+      OS << ":" << D.Loc.Line;
+      if (D.Loc.Column) // 0: only the line is known (ptxas reports lines)
+        OS << ":" << D.Loc.Column;
+    }
     OS << ": ";
   } else {
     OS << ToolName << ": ";

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include <lz4.h>
+#include <lz4hc.h>
 #include <zstd.h>
 
 using namespace llvm;
@@ -42,7 +43,9 @@ Expected<std::string> compress(StringRef Data, FatbinCompression C, int Level) {
     if (Data.size() > uint64_t(LZ4_MAX_INPUT_SIZE))
       return createStringError(inconvertibleErrorCode(), "image too large for LZ4 compression");
     Out.resize(LZ4_compressBound(int(Data.size())));
-    int N = LZ4_compress_default(Data.data(), Out.data(), int(Data.size()), int(Out.size()));
+    // Level 0: LZ4's fast compressor; 1-12: LZ4 HC at that level (same raw block format, smaller).
+    int N = Level > 0 ? LZ4_compress_HC(Data.data(), Out.data(), int(Data.size()), int(Out.size()), Level)
+                      : LZ4_compress_default(Data.data(), Out.data(), int(Data.size()), int(Out.size()));
     if (N <= 0)
       return createStringError(inconvertibleErrorCode(), "LZ4 compression failed");
     Out.resize(size_t(N));
@@ -184,7 +187,7 @@ Error planEntry(const FatbinImage &Image, const FatbinWriteOptions &Options, boo
       Terminated.push_back('\0');
       Input = Terminated;
     }
-    auto Packed = compress(Input, C, Options.ZstdLevel);
+    auto Packed = compress(Input, C, C == FatbinCompression::Lz4 ? Options.Lz4Level : Options.ZstdLevel);
     if (!Packed)
       return Packed.takeError();
     if (Packed->size() > UINT32_MAX || Input.size() > UINT32_MAX)

@@ -303,13 +303,21 @@ void Printer::print() {
 
   // Declarations: prototypes of defined functions (so that any definition or initializer may refer to
   // any function), declarations of aliases (PTX wants `fAlias` declared before `.alias`), externs.
+  // Kernels get a prototype only where other code takes their address (a dynamic-parallelism launch of
+  // a kernel defined further down), so that plain modules print as before.
+  std::vector<bool> KernelUsed(V.Symbols.size(), false);
+  for (const Section &S : V.Sections)
+    for (const Relocation &R : S.Relocs)
+      if (R.Kind == RelocKind::NameRef && R.Symbol < V.Symbols.size() && R.Symbol != S.Symbol &&
+          V.Symbols[R.Symbol].Kind == SymbolKind::Kernel)
+        KernelUsed[R.Symbol] = true;
   bool Any = false;
   for (uint32_t I = 0; I < V.Sections.size(); ++I) {
     const Section &S = V.Sections[I];
     if (S.Kind != SectionKind::Function || S.Symbol >= V.Symbols.size() || S.HeaderLength == 0)
       continue;
     const Symbol &Sym = V.Symbols[S.Symbol];
-    if (Sym.Kind != SymbolKind::Function)
+    if (Sym.Kind != SymbolKind::Function && !(Sym.Kind == SymbolKind::Kernel && KernelUsed[S.Symbol]))
       continue;
     linkage(Sym, false);
     beginSpan(I);

@@ -47,3 +47,9 @@ if shutil.which("llc", path=search):
     config.available_features.add("llc")
 if os.path.isdir(os.path.join(shared, "corpus", "public")):
     config.available_features.add("shared-corpus")
+
+# `ptxlink --sass` keeps a compile cache under $XDG_CACHE_HOME: tests must never write into the user's
+# real cache, so every test gets one under the build tree (tests that check the cache pass --cache-dir).
+test_cache = os.path.join(config.test_exec_root, "xdg-cache")
+os.makedirs(test_cache, exist_ok=True)
+config.environment["XDG_CACHE_HOME"] = test_cache

@@ -1,0 +1,68 @@
+// Building the SASS (cubin) image of each architecture for `ptxlink --sass`.
+//
+// The problem: the linked program must also carry machine code, which only NVIDIA's ptxas can generate.
+// Generating it for the whole program on every link costs the whole program's compile time each time, so
+// by default each input's share of the linked module (a CodegenUnit, see LinkContext.h) is compiled on its
+// own with `ptxas -c`, in parallel, through a content-addressed cache (CompileCache.h), and the
+// relocatable cubins are joined by nvlink from the same toolkit. `--whole-program` keeps the single
+// ptxas run over the linked module, which lets ptxas optimise across the former module boundaries.
+// ptxas reports problems in the temporary file it was given; they are mapped back to the input's
+// file:line:col through where the printer put each section (PtxasMessages.h).
+#pragma once
+
+#include "ptxlink/Diagnostics.h"
+#include "ptxlink/LinkContext.h"
+#include "ptxlink/ObjectFormat.h"
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace ptxlink {
+
+/// NVIDIA's tools found for --sass: ptxas (findPtxas: PATH, else $CUDA_HOME/bin), nvlink beside it (the same
+/// toolkit: nvlink rejects cubins from a newer ptxas), the toolkit's library folder (libcudadevrt.a).
+struct SassToolchain {
+  std::string Ptxas, Nvlink, LibDir;
+  std::string Version; // `ptxas --version` output: part of every cache key
+};
+llvm::Expected<SassToolchain> findSassToolchain();
+
+/// True for the names that the CUDA device runtime (libcudadevrt.a) defines: dynamic parallelism
+/// (`__cudaCDP2*`, `cudaGetParameterBuffer*`, `cudaLaunchDevice*`, ...). With --sass they are linked from
+/// the toolkit's library by nvlink.
+bool isDeviceRuntimeName(llvm::StringRef Name);
+
+/// One architecture's cubin to build: either from per-module units, or from the whole linked module.
+struct SassRequest {
+  std::string Arch;                            // "sm_90a"
+  TargetInfo Target;                           // the header every printed module gets
+  const std::vector<CodegenUnit> *Units = nullptr; // per-module; null = whole program
+  const ModuleVariant *Whole = nullptr;        // the linked module (always set)
+  /// Whole program: the printed module and where the printer put its sections.
+  llvm::StringRef WholeText;
+  const PrintedLayout *WholeLayout = nullptr;
+  bool DeviceRuntime = false; // link libcudadevrt.a
+};
+
+struct SassSettings {
+  std::string CacheDir;        // empty: no cache
+  uint64_t CacheLimit = 0;
+  bool SaveTemps = false;
+  bool Progress = false;       // one-line progress display on stderr
+  bool Verbose = false;
+  std::vector<std::string> PtxasOptions; // -Xptxas: given to every ptxas run, part of every cache key
+};
+
+/// Builds one cubin per request, in order (std::nullopt where it failed; the reasons are reported to
+/// Diags). Notes (cache statistics with -v, kept temporaries) go to Log.
+std::vector<std::optional<std::string>> buildSass(llvm::ArrayRef<SassRequest> Requests, const SassSettings &Settings,
+                                                  const SassToolchain &Tools, DiagnosticEngine &Diags,
+                                                  PassTimes &Times, llvm::raw_ostream &Log);
+
+} // namespace ptxlink

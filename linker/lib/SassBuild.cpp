@@ -1,0 +1,391 @@
+// Code generation for `ptxlink --sass`: per-module ptxas runs through the compile cache, joined by
+// nvlink, or one whole-program ptxas run (see include/ptxlink/SassBuild.h).
+//
+// Order of work, for every arch at once so that the worker pool stays full: print each unit and hash it
+// (in parallel), look it up in the cache, compile the misses (in parallel, --threads at a time), store
+// them, then run nvlink once per arch over that arch's cubins. Everything ptxas and nvlink are given
+// lives in one temporary folder that goes away unless --save-temps.
+#include "ptxlink/SassBuild.h"
+
+#include "ptxlink/CompileCache.h"
+#include "ptxlink/PtxasMessages.h"
+
+#include "llvm/ADT/ScopeExit.h"
+#include "llvm/ADT/SmallString.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Parallel.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Process.h"
+#include "llvm/Support/Program.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <atomic>
+#include <chrono>
+#include <mutex>
+
+using namespace llvm;
+
+namespace ptxlink {
+
+namespace {
+
+/// Runs a program with stdout and stderr captured into LogPath; returns the exit status (-1 if it could
+/// not be started, with the reason in Output).
+int runTool(StringRef Program, ArrayRef<StringRef> Argv, StringRef LogPath, std::string &Output) {
+  std::optional<StringRef> Redirects[] = {StringRef(""), LogPath, LogPath};
+  std::string ErrMsg;
+  int RC = sys::ExecuteAndWait(Program, Argv, std::nullopt, Redirects, 0, 0, &ErrMsg);
+  if (auto B = MemoryBuffer::getFile(LogPath))
+    Output = (*B)->getBuffer().rtrim().str();
+  if (RC < 0 && Output.empty())
+    Output = ErrMsg;
+  return RC;
+}
+
+/// A file name made of the letters of Name that are safe anywhere ("libm.a(x.o)" -> "libm.a_x.o_").
+std::string safeFileName(StringRef Name) {
+  std::string S;
+  for (char C : sys::path::filename(Name).take_front(48))
+    S += isAlnum(C) || C == '.' || C == '-' || C == '_' ? C : '_';
+  return S.empty() ? "module" : S;
+}
+
+/// One ptxas run: a unit (or the whole module) for one arch.
+struct Job {
+  size_t Request = 0;
+  std::string Name;            // display: "b.o" or "the linked module"
+  const ModuleVariant *Module = nullptr;
+  std::string OwnText;         // the printed unit (per-module jobs)
+  StringRef Text;              // what ptxas compiles
+  PrintedLayout OwnLayout;
+  const PrintedLayout *Layout = nullptr;
+  bool Relocatable = true;     // ptxas -c
+  std::string Key;             // cache key
+  std::string Cubin;           // the result (from the cache or ptxas)
+  bool FromCache = false;
+  bool Failed = false;
+  int Exit = 0;
+  std::string Output;          // what ptxas printed
+  std::string PtxPath, CubinPath;
+};
+
+/// The one-line progress display: "ptxlink: SASS 12/100 compiled, 80 from cache, 8 remaining". Redrawn
+/// at most ten times a second; erased when done.
+class Progress {
+public:
+  Progress(bool Enabled, size_t Total, size_t Cached) : Enabled(Enabled), Total(Total), Cached(Cached) {}
+  void step() {
+    size_t N = ++Done;
+    if (!Enabled)
+      return;
+    std::lock_guard<std::mutex> Lock(M);
+    auto Now = std::chrono::steady_clock::now();
+    if (N != Total && Now - Last < std::chrono::milliseconds(100))
+      return;
+    Last = Now;
+    errs() << "\rptxlink: SASS: " << N << '/' << Total << " compiled, " << Cached << " from cache, " << (Total - N)
+           << " remaining\x1b[K";
+    errs().flush();
+    Drawn = true;
+  }
+  void finish() {
+    if (Drawn) {
+      errs() << "\r\x1b[K";
+      errs().flush();
+    }
+  }
+
+private:
+  bool Enabled;
+  size_t Total, Cached;
+  std::atomic<size_t> Done{0};
+  std::mutex M;
+  std::chrono::steady_clock::time_point Last{};
+  bool Drawn = false;
+};
+
+} // namespace
+
+bool isDeviceRuntimeName(StringRef Name) {
+  return Name.starts_with("__cudaCDP") || Name.starts_with("cudaGetParameterBuffer") ||
+         Name.starts_with("cudaLaunchDevice") || Name == "cudaDeviceSynchronize" || Name.starts_with("__cudaCG") ||
+         Name == "cudaCGGetIntrinsicHandle" || Name == "cudaCGSynchronize" || Name == "cudaCGSynchronizeGrid";
+}
+
+Expected<SassToolchain> findSassToolchain() {
+  SassToolchain T;
+  if (auto P = findPtxas())
+    T.Ptxas = *P;
+  if (T.Ptxas.empty())
+    return createStringError(inconvertibleErrorCode(), "--sass needs ptxas, which is neither on PATH nor in $CUDA_HOME/bin");
+  // The toolkit's folder: through symlinks (/usr/bin/ptxas -> /usr/local/cuda-13.0/bin/ptxas).
+  SmallString<256> Real;
+  if (sys::fs::real_path(T.Ptxas, Real))
+    Real = T.Ptxas;
+  StringRef Bin = sys::path::parent_path(Real);
+  SmallString<256> Nvlink(Bin);
+  sys::path::append(Nvlink, "nvlink");
+  T.Nvlink = sys::fs::can_execute(Nvlink) ? std::string(Nvlink) : "";
+  StringRef Root = sys::path::parent_path(Bin);
+  for (StringRef Sub : {"lib64", "lib", "targets/x86_64-linux/lib", "targets/sbsa-linux/lib"}) {
+    SmallString<256> D(Root);
+    sys::path::append(D, Sub);
+    SmallString<256> Lib(D);
+    sys::path::append(Lib, "libcudadevrt.a");
+    if (sys::fs::exists(Lib)) {
+      T.LibDir = std::string(D);
+      break;
+    }
+  }
+  SmallString<128> Log;
+  if (auto EC = sys::fs::createTemporaryFile("ptxlink-ptxas-version", "txt", Log))
+    return createStringError(EC, "cannot create a temporary file");
+  auto Remove = make_scope_exit([&] { sys::fs::remove(Log); });
+  StringRef Argv[] = {T.Ptxas, "--version"};
+  if (int RC = runTool(T.Ptxas, Argv, Log, T.Version); RC != 0)
+    return createStringError(inconvertibleErrorCode(), "cannot run " + T.Ptxas + " --version (exit " + std::to_string(RC) + ")");
+  return T;
+}
+
+std::vector<std::optional<std::string>> buildSass(ArrayRef<SassRequest> Requests, const SassSettings &Settings,
+                                                  const SassToolchain &Tools, DiagnosticEngine &Diags,
+                                                  PassTimes &Times, raw_ostream &Log) {
+  std::vector<std::optional<std::string>> Results(Requests.size());
+  auto Start = std::chrono::steady_clock::now();
+
+  // The jobs of every arch.
+  std::vector<Job> Jobs;
+  for (size_t R = 0; R < Requests.size(); ++R) {
+    const SassRequest &Q = Requests[R];
+    if (Q.Units) {
+      for (const CodegenUnit &U : *Q.Units) {
+        Job J;
+        J.Request = R;
+        J.Name = U.ObjectName;
+        J.Module = &U.Module;
+        Jobs.push_back(std::move(J));
+      }
+      continue;
+    }
+    Job J;
+    J.Request = R;
+    J.Name = "the linked module";
+    J.Module = Q.Whole;
+    J.Text = Q.WholeText;
+    J.Layout = Q.WholeLayout;
+    // The whole module links to an executable cubin by ptxas alone, unless the device runtime is needed.
+    J.Relocatable = Q.DeviceRuntime;
+    Jobs.push_back(std::move(J));
+  }
+  std::optional<CompileCache> Cache;
+  if (!Settings.CacheDir.empty())
+    Cache.emplace(Settings.CacheDir, Settings.CacheLimit);
+
+  // Print, hash, look up.
+  parallelFor(0, Jobs.size(), [&](size_t I) {
+    Job &J = Jobs[I];
+    const SassRequest &Q = Requests[J.Request];
+    if (!J.Layout) {
+      raw_string_ostream OS(J.OwnText);
+      printModule(*J.Module, Q.Target, OS, J.OwnLayout);
+      J.Text = J.OwnText;
+      J.Layout = &J.OwnLayout;
+    }
+    if (!Cache)
+      return;
+    bool Debug = Q.Target.Debug;
+    StringRef Mode = J.Relocatable ? "ptxas -c" : "ptxas";
+    std::string Extra = join(Settings.PtxasOptions, "\x1f");
+    J.Key = CompileCache::key({"ptxlink-sass-1", Tools.Version, Mode, Debug ? "-g" : "", Extra, Q.Arch, J.Text});
+    if (auto Hit = Cache->lookup(J.Key)) {
+      J.Cubin = std::move(*Hit);
+      J.FromCache = true;
+    }
+  });
+  Times.add("sass: print and look up", "", Start);
+
+  SmallString<128> TempDir;
+  if (auto EC = sys::fs::createUniqueDirectory("ptxlink-sass", TempDir)) {
+    Diags.error("cannot create a temporary folder for ptxas: " + EC.message(), std::vector<DiagSite>(), "cannot-write");
+    return Results;
+  }
+  auto Cleanup = make_scope_exit([&] {
+    if (Settings.SaveTemps) {
+      Log << "ptxlink: note: temporary files kept in " << TempDir << "\n";
+      return;
+    }
+    std::error_code EC;
+    std::vector<std::string> Files;
+    for (sys::fs::directory_iterator F(TempDir, EC), End; !EC && F != End; F.increment(EC))
+      Files.push_back(F->path());
+    for (const std::string &F : Files)
+      sys::fs::remove(F);
+    sys::fs::remove(TempDir);
+  });
+  for (size_t I = 0; I < Jobs.size(); ++I) {
+    Job &J = Jobs[I];
+    std::string Base = (TempDir + "/" + Twine(I) + "-" + safeFileName(J.Name) + "-" + Requests[J.Request].Arch).str();
+    J.PtxPath = Base + ".ptx";
+    J.CubinPath = Base + ".cubin";
+  }
+
+  // Compile the misses.
+  auto CompileStart = std::chrono::steady_clock::now();
+  size_t Misses = 0, Hits = 0;
+  for (const Job &J : Jobs)
+    (J.FromCache ? Hits : Misses)++;
+  Progress Bar(Settings.Progress && Misses > 0, Misses, Hits);
+  parallelFor(0, Jobs.size(), [&](size_t I) {
+    Job &J = Jobs[I];
+    if (J.FromCache)
+      return;
+    auto Done = make_scope_exit([&] { Bar.step(); });
+    const SassRequest &Q = Requests[J.Request];
+    {
+      std::error_code EC;
+      raw_fd_ostream OS(J.PtxPath, EC);
+      if (!EC)
+        OS << J.Text;
+      if (EC || OS.has_error()) {
+        OS.clear_error();
+        J.Failed = true;
+        J.Exit = -1;
+        J.Output = "cannot write " + J.PtxPath;
+        return;
+      }
+    }
+    std::string ArchArg = "-arch=" + Q.Arch;
+    SmallVector<StringRef, 8> Argv{Tools.Ptxas, ArchArg};
+    if (J.Relocatable)
+      Argv.push_back("-c");
+    if (Q.Target.Debug)
+      Argv.push_back("-g");
+    for (const std::string &O : Settings.PtxasOptions)
+      Argv.push_back(O);
+    Argv.append({"-o", J.CubinPath, J.PtxPath});
+    J.Exit = runTool(Tools.Ptxas, Argv, J.PtxPath + ".log", J.Output);
+    if (J.Exit != 0) {
+      J.Failed = true;
+      return;
+    }
+    auto B = MemoryBuffer::getFile(J.CubinPath, false, false);
+    if (!B) {
+      J.Failed = true;
+      J.Output = "cannot read the cubin ptxas wrote: " + B.getError().message();
+      return;
+    }
+    J.Cubin = (*B)->getBuffer().str();
+  });
+  Bar.finish();
+  Times.add("sass: ptxas", "", CompileStart);
+
+  // Report failures in job order; store successes.
+  std::vector<bool> RequestFailed(Requests.size(), false);
+  bool Stored = false;
+  for (Job &J : Jobs) {
+    const SassRequest &Q = Requests[J.Request];
+    if (J.Failed) {
+      RequestFailed[J.Request] = true;
+      // Its messages at the inputs' lines, then which compilation failed.
+      if (J.Exit >= 0)
+        for (Diagnostic &D : mapPtxasMessages(J.Output, J.Text, *J.Module, *J.Layout, Q.Arch))
+          Diags.report(std::move(D));
+      std::string Msg = "ptxas failed on " + J.Name + " for " + Q.Arch + " (exit " + std::to_string(J.Exit) + ")";
+      if (J.Exit < 0)
+        Msg += ": " + J.Output;
+      if (!Settings.SaveTemps)
+        Msg += "\n  (rerun with --save-temps to keep the module ptxas was given)";
+      Diags.error(Msg, std::vector<DiagSite>(), "ptxas-failed");
+      continue;
+    }
+    if (!J.FromCache && Cache) {
+      if (Error E = Cache->store(J.Key, J.Cubin)) {
+        if (Settings.Verbose)
+          Log << "ptxlink: note: " << toString(std::move(E)) << "\n";
+        else
+          consumeError(std::move(E));
+      } else {
+        Stored = true;
+      }
+    }
+  }
+  if (Stored)
+    Cache->prune();
+  if (Settings.Verbose)
+    Log << "ptxlink: SASS: " << Jobs.size() << " ptxas units, " << Hits << " from the cache"
+        << (Cache ? " (" + Cache->directory() + ")" : std::string(" (no cache)")) << ", " << Misses << " compiled\n";
+
+  // Join each arch's relocatable cubins.
+  auto LinkStart = std::chrono::steady_clock::now();
+  std::vector<std::vector<size_t>> JobsOf(Requests.size());
+  for (size_t I = 0; I < Jobs.size(); ++I)
+    JobsOf[Jobs[I].Request].push_back(I);
+  std::vector<std::string> LinkErrors(Requests.size());
+  parallelFor(0, Requests.size(), [&](size_t R) {
+    if (RequestFailed[R] || JobsOf[R].empty())
+      return;
+    const SassRequest &Q = Requests[R];
+    if (JobsOf[R].size() == 1 && !Jobs[JobsOf[R].front()].Relocatable) {
+      Results[R] = std::move(Jobs[JobsOf[R].front()].Cubin);
+      return;
+    }
+    if (Tools.Nvlink.empty()) {
+      LinkErrors[R] = "per-module code generation needs nvlink beside " + Tools.Ptxas +
+                      " (or use --whole-program)";
+      return;
+    }
+    if (Q.DeviceRuntime && Tools.LibDir.empty()) {
+      LinkErrors[R] = "the program calls the CUDA device runtime (dynamic parallelism), but libcudadevrt.a was "
+                      "not found in the toolkit of " + Tools.Ptxas;
+      return;
+    }
+    std::string ArchArg = "-arch=" + Q.Arch;
+    std::string OutPath = (TempDir + "/linked-" + Q.Arch + ".cubin").str();
+    std::string LibArg = "-L" + Tools.LibDir;
+    SmallVector<StringRef, 16> Argv{Tools.Nvlink, ArchArg, "-o", OutPath};
+    for (size_t I : JobsOf[R]) {
+      Job &J = Jobs[I];
+      if (J.FromCache) { // nvlink reads files: the cached bytes go where ptxas would have written them
+        std::error_code EC;
+        raw_fd_ostream OS(J.CubinPath, EC);
+        OS << J.Cubin;
+        if (EC || OS.has_error()) {
+          OS.clear_error();
+          LinkErrors[R] = "cannot write " + J.CubinPath;
+          return;
+        }
+      }
+      Argv.push_back(J.CubinPath);
+    }
+    if (Q.DeviceRuntime)
+      Argv.append({LibArg, "-lcudadevrt"});
+    std::string Output;
+    int RC = runTool(Tools.Nvlink, Argv, OutPath + ".log", Output);
+    if (RC != 0) {
+      // Name the modules, not our temporary files.
+      std::string S = Output;
+      for (size_t I : JobsOf[R]) {
+        std::string From = "'" + Jobs[I].CubinPath + "'";
+        for (size_t P; (P = S.find(From)) != std::string::npos;)
+          S.replace(P, From.size(), "'" + Jobs[I].Name + "'");
+      }
+      LinkErrors[R] = "nvlink failed for " + Q.Arch + " (exit " + std::to_string(RC) + ")" + (S.empty() ? "" : ":\n" + S);
+      return;
+    }
+    auto B = MemoryBuffer::getFile(OutPath, false, false);
+    if (!B) {
+      LinkErrors[R] = "cannot read the cubin nvlink wrote: " + B.getError().message();
+      return;
+    }
+    Results[R] = (*B)->getBuffer().str();
+  });
+  for (const std::string &E : LinkErrors)
+    if (!E.empty())
+      Diags.error(E, std::vector<DiagSite>(), "nvlink-failed");
+  Times.add("sass: nvlink", "", LinkStart);
+  return Results;
+}
+
+} // namespace ptxlink

@@ -1,0 +1,1 @@
+__global__ void child(int *p) { p[threadIdx.x] += 1; }

@@ -1,0 +1,102 @@
+// Unit tests of the --sass compile cache: entry format, corruption, LRU eviction, keys, sizes.
+#include "ptxlink/CompileCache.h"
+
+#include "llvm/Support/Chrono.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+
+using namespace ptxlink;
+using namespace llvm;
+
+namespace {
+
+struct TempDir {
+  SmallString<128> Path;
+  TempDir() { EXPECT_FALSE(sys::fs::createUniqueDirectory("ptxlink-cache-test", Path)); }
+  ~TempDir() { sys::fs::remove_directories(Path); }
+};
+
+TEST(CompileCache, EntryRoundTripsAndRejectsDamage) {
+  std::string Payload = "\x7f" "ELF some cubin bytes";
+  std::string Entry = CompileCache::encodeEntry(Payload);
+  ASSERT_EQ(CompileCache::decodeEntry(Entry), Payload);
+  EXPECT_EQ(CompileCache::decodeEntry(Entry.substr(0, Entry.size() - 1)), std::nullopt); // truncated
+  EXPECT_EQ(CompileCache::decodeEntry(Entry + "x"), std::nullopt);                      // too long
+  for (size_t I = 0; I < Entry.size(); ++I) {                                            // any byte flipped
+    std::string Bad = Entry;
+    Bad[I] ^= 0x20;
+    EXPECT_EQ(CompileCache::decodeEntry(Bad), std::nullopt) << "byte " << I;
+  }
+  EXPECT_EQ(CompileCache::decodeEntry(""), std::nullopt);
+}
+
+TEST(CompileCache, KeyDependsOnEveryPartAndItsBoundaries) {
+  std::string K = CompileCache::key({"v13", "sm_90", "text"});
+  EXPECT_EQ(K.size(), 32u);
+  EXPECT_EQ(K, CompileCache::key({"v13", "sm_90", "text"}));
+  EXPECT_NE(K, CompileCache::key({"v13", "sm_80", "text"}));
+  EXPECT_NE(K, CompileCache::key({"v12", "sm_90", "text"}));
+  EXPECT_NE(CompileCache::key({"ab", "c"}), CompileCache::key({"a", "bc"}));
+}
+
+TEST(CompileCache, StoreLookupAndMissOnCorruption) {
+  TempDir D;
+  CompileCache C(std::string(D.Path), 1 << 20);
+  std::string K = CompileCache::key({"x"});
+  EXPECT_EQ(C.lookup(K), std::nullopt);
+  ASSERT_FALSE(errorToBool(C.store(K, "payload")));
+  EXPECT_EQ(C.lookup(K), std::string("payload"));
+  {
+    std::error_code EC;
+    raw_fd_ostream OS(C.entryPath(K), EC);
+    OS << "garbage";
+  }
+  EXPECT_EQ(C.lookup(K), std::nullopt);
+}
+
+TEST(CompileCache, PruneEvictsLeastRecentlyUsedFirst) {
+  TempDir D;
+  std::string Big(1000, 'x');
+  CompileCache C(std::string(D.Path), 2500); // room for two entries of ~1 KB
+  std::string K1 = CompileCache::key({"1"}), K2 = CompileCache::key({"2"}), K3 = CompileCache::key({"3"});
+  for (const std::string &K : {K1, K2, K3})
+    ASSERT_FALSE(errorToBool(C.store(K, Big)));
+  // Ages: K1 oldest, then K3, then K2 (used most recently).
+  auto Now = std::chrono::system_clock::now();
+  auto age = [&](const std::string &K, int Seconds) {
+    int FD;
+    ASSERT_FALSE(sys::fs::openFileForWrite(C.entryPath(K), FD, sys::fs::CD_OpenExisting));
+    ASSERT_FALSE(sys::fs::setLastAccessAndModificationTime(FD, Now - std::chrono::seconds(Seconds)));
+    sys::fs::closeFile(FD);
+  };
+  age(K1, 300);
+  age(K2, 100);
+  age(K3, 200);
+  EXPECT_GT(C.prune(), 0u);
+  EXPECT_FALSE(sys::fs::exists(C.entryPath(K1)));
+  EXPECT_TRUE(sys::fs::exists(C.entryPath(K2)));
+  EXPECT_TRUE(sys::fs::exists(C.entryPath(K3)));
+  // A hit makes an entry recent: K3 survives the next eviction, K2 goes.
+  age(K3, 500);
+  ASSERT_TRUE(C.lookup(K3).has_value());
+  CompileCache Smaller(std::string(D.Path), 1500);
+  Smaller.prune();
+  EXPECT_TRUE(sys::fs::exists(C.entryPath(K3)));
+  EXPECT_FALSE(sys::fs::exists(C.entryPath(K2)));
+}
+
+TEST(CompileCache, ByteSizes) {
+  EXPECT_EQ(parseByteSize("0"), 0u);
+  EXPECT_EQ(parseByteSize("16K"), 16u << 10);
+  EXPECT_EQ(parseByteSize("500m"), 500ull << 20);
+  EXPECT_EQ(parseByteSize("2G"), 2ull << 30);
+  EXPECT_EQ(parseByteSize("lots"), std::nullopt);
+  EXPECT_EQ(parseByteSize("G"), std::nullopt);
+}
+
+} // namespace
