@@ -190,9 +190,11 @@ struct FunctionNames {
   DenseMap<uint32_t, uint32_t> ByInfoIndex; // pre-sort index -> text section
   const CubinInfo &Info;
   std::string name(uint32_t Index) const {
-    auto It = ByInfoIndex.find(Index);
-    if (It != ByInfoIndex.end())
-      return StringRef(Info.Sections[It->second].Name).drop_front(6).str();
+    // Keys are 24-bit (sh_info & 0xffffff): an index above that is in no text section, and must not
+    // reach find(), where 0xffffffff and 0xfffffffe are DenseMap's reserved empty and tombstone keys.
+    if (Index <= 0xffffff)
+      if (auto It = ByInfoIndex.find(Index); It != ByInfoIndex.end())
+        return StringRef(Info.Sections[It->second].Name).drop_front(6).str();
     if (Index < Info.Symbols.size())
       return Info.Symbols[Index].Name;
     return formatv("<symbol {0}>", Index).str();

@@ -158,4 +158,45 @@ TEST_F(CubinTest, CorruptSectionTableIsReported) {
   EXPECT_GT(Count, 0u);
 }
 
+// Finding 1 of issue 15: a call-graph or attribute record naming symbol 0xffffffff or 0xfffffffe (the
+// empty and tombstone keys of a DenseMap<uint32_t>) tripped an assertion in an asserts build and read an
+// uninitialised bucket in a release one. Every call edge's caller is rewritten to each key in turn.
+TEST_F(CubinTest, CallGraphWithReservedHashKeysIsNamedAsUnknown) {
+  for (uint32_t Key : {0xffffffffu, 0xfffffffeu, 0x01000000u}) {
+    std::string D = **Cubin;
+    bool Patched = false;
+    for (const CubinSection &S : readElfSections(D, [](uint64_t, const Twine &) {})) {
+      if (S.Type == 0x70000001) // SHT_CUDA_CALLGRAPH
+        for (uint64_t P = 0; P + 8 <= S.Size; P += 8) {
+          uint32_t Callee;
+          memcpy(&Callee, &D[S.Offset + P + 4], 4);
+          if (Callee < 0xfffffffc)
+            memcpy(&D[S.Offset + P], &Key, 4), Patched = true;
+        }
+      if (S.Type == 0x70000000) // .nv.info: point every symbol-valued attribute at the key too
+        for (uint64_t P = 0; P + 12 <= S.Size;) {
+          uint8_t Format = D[S.Offset + P];
+          uint16_t Size;
+          memcpy(&Size, &D[S.Offset + P + 2], 2);
+          if (Format != 4)
+            P += 4;
+          else {
+            if (Size >= 8)
+              memcpy(&D[S.Offset + P + 4], &Key, 4);
+            P += 4 + Size;
+          }
+        }
+    }
+    ASSERT_TRUE(Patched);
+    auto Info = readCubin(D, [](uint64_t, const Twine &) {});
+    ASSERT_TRUE(Info.has_value());
+    bool Found = false;
+    for (const CubinCallEdge &E : Info->CallGraph) {
+      EXPECT_EQ(E.Caller, ("<symbol " + Twine(Key) + ">").str());
+      Found = true;
+    }
+    EXPECT_TRUE(Found);
+  }
+}
+
 } // namespace
