@@ -2,6 +2,7 @@
 // object, and the ptxlink-as command line as a library call.
 #include "ptxlink/Assembler.h"
 #include "ptxlink/CommandLine.h"
+#include "ptxlink/InputFiles.h"
 #include "ptxlink/ObjectFormat.h"
 #include "ptxlink/PtxParser.h"
 
@@ -87,7 +88,7 @@ std::unique_ptr<ObjectFile> assembleFiles(ArrayRef<std::string> Paths, Diagnosti
   auto Object = std::make_unique<ObjectFile>();
   bool Ok = true;
   for (const std::string &Path : Paths) {
-    auto Buf = MemoryBuffer::getFileOrSTDIN(Path, /*IsText=*/false, /*RequiresNullTerminator=*/false);
+    auto Buf = readInputFile(Path); // a regular file or standard input: never a device or a FIFO
     if (!Buf) {
       Diags.error("cannot open '" + Path + "': " + Buf.getError().message(), std::vector<DiagSite>{}, "input-open");
       Ok = false;
@@ -147,18 +148,13 @@ static std::optional<StringRef> readInto(const std::string &Path, std::vector<ch
     Diags.error("cannot open '" + Path + "': " + EC.message(), std::vector<DiagSite>{}, "input-open");
     return std::nullopt;
   };
-  int FD = 0;
-  if (Path != "-") {
-    do
-      FD = ::open(Path.c_str(), O_RDONLY | O_CLOEXEC);
-    while (FD < 0 && errno == EINTR);
-    if (FD < 0)
-      return Fail(std::error_code(errno, std::generic_category()));
-  }
-  struct stat St;
-  size_t Size = 0;
-  if (::fstat(FD, &St) == 0 && S_ISREG(St.st_mode))
-    Size = static_cast<size_t>(St.st_size);
+  // A regular file or standard input: a device or FIFO is refused without blocking (InputFiles.h).
+  uint64_t FileSize;
+  ErrorOr<int> Opened = openInputFile(Path, FileSize);
+  if (!Opened)
+    return Fail(Opened.getError());
+  int FD = *Opened;
+  size_t Size = static_cast<size_t>(FileSize);
   // One byte more than the size, so that a file that grew is noticed and read to its end.
   if (Buffer.size() < Size + 1)
     Buffer.resize(Size + 1);
@@ -177,6 +173,10 @@ static std::optional<StringRef> readInto(const std::string &Path, std::vector<ch
     if (N == 0)
       break;
     Have += static_cast<size_t>(N);
+    if (FD == 0 && Have > MaxStandardInputBytes) {
+      EC = inputTooLargeError();
+      break;
+    }
     // A regular file that still had its fstat size gave it all in the first read (which asked for one
     // byte more): no second read() just to see the end.
     if (Size && Have == Size)
@@ -220,6 +220,10 @@ static int assembleEach(ArrayRef<std::string> Inputs, StringRef Dir, DiagnosticE
       continue;
     SmallString<256> Path(Dir);
     sys::path::append(Path, sys::path::stem(In) + ".o");
+    if (Error E = checkOutputIsNotInput(Path, Inputs)) {
+      Diags.error(toString(std::move(E)));
+      continue;
+    }
     // An earlier object is regenerated from its source: removing it saves waiting for ext4 to write the
     // new one to disk inside the rename (about 6% of reassembling a program into its object directory).
     if (Error E = writeFileAtomically(Path, [&](raw_ostream &OS) { return writeObject(*Object, OS); },
@@ -327,6 +331,10 @@ int runAssemblerTool(ArrayRef<std::string> RawArgs, raw_ostream &Out, raw_ostrea
       return 1;
     }
     Output = (sys::path::stem(First) + ".o").str();
+  }
+  if (Error E = checkOutputIsNotInput(Output, Inputs)) {
+    Diags.error(toString(std::move(E)));
+    return 1;
   }
   std::unique_ptr<ObjectFile> Object = assembleFiles(Inputs, Diags);
   if (!Object || Diags.hasErrors())

@@ -76,12 +76,24 @@ llvm::Error writeFatbin(llvm::ArrayRef<FatbinImage> Images, const FatbinWriteOpt
 /// True if Bytes starts with the fatbinary magic.
 bool isFatbin(llvm::StringRef Bytes);
 
+/// How many bytes a run may still decompress, over all its images and inputs: each image's declared
+/// size is taken from it before any buffer is allocated, so many small bombs cannot add up to
+/// gigabytes. A tool starts with Base and adds PerInputByte for each byte of input it reads, which keeps
+/// its peak memory near the issue-15 target of twice the input plus 100 MB.
+struct DecompressionBudget {
+  static constexpr uint64_t Base = uint64_t(100) << 20;
+  static constexpr uint64_t PerInputByte = 2;
+  uint64_t Remaining = Base;
+  void addInput(uint64_t Bytes) { Remaining += PerInputByte * Bytes; }
+};
+
 /// Reads every container in Bytes (several may follow each other, as in a host .nv_fatbin section).
 /// Problems with one image are reported through Warn (with the byte offset) and the reader goes on
 /// with the next image; a broken container header ends the walk. Never trusts a size field beyond the
-/// input. `Decompress` = false leaves compressed payloads as stored.
+/// input. `Decompress` = false leaves compressed payloads as stored. With a Budget, an image whose
+/// declared size exceeds what is left of it is reported and skipped, undecompressed.
 std::vector<FatbinImage> readFatbin(llvm::StringRef Bytes, const std::function<void(uint64_t Offset, const llvm::Twine &)> &Warn,
-                                    bool Decompress = true);
+                                    bool Decompress = true, DecompressionBudget *Budget = nullptr);
 
 /// "sm_90a" / "sm_100f" / "sm_80" spelled from an image's fields.
 std::string fatbinArchName(const FatbinImage &Image);
@@ -105,7 +117,8 @@ llvm::Expected<FatbinImage> makePtxImage(llvm::StringRef Ptx);
 llvm::Expected<FatbinImage> makeCubinImage(llvm::StringRef Bytes);
 
 /// Decompresses one stored payload. `Expected` is the uncompressed size recorded in the entry; the
-/// output never exceeds it (nor a sanity bound relative to the compressed size).
+/// output never exceeds it, nor what the codec can produce from the stored bytes (LZ4: 255 to 1; zstd,
+/// whose format allows more, 4096 to 1, far above real images).
 llvm::Expected<std::string> decompressFatbinPayload(llvm::StringRef Stored, FatbinCompression C, uint64_t Expected);
 
 } // namespace ptxlink

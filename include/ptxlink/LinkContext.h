@@ -79,8 +79,16 @@ bool isHostObjectLibrary(llvm::MemoryBufferRef Archive);
 /// variables): the device link must include them, see docs/host-link.md.
 llvm::Expected<std::unique_ptr<StaticLibrary>> openHostObjectLibrary(std::unique_ptr<llvm::MemoryBuffer> Buffer,
                                                                      std::vector<size_t> &HostReachable);
+/// A link of objects already in memory, written to Out as with `-o -`: no file is read or written.
+/// Options.Inputs, Output, MapFile and WhyExtractFile are ignored. For tests and the linker's fuzz target,
+/// which link two or three small inputs thousands of times a second.
+bool linkObjects(const LinkOptions &Options, std::vector<InputFile> Objects, DiagnosticEngine &Diags,
+                 llvm::raw_ostream &Out);
 
 struct PassTimes;
+/// The archive `-l Name` names: lib<Name>.a (or the file after `-l:`) in the first -L directory holding it.
+std::optional<std::string> findLibrary(llvm::StringRef Name, const std::vector<std::string> &Dirs);
+
 /// Reads every input (in parallel; diagnostics reported in input order), assembles .ptx inputs, and
 /// extracts archive members lazily (ArchiveExtractor), appending them after the command-line inputs in
 /// extraction order. Writes --why-extract. Returns false if any input could not be used. Extracted

@@ -8,6 +8,7 @@
 // with an error- or warning-level finding (calling convention, layout, or the meaning of the bits) is
 // incompatible; additions and note-level changes are compatible ABI changes. Exit bits follow abidiff.
 
+#include "ptxlink/InputFiles.h"
 #include "ptxlink/AbiDiff.h"
 #include "ptxlink/AbiCheck.h"
 #include "ptxlink/Archive.h"
@@ -125,8 +126,7 @@ bool loadBuffer(Side &S, MemoryBufferRef Buffer, StringRef ObjectName, Diagnosti
 }
 
 bool loadSide(Side &S, DiagnosticEngine &Diags) {
-  ErrorOr<std::unique_ptr<MemoryBuffer>> Buf = MemoryBuffer::getFile(S.Path, /*IsText=*/false,
-                                                                      /*RequiresNullTerminator=*/false);
+  ErrorOr<std::unique_ptr<MemoryBuffer>> Buf = readInputFile(S.Path);
   if (!Buf) {
     fail(Diags, "cannot open " + S.Path + ": " + Buf.getError().message());
     return false;

@@ -10,6 +10,7 @@
 //
 // It lives in the linker library because it uses the assembler for `.ptx` inputs.
 
+#include "ptxlink/InputFiles.h"
 #include "ptxlink/Archiver.h"
 
 #include "ptxlink/Archive.h"
@@ -268,7 +269,7 @@ bool ArchiverTool::readArchive(bool MustExist) {
     return true;
   }
   ArchiveExisted = true;
-  auto Buffer = MemoryBuffer::getFile(ArchivePath, /*IsText=*/false, /*RequiresNullTerminator=*/false);
+  auto Buffer = readInputFile(ArchivePath);
   if (!Buffer) {
     Diags.error("cannot open " + ArchivePath + ": " + Buffer.getError().message());
     return false;
@@ -336,7 +337,7 @@ bool ArchiverTool::readArchive(bool MustExist) {
 }
 
 std::optional<Member> ArchiverTool::loadInput(const std::string &Path) {
-  auto Buffer = MemoryBuffer::getFile(Path, /*IsText=*/false, /*RequiresNullTerminator=*/false);
+  auto Buffer = readInputFile(Path);
   if (!Buffer) {
     Diags.error("cannot open " + Path + ": " + Buffer.getError().message());
     return std::nullopt;

@@ -9,6 +9,7 @@
 #include "ptxlink/CompileCache.h"
 #include "ptxlink/Fatbin.h"
 #include "ptxlink/HostEmbed.h"
+#include "ptxlink/InputFiles.h"
 #include "ptxlink/LinkContext.h"
 #include "ptxlink/Linker.h"
 #include "ptxlink/ObjectFormat.h"
@@ -106,10 +107,22 @@ private:
   StringMap<size_t> Index; // key (level, file, message, sites) -> Pending index
 };
 
-/// Removes a previous output so a failed link leaves nothing stale behind.
+/// Removes a previous output so a failed link leaves nothing stale behind (a regular file only: never a
+/// directory or device named by -o, nor the target of a symbolic link).
 void removeStaleOutput(const LinkOptions &O) {
-  if (O.Output != "-" && !O.CheckAbiOnly)
-    sys::fs::remove(O.Output);
+  if (!O.CheckAbiOnly)
+    removeFailedOutput(O.Output);
+}
+
+/// Every file the link reads, -l libraries resolved as loadInputs will resolve them.
+std::vector<std::string> inputPaths(const LinkOptions &O) {
+  std::vector<std::string> Paths;
+  for (const LinkInput &In : O.Inputs)
+    if (In.What == LinkInput::File)
+      Paths.push_back(In.Path);
+    else if (auto P = findLibrary(In.Path, O.LibraryPaths))
+      Paths.push_back(*P);
+  return Paths;
 }
 
 Error writeOutput(const LinkOptions &O, raw_ostream &Stdout,
@@ -229,7 +242,9 @@ static bool writePassTimes(StringRef File, const PassTimes &Times, DiagnosticEng
   return true;
 }
 
-bool link(const LinkOptions &Options, DiagnosticEngine &Diags, raw_ostream &Out, LinkResult *Result) {
+/// The link itself: of Options.Inputs read from files, or of Preloaded objects (linkObjects).
+static bool linkImpl(const LinkOptions &Options, DiagnosticEngine &Diags, raw_ostream &Out, LinkResult *Result,
+                     std::vector<InputFile> *Preloaded) {
   if (Options.Threads)
     parallel::strategy = hardware_concurrency(Options.Threads);
   PassTimes Times;
@@ -266,7 +281,18 @@ bool link(const LinkOptions &Options, DiagnosticEngine &Diags, raw_ostream &Out,
   });
   ArchiveExtractor &Extractor = State->Extractor;
   std::vector<InputFile> &Inputs = State->Inputs;
-  if (!loadInputs(Options, Diags, Times, Extractor, Inputs))
+  // An output that is also an input is refused before anything is read or removed (as lld does).
+  {
+    std::vector<std::string> Paths = inputPaths(Options);
+    for (const std::string *Written : {&Options.Output, &Options.MapFile, &Options.WhyExtractFile})
+      if (Error E = checkOutputIsNotInput(*Written, Paths)) {
+        Diags.error(toString(std::move(E)), std::vector<DiagSite>(), "output-is-input");
+        return false;
+      }
+  }
+  if (Preloaded)
+    Inputs = std::move(*Preloaded);
+  else if (!loadInputs(Options, Diags, Times, Extractor, Inputs))
     return Finish(false);
 
   // The device-link object defines one registration function per nvcc module: each id once.
@@ -601,6 +627,20 @@ bool link(const LinkOptions &Options, DiagnosticEngine &Diags, raw_ostream &Out,
     return Finish(false);
   }
   return Finish(true);
+}
+
+bool link(const LinkOptions &Options, DiagnosticEngine &Diags, raw_ostream &Out, LinkResult *Result) {
+  return linkImpl(Options, Diags, Out, Result, nullptr);
+}
+
+bool linkObjects(const LinkOptions &Options, std::vector<InputFile> Objects, DiagnosticEngine &Diags,
+                 raw_ostream &Out) {
+  LinkOptions InMemory = Options;
+  InMemory.Output = "-";
+  InMemory.MapFile.clear();
+  InMemory.WhyExtractFile.clear();
+  InMemory.Inputs.clear();
+  return linkImpl(InMemory, Diags, Out, nullptr, &Objects);
 }
 
 int runLinkerTool(ArrayRef<std::string> Args, raw_ostream &Out, raw_ostream &Err, bool ProcessExitsAfter) {

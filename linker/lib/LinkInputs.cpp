@@ -155,6 +155,8 @@ private:
   std::vector<std::string> Order;
 };
 
+} // namespace
+
 std::optional<std::string> findLibrary(StringRef Name, const std::vector<std::string> &Dirs) {
   std::string FileName = Name.starts_with(":") ? Name.drop_front().str() : ("lib" + Name + ".a").str();
   for (const std::string &D : Dirs) {
@@ -165,8 +167,6 @@ std::optional<std::string> findLibrary(StringRef Name, const std::vector<std::st
   }
   return std::nullopt;
 }
-
-} // namespace
 
 bool loadInputs(const LinkOptions &Options, DiagnosticEngine &Diags, PassTimes &Times, ArchiveExtractor &Extractor,
                 std::vector<InputFile> &Files) {
@@ -288,13 +288,17 @@ bool loadInputs(const LinkOptions &Options, DiagnosticEngine &Diags, PassTimes &
                                                           Member.DisplayName, Host, Problems);
                               for (Diagnostic &D : Problems)
                                 Diags.report(std::move(D));
+                              // Past the error limit nothing more is shown: stop extracting (a
+                              // --whole-archive of 10^6 bad members went on through all of them).
+                              if (Diags.limitReached())
+                                return createStringError(inconvertibleErrorCode(), "error limit reached");
                               if (!Obj)
                                 return Error::success(); // reported; the link fails at the checkpoint
                               Files.push_back({Member.DisplayName, std::move(Obj), std::move(Host)});
                               Tracker.add(Files.back());
                               return Error::success();
                             });
-    if (E)
+    if (E) // past the error limit this only makes the engine say "too many errors emitted"
       Diags.error(toString(std::move(E)), std::vector<DiagSite>(), "archive-extraction");
     if (Options.WhyExtractFile == "-") { // as lld: `-` is standard output
       Extractor.writeWhyExtract(outs());

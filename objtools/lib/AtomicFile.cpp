@@ -1,6 +1,8 @@
 // Writing output files so that a failed run never leaves a partial or stale file behind: the contents go
 // to a uniquely named temporary file in the destination's directory (so the final rename stays on one
-// file system and is atomic), which replaces the destination only once everything was written.
+// file system and is atomic), which replaces the destination only once everything was written. A signal
+// while writing removes the temporary; one left by a killed process (SIGKILL) is swept by the next
+// write of the same output.
 //
 // By default the temporary is renamed over an existing destination: on ext4 that rename waits for the new
 // data to reach the disk (7 ms for a 13 MB fatbinary), but removing the destination first would open a
@@ -12,10 +14,14 @@
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/Signals.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <cerrno>
 #include <cstring>
+#include <dirent.h>
+#include <signal.h>
+#include <sys/stat.h>
 #include <fcntl.h>
 #include <string>
 #include <unistd.h>
@@ -41,6 +47,37 @@ static int createTemporary(llvm::StringRef Path, llvm::SmallString<256> &TempPat
     if (FD >= 0 || errno != EEXIST || N == 1000)
       return FD;
   }
+}
+
+/// Removes temporaries of this tool left beside Path by a process that no longer exists (SIGKILL, a power
+/// cut: no handler ran). Only names of our own pattern, Path.tmp<pid>-<n>, whose process is gone, and
+/// only regular files. A writer on another host sharing the directory over NFS has a process id this
+/// host cannot check: its temporary may be removed and its rename then fails (it reports it, nothing is
+/// lost). One directory listing per output written.
+static void sweepStaleTemporaries(llvm::StringRef Path) {
+  llvm::StringRef Dir = llvm::sys::path::parent_path(Path);
+  std::string Prefix = (llvm::sys::path::filename(Path) + ".tmp").str();
+  std::string DirPath = Dir.empty() ? std::string(".") : Dir.str();
+  DIR *D = ::opendir(DirPath.c_str());
+  if (!D)
+    return;
+  while (struct dirent *E = ::readdir(D)) {
+    llvm::StringRef Name(E->d_name);
+    if (!Name.consume_front(Prefix))
+      continue;
+    auto [PidText, Counter] = Name.split('-');
+    long Pid;
+    unsigned N;
+    if (PidText.getAsInteger(10, Pid) || Counter.getAsInteger(10, N) || Pid <= 0 || Pid == long(::getpid()))
+      continue;
+    if (::kill(pid_t(Pid), 0) == 0 || errno != ESRCH) // alive, or not ours to ask about: leave it
+      continue;
+    std::string Stale = DirPath + "/" + E->d_name;
+    struct stat St;
+    if (::lstat(Stale.c_str(), &St) == 0 && S_ISREG(St.st_mode))
+      (void)::unlink(Stale.c_str());
+  }
+  ::closedir(D);
 }
 
 llvm::Error writeFileAtomically(llvm::StringRef Path,
@@ -79,6 +116,9 @@ llvm::Error writeFileAtomically(llvm::StringRef Path,
     return llvm::createStringError(EC, "cannot create temporary file for '%s': %s", Path.str().c_str(),
                                    EC.message().c_str());
   }
+  // SIGINT, SIGTERM or a crash while writing removes the temporary (LLVM's signal handlers); only
+  // SIGKILL leaves it, for sweepStaleTemporaries to find on the next write of this output.
+  llvm::sys::RemoveFileOnSignal(TempPath);
   llvm::Error Result = llvm::Error::success();
   std::error_code WriteEC;
   {
@@ -108,10 +148,14 @@ llvm::Error writeFileAtomically(llvm::StringRef Path,
     if (std::error_code EC = llvm::sys::fs::rename(TempPath, Path))
       Result = llvm::createStringError(EC, "cannot rename temporary file to '%s': %s", Path.str().c_str(),
                                        EC.message().c_str());
-    else
+    else {
+      llvm::sys::DontRemoveFileOnSignal(TempPath);
+      sweepStaleTemporaries(Path);
       return llvm::Error::success();
+    }
   }
   llvm::sys::fs::remove(TempPath);
+  llvm::sys::DontRemoveFileOnSignal(TempPath);
   return Result;
 }
 

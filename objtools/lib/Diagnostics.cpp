@@ -9,6 +9,9 @@ using namespace llvm;
 
 namespace ptxlink {
 
+/// Characters of the source line shown on each side of a diagnostic's column.
+constexpr size_t SourceWindow = 80;
+
 static StringRef severityName(Severity S) {
   switch (S) {
   case Severity::Note:
@@ -78,12 +81,19 @@ void DiagnosticEngine::render(const Diagnostic &D) {
   }
   OS << severityName(D.Level) << ": " << D.Message << "\n";
   if (!D.SourceLine.empty()) {
-    OS << D.SourceLine << "\n";
+    // A window of the line around the column: echoing a whole 10 MB one-line module with every
+    // diagnostic turned 100 bad bytes into 419 MB of output.
+    StringRef Line = D.SourceLine;
+    size_t Column = D.Loc.Column ? D.Loc.Column - 1 : 0;
+    size_t Start = Column > SourceWindow ? Column - SourceWindow : 0;
+    StringRef Shown = Line.substr(Start, Column - Start + SourceWindow);
+    StringRef Before = Start ? "..." : "", After = Start + Shown.size() < Line.size() ? "..." : "";
+    OS << Before << Shown << After << "\n";
     if (D.Loc.Column > 0) {
       // Keep tabs so the caret lines up under the offending character in a terminal.
-      std::string Pad;
-      for (uint32_t I = 0; I + 1 < D.Loc.Column && I < D.SourceLine.size(); ++I)
-        Pad += D.SourceLine[I] == '\t' ? '\t' : ' ';
+      std::string Pad(Before.size(), ' ');
+      for (size_t I = Start; I < Column && I < Line.size(); ++I)
+        Pad += Line[I] == '\t' ? '\t' : ' ';
       OS << Pad << "^\n";
     }
   }
@@ -91,12 +101,23 @@ void DiagnosticEngine::render(const Diagnostic &D) {
     OS << ">>> " << S.Text << "\n";
 }
 
+/// The part of a source line a diagnostic keeps: up to the end of render()'s window (a copy of a whole
+/// 10 MB line per diagnostic is memory churn for nothing).
+static std::string keptSourceLine(StringRef Line, SourceLoc Loc) {
+  size_t Column = Loc.Column ? Loc.Column - 1 : 0;
+  return Line.take_front(Column + SourceWindow + 1).str(); // +1: render() sees that more followed
+}
+
 void DiagnosticEngine::error(StringRef File, SourceLoc Loc, const Twine &Message, StringRef SourceLine) {
-  report(Diagnostic{Severity::Error, File.str(), Loc, Message.str(), SourceLine.str(), {}, ""});
+  if (limitReached()) { // counted, not rendered: build nothing
+    report(Diagnostic{Severity::Error, "", {}, "", "", {}, ""});
+    return;
+  }
+  report(Diagnostic{Severity::Error, File.str(), Loc, Message.str(), keptSourceLine(SourceLine, Loc), {}, ""});
 }
 
 void DiagnosticEngine::warning(StringRef File, SourceLoc Loc, const Twine &Message, StringRef SourceLine) {
-  report(Diagnostic{Severity::Warning, File.str(), Loc, Message.str(), SourceLine.str(), {}, ""});
+  report(Diagnostic{Severity::Warning, File.str(), Loc, Message.str(), keptSourceLine(SourceLine, Loc), {}, ""});
 }
 
 void DiagnosticEngine::error(const Twine &Message, std::vector<DiagSite> Sites, StringRef Code) {

@@ -172,7 +172,7 @@ json::Object selectImage(const Options &Opts, const std::vector<FatbinImage> &Im
 
 void describeFatbin(Context &C, const Origin &O, StringRef Bytes, json::Object &Node, unsigned Depth) {
   auto Warn = [&](uint64_t Off, const Twine &Msg) { C.warn(O, Off, Msg); };
-  std::vector<FatbinImage> Images = readFatbin(Bytes, Warn, /*Decompress=*/true);
+  std::vector<FatbinImage> Images = readFatbin(Bytes, Warn, /*Decompress=*/true, &C.Budget);
 
   if (C.Opts.Headers) {
     json::Array Containers;

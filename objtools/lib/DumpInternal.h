@@ -50,6 +50,10 @@ public:
   bool HadError = false;
   llvm::json::Array Diagnostics;
   unsigned ExtractCounter = 0;
+  DecompressionBudget Budget; // one for the whole run, grown by each input read
+  /// Text output, when the tree is not wanted whole (no --json): a top-level archive renders each
+  /// member here as soon as it is described, so memory does not grow with the member count.
+  llvm::raw_ostream *TextOut = nullptr;
 
   /// A problem with the input at `Offset` (relative to the node): printed at once, kept for --json,
   /// and makes the exit status 1.

@@ -2,6 +2,7 @@
 // build the JSON description of the requested views and print it (as JSON, or rendered as text).
 #include "DumpInternal.h"
 
+#include "ptxlink/InputFiles.h"
 #include "ptxlink/Archive.h"
 #include "ptxlink/CommandLine.h"
 #include "ptxlink/Cubin.h"
@@ -24,6 +25,8 @@ void Context::warn(const Origin &O, uint64_t Offset, const Twine &Message) {
   std::string Where = O.InFile ? formatv("offset {0}", hex(O.Base + Offset)).str()
                                : formatv("offset {0} in the decompressed image", hex(Offset)).str();
   Err << "ptxlink-dump: warning: " << O.Name << ": " << Where << ": " << Msg << "\n";
+  if (!Opts.Json) // only the JSON document lists them again: text output keeps nothing per warning
+    return;
   json::Object D{{"severity", "warning"}, {"input", O.Name}, {"message", Msg}};
   if (O.InFile)
     D["fileOffset"] = O.Base + Offset;
@@ -53,7 +56,8 @@ void Context::error(StringRef Name, const Twine &Message) {
   bool Named = Name.empty() || StringRef(Msg).starts_with((Name + ": ").str()) ||
                StringRef(Msg).contains(("'" + Name + "'").str());
   Err << "ptxlink-dump: error: " << (Named ? "" : Name.str() + ": ") << Msg << "\n";
-  Diagnostics.push_back(json::Object{{"severity", "error"}, {"input", Name.str()}, {"message", Msg}});
+  if (Opts.Json)
+    Diagnostics.push_back(json::Object{{"severity", "error"}, {"input", Name.str()}, {"message", Msg}});
 }
 
 std::string hex(uint64_t V) { return "0x" + utohexstr(V, /*LowerCase=*/true); }
@@ -134,6 +138,18 @@ void describeArchive(Context &C, const Origin &O, StringRef Bytes, json::Object 
   json::Array Children;
   json::Array Index;
   size_t N = (*Lib)->memberCount();
+  if (C.Opts.Headers || C.Opts.Symbols) {
+    for (auto &[Sym, Member] : (*Lib)->symbolIndex())
+      Index.push_back(json::Object{{"symbol", Sym.str()}, {"member", (*Lib)->memberName(Member).str()}});
+    Node["headers"] = json::Object{{"members", N}, {"symbolIndex", std::move(Index)}};
+  }
+  // Text output of an archive named on the command line is streamed: its own lines now, then each
+  // member as soon as it is described (100,000 empty members took 839 MB as one tree).
+  bool Stream = C.TextOut && Depth == 0;
+  if (Stream) {
+    renderText(Node, C.Opts, *C.TextOut);
+    Node["streamed"] = true;
+  }
   for (size_t I = 0; I < N; ++I) {
     auto Member = (*Lib)->memberBuffer(I);
     std::string Name = O.Name + "(" + (*Lib)->memberName(I).str() + ")";
@@ -144,14 +160,14 @@ void describeArchive(Context &C, const Origin &O, StringRef Bytes, json::Object 
     Origin MO{Name, O.File, O.Base, O.InFile};
     if (Member->getBufferStart() >= Bytes.begin() && Member->getBufferStart() <= Bytes.end())
       MO.Base = O.Base + uint64_t(Member->getBufferStart() - Bytes.data());
-    Children.push_back(describe(C, MO, Member->getBuffer(), Depth + 1));
+    json::Object Child = describe(C, MO, Member->getBuffer(), Depth + 1);
+    if (Stream)
+      renderText(Child, C.Opts, *C.TextOut, 2);
+    else
+      Children.push_back(std::move(Child));
   }
-  if (C.Opts.Headers || C.Opts.Symbols) {
-    for (auto &[Sym, Member] : (*Lib)->symbolIndex())
-      Index.push_back(json::Object{{"symbol", Sym.str()}, {"member", (*Lib)->memberName(Member).str()}});
-    Node["headers"] = json::Object{{"members", N}, {"symbolIndex", std::move(Index)}};
-  }
-  Node["children"] = std::move(Children);
+  if (!Stream)
+    Node["children"] = std::move(Children);
 }
 
 namespace {
@@ -172,8 +188,13 @@ bool parseArch(StringRef Arch, Options &Opts) {
 int createFatbin(ArrayRef<std::string> Files, StringRef Out, StringRef EmbedSource, FatbinCompression Compress,
                  bool Relocatable, raw_ostream &Err) {
   std::vector<FatbinImage> Images;
+  for (StringRef Written : {Out, EmbedSource})
+    if (Error E = checkOutputIsNotInput(Written, Files)) {
+      Err << "ptxlink-dump: error: " << toString(std::move(E)) << "\n";
+      return 1;
+    }
   for (const std::string &File : Files) {
-    auto Buffer = MemoryBuffer::getFile(File, /*IsText=*/false, /*RequiresNullTerminator=*/false);
+    auto Buffer = readInputFile(File);
     if (!Buffer) {
       Err << "ptxlink-dump: error: " << File << ": " << Buffer.getError().message() << "\n";
       return 1;
@@ -404,19 +425,23 @@ int runDumpTool(ArrayRef<std::string> RawArgs, raw_ostream &Out, raw_ostream &Er
     Opts.Headers = true;
 
   Context C(Opts, Services, Err);
+  if (!Opts.Json && !Dot)
+    C.TextOut = &Out;
   json::Array Inputs;
   for (const std::string &File : Files) {
-    auto Buffer = MemoryBuffer::getFileOrSTDIN(File, /*IsText=*/false, /*RequiresNullTerminator=*/false);
+    auto Buffer = readInputFile(File);
     if (!Buffer) {
       C.error(File, Buffer.getError().message());
       continue;
     }
+    C.Budget.addInput((*Buffer)->getBufferSize());
     Origin O{File, File, 0, true};
     C.ExtractCounter = 0; // image numbers restart with each input, as cuobjdump's do
     json::Object Node = describe(C, O, (*Buffer)->getBuffer());
-    if (!Opts.Json && !Dot)
+    if (Opts.Json || Dot)
+      Inputs.push_back(std::move(Node)); // printed whole at the end: the document, or the graph
+    else if (!Node.getBoolean("streamed"))
       renderText(Node, Opts, Out);
-    Inputs.push_back(std::move(Node));
   }
   if (Dot)
     renderCallgraphDot(Inputs, Out, "call graph: " + join(Files, " "));

@@ -25,10 +25,18 @@ uint16_t rd16(StringRef B, uint64_t Off) { return support::endian::read16le(B.da
 uint32_t rd32(StringRef B, uint64_t Off) { return support::endian::read32le(B.data() + Off); }
 uint64_t rd64(StringRef B, uint64_t Off) { return support::endian::read64le(B.data() + Off); }
 
-// LZ4 cannot expand more than 255:1; zstd can in theory (RLE blocks) but real images stay far below
-// 4096:1. The bound stops a lying size field (or a zstd bomb) from allocating gigabytes.
-constexpr uint64_t MaxRatio = 4096;
+// LZ4 cannot expand more than 255:1 (every further 255 bytes of a match length costs one input byte),
+// so its output buffer - allocated whole before decoding - is bounded by that; zstd can in theory
+// (RLE blocks) reach ~32768:1 but real images stay far below 4096:1, and its output grows only as it
+// really appears. The bounds stop a lying size field or a bomb from allocating gigabytes.
+constexpr uint64_t MaxRatioLz4 = 255, MaxRatioZstd = 4096;
 constexpr uint64_t MaxDecompressed = uint64_t(4) << 30;
+
+/// The most bytes codec C can produce from Stored bytes (within MaxDecompressed).
+uint64_t codecBound(FatbinCompression C, uint64_t Stored) {
+  return std::min<uint64_t>(MaxDecompressed, C == FatbinCompression::Lz4 ? Stored * MaxRatioLz4 + 16
+                                                                         : Stored * MaxRatioZstd + (1 << 20));
+}
 
 } // namespace
 
@@ -70,7 +78,7 @@ std::string fatbinArchName(const FatbinImage &Image) {
 bool isFatbin(StringRef Bytes) { return Bytes.size() >= 4 && rd32(Bytes, 0) == FatbinMagic; }
 
 Expected<std::string> decompressFatbinPayload(StringRef Stored, FatbinCompression C, uint64_t Expected) {
-  uint64_t Bound = std::min<uint64_t>(MaxDecompressed, Stored.size() * MaxRatio + (1 << 20));
+  uint64_t Bound = codecBound(C, Stored.size());
   if (Expected > Bound)
     return createStringError(inconvertibleErrorCode(),
                              "implausible uncompressed size %llu for %zu compressed bytes",
@@ -135,7 +143,7 @@ Expected<std::string> decompressFatbinPayload(StringRef Stored, FatbinCompressio
 }
 
 std::vector<FatbinImage> readFatbin(StringRef Bytes, const std::function<void(uint64_t, const Twine &)> &Warn,
-                                    bool Decompress) {
+                                    bool Decompress, DecompressionBudget *Budget) {
   std::vector<FatbinImage> Images;
   uint64_t Pos = 0;
   while (Pos < Bytes.size()) {
@@ -244,8 +252,18 @@ std::vector<FatbinImage> readFatbin(StringRef Bytes, const std::function<void(ui
           Warn(E + 0x10, formatv("compressed size {0} exceeds the stored payload ({1} bytes)", I.CompressedSize,
                                  Payload.size()));
           Good = false;
+        } else if (Decompress && Budget &&
+                   (I.Compression == FatbinCompression::Lz4 || I.Compression == FatbinCompression::Zstd) &&
+                   I.UncompressedSize > Budget->Remaining &&
+                   I.UncompressedSize <= codecBound(I.Compression, I.CompressedSize)) { // else implausible
+          Warn(PayloadPos, formatv("image of {0} bytes exceeds what is left of this run's decompression "
+                                   "budget ({1} bytes): not decompressed",
+                                   I.UncompressedSize, Budget->Remaining));
+          Good = false;
         } else if (Decompress && (I.Compression == FatbinCompression::Lz4 ||
                                   I.Compression == FatbinCompression::Zstd)) {
+          if (Budget)
+            Budget->Remaining -= I.UncompressedSize;
           auto Out = decompressFatbinPayload(Payload.take_front(I.CompressedSize), I.Compression,
                                              I.UncompressedSize);
           if (!Out) {

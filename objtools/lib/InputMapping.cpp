@@ -5,11 +5,14 @@
 // 800 of them for a 200-module link, a few percent of its time. Asking the kernel to map the whole
 // file at once (MADV_POPULATE_READ, Linux 5.14+) costs one call. Archives are the exception: a link
 // reads only the members it extracts, so an archive is mapped lazily, as are standard input, special
-// files and small files (which LLVM reads instead of mapping).
+// and small files (which LLVM reads instead of mapping). Anything but a regular file or standard input
+// is refused (InputFiles.h).
 
 #include "ptxlink/Archive.h"
+#include "ptxlink/InputFiles.h"
 #include "ptxlink/ObjectFormat.h"
 
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 
 #include <cerrno>
@@ -47,23 +50,25 @@ constexpr size_t SmallFile = 16 * 1024; // below this, reading beats mapping (as
 } // namespace
 
 llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> mapInputFile(llvm::StringRef Path) {
-  auto Fallback = [&] { return llvm::MemoryBuffer::getFileOrSTDIN(Path, /*IsText=*/false, /*RequiresNullTerminator=*/false); };
-  if (Path == "-")
-    return Fallback();
-  std::string CPath = Path.str();
-  int FD = ::open(CPath.c_str(), O_RDONLY | O_CLOEXEC);
-  if (FD < 0)
-    return std::error_code(errno, std::generic_category());
-  struct stat St;
-  if (::fstat(FD, &St) != 0 || !S_ISREG(St.st_mode) || size_t(St.st_size) < SmallFile) {
+  // Only a regular file or standard input gets this far (openInputFile refuses the rest without blocking).
+  uint64_t FileSize;
+  llvm::ErrorOr<int> Opened = openInputFile(Path, FileSize);
+  if (!Opened)
+    return Opened.getError();
+  int FD = *Opened;
+  if (FD == 0)
+    return readInputFile(Path);
+  if (FileSize < SmallFile) {
+    auto Buffer = llvm::MemoryBuffer::getOpenFile(llvm::sys::fs::convertFDToNativeFile(FD), Path, FileSize,
+                                                  /*RequiresNullTerminator=*/false);
     ::close(FD);
-    return Fallback();
+    return Buffer;
   }
-  size_t Size = size_t(St.st_size);
+  size_t Size = size_t(FileSize);
   void *Base = ::mmap(nullptr, Size, PROT_READ, MAP_PRIVATE, FD, 0);
   ::close(FD);
   if (Base == MAP_FAILED)
-    return Fallback();
+    return readInputFile(Path);
   if (!isArchive(llvm::StringRef(static_cast<const char *>(Base), Size)))
     (void)::madvise(Base, Size, MADV_POPULATE_READ); // an older kernel refuses: pages then fault in as usual
   return std::unique_ptr<llvm::MemoryBuffer>(new FileMapping(Base, Size, Path));

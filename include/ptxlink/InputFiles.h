@@ -1,0 +1,50 @@
+// Reading inputs and replacing outputs without losing data or hanging on hostile paths.
+//
+// The problem: a path on the command line may name anything. `/dev/zero` read whole fills memory until
+// LLVM aborts; a FIFO with no writer blocks open(2) forever; `-o in.o` with in.o among the inputs would
+// replace an input, and the cleanup of a failed run would delete it; the same cleanup must not remove a
+// directory or a device that happens to be named by -o. These helpers are the one place where the tools
+// decide what they read and what they may remove.
+#pragma once
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+#include "llvm/Support/ErrorOr.h"
+#include "llvm/Support/MemoryBuffer.h"
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <system_error>
+
+namespace ptxlink {
+
+/// Standard input ("-") is read up to this many bytes: `ptxlink-as - < /dev/zero` must end in an error,
+/// not in "LLVM ERROR: out of memory". Files need no such bound: their size is known before reading.
+constexpr uint64_t MaxStandardInputBytes = uint64_t(4) << 30;
+
+/// Opens an input for reading: "-" is standard input (descriptor 0); anything else must be a regular
+/// file. A directory, device, FIFO or socket is refused without blocking. Returns the descriptor (the
+/// caller closes it unless it is 0) and, for a regular file, its size in `Size` (0 for standard input).
+llvm::ErrorOr<int> openInputFile(llvm::StringRef Path, uint64_t &Size);
+
+/// Reads an input whole with openInputFile's rules (standard input up to MaxStandardInputBytes).
+llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> readInputFile(llvm::StringRef Path);
+
+/// The errors openInputFile returns for an input that is not a regular file, and for standard input
+/// beyond MaxStandardInputBytes; their message() says so.
+std::error_code notRegularFileError();
+std::error_code inputTooLargeError();
+
+/// Refuses an output that is one of the inputs (the same file through any name or link), as lld does:
+/// writing it would replace an input, and a failed run would remove it. Inputs that cannot be examined
+/// are skipped (they are reported when read); "-" is neither checked nor compared.
+llvm::Error checkOutputIsNotInput(llvm::StringRef Output, llvm::ArrayRef<std::string> Inputs);
+
+/// After a failed run, removes what an earlier run left at Output so that nothing stale remains - but
+/// only a regular file, the only kind of file writeFileAtomically would have replaced: never a
+/// directory, a device, a FIFO, or a symbolic link (nor what it points to).
+void removeFailedOutput(llvm::StringRef Output);
+
+} // namespace ptxlink

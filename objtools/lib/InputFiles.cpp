@@ -1,0 +1,137 @@
+// What the tools read and what they may remove (InputFiles.h): inputs must be regular files or standard
+// input, outputs must not be inputs, and a failed run's cleanup touches regular files only.
+
+#include "ptxlink/InputFiles.h"
+
+#include "llvm/Support/FileSystem.h"
+
+#include <cerrno>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace ptxlink {
+namespace {
+
+enum class InputError { NotRegular = 1, TooLarge };
+
+class InputErrorCategory final : public std::error_category {
+public:
+  const char *name() const noexcept override { return "ptxlink-input"; }
+  std::string message(int Code) const override {
+    switch (static_cast<InputError>(Code)) {
+    case InputError::NotRegular:
+      return "not a regular file (inputs are regular files, or '-' for standard input)";
+    case InputError::TooLarge:
+      return "standard input is larger than " + std::to_string(MaxStandardInputBytes >> 30) + " GiB";
+    }
+    return "input error";
+  }
+};
+
+const std::error_category &inputErrorCategory() {
+  static const InputErrorCategory Category; // error categories are compared by address: one instance
+  return Category;
+}
+
+std::error_code lastError() { return std::error_code(errno, std::generic_category()); }
+
+/// Reads descriptor FD to its end, at most Limit bytes (a larger input is an error, not a fill of memory).
+llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> readToEnd(int FD, uint64_t Expected, uint64_t Limit,
+                                                            llvm::StringRef Name) {
+  std::string Bytes;
+  Bytes.resize(std::min<uint64_t>(Expected + 1, Limit + 1)); // one more: a file that grew is read to its end
+  size_t Have = 0;
+  while (true) {
+    if (Have == Bytes.size()) {
+      if (Have > Limit)
+        return inputTooLargeError();
+      Bytes.resize(std::min<uint64_t>(uint64_t(Bytes.size()) * 2 + 65536, Limit + 1));
+    }
+    ssize_t N = ::read(FD, Bytes.data() + Have, Bytes.size() - Have);
+    if (N < 0 && errno == EINTR)
+      continue;
+    if (N < 0)
+      return lastError();
+    if (N == 0)
+      break;
+    Have += size_t(N);
+  }
+  if (Have > Limit)
+    return inputTooLargeError();
+  return llvm::MemoryBuffer::getMemBufferCopy(llvm::StringRef(Bytes.data(), Have), Name);
+}
+
+} // namespace
+
+std::error_code notRegularFileError() { return {int(InputError::NotRegular), inputErrorCategory()}; }
+std::error_code inputTooLargeError() { return {int(InputError::TooLarge), inputErrorCategory()}; }
+
+llvm::ErrorOr<int> openInputFile(llvm::StringRef Path, uint64_t &Size) {
+  Size = 0;
+  if (Path == "-")
+    return 0;
+  std::string CPath = Path.str();
+  // O_NONBLOCK: opening a FIFO for reading otherwise waits for a writer, possibly forever. It is
+  // cleared again below for the regular file that is the only kind kept.
+  int FD;
+  do
+    FD = ::open(CPath.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+  while (FD < 0 && errno == EINTR);
+  if (FD < 0)
+    return lastError();
+  struct stat St;
+  if (::fstat(FD, &St) != 0) {
+    std::error_code EC = lastError();
+    ::close(FD);
+    return EC;
+  }
+  if (!S_ISREG(St.st_mode)) {
+    ::close(FD);
+    return S_ISDIR(St.st_mode) ? std::make_error_code(std::errc::is_a_directory) : notRegularFileError();
+  }
+  if (int Flags = ::fcntl(FD, F_GETFL); Flags >= 0)
+    (void)::fcntl(FD, F_SETFL, Flags & ~O_NONBLOCK);
+  Size = uint64_t(St.st_size);
+  return FD;
+}
+
+llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> readInputFile(llvm::StringRef Path) {
+  uint64_t Size;
+  llvm::ErrorOr<int> FD = openInputFile(Path, Size);
+  if (!FD)
+    return FD.getError();
+  if (*FD == 0)
+    return readToEnd(0, 0, MaxStandardInputBytes, "<stdin>");
+  // A regular file: LLVM maps it or reads it, as it judges best for its size.
+  auto Buffer = llvm::MemoryBuffer::getOpenFile(llvm::sys::fs::convertFDToNativeFile(*FD), Path, Size,
+                                                /*RequiresNullTerminator=*/false);
+  ::close(*FD);
+  return Buffer;
+}
+
+llvm::Error checkOutputIsNotInput(llvm::StringRef Output, llvm::ArrayRef<std::string> Inputs) {
+  if (Output.empty() || Output == "-")
+    return llvm::Error::success();
+  llvm::sys::fs::UniqueID Out;
+  if (llvm::sys::fs::getUniqueID(Output, Out)) // no output yet: nothing to overwrite
+    return llvm::Error::success();
+  for (const std::string &In : Inputs) {
+    llvm::sys::fs::UniqueID Id;
+    if (In != "-" && !llvm::sys::fs::getUniqueID(In, Id) && Id == Out)
+      return llvm::createStringError(std::make_error_code(std::errc::invalid_argument),
+                                     "output file '%s' is also an input ('%s')", Output.str().c_str(),
+                                     In.c_str());
+  }
+  return llvm::Error::success();
+}
+
+void removeFailedOutput(llvm::StringRef Output) {
+  if (Output.empty() || Output == "-")
+    return;
+  llvm::sys::fs::file_status St;
+  if (!llvm::sys::fs::status(Output, St, /*Follow=*/false) && St.type() == llvm::sys::fs::file_type::regular_file)
+    llvm::sys::fs::remove(Output);
+}
+
+} // namespace ptxlink
