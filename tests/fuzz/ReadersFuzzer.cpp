@@ -3,9 +3,9 @@
 // report problems through callbacks, so the fuzzer drives them directly; any crash, hang, leak or
 // allocation beyond libFuzzer's -rss_limit_mb/-malloc_limit_mb is a bug.
 //
-// Built by tests/fuzz/CMakeLists.txt: as `ptxlink-fuzz-readers` when the compiler supports
-// -fsanitize=fuzzer (clang), and always as `ptxlink-fuzz-readers-replay`, which runs the target over
-// files named on the command line (to replay a crash or a corpus without libFuzzer).
+// Built by tests/fuzz/CMakeLists.txt: as `ptxlink-fuzz-readers` in the libFuzzer configuration that
+// scripts/fuzz.sh builds, and always as `ptxlink-fuzz-readers-replay` (ReplayMain.cpp), which runs the
+// target over files named on the command line (to replay a crash or a corpus without libFuzzer).
 #include "ptxlink/Cubin.h"
 #include "ptxlink/Fatbin.h"
 #include "ptxlink/HostEmbed.h"
@@ -67,21 +67,3 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *Data, size_t Size) {
     llvm::consumeError(Image.takeError());
   return 0;
 }
-
-#ifdef PTXLINK_FUZZ_REPLAY
-#include "llvm/Support/MemoryBuffer.h"
-#include "llvm/Support/raw_ostream.h"
-
-int main(int argc, char **argv) {
-  for (int I = 1; I < argc; ++I) {
-    auto Buffer = llvm::MemoryBuffer::getFile(argv[I], /*IsText=*/false, /*RequiresNullTerminator=*/false);
-    if (!Buffer) {
-      llvm::errs() << argv[I] << ": " << Buffer.getError().message() << "\n";
-      return 1;
-    }
-    LLVMFuzzerTestOneInput(reinterpret_cast<const uint8_t *>((*Buffer)->getBufferStart()),
-                           (*Buffer)->getBufferSize());
-  }
-  return 0;
-}
-#endif

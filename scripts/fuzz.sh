@@ -1,0 +1,142 @@
+#!/usr/bin/env bash
+# Builds the sanitizer + libFuzzer configuration of ptxlink, makes seed corpora from the test inputs, and
+# fuzzes every target for a fixed time each (docs/reliability.md records what the campaigns found).
+#
+# Usage: scripts/fuzz.sh [build | seeds | run SECONDS [TARGET...] | all SECONDS]     (default: all 60)
+#   targets: readers assembler object archive linker   (tests/fuzz/CMakeLists.txt says what each reads)
+#   PTXLINK_FUZZ_BUILD_DIR  build directory (default: <repo>/build-fuzz)
+#   PTXLINK_JOBS            ninja -j (default: number of cores)
+#   PTXLINK_FUZZ_JOBS       libFuzzer processes per target (default 1; the campaign runs targets in turn)
+#   CXX                     the compiler (default: clang++-14, else clang++); it must ship libFuzzer
+#
+# What a developer needs to know (each of these cost someone an afternoon):
+# - The project is C++ only. Pass no C compiler (CC / -DCMAKE_C_COMPILER): enabling C makes LLVM's CMake
+#   package look for libffi with the C compiler (FindFFI), which fails or finds the wrong one.
+# - -fsanitize=address,undefined,fuzzer-no-link goes into CMAKE_CXX_FLAGS so that it instruments the
+#   libraries under test (objtools, assembler, linker), not only the harness: coverage feedback and
+#   ASan checks come from the code that is compiled with them. Only the fuzz binaries link -fsanitize=fuzzer.
+# - Debian's LLVM 19 is not instrumented. Its headers poison memory (ASAN_POISON_MEMORY_REGION in the
+#   allocators) that its uninstrumented library code then touches: run with
+#   ASAN_OPTIONS=allow_user_poisoning=0, or ASan reports false use-after-poison in LLVM's own code.
+# - Asserts on: the build type is "Fuzz" with -O1 -g and no -DNDEBUG, so the assertions in LLVM's headers
+#   (DenseMap's reserved keys, StringRef bounds, ...) run in our code. A Release build hides exactly the
+#   bugs the fuzzer is for (issue 15's DenseMap empty-key lookup only shows as an assertion).
+# - The shared libLLVM is linked (-DPTXLINK_LLVM_SHARED=ON): linking the static components with
+#   -static-libstdc++ under ASan duplicates operator new, and the shared library links far faster.
+# - A crash leaves build-fuzz/artifacts/<target>-crash-<sha1>: replay it with
+#   build-fuzz/bin/ptxlink-fuzz-<target> FILE, fix the bug, and copy the file to
+#   tests/fuzz/regressions/<target>/ so that ctest's fuzz-replay-<target> runs it on every build.
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+BUILD_DIR="${PTXLINK_FUZZ_BUILD_DIR:-$ROOT/build-fuzz}"
+JOBS="${PTXLINK_JOBS:-$(nproc 2>/dev/null || echo 2)}"
+TARGETS=(readers assembler object archive linker)
+SANITIZE="-fsanitize=address,undefined -fno-sanitize-recover=undefined"
+export ASAN_OPTIONS="${ASAN_OPTIONS:-allow_user_poisoning=0:detect_leaks=1}"
+export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1}"
+
+find_cxx() {
+  if [[ -n "${CXX:-}" ]]; then echo "$CXX"; return; fi
+  for c in clang++-14 clang++-19 clang++; do
+    if command -v "$c" >/dev/null; then echo "$c"; return; fi
+  done
+  echo "fuzz.sh: clang++ not found (libFuzzer comes with clang)" >&2
+  exit 2
+}
+
+build() {
+  local cxx
+  cxx="$(find_cxx)"
+  cmake -S "$ROOT" -B "$BUILD_DIR" -G Ninja -DCMAKE_CXX_COMPILER="$cxx" -DCMAKE_BUILD_TYPE=Fuzz \
+    -DCMAKE_CXX_FLAGS_FUZZ="-O1 -g" \
+    -DCMAKE_CXX_FLAGS="$SANITIZE -fsanitize=fuzzer-no-link -fno-omit-frame-pointer" \
+    -DCMAKE_EXE_LINKER_FLAGS="$SANITIZE" -DPTXLINK_LLVM_SHARED=ON -DPTXLINK_FUZZ=ON >/dev/null
+  local t=() n
+  for n in "${TARGETS[@]}"; do t+=("ptxlink-fuzz-$n"); done
+  ninja -C "$BUILD_DIR" -j "$JOBS" "${t[@]}" ptxlink-as ptxlink-ar ptxlink-dump
+}
+
+# Seeds are made here from the inputs of the tests (nothing binary is kept in the repository): PTX from
+# tests/ and the shared corpus, objects and archives from ptxlink-as/-ar, fatbinaries plain and with
+# each compression, cubins from ptxas -c, NVIDIA fatbinaries from fatbinary --create, host objects from
+# nvcc -rdc -c, where those tools are installed.
+seeds() {
+  local bin="$BUILD_DIR/bin" s="$BUILD_DIR/seeds" tmp
+  rm -rf "$s" && mkdir -p "$s"/{readers,assembler,object,archive,linker}
+  tmp="$(mktemp -d)"
+  trap 'rm -rf "$tmp"' RETURN
+  local ptx=() f i=0
+  while IFS= read -r f; do ptx+=("$f"); done < <(
+    { find "$ROOT/tests" -name '*.ptx' -size -64k; \
+      [[ -d "$ROOT/../shared/corpus/public" ]] && find "$ROOT/../shared/corpus/public" -name '*.ptx' -size -32k; } \
+      2>/dev/null | sort | head -n 120)
+  for f in "${ptx[@]}"; do
+    i=$((i + 1))
+    cp "$f" "$s/assembler/$i.ptx"
+    if "$bin/ptxlink-as" "$f" -o "$tmp/$i.o" 2>/dev/null; then
+      cp "$tmp/$i.o" "$s/object/$i.o"
+      [[ $i -le 40 ]] && for c in none lz4 zstd; do
+        "$bin/ptxlink-dump" --create-fatbin "$s/readers/$i-$c.fatbin" --compress "$c" "$f" 2>/dev/null || true
+      done
+      if [[ $i -le 40 ]] && command -v ptxas >/dev/null &&
+         ptxas -arch=sm_90 -c "$f" -o "$tmp/$i.cubin" 2>/dev/null; then
+        cp "$tmp/$i.cubin" "$s/readers/$i.cubin"
+        if command -v fatbinary >/dev/null; then
+          fatbinary --create="$s/readers/$i-nv.fatbin" -64 "--image3=kind=elf,sm=90,file=$tmp/$i.cubin" 2>/dev/null || true
+          fatbinary --create="$s/readers/$i-nvc.fatbin" -64 --compress-all \
+            "--image3=kind=elf,sm=90,file=$tmp/$i.cubin" "--image3=kind=ptx,sm=90,file=$f" 2>/dev/null || true
+        fi
+      fi
+    fi
+  done
+  # Linker seeds: neighbouring modules joined by the target's separator.
+  for ((i = 1; i + 1 <= ${#ptx[@]} && i <= 40; i += 2)); do
+    { cat "${ptx[$((i - 1))]}"; printf '\n//--\n'; cat "${ptx[$i]}"; } > "$s/linker/$i.ptx"
+  done
+  local objs=("$s"/object/*.o)
+  for ((i = 0; i + 3 <= ${#objs[@]} && i < 30; i += 3)); do
+    "$bin/ptxlink-ar" rcs "$s/archive/$i.a" "${objs[@]:$i:3}" 2>/dev/null || true
+  done
+  if command -v nvcc >/dev/null; then
+    printf '__device__ int twice(int x) { return 2 * x; }\n__global__ void k(int *p) { p[0] = twice(p[1]); }\n' > "$tmp/k.cu"
+    nvcc -rdc=true -c -arch=sm_90 "$tmp/k.cu" -o "$s/readers/host-rdc.o" 2>/dev/null || true
+    nvcc -c -arch=sm_90 "$tmp/k.cu" -o "$s/readers/host.o" 2>/dev/null || true
+  fi
+  cp "$ROOT"/tests/fuzz/regressions/readers/* "$s/readers/" 2>/dev/null || true
+  for n in "${TARGETS[@]}"; do echo "seeds/$n: $(ls "$s/$n" | wc -l) files"; done
+}
+
+run() {
+  local seconds="$1"; shift
+  local which=("$@")
+  [[ ${#which[@]} -eq 0 ]] && which=("${TARGETS[@]}")
+  mkdir -p "$BUILD_DIR/artifacts" "$BUILD_DIR/logs"
+  local failed=0 n
+  for n in "${which[@]}"; do
+    local corpus="$BUILD_DIR/corpus/$n" log="$BUILD_DIR/logs/$n.log"
+    mkdir -p "$corpus"
+    echo "== fuzzing $n for ${seconds}s (log: $log)"
+    # -rss_limit_mb: the issue-15 memory bound (2x input + 100 MB) with room for ASan's shadow.
+    local parallel=()
+    [[ "${PTXLINK_FUZZ_JOBS:-1}" -gt 1 ]] && parallel=(-fork="$PTXLINK_FUZZ_JOBS")
+    if ! "$BUILD_DIR/bin/ptxlink-fuzz-$n" -max_total_time="$seconds" -timeout=25 -rss_limit_mb=2560 \
+        -max_len=65536 -print_final_stats=1 "${parallel[@]}" \
+        -artifact_prefix="$BUILD_DIR/artifacts/$n-" "$corpus" "$BUILD_DIR/seeds/$n" "$ROOT/tests/fuzz/regressions/$n" \
+        >"$log" 2>&1; then
+      echo "   FAILED: see $log and $BUILD_DIR/artifacts/"
+      failed=1
+    fi
+    grep -E "stat::number_of_executed_runs|stat::peak_rss_mb" "$log" | tr '\n' ' ' || true
+    grep -E "^#[0-9]+.*(DONE|cov:)" "$log" | tail -n 1 || true
+  done
+  return $failed
+}
+
+case "${1:-all}" in
+  build) build ;;
+  seeds) seeds ;;
+  run) shift; run "${1:-60}" "${@:2}" ;;
+  all) build && seeds && run "${2:-60}" ;;
+  *) sed -n '2,9p' "$0"; exit 2 ;;
+esac
