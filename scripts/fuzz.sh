@@ -3,7 +3,7 @@
 # fuzzes every target for a fixed time each (docs/reliability.md records what the campaigns found).
 #
 # Usage: scripts/fuzz.sh [build | seeds | run SECONDS [TARGET...] | all SECONDS]     (default: all 60)
-#   targets: readers assembler object archive linker   (tests/fuzz/CMakeLists.txt says what each reads)
+#   targets: readers assembler object archive hostobj linker   (tests/fuzz/CMakeLists.txt says what each reads)
 #   PTXLINK_FUZZ_BUILD_DIR  build directory (default: <repo>/build-fuzz)
 #   PTXLINK_JOBS            ninja -j (default: number of cores)
 #   PTXLINK_FUZZ_JOBS       libFuzzer processes per target (default 1; the campaign runs targets in turn)
@@ -31,7 +31,7 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 BUILD_DIR="${PTXLINK_FUZZ_BUILD_DIR:-$ROOT/build-fuzz}"
 JOBS="${PTXLINK_JOBS:-$(nproc 2>/dev/null || echo 2)}"
-TARGETS=(readers assembler object archive linker)
+TARGETS=(readers assembler object archive hostobj linker)
 SANITIZE="-fsanitize=address,undefined -fno-sanitize-recover=undefined"
 export ASAN_OPTIONS="${ASAN_OPTIONS:-allow_user_poisoning=0:detect_leaks=1}"
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1}"
@@ -63,7 +63,7 @@ build() {
 # nvcc -rdc -c, where those tools are installed.
 seeds() {
   local bin="$BUILD_DIR/bin" s="$BUILD_DIR/seeds" tmp
-  rm -rf "$s" && mkdir -p "$s"/{readers,assembler,object,archive,linker}
+  rm -rf "$s" && mkdir -p "$s"/{readers,assembler,object,archive,hostobj,linker}
   tmp="$(mktemp -d)"
   trap 'rm -rf "$tmp"' RETURN
   local ptx=() f i=0
@@ -102,6 +102,8 @@ seeds() {
     printf '__device__ int twice(int x) { return 2 * x; }\n__global__ void k(int *p) { p[0] = twice(p[1]); }\n' > "$tmp/k.cu"
     nvcc -rdc=true -c -arch=sm_90 "$tmp/k.cu" -o "$s/readers/host-rdc.o" 2>/dev/null || true
     nvcc -c -arch=sm_90 "$tmp/k.cu" -o "$s/readers/host.o" 2>/dev/null || true
+    cp "$s"/readers/host*.o "$s/hostobj/" 2>/dev/null || true
+    nvcc -rdc=true -lib -arch=sm_90 "$tmp/k.cu" -o "$s/hostobj/lib.a" 2>/dev/null || true
   fi
   cp "$ROOT"/tests/fuzz/regressions/readers/* "$s/readers/" 2>/dev/null || true
   for n in "${TARGETS[@]}"; do echo "seeds/$n: $(ls "$s/$n" | wc -l) files"; done
