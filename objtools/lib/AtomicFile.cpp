@@ -20,6 +20,7 @@
 #include <cerrno>
 #include <cstring>
 #include <dirent.h>
+#include <pthread.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <fcntl.h>
@@ -110,15 +111,24 @@ llvm::Error writeFileAtomically(llvm::StringRef Path,
     return E;
   }
   llvm::SmallString<256> TempPath;
+  // Signals are held while the temporary is created and registered for removal: a SIGTERM between the
+  // two would leave it behind (the lit test caught exactly that under load).
+  sigset_t AllSignals, Previous;
+  sigfillset(&AllSignals);
+  pthread_sigmask(SIG_BLOCK, &AllSignals, &Previous);
   int FD = createTemporary(Path, TempPath);
+  int CreateErrno = errno;
+  // SIGINT, SIGTERM or a crash while writing removes the temporary (LLVM's signal handlers); only
+  // SIGKILL leaves it, for sweepStaleTemporaries to find on the next write of this output.
+  if (FD >= 0)
+    llvm::sys::RemoveFileOnSignal(TempPath);
+  pthread_sigmask(SIG_SETMASK, &Previous, nullptr);
+  errno = CreateErrno;
   if (FD < 0) {
     std::error_code EC(errno, std::generic_category());
     return llvm::createStringError(EC, "cannot create temporary file for '%s': %s", Path.str().c_str(),
                                    EC.message().c_str());
   }
-  // SIGINT, SIGTERM or a crash while writing removes the temporary (LLVM's signal handlers); only
-  // SIGKILL leaves it, for sweepStaleTemporaries to find on the next write of this output.
-  llvm::sys::RemoveFileOnSignal(TempPath);
   llvm::Error Result = llvm::Error::success();
   std::error_code WriteEC;
   {
