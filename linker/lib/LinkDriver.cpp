@@ -639,6 +639,7 @@ bool linkObjects(const LinkOptions &Options, std::vector<InputFile> Objects, Dia
   InMemory.Output = "-";
   InMemory.MapFile.clear();
   InMemory.WhyExtractFile.clear();
+  InMemory.TimeFile.clear();
   InMemory.Inputs.clear();
   return linkImpl(InMemory, Diags, Out, nullptr, &Objects);
 }
