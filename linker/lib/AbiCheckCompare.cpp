@@ -267,7 +267,13 @@ std::vector<AbiFinding> compareVariableAbi(const VariableAbi &A, const VariableA
   } else {
     uint32_t ElemA = typeSizeBytes(A.Type) * (A.VectorWidth ? A.VectorWidth : 1);
     uint32_t ElemB = typeSizeBytes(B.Type) * (B.VectorWidth ? B.VectorWidth : 1);
-    if (ElemA != ElemB || A.VectorWidth != B.VectorWidth) {
+    // `.b8 x[N]` is a byte view with no element type: nvcc declares every aggregate that way, and defines
+    // the same object as `.u64 x[N/8]` once its initializer holds addresses (a struct array with function
+    // pointers). Same bytes seen as bytes is no disagreement; only typed elements of other sizes are.
+    auto IsByteView = [](const VariableAbi &V) { return V.Type == ".b8" && !V.VectorWidth; };
+    if (IsByteView(A) || IsByteView(B)) {
+      // nothing: the size (above) and the alignment (below) are what a byte view promises
+    } else if (ElemA != ElemB || A.VectorWidth != B.VectorWidth) {
       // Same bytes (or a size nobody promised), other element: `.b8 x[16]` vs `.b32 x[4]`.
       C.add(Severity::Warning, "abi-var-element", both("element", Layout(A), NameA, Layout(B), NameB));
     } else {

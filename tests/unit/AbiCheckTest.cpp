@@ -424,10 +424,19 @@ TEST(AbiCheck, VariableRules) {
     EXPECT_FALSE(P.checkVariable());
     EXPECT_EQ(P.E.codes(), std::vector<std::string>{"abi-var-type"});
     Pair Q;
-    Q.A.var("v", Binding::Undefined, ".b8", {16}, 4);
+    Q.A.var("v", Binding::Undefined, ".u16", {8}, 4);
     Q.B.var("v", Binding::Global, ".u32", {4}, 4);
     EXPECT_FALSE(Q.checkVariable());
     EXPECT_EQ(Q.E.codes(), std::vector<std::string>{"abi-var-element"});
+    // A byte view of the same bytes (nvcc's extern declaration of a struct array) is no disagreement,
+    // whichever side it is on.
+    for (bool ByteViewDeclared : {true, false}) {
+      Pair S;
+      S.A.var("v", Binding::Undefined, ByteViewDeclared ? ".b8" : ".u64", {ByteViewDeclared ? 32u : 4u}, 8);
+      S.B.var("v", Binding::Global, ByteViewDeclared ? ".u64" : ".b8", {ByteViewDeclared ? 4u : 32u}, 8);
+      EXPECT_FALSE(S.checkVariable());
+      EXPECT_TRUE(S.E.codes().empty());
+    }
     Pair R;
     R.A.var("v", Binding::Undefined, ".s32", {4}, 4);
     R.B.var("v", Binding::Global, ".u32", {4}, 4);
