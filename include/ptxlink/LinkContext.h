@@ -51,6 +51,9 @@ int selectVariant(const ObjectFile &Object, const ArchSpec &Requested);
 
 // ---- inputs (LinkInputs.cpp) ----
 
+/// An error about an input as a whole (no source location), with its --json code (LinkInputs.cpp).
+Diagnostic toolError(const llvm::Twine &Message, llvm::StringRef Code);
+
 /// What a host object made by `nvcc -rdc=true -c` brought besides its PTX (HostInputs.cpp).
 struct HostOrigin {
   std::string ModuleId;                  // the <id> of __cudaRegisterLinkedBinary<id>

@@ -48,24 +48,14 @@ struct Reader {
     Pos += Width;
     return V;
   }
-  uint64_t uleb() {
+  uint64_t uleb() { return leb(decodeULEB128); }
+  int64_t sleb() { return leb(decodeSLEB128); }
+  /// One LEB128 number read with LLVM's decoder; a truncated one ends the walk (Overrun) and reads 0.
+  template <typename Decoder> auto leb(Decoder Decode) -> decltype(Decode(nullptr, nullptr, nullptr, nullptr)) {
     const char *Err = nullptr;
     unsigned N = 0;
-    uint64_t V = decodeULEB128(reinterpret_cast<const uint8_t *>(Bytes.data()) + Pos, &N,
-                               reinterpret_cast<const uint8_t *>(Bytes.data()) + Bytes.size(), &Err);
-    if (Err) {
-      Overrun = true;
-      Pos = Bytes.size();
-      return 0;
-    }
-    Pos += N;
-    return V;
-  }
-  int64_t sleb() {
-    const char *Err = nullptr;
-    unsigned N = 0;
-    int64_t V = decodeSLEB128(reinterpret_cast<const uint8_t *>(Bytes.data()) + Pos, &N,
-                              reinterpret_cast<const uint8_t *>(Bytes.data()) + Bytes.size(), &Err);
+    auto V = Decode(reinterpret_cast<const uint8_t *>(Bytes.data()) + Pos, &N,
+                    reinterpret_cast<const uint8_t *>(Bytes.data()) + Bytes.size(), &Err);
     if (Err) {
       Overrun = true;
       Pos = Bytes.size();

@@ -38,13 +38,6 @@ bool isX86HostObject(StringRef Bytes) {
 
 namespace {
 
-Diagnostic inputError(const Twine &Message, StringRef Code) {
-  Diagnostic D;
-  D.Level = Severity::Error;
-  D.Message = Message.str();
-  D.Code = Code.str();
-  return D;
-}
 
 } // namespace
 
@@ -52,7 +45,7 @@ std::unique_ptr<ObjectFile> hostObjectFromBuffer(std::unique_ptr<MemoryBuffer> B
                                                  std::optional<HostOrigin> &Host, std::vector<Diagnostic> &Problems) {
   Expected<HostDeviceCode> Code = readHostDeviceCode(Buffer->getBuffer(), DisplayName);
   if (!Code) {
-    Problems.push_back(inputError(toString(Code.takeError()), "bad-host-object"));
+    Problems.push_back(toolError(toString(Code.takeError()), "bad-host-object"));
     return nullptr;
   }
   if (!Code->HasRelocatableFatbin)
@@ -79,7 +72,7 @@ std::unique_ptr<ObjectFile> hostObjectFromBuffer(std::unique_ptr<MemoryBuffer> B
     if (Image.Kind != FatbinKind::Ptx || !PtxArches.insert(Arch).second)
       continue; // another image kind, or a second PTX image for the same arch (the first one counts)
     if (Image.Compression == FatbinCompression::Unknown) {
-      Problems.push_back(inputError(DisplayName + ": the " + Arch + " PTX image is compressed in a way ptxlink cannot read",
+      Problems.push_back(toolError(DisplayName + ": the " + Arch + " PTX image is compressed in a way ptxlink cannot read",
                                     "bad-host-object"));
       return nullptr;
     }

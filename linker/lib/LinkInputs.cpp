@@ -25,6 +25,14 @@ using namespace llvm;
 
 namespace ptxlink {
 
+Diagnostic toolError(const Twine &Message, StringRef Code) {
+  Diagnostic D;
+  D.Level = Severity::Error;
+  D.Message = Message.str();
+  D.Code = Code.str();
+  return D;
+}
+
 namespace {
 
 /// One command-line input after reading: an object, a library, or a failure.
@@ -49,13 +57,6 @@ struct LocalDiags {
   }
 };
 
-Diagnostic toolError(const Twine &Message, StringRef Code) {
-  Diagnostic D;
-  D.Level = Severity::Error;
-  D.Message = Message.str();
-  D.Code = Code.str();
-  return D;
-}
 
 /// Offset of the first byte in the head of Bytes that no PTX text contains (NUL or another control
 /// character), or npos. Only the head is looked at: enough to tell a binary file from text.
