@@ -261,6 +261,45 @@ void canonicalLines(StringRef Text, std::vector<CanonLine> &Lines) {
   }
 }
 
+/// A name with what nvcc numbers per translation unit taken out: its module tag
+/// `<8 hex>_<N>_<N characters of the file name>_<8 hex>` becomes `#` (with the mangled length in front of
+/// an `_INTERNAL_` or after `__nv_static_`, which counts the tag), and a `$<digits>` suffix becomes `$`.
+/// Two copies of one inline function from two .cu files then read the same.
+static std::string withoutModuleNumbering(StringRef Name) {
+  auto isHex8 = [](StringRef S) { return S.size() >= 8 && llvm::all_of(S.take_front(8), llvm::isHexDigit); };
+  std::string Out;
+  for (size_t I = 0; I < Name.size();) {
+    // A tag starts at an 8-hex run preceded by '_'.
+    if (I > 0 && Name[I - 1] == '_' && isHex8(Name.substr(I)) && I + 9 < Name.size() && Name[I + 8] == '_') {
+      size_t J = I + 9, Digits = J;
+      while (J < Name.size() && llvm::isDigit(Name[J]))
+        ++J;
+      unsigned Len = 0;
+      if (J > Digits && J < Name.size() && Name[J] == '_' && !Name.slice(Digits, J).getAsInteger(10, Len) &&
+          J + 1 + Len + 9 <= Name.size() && Name[J + 1 + Len] == '_' && isHex8(Name.substr(J + 2 + Len))) {
+        // Drop a length that counts the tag: "34" in `_ZN34_INTERNAL_<tag>`, "25" in `__nv_static_25__<tag>`.
+        StringRef Before(Out);
+        if (Before.ends_with("_INTERNAL_") || Before.ends_with("__")) {
+          size_t Cut = Before.ends_with("_INTERNAL_") ? Before.size() - 10 : Before.size() - 2;
+          size_t D = Cut;
+          while (D > 0 && llvm::isDigit(Before[D - 1]))
+            --D;
+          Out.erase(D, Cut - D);
+        }
+        Out += '#';
+        I = J + 2 + Len + 8;
+        continue;
+      }
+    }
+    Out += Name[I++];
+  }
+  size_t Dollar = Out.rfind('$');
+  if (Dollar != std::string::npos && Dollar + 1 < Out.size() &&
+      llvm::all_of(StringRef(Out).drop_front(Dollar + 1), llvm::isDigit))
+    Out.resize(Dollar + 1);
+  return Out;
+}
+
 } // namespace
 
 uint64_t ArchLink::contentHash(SymRef R) const {
@@ -288,7 +327,10 @@ uint64_t ArchLink::contentHash(SymRef R) const {
   Text.append(S.Contents.data() + Pos, S.Contents.size() - Pos);
 
   // What the compiler numbers per module is not part of the definition (docs/linker.md, "The ODR
-  // comparison"): nvcc numbers branch labels by the function's position in its module ($L__BB3_7),
+  // comparison"). Under -G, nvcc also names the module's file-internal helpers and static variables with
+  // a tag of the translation unit (`_ZN34_INTERNAL_0bbeeb79_4_a_cu_f2af935b...`, `__nv_static_25__<tag>`,
+  // `_GLOBAL__N__<tag>`) and numbers per module the weak placeholders a kernel's address is taken
+  // through (`<kernel>$51`): both lose their numbering (withoutModuleNumbering). nvcc numbers branch labels by the function's position in its module ($L__BB3_7),
   // the local stack array (__local_depot3), call sequences (`// callseq 12`) and call prototypes
   // (prototype_5), and a -G copy adds `.loc` lines (whose file numbers are per module too) and labels
   // only its DWARF refers to ($L__tmp12, $L__func_begin4). So: comments and `.loc` lines go; a label
@@ -336,6 +378,9 @@ uint64_t ArchLink::contentHash(SymRef R) const {
     } else if (Name.starts_with("__local_depot") && Name.size() > 13 &&
                llvm::all_of(Name.drop_front(13), [](char C) { return isDigit(C); })) {
       Normal += "__local_depot";
+    } else if (Name.contains("_INTERNAL_") || Name.contains("__nv_static_") || Name.contains("_GLOBAL__N__") ||
+               Name.contains('$')) {
+      Normal += withoutModuleNumbering(Name);
     } else {
       Normal += Name;
     }
