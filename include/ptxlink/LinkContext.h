@@ -14,6 +14,7 @@
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/CachedHashString.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringRef.h"
@@ -211,6 +212,9 @@ public:
 
   /// After emit: the module-local kernels and variables that were renamed (LinkResult::Renamed).
   std::vector<LocalRename> renamedLocals() const;
+  /// After emit: calls F(module, symbol, linked name) for every kernel and .global/.const variable (what host
+  /// code registers by name) whose linked name differs from its own. One scan for both callers above.
+  void forEachRenamedRegistrable(llvm::function_ref<void(uint32_t, uint32_t, llvm::StringRef)> F) const;
 
   // Reports.
   void printGc(llvm::raw_ostream &OS) const;

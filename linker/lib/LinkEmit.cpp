@@ -593,25 +593,33 @@ void ArchLink::emit(ModuleVariant &Out, ObjectFile &Storage) {
   Times.add("emit module", Arch.name(), Start);
 }
 
-std::vector<LocalRename> ArchLink::renamedLocals() const {
-  std::vector<LocalRename> Renamed;
+void ArchLink::forEachRenamedRegistrable(function_ref<void(uint32_t, uint32_t, StringRef)> F) const {
   if (!Output)
-    return Renamed;
+    return;
   for (uint32_t MI = 0; MI < Modules.size(); ++MI) {
     const LinkModule &LM = Modules[MI];
     for (uint32_t SI = 0; SI < LM.M->Symbols.size() && SI < LM.SymOut.size(); ++SI) {
       const Symbol &S = LM.M->Symbols[SI];
       // Only what host code can name: kernels, and variables in the spaces cudaMemcpyToSymbol reaches.
-      bool HostVisible = S.Kind == SymbolKind::Kernel ||
+      bool Registrable = S.Kind == SymbolKind::Kernel ||
                          (S.Kind == SymbolKind::Variable && (S.Space == StateSpace::Global || S.Space == StateSpace::Const));
-      if (LM.Global[SI] != NoGlobal || !HostVisible || LM.SymOut[SI] == NoSymbol)
+      if (!Registrable || LM.SymOut[SI] == NoSymbol)
         continue;
       StringRef Linked = Output->Symbols[LM.SymOut[SI]].Name;
       if (Linked != S.Name)
-        Renamed.push_back({Arch.name(), LM.Input, LM.ObjectName.str(), S.Kind == SymbolKind::Kernel, S.Name.str(),
-                           Linked.str()});
+        F(MI, SI, Linked);
     }
   }
+}
+
+std::vector<LocalRename> ArchLink::renamedLocals() const {
+  std::vector<LocalRename> Renamed;
+  forEachRenamedRegistrable([&](uint32_t MI, uint32_t SI, StringRef Linked) {
+    const LinkModule &LM = Modules[MI];
+    const Symbol &S = LM.M->Symbols[SI];
+    Renamed.push_back({Arch.name(), LM.Input, LM.ObjectName.str(), S.Kind == SymbolKind::Kernel, S.Name.str(),
+                       Linked.str()});
+  });
   return Renamed;
 }
 
@@ -624,29 +632,18 @@ void ArchLink::checkHostRegisteredNames() {
   // runtime by its PTX name (`__cudaRegisterFunction(handle, stub, "name", ...)`); the runtime finds it in
   // the linked module by that name. A module-local one renamed to keep it apart from another module's
   // would be registered under a name the module no longer has.
-  if (!Output)
-    return;
-  for (uint32_t MI = 0; MI < Modules.size(); ++MI) {
+  forEachRenamedRegistrable([&](uint32_t MI, uint32_t SI, StringRef OutName) {
     const LinkModule &LM = Modules[MI];
     if (!Inputs[LM.Input].Host)
-      continue;
-    for (uint32_t SI = 0; SI < LM.M->Symbols.size(); ++SI) {
-      const Symbol &S = LM.M->Symbols[SI];
-      bool Registered = S.Kind == SymbolKind::Kernel ||
-                        (S.Kind == SymbolKind::Variable && (S.Space == StateSpace::Global || S.Space == StateSpace::Const));
-      if (!Registered || SI >= LM.SymOut.size() || LM.SymOut[SI] == NoSymbol)
-        continue;
-      StringRef OutName = Output->Symbols[LM.SymOut[SI]].Name;
-      if (OutName == S.Name)
-        continue;
-      Diags.error(Twine(S.Kind == SymbolKind::Kernel ? "kernel " : "variable ") + displayName(S.Name) + " of " +
-                      LM.ObjectName + " would be renamed to " + OutName +
-                      " in the linked module, but an nvcc object's host code registers its kernels and device "
-                      "variables with the CUDA runtime by name (" + S.Name +
-                      "); give the clashing module-local definitions different names",
-                  {DiagSite{"defined at " + site({MI, SI})}}, "host-name-clash");
-    }
-  }
+      return;
+    const Symbol &S = LM.M->Symbols[SI];
+    Diags.error(Twine(S.Kind == SymbolKind::Kernel ? "kernel " : "variable ") + displayName(S.Name) + " of " +
+                    LM.ObjectName + " would be renamed to " + OutName +
+                    " in the linked module, but an nvcc object's host code registers its kernels and device "
+                    "variables with the CUDA runtime by name (" + S.Name +
+                    "); give the clashing module-local definitions different names",
+                {DiagSite{"defined at " + site({MI, SI})}}, "host-name-clash");
+  });
 }
 
 } // namespace ptxlink
