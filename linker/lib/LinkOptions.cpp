@@ -132,17 +132,19 @@ constexpr unsigned MaxOptionsFiles = 64;
 
 std::optional<LinkOptions> parseLinkOptions(ArrayRef<std::string> RawArgs, DiagnosticEngine &Diags,
                                             std::string &Informational) {
-  // Expand @response files (GNU quoting rules), keeping the storage alive for the parse.
+  // Expand @response files (GNU quoting rules); the saver keeps the arguments alive for the parse, options
+  // files included.
+  auto Expanded = expandResponseFiles(RawArgs);
+  if (!Expanded) {
+    Diags.error("cannot read a response file: " + toString(Expanded.takeError()), std::vector<DiagSite>(),
+                "bad-response-file");
+    return std::nullopt;
+  }
   BumpPtrAllocator Alloc;
   StringSaver Saver(Alloc);
   SmallVector<const char *, 64> Argv;
-  for (const std::string &A : RawArgs)
+  for (const std::string &A : *Expanded)
     Argv.push_back(Saver.save(A).data());
-  cl::ExpansionContext Expander(Alloc, cl::TokenizeGNUCommandLine);
-  if (Error E = Expander.expandResponseFiles(Argv)) {
-    Diags.error("cannot read a response file: " + toString(std::move(E)), std::vector<DiagSite>(), "bad-response-file");
-    return std::nullopt;
-  }
   unsigned OptionsFilesRead = 0;
 
   LinkOptions O;
