@@ -27,13 +27,11 @@ std::optional<std::string> findPtxas();
 struct PtxasResult {
   int ExitCode = 0;
   std::string Messages; // its standard output and error, together
-  std::string Cubin;    // the output file, if WantCubin and it succeeded
 };
 
 /// Runs `ptxas <Args> -o <tmp> <tmp.ptx>` over Ptx. Errors only for failures to run it at all (temporary
 /// files, a missing program); ptxas's own failure is a non-zero ExitCode.
-llvm::Expected<PtxasResult> runPtxas(llvm::StringRef Ptxas, llvm::StringRef Ptx, llvm::ArrayRef<std::string> Args,
-                                     bool WantCubin);
+llvm::Expected<PtxasResult> runPtxas(llvm::StringRef Ptxas, llvm::StringRef Ptx, llvm::ArrayRef<std::string> Args);
 
 /// Turns ptxas's messages about Printed (printed from Module with Layout) into diagnostics at the
 /// inputs' file:line:col (the column of the token ptxas quotes, else the line's first non-blank). A

@@ -169,7 +169,7 @@ bool verifyWithPtxas(const LinkOptions &Options, const ObjectFile &Linked, Array
     if (Options.Emit == EmitKind::Object)
       Args.push_back("-c"); // a relocatable link may leave references for a later link
     llvm::append_range(Args, Options.PtxasOptions);
-    if (auto R = runPtxas(*Ptxas, Checks[I].Text, Args, /*WantCubin=*/false))
+    if (auto R = runPtxas(*Ptxas, Checks[I].Text, Args))
       Checks[I].Result = std::move(*R);
     else
       Checks[I].Error = toString(R.takeError());

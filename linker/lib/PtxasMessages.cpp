@@ -26,7 +26,7 @@ std::optional<std::string> findPtxas() {
   return std::nullopt;
 }
 
-Expected<PtxasResult> runPtxas(StringRef Ptxas, StringRef Ptx, ArrayRef<std::string> Args, bool WantCubin) {
+Expected<PtxasResult> runPtxas(StringRef Ptxas, StringRef Ptx, ArrayRef<std::string> Args) {
   SmallString<128> In, OutPath, ErrPath;
   if (auto EC = sys::fs::createTemporaryFile("ptxlink", "ptx", In))
     return createStringError(EC, "cannot create a temporary file");
@@ -59,12 +59,6 @@ Expected<PtxasResult> runPtxas(StringRef Ptxas, StringRef Ptx, ArrayRef<std::str
   // Messages name the temporary file: say "<linked module>" instead of a path that is about to vanish.
   for (size_t At; (At = R.Messages.find(In.str())) != std::string::npos;)
     R.Messages.replace(At, In.size(), "<linked module>");
-  if (R.ExitCode == 0 && WantCubin) {
-    auto B = MemoryBuffer::getFile(OutPath, false, false);
-    if (!B)
-      return createStringError(B.getError(), "cannot read the cubin ptxas wrote");
-    R.Cubin = (*B)->getBuffer().str();
-  }
   return R;
 }
 
