@@ -203,18 +203,13 @@ void canonicalLines(StringRef Text, std::vector<CanonLine> &Lines) {
     // (nvcc never writes one inside a body; hand-written PTX might).
     const char *B = P, *E = LineEnd;
     if (InBlockComment) {
-      const char *Close = nullptr;
-      for (const char *Q = P; Q + 1 < LineEnd; ++Q)
-        if (Q[0] == '*' && Q[1] == '/') {
-          Close = Q;
-          break;
-        }
-      if (!Close) {
+      size_t Close = StringRef(P, size_t(LineEnd - P)).find("*/");
+      if (Close == StringRef::npos) {
         P = Eol ? Eol + 1 : End;
         continue;
       }
       InBlockComment = false;
-      B = Close + 2;
+      B = P + Close + 2;
     }
     bool InString = false;
     for (const char *Q = B; Q < E; ++Q) {
@@ -223,13 +218,7 @@ void canonicalLines(StringRef Text, std::vector<CanonLine> &Lines) {
       else if (!InString && *Q == '/' && Q + 1 < E && (Q[1] == '/' || Q[1] == '*')) {
         if (Q[1] == '*') {
           // Text after a block comment that ends on this line is rare enough to be dropped with it.
-          const char *Close = nullptr;
-          for (const char *C = Q + 2; C + 1 < E; ++C)
-            if (C[0] == '*' && C[1] == '/') {
-              Close = C;
-              break;
-            }
-          if (!Close)
+          if (!StringRef(Q + 2, size_t(E - Q - 2)).contains("*/"))
             InBlockComment = true;
         }
         E = Q;
@@ -265,7 +254,7 @@ void canonicalLines(StringRef Text, std::vector<CanonLine> &Lines) {
 /// `<8 hex>_<N>_<N characters of the file name>_<8 hex>` becomes `#` (with the mangled length in front of
 /// an `_INTERNAL_` or after `__nv_static_`, which counts the tag), and a `$<digits>` suffix becomes `$`.
 /// Two copies of one inline function from two .cu files then read the same.
-static std::string withoutModuleNumbering(StringRef Name) {
+std::string withoutModuleNumbering(StringRef Name) {
   auto isHex8 = [](StringRef S) { return S.size() >= 8 && llvm::all_of(S.take_front(8), llvm::isHexDigit); };
   std::string Out;
   for (size_t I = 0; I < Name.size();) {
