@@ -23,6 +23,7 @@
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/StringSet.h"
+#include "llvm/BinaryFormat/ELF.h"
 #include "llvm/Object/Archive.h"
 #include "llvm/Support/Endian.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -32,14 +33,9 @@ using namespace llvm;
 namespace ptxlink {
 
 bool isX86HostObject(StringRef Bytes) {
-  return isHostElf(Bytes) && support::endian::read16le(Bytes.data() + 0x10) == 1 /*ET_REL*/ &&
-         support::endian::read16le(Bytes.data() + 0x12) == 62 /*EM_X86_64*/;
+  return isHostElf(Bytes) && support::endian::read16le(Bytes.data() + 0x10) == ELF::ET_REL &&
+         support::endian::read16le(Bytes.data() + 0x12) == ELF::EM_X86_64;
 }
-
-namespace {
-
-
-} // namespace
 
 std::unique_ptr<ObjectFile> hostObjectFromBuffer(std::unique_ptr<MemoryBuffer> Buffer, StringRef DisplayName,
                                                  std::optional<HostOrigin> &Host, std::vector<Diagnostic> &Problems) {
