@@ -19,6 +19,7 @@
 #include "ptxlink/HostEmbed.h"
 
 #include "llvm/ADT/StringMap.h"
+#include "llvm/BinaryFormat/ELF.h"
 #include "llvm/Support/Endian.h"
 
 #include <cstring>
@@ -30,12 +31,12 @@ using namespace llvm;
 namespace ptxlink {
 namespace {
 
-// ELF constants (x86-64 relocatable object).
-constexpr uint32_t SHT_PROGBITS = 1, SHT_SYMTAB = 2, SHT_STRTAB = 3, SHT_RELA = 4, SHT_NOBITS = 8;
-constexpr uint64_t SHF_WRITE = 1, SHF_ALLOC = 2, SHF_EXECINSTR = 4, SHF_INFO_LINK = 0x40;
-constexpr uint8_t STB_LOCAL = 0, STB_GLOBAL = 1;
-constexpr uint8_t STT_NOTYPE = 0, STT_OBJECT = 1, STT_FUNC = 2, STT_SECTION = 3, STT_FILE = 4;
-constexpr uint32_t R_X86_64_64 = 1, R_X86_64_PC32 = 2, R_X86_64_PLT32 = 4, R_X86_64_REX_GOTPCRELX = 42;
+// ELF constants (x86-64 relocatable object), from LLVM's ELF.h.
+using ELF::SHT_PROGBITS, ELF::SHT_SYMTAB, ELF::SHT_STRTAB, ELF::SHT_RELA, ELF::SHT_NOBITS;
+using ELF::SHF_WRITE, ELF::SHF_ALLOC, ELF::SHF_EXECINSTR, ELF::SHF_INFO_LINK;
+using ELF::STB_LOCAL, ELF::STB_GLOBAL;
+using ELF::STT_NOTYPE, ELF::STT_OBJECT, ELF::STT_FUNC, ELF::STT_SECTION, ELF::STT_FILE;
+using ELF::R_X86_64_64, ELF::R_X86_64_PC32, ELF::R_X86_64_PLT32, ELF::R_X86_64_REX_GOTPCRELX;
 
 void put16(std::string &B, uint16_t V) { B.append(reinterpret_cast<const char *>(&V), 2); }
 void put32(std::string &B, uint32_t V) { B.append(reinterpret_cast<const char *>(&V), 4); }
@@ -127,7 +128,7 @@ Error writeDeviceLinkObject(StringRef Fatbin, ArrayRef<std::string> ModuleIds, r
     Symbols.push_back(std::move(S));
     return static_cast<uint32_t>(Symbols.size() - 1);
   };
-  add({"ptxlink-dlink", STB_LOCAL, STT_FILE, 0xfff1 /*SHN_ABS*/});
+  add({"ptxlink-dlink", STB_LOCAL, STT_FILE, ELF::SHN_ABS});
   uint32_t SymText = add({"", STB_LOCAL, STT_SECTION, SecText});
   uint32_t SymBss = add({"", STB_LOCAL, STT_SECTION, SecBss});
   uint32_t SymModuleId = add({"", STB_LOCAL, STT_SECTION, SecModuleId});
@@ -406,9 +407,9 @@ Error writeDeviceLinkObject(StringRef Fatbin, ArrayRef<std::string> ModuleIds, r
   Header += '\x01'; // EV_CURRENT
   Header += '\x00'; // ELFOSABI_NONE (System V), as the host compiler writes it
   Header.append(8, '\0');
-  put16(Header, 1);  // ET_REL
-  put16(Header, 62); // EM_X86_64
-  put32(Header, 1);
+  put16(Header, ELF::ET_REL);
+  put16(Header, ELF::EM_X86_64);
+  put32(Header, ELF::EV_CURRENT);
   put64(Header, 0); // e_entry
   put64(Header, 0); // e_phoff
   put64(Header, ShOff);
