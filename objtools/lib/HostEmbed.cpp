@@ -6,6 +6,7 @@
 // wrapper is decoded only to show what the host runtime will register.
 #include "ptxlink/HostEmbed.h"
 
+#include "llvm/BinaryFormat/ELF.h"
 #include "llvm/Support/Endian.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -50,10 +51,10 @@ HostEmbedInfo readHostEmbedding(StringRef B, const CubinWarnFn &Warn) {
       StringRef Name = NameOff < Strings.size() ? Strings.substr(NameOff).take_until([](char C) { return !C; })
                                                 : StringRef();
       uint16_t Shndx = support::endian::read16le(Data.data() + P + 6);
-      if (Name.empty() && (uint8_t(Data[P + 4]) & 0xf) == 3 && Shndx < Sections.size())
+      if (Name.empty() && (uint8_t(Data[P + 4]) & 0xf) == ELF::STT_SECTION && Shndx < Sections.size())
         Name = Sections[Shndx].Name;
       Symbols.emplace_back(Name.str(), Shndx);
-      if (Shndx != 0 && (uint8_t(Data[P + 4]) >> 4) == 1 /*STB_GLOBAL*/ && Name.starts_with("__cudaRegisterLinkedBinary_"))
+      if (Shndx != ELF::SHN_UNDEF && (uint8_t(Data[P + 4]) >> 4) == ELF::STB_GLOBAL && Name.starts_with("__cudaRegisterLinkedBinary_"))
         Info.LinkedBinaryFunctions.push_back(Name.str());
     }
   }
