@@ -26,12 +26,13 @@
 namespace ptxlink {
 
 /// NVIDIA's tools found for --sass: ptxas (findPtxas: PATH, else $CUDA_HOME/bin), nvlink beside it (the same
-/// toolkit: nvlink rejects cubins from a newer ptxas), the toolkit's library folder (libcudadevrt.a).
+/// toolkit: nvlink rejects cubins from a newer ptxas), the folder of libcudadevrt.a (the -L folders first,
+/// then the toolkit's library folder, found from ptxas, $CUDA_HOME, $CUDA_PATH or /usr/local/cuda).
 struct SassToolchain {
   std::string Ptxas, Nvlink, LibDir;
   std::string Version; // `ptxas --version` output: part of every cache key
 };
-llvm::Expected<SassToolchain> findSassToolchain();
+llvm::Expected<SassToolchain> findSassToolchain(llvm::ArrayRef<std::string> LibraryPaths);
 
 /// True for the names that the CUDA device runtime (libcudadevrt.a) defines: dynamic parallelism
 /// (`__cudaCDP2*`, `cudaGetParameterBuffer*`, `cudaLaunchDevice*`, ...). With --sass they are linked from

@@ -495,7 +495,7 @@ static bool linkImpl(const LinkOptions &Options, DiagnosticEngine &Diags, raw_os
   } else {
     std::optional<SassToolchain> Tools;
     if (Options.Sass) {
-      auto T = findSassToolchain();
+      auto T = findSassToolchain(Options.LibraryPaths);
       if (!T) {
         Diags.error(toString(T.takeError()), std::vector<DiagSite>(), "no-ptxas");
         consumeError(std::move(E));

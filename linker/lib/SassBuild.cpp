@@ -114,7 +114,38 @@ bool isDeviceRuntimeName(StringRef Name) {
          Name == "cudaCGGetIntrinsicHandle" || Name == "cudaCGSynchronize" || Name == "cudaCGSynchronizeGrid";
 }
 
-Expected<SassToolchain> findSassToolchain() {
+/// The folder holding libcudadevrt.a, looked for where nvcc and nvlink would: the -L folders first, then the
+/// toolkit that ptxas belongs to, then $CUDA_HOME, $CUDA_PATH and /usr/local/cuda. The toolkit root is not
+/// always beside ptxas: distributions and containers put small wrapper scripts in /usr/bin or /usr/local/bin
+/// (`exec /usr/local/cuda-13.0/bin/ptxas "$@"`), which no symlink resolution sees through.
+static std::string findDeviceRuntimeDir(ArrayRef<std::string> LibraryPaths, StringRef PtxasDir) {
+  auto Holds = [](StringRef Dir) {
+    SmallString<256> Lib(Dir);
+    sys::path::append(Lib, "libcudadevrt.a");
+    return sys::fs::exists(Lib);
+  };
+  for (const std::string &Dir : LibraryPaths)
+    if (Holds(Dir))
+      return Dir;
+  std::vector<std::string> Roots{sys::path::parent_path(PtxasDir).str()};
+  for (const char *Var : {"CUDA_HOME", "CUDA_PATH"})
+    if (auto V = sys::Process::GetEnv(Var))
+      Roots.push_back(*V);
+  Roots.push_back("/usr/local/cuda");
+  for (const std::string &Root : Roots) {
+    if (Root.empty())
+      continue;
+    for (StringRef Sub : {"lib64", "lib", "targets/x86_64-linux/lib", "targets/sbsa-linux/lib"}) {
+      SmallString<256> D(Root);
+      sys::path::append(D, Sub);
+      if (Holds(D))
+        return std::string(D);
+    }
+  }
+  return "";
+}
+
+Expected<SassToolchain> findSassToolchain(ArrayRef<std::string> LibraryPaths) {
   SassToolchain T;
   if (auto P = findPtxas())
     T.Ptxas = *P;
@@ -128,17 +159,7 @@ Expected<SassToolchain> findSassToolchain() {
   SmallString<256> Nvlink(Bin);
   sys::path::append(Nvlink, "nvlink");
   T.Nvlink = sys::fs::can_execute(Nvlink) ? std::string(Nvlink) : "";
-  StringRef Root = sys::path::parent_path(Bin);
-  for (StringRef Sub : {"lib64", "lib", "targets/x86_64-linux/lib", "targets/sbsa-linux/lib"}) {
-    SmallString<256> D(Root);
-    sys::path::append(D, Sub);
-    SmallString<256> Lib(D);
-    sys::path::append(Lib, "libcudadevrt.a");
-    if (sys::fs::exists(Lib)) {
-      T.LibDir = std::string(D);
-      break;
-    }
-  }
+  T.LibDir = findDeviceRuntimeDir(LibraryPaths, Bin);
   SmallString<128> Log;
   if (auto EC = sys::fs::createTemporaryFile("ptxlink-ptxas-version", "txt", Log))
     return createStringError(EC, "cannot create a temporary file");
@@ -338,7 +359,8 @@ std::vector<std::optional<std::string>> buildSass(ArrayRef<SassRequest> Requests
     }
     if (Q.DeviceRuntime && Tools.LibDir.empty()) {
       LinkErrors[R] = "the program calls the CUDA device runtime (dynamic parallelism), but libcudadevrt.a was "
-                      "not found in the toolkit of " + Tools.Ptxas;
+                      "not found (looked in the -L folders, the toolkit of " + Tools.Ptxas +
+                      ", $CUDA_HOME, $CUDA_PATH and /usr/local/cuda); name its folder with -L";
       return;
     }
     std::string ArchArg = "-arch=" + Q.Arch;

@@ -29,6 +29,10 @@ search = config.environment["PATH"]
 for tool in ("ptxas", "nvlink", "nvcc", "fatbinary", "llc-19", "dot"):
     if shutil.which(tool, path=search):
         config.available_features.add(tool.replace("-19", ""))
+# Where NVIDIA's tools really are, for tests that put wrapper scripts in front of them.
+for tool in ("ptxas", "nvlink"):
+    found = shutil.which(tool, path=search)
+    config.substitutions.append(("%" + tool + "_path", os.path.realpath(found) if found else tool))
 config.substitutions.append(("%obj_root", config.ptxlink_obj_root))
 config.substitutions.append(("%tools_dir", config.ptxlink_tools_dir))
 if shutil.which("make", path=search):
@@ -41,6 +45,7 @@ if shutil.which("cc", path=search):
 # The CUDA runtime library, for tests that link host programs (`-L%cuda_lib -lcudart`).
 cuda_lib = os.path.join(os.environ.get("CUDA_HOME", "/usr/local/cuda"), "lib64")
 config.substitutions.append(("%cuda_lib", cuda_lib))
+config.substitutions.append(("%cudadevrt_path", os.path.join(cuda_lib, "libcudadevrt.a")))
 if os.path.exists(os.path.join(cuda_lib, "libcudart.so")):
     config.available_features.add("cudart")
 if shutil.which("llc", path=search):
