@@ -279,7 +279,7 @@ Expected<RewrittenDebugInfo> rewriteDebugInfo(const ModuleVariant &Module, const
       auto Table = readAbbrevTable(Abbrev.Contents, AbbrevOffset);
       if (!Table)
         return Table.takeError();
-      TableIt = Tables.emplace(AbbrevOffset, TableUse{std::move(*Table), {}}).first;
+      TableIt = Tables.emplace(AbbrevOffset, TableUse{std::move(*Table), DenseMap<uint64_t, uint64_t>()}).first;
     }
     const AbbrevTable &Table = TableIt->second.Decls;
     DenseMap<uint64_t, uint64_t> &SharedCodes = TableIt->second.SharedCodes;
