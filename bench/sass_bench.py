@@ -10,16 +10,25 @@ against what NVIDIA's separate compilation costs on the same modules with the sa
   * full build with a warm cache vs the PTX-only link plus nvlink's time;
   * peak memory of ptxlink itself (its children excluded: `-v` reports its own) vs the largest
       ptxas process of NVIDIA's pipeline.
-Every figure is wall-clock time of one run on this machine, printed as ratios. The cache lives in a
-temporary folder (never the user's).
+Two programs: bench's generated one (gen_program.py, modules that share nothing) and, with --cuda, real
+nvcc output of a multi-file CUDA program (gen_cuda_program.py: templates, CUB and thrust instantiated in
+many files, cross-file __device__ calls, file-static kernels), compiled with `nvcc -rdc=true -ptx` once and
+kept by content under bench/work/cuda-ptx (nvcc takes ~10 s a file).
+Wall-clock times on a shared machine drift by tens of percent within minutes, so with --rounds N each
+case runs N times with NVIDIA's and ptxlink's commands interleaved (their order alternating), and the
+ratio printed is the median of the per-round ratios. The cache lives in a temporary folder (never the
+user's) and is emptied before every cold build.
 
-Usage: sass_bench.py [--modules 100] [--funcs 20] [--jobs N] [--arch sm_90] [--keep DIR] [--whole-program]
+Usage: sass_bench.py [--modules 100] [--funcs 20] [--cuda [--cuda-files 24]] [--no-generated]
+                     [--rounds 1] [--jobs N] [--arch sm_90] [--keep DIR] [--whole-program]
 """
 
 import argparse
+import hashlib
 import os
 import re
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -39,31 +48,47 @@ def timed(fn):
     return time.perf_counter() - t
 
 
-def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--modules", type=int, default=100)
-    ap.add_argument("--funcs", type=int, default=20)
-    ap.add_argument("--jobs", type=int, default=os.cpu_count())
-    ap.add_argument("--arch", default="sm_90")
-    ap.add_argument("--bin", default=os.path.join(ROOT, "build", "bin"))
-    ap.add_argument("--keep", help="work in this folder and keep it")
-    ap.add_argument("--whole-program", action="store_true", help="also time ptxlink --sass --whole-program")
-    a = ap.parse_args()
+def cuda_program_ptx(a, pool):
+    """The CUDA program's PTX files: generated sources, each compiled by nvcc unless its PTX is cached
+    (key: the source, the shared header, nvcc's version and options)."""
+    nvcc = shutil.which("nvcc")
+    if not nvcc:
+        sys.exit("sass_bench: --cuda needs nvcc on PATH")
+    srcdir = os.path.join(a.work_root, "cuda-src-%d" % a.cuda_files)
+    run([sys.executable, os.path.join(ROOT, "bench", "gen_cuda_program.py"), srcdir, "--files", str(a.cuda_files)])
+    cache = os.path.join(a.work_root, "cuda-ptx")
+    os.makedirs(cache, exist_ok=True)
+    version = subprocess.run([nvcc, "--version"], check=True, stdout=subprocess.PIPE, text=True).stdout
+    flags = ["-rdc=true", "-ptx", "-arch=" + a.arch]
+    header = open(os.path.join(srcdir, "common.cuh"), "rb").read()
+    sources = sorted(f for f in os.listdir(srcdir) if f.endswith(".cu"))
+
+    def compile_one(cu):
+        h = hashlib.sha256(open(os.path.join(srcdir, cu), "rb").read() + header + version.encode() +
+                           " ".join(flags).encode()).hexdigest()[:20]
+        ptx = os.path.join(cache, "%s-%s.ptx" % (cu[:-3], h))
+        if not os.path.exists(ptx):
+            run([nvcc] + flags + [os.path.join(srcdir, cu), "-o", ptx + ".tmp"])
+            os.rename(ptx + ".tmp", ptx)
+        return ptx
+
+    return list(pool.map(compile_one, sources))
+
+
+def bench_program(a, label, ptx_files, work, pool):
+    """The four cases on one program; returns the printed lines."""
     ptxas, nvlink = shutil.which("ptxas"), shutil.which("nvlink")
-    if not ptxas or not nvlink:
-        sys.exit("sass_bench: needs ptxas and nvlink on PATH")
-    work = a.keep or tempfile.mkdtemp(prefix="sass-bench-")
-    os.makedirs(work, exist_ok=True)
     src, objs, nv, cache = (os.path.join(work, d) for d in ("ptx", "obj", "nv", "cache"))
-    shutil.rmtree(cache, ignore_errors=True)
-    for d in (objs, nv):
-        os.makedirs(d, exist_ok=True)
-    run([sys.executable, os.path.join(ROOT, "bench", "gen_program.py"), src, "--modules", str(a.modules),
-         "--funcs", str(a.funcs), "--debug-every", "0"])
-    mods = sorted(f[:-4] for f in os.listdir(src) if f.endswith(".ptx"))
+    for d in (src, objs, nv):
+        shutil.rmtree(d, ignore_errors=True)
+        os.makedirs(d)
+    mods = []
+    for p in ptx_files:  # private copies: the one-module-changed case edits one
+        m = os.path.basename(p)[:-4]
+        shutil.copyfile(p, os.path.join(src, m + ".ptx"))
+        mods.append(m)
     as_, link = os.path.join(a.bin, "ptxlink-as"), os.path.join(a.bin, "ptxlink")
     env = dict(os.environ, XDG_CACHE_HOME=cache)
-    pool = ThreadPoolExecutor(a.jobs)
 
     def ptxas_c(m):
         # GNU time reports this ptxas's own peak RSS (ptxas has no children).
@@ -86,52 +111,123 @@ def main():
         return subprocess.run(link_argv + extra, check=True, env=env, stdout=subprocess.PIPE,
                               stderr=subprocess.PIPE, text=True).stdout
 
-    # NVIDIA, full build.
-    rss = []
-    t_nv_ptxas = timed(lambda: rss.extend(pool.map(ptxas_c, mods)))
-    t_nv_link = timed(nvlink_all)
-    t_nv_full = t_nv_ptxas + t_nv_link
-
-    # ptxlink, full build from scratch.
-    t_as = timed(lambda: list(pool.map(assemble, mods)))
-    out = {}
-    t_cold_link = timed(lambda: out.update(cold=ptxlink(["--sass", "-v"])))
-    m = re.search(r"peak RSS of ptxlink itself: (\d+) KB", out["cold"])
-    own_rss = int(m.group(1)) if m else 0
-    t_cold = t_as + t_cold_link
-    t_warm = timed(lambda: ptxlink(["--sass"]))
-    t_ptx_only = timed(lambda: ptxlink([]))
-
-    # One function in one module changed: its first float constant.
+    # The edit for the one-module-changed case: the first float constant after the first exported
+    # kernel of the middle module (a kernel is always live, so the edit reaches the code ptxas compiles).
     victim = mods[len(mods) // 2]
-    path = os.path.join(src, victim + ".ptx")
-    text = open(path).read()
-    # In a kernel (always live), so that the edit reaches the code ptxas compiles.
-    at = text.find(".entry")
-    k = re.compile(r"0f[0-9A-F]{8}").search(text, at)
+    vpath = os.path.join(src, victim + ".ptx")
+    original = open(vpath).read()
+    at = original.find(".visible .entry")
+    at = at if at >= 0 else original.find(".entry")
+    k = re.compile(r"0f[0-9A-F]{8}").search(original, max(at, 0))
     if at < 0 or not k:
-        sys.exit("sass_bench: no float constant in a kernel of " + path)
-    text2 = text[:k.start()] + ("0f3F800001" if k.group(0) != "0f3F800001" else "0f3F800002") + text[k.end():]
-    open(path, "w").write(text2)
-    t_nv_one = timed(lambda: ptxas_c(victim)) + timed(nvlink_all)
-    t_one = timed(lambda: assemble(victim)) + timed(lambda: ptxlink(["--sass"]))
+        sys.exit("sass_bench: no float constant in a kernel of " + vpath)
+    edited = [original[:k.start()] + c + original[k.end():] for c in ("0f3F800001", "0f3F800002")]
+
+    R = {key: [] for key in ("nv_full", "nv_link", "cold", "one_nv", "one", "warm", "ptx_only", "own_rss", "ptxas_rss")}
+    for rnd in range(a.rounds):
+        open(vpath, "w").write(original)
+
+        def nv_full():
+            rss = []
+            t = timed(lambda: rss.extend(pool.map(ptxas_c, mods)))
+            tl = timed(nvlink_all)
+            R["nv_full"].append(t + tl)
+            R["nv_link"].append(tl)
+            R["ptxas_rss"].append(max(rss))
+
+        def ours_cold():
+            shutil.rmtree(cache, ignore_errors=True)
+            out = {}
+            t = timed(lambda: list(pool.map(assemble, mods)))
+            t += timed(lambda: out.update(cold=ptxlink(["--sass", "-v"])))
+            R["cold"].append(t)
+            m = re.search(r"peak RSS of ptxlink itself: (\d+) KB", out["cold"])
+            R["own_rss"].append(int(m.group(1)) if m else 0)
+
+        for step in ((nv_full, ours_cold) if rnd % 2 == 0 else (ours_cold, nv_full)):
+            step()
+        # Warm cache against the PTX-only link (+ nvlink's time, measured above in this round).
+        R["warm"].append(timed(lambda: ptxlink(["--sass"])))
+        R["ptx_only"].append(timed(lambda: ptxlink([])))
+        # One module changed (a different constant each round, so that it always misses the cache).
+        open(vpath, "w").write(edited[rnd % 2])
+
+        def nv_one():
+            R["one_nv"].append(timed(lambda: ptxas_c(victim)) + timed(nvlink_all))
+
+        def ours_one():
+            R["one"].append(timed(lambda: assemble(victim)) + timed(lambda: ptxlink(["--sass"])))
+
+        for step in ((nv_one, ours_one) if rnd % 2 == 0 else (ours_one, nv_one)):
+            step()
+    open(vpath, "w").write(original)
 
     # Whole-program mode for reference (one ptxas over the linked module): slow, only when asked.
     t_whole = timed(lambda: ptxlink(["--sass", "--whole-program", "--no-cache"])) if a.whole_program else None
 
+    def med(key):
+        return statistics.median(R[key])
+
+    def ratio(num, den):
+        rs = [n / d for n, d in zip(num, den)]
+        return statistics.median(rs), rs
+
+    def fmt(rs):
+        return ", ".join("%.2f" % r for r in rs)
+
     size = sum(os.path.getsize(os.path.join(src, m + ".ptx")) for m in mods)
-    print("sass_bench: %d modules (%.1f MB of PTX), %s, %d jobs, one run" % (len(mods), size / 1e6, a.arch, a.jobs))
-    print("  NVIDIA full build (ptxas -c x%d, -P%d, + nvlink): %.2f s (nvlink %.2f s)" %
-          (len(mods), a.jobs, t_nv_full, t_nv_link))
-    print("  ptxlink full build, cold cache (ptxlink-as + ptxlink --sass): %.2f s -> %.2fx NVIDIA's time"
-          % (t_cold, t_cold / t_nv_full))
-    print("  one module changed: NVIDIA %.3f s, ptxlink %.3f s -> %.2fx NVIDIA's time" % (t_nv_one, t_one, t_one / t_nv_one))
-    print("  warm-cache full link: %.3f s; PTX-only link %.3f s + nvlink %.3f s = %.3f s -> %.2fx"
-          % (t_warm, t_ptx_only, t_nv_link, t_ptx_only + t_nv_link, t_warm / (t_ptx_only + t_nv_link)))
-    print("  peak RSS: ptxlink itself %.1f MB, largest ptxas %.1f MB -> %.2fx" % (own_rss / 1024, max(rss) / 1024,
-                                                                              own_rss / max(rss)))
+    lines = ["%s: %d modules (%.1f MB of PTX), %s, %d jobs, %d round(s); times are medians, ratios the median "
+             "of the per-round ratios (each round's listed)" % (label, len(mods), size / 1e6, a.arch, a.jobs, a.rounds)]
+    r, rs = ratio(R["cold"], R["nv_full"])
+    lines.append("  full build: NVIDIA (ptxas -c x%d, -P%d, + nvlink) %.2f s (nvlink %.2f s); ptxlink, cold cache "
+                 "(ptxlink-as + ptxlink --sass) %.2f s -> %.2fx NVIDIA's time [%s]"
+                 % (len(mods), a.jobs, med("nv_full"), med("nv_link"), med("cold"), r, fmt(rs)))
+    r, rs = ratio(R["one"], R["one_nv"])
+    lines.append("  one module changed: NVIDIA %.3f s, ptxlink %.3f s -> %.2fx [%s]" % (med("one_nv"), med("one"), r, fmt(rs)))
+    ref = [p + n for p, n in zip(R["ptx_only"], R["nv_link"])]
+    r, rs = ratio(R["warm"], ref)
+    lines.append("  warm-cache full link: %.3f s; PTX-only link %.3f s + nvlink %.3f s -> %.2fx [%s]"
+                 % (med("warm"), med("ptx_only"), med("nv_link"), r, fmt(rs)))
+    own, big = max(R["own_rss"]), max(R["ptxas_rss"])
+    lines.append("  peak RSS: ptxlink itself %.1f MB, largest ptxas %.1f MB -> %.2fx" % (own / 1024, big / 1024, own / big))
     if t_whole is not None:
-        print("  --whole-program (one ptxas run, no cache): %.2f s -> %.2fx NVIDIA's full build" % (t_whole, t_whole / t_nv_full))
+        lines.append("  --whole-program (one ptxas run, no cache): %.2f s -> %.2fx NVIDIA's full build"
+                     % (t_whole, t_whole / med("nv_full")))
+    return lines
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--modules", type=int, default=100)
+    ap.add_argument("--funcs", type=int, default=20)
+    ap.add_argument("--cuda", action="store_true", help="also the nvcc-compiled CUDA program (gen_cuda_program.py)")
+    ap.add_argument("--cuda-files", type=int, default=24)
+    ap.add_argument("--no-generated", action="store_true", help="leave out bench's generated program")
+    ap.add_argument("--rounds", type=int, default=1)
+    ap.add_argument("--jobs", type=int, default=os.cpu_count())
+    ap.add_argument("--arch", default="sm_90")
+    ap.add_argument("--bin", default=os.path.join(ROOT, "build", "bin"))
+    ap.add_argument("--work-root", default=os.path.join(ROOT, "bench", "work"), help="where nvcc's PTX is kept")
+    ap.add_argument("--keep", help="work in this folder and keep it")
+    ap.add_argument("--whole-program", action="store_true", help="also time ptxlink --sass --whole-program")
+    a = ap.parse_args()
+    if not shutil.which("ptxas") or not shutil.which("nvlink"):
+        sys.exit("sass_bench: needs ptxas and nvlink on PATH")
+    work = a.keep or tempfile.mkdtemp(prefix="sass-bench-")
+    os.makedirs(work, exist_ok=True)
+    pool = ThreadPoolExecutor(a.jobs)
+    programs = []
+    if not a.no_generated:
+        gen = os.path.join(work, "generated-src")
+        shutil.rmtree(gen, ignore_errors=True)
+        run([sys.executable, os.path.join(ROOT, "bench", "gen_program.py"), gen, "--modules", str(a.modules),
+             "--funcs", str(a.funcs), "--debug-every", "0"])
+        programs.append(("generated program (gen_program.py)",
+                         sorted(os.path.join(gen, f) for f in os.listdir(gen) if f.endswith(".ptx"))))
+    if a.cuda:
+        programs.append(("CUDA program (gen_cuda_program.py, nvcc -rdc=true -ptx)", cuda_program_ptx(a, pool)))
+    for i, (label, files) in enumerate(programs):
+        print("\n".join(bench_program(a, label, files, os.path.join(work, "p%d" % i), pool)), flush=True)
     if not a.keep:
         shutil.rmtree(work, ignore_errors=True)
 
