@@ -1,6 +1,6 @@
 // Unit tests of `ptxlink-dump --abi-diff` (runAbiDiff): PTX versions of a library in, report and exit
 // status (abidiff's bits) out.
-#include "ptxlink/AbiDiff.h"
+#include "AbiDiff.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"

@@ -1,6 +1,6 @@
 // Unit tests of ptxlink-dump run in-process: the JSON document's shape and version, agreement of the
 // text and JSON renderings, --select's rules, and exit status 1 with located warnings on corrupt input.
-#include "ptxlink/Dump.h"
+#include "Dump.h"
 #include "ptxlink/Fatbin.h"
 
 #include "llvm/Support/FileSystem.h"
@@ -44,8 +44,7 @@ std::string fatbin(std::vector<std::string> Ptx, FatbinCompression C = FatbinCom
 
 int run(std::vector<std::string> Args, std::string &Out, std::string &Err) {
   raw_string_ostream O(Out), E(Err);
-  DumpServices NoServices; // PTX images are described from their header only
-  return runDumpTool(Args, O, E, NoServices);
+  return runDumpTool(Args, O, E);
 }
 
 const std::string P80 = ".version 7.0\n.target sm_80\n.address_size 64\n";

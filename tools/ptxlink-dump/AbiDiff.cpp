@@ -9,7 +9,7 @@
 // incompatible; additions and note-level changes are compatible ABI changes. Exit bits follow abidiff.
 
 #include "ptxlink/InputFiles.h"
-#include "ptxlink/AbiDiff.h"
+#include "AbiDiff.h"
 #include "ptxlink/AbiCheck.h"
 #include "ptxlink/Archive.h"
 #include "ptxlink/Assembler.h"

@@ -3,8 +3,10 @@
 // disagree about a value.
 #pragma once
 
-#include "ptxlink/Dump.h"
+#include "Dump.h"
+#include "ptxlink/Diagnostics.h"
 #include "ptxlink/Fatbin.h"
+#include "ptxlink/ObjectModel.h"
 
 #include "llvm/ADT/StringRef.h"
 #include "llvm/ADT/Twine.h"
@@ -41,11 +43,9 @@ struct Origin {
 
 class Context {
 public:
-  Context(const Options &Opts, const DumpServices &Services, llvm::raw_ostream &Err)
-      : Opts(Opts), Services(Services), Err(Err) {}
+  Context(const Options &Opts, llvm::raw_ostream &Err) : Opts(Opts), Err(Err) {}
 
   const Options &Opts;
-  const DumpServices &Services;
   llvm::raw_ostream &Err;
   bool HadError = false;
   llvm::json::Array Diagnostics;

@@ -8,10 +8,11 @@
 // at link time otherwise), assembles `.ptx` inputs on the way in, and never damages the existing archive:
 // every problem is reported, and only a fully successful run replaces the file (atomically).
 //
-// It lives in the linker library because it uses the assembler for `.ptx` inputs.
+// It lives in the tools layer (tools/ptxlink-ar) and links the assembler for `.ptx` inputs; no library
+// uses it.
 
 #include "ptxlink/InputFiles.h"
-#include "ptxlink/Archiver.h"
+#include "Archiver.h"
 
 #include "ptxlink/Archive.h"
 #include "ptxlink/Assembler.h"

@@ -1,6 +1,6 @@
 // ptxlink-ar: builds and inspects static device libraries with ar's command line. A thin shell over
 // ptxlink::runArchiverTool so tests can run the same code in-process.
-#include "ptxlink/Archiver.h"
+#include "Archiver.h"
 
 #include "llvm/Support/raw_ostream.h"
 

@@ -1,6 +1,6 @@
 // ptxlink-dump: describe GPU binaries (our objects and archives, NVIDIA cubins and fatbinaries, host
-// files embedding them, PTX text). The work is done by runDumpTool (include/ptxlink/Dump.h).
-#include "ptxlink/Dump.h"
+// files embedding them, PTX text). The work is done by runDumpTool (Dump.h beside this file).
+#include "Dump.h"
 
 #include "llvm/Support/raw_ostream.h"
 

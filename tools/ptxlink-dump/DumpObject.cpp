@@ -3,6 +3,7 @@
 // parameter buffer a launcher must pack), the call graph and the debug sections.
 #include "DumpInternal.h"
 
+#include "ptxlink/Assembler.h"
 #include "ptxlink/Cubin.h"
 #include "ptxlink/ObjectFormat.h"
 
@@ -334,13 +335,13 @@ void describePtxText(Context &C, const Origin &O, StringRef Text, json::Object &
     Node["ptx"] = json::Array{json::Object{{"text", Text.str()}}};
   bool NeedModel = C.Opts.Headers || C.Opts.Symbols || C.Opts.Relocs || C.Opts.Abi || C.Opts.Callgraph ||
                    C.Opts.Debug;
-  if (!NeedModel || !C.Services.AssemblePtx)
+  if (!NeedModel)
     return;
   ObjectFile Object;
   std::string Diags;
   raw_string_ostream DiagOS(Diags);
   DiagnosticEngine Engine(DiagOS, "ptxlink-dump");
-  if (!C.Services.AssemblePtx(Object, Text, O.Name, Engine)) {
+  if (!assembleInto(Object, Text, O.Name, Engine)) {
     C.Err << Diags;
     C.warn(O, 0, "the PTX text does not assemble; only its header is shown");
     return;

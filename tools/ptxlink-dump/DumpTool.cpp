@@ -1,5 +1,6 @@
 // ptxlink-dump's command line and driver: parse options, read each input, detect its format by content,
 // build the JSON description of the requested views and print it (as JSON, or rendered as text).
+#include "AbiDiff.h"
 #include "DumpInternal.h"
 
 #include "ptxlink/InputFiles.h"
@@ -259,7 +260,7 @@ constexpr StringRef KnownOptions[] = {
 } // namespace
 } // namespace dump
 
-int runDumpTool(ArrayRef<std::string> RawArgs, raw_ostream &Out, raw_ostream &Err, const DumpServices &Services) {
+int runDumpTool(ArrayRef<std::string> RawArgs, raw_ostream &Out, raw_ostream &Err) {
   using namespace dump;
   auto Expanded = expandResponseFiles(RawArgs);
   if (!Expanded) {
@@ -292,14 +293,10 @@ int runDumpTool(ArrayRef<std::string> RawArgs, raw_ostream &Out, raw_ostream &Er
       return 0;
     }
     if (A == "--abi-diff") {
-      if (!Services.AbiDiff) {
-        Err << "ptxlink-dump: error: --abi-diff is not available in this build\n";
-        return 1;
-      }
       std::vector<std::string> Rest(Args.begin() + I + 1, Args.end());
       for (size_t J = 0; J < I; ++J)
         Rest.push_back(Args[J]); // flags given before --abi-diff (e.g. --json)
-      return Services.AbiDiff(Rest, Out, Err);
+      return runAbiDiff(Rest, Out, Err);
     }
     bool *Flag = StringSwitch<bool *>(A)
                      .Case("--headers", &Opts.Headers)
@@ -424,7 +421,7 @@ int runDumpTool(ArrayRef<std::string> RawArgs, raw_ostream &Out, raw_ostream &Er
   if (!AnyView)
     Opts.Headers = true;
 
-  Context C(Opts, Services, Err);
+  Context C(Opts, Err);
   if (!Opts.Json && !Dot)
     C.TextOut = &Out;
   json::Array Inputs;
