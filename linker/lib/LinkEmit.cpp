@@ -162,7 +162,8 @@ static bool mergeCompileUnits(ArrayRef<LinkModule> Modules, const StringMap<Debu
     AbbrevOf[MI] = AbbrevOf[MI] == NoSection ? SI : NoSection - 1; // NoSection - 1: more than one
   SharedAbbrevTable Shared;
   std::map<std::pair<uint32_t, uint32_t>, Section> Parts;
-  for (auto [MI, SI] : Infos->second) {
+  for (const auto &Use : Infos->second) {
+    uint32_t MI = Use.first, SI = Use.second; // not a structured binding: clang 14 cannot capture one
     const ModuleVariant &M = *Modules[MI].M;
     auto fail = [&](const Twine &Why) {
       Diags.warning("cannot merge the debug info of " + Modules[MI].ObjectName + ": " + Why +
