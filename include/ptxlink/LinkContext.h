@@ -206,9 +206,12 @@ public:
   void checkHostRegisteredNames();
   /// After emit: the linked module cut into one CodegenUnit per input that kept code (LinkSplit.cpp);
   /// inputs with less code than BatchBelowBytes are batched with neighbours (0: never). Empty if the
-  /// module cannot be compiled in parts (it carries DWARF sections, whose merge ties the modules
-  /// together); the caller then compiles it whole.
+  /// module cannot be compiled in parts; the caller then compiles it whole. With DWARF sections (whose
+  /// merge ties the modules together), one unit per input module as assembled (splitDebugInputs).
   std::vector<CodegenUnit> splitForCodegen(uint64_t BatchBelowBytes) const;
+  /// The units of a link with debug info: every input's own module, for ptxas -c -g and nvlink -g; empty
+  /// where the link changed what a module means (renamed locals, --kernels-used/--variables-used).
+  std::vector<CodegenUnit> splitDebugInputs() const;
 
   /// After emit: the module-local kernels and variables that were renamed (LinkResult::Renamed).
   std::vector<LocalRename> renamedLocals() const;

@@ -24,11 +24,12 @@ std::vector<CodegenUnit> ArchLink::splitForCodegen(uint64_t BatchBelowBytes) con
   if (!Output)
     return Units;
   const ModuleVariant &Out = *Output;
-  // DWARF sections are merged across modules and refer to labels in every module's code: they cannot
-  // be cut apart here (the whole module goes to ptxas as one).
+  // DWARF sections are merged across modules and refer to labels in every module's code (the losing weak
+  // copies' entries name the winner's), so the linked module cannot be cut apart. Each input's own
+  // module, with its own DWARF, is a unit instead.
   for (const Section &S : Out.Sections)
     if (S.Kind == SectionKind::Debug)
-      return Units;
+      return splitDebugInputs();
 
   std::vector<uint32_t> Owner(Out.Sections.size(), ~0u);
   for (uint32_t MI = 0; MI < Modules.size(); ++MI)
@@ -147,6 +148,36 @@ std::vector<CodegenUnit> ArchLink::splitForCodegen(uint64_t BatchBelowBytes) con
     for (const FileEntry &F : Out.Files)
       if (FilesUsed.contains(F.Index))
         V.Files.push_back(F);
+    Units.push_back(std::move(U));
+  }
+  return Units;
+}
+
+std::vector<CodegenUnit> ArchLink::splitDebugInputs() const {
+  // What nvcc -G's own pipeline does: every input module as it was assembled, compiled with `ptxas -c -g`,
+  // joined by `nvlink -g`, which picks one copy of each weak definition and merges the DWARF itself
+  // (tests/lit/linker/sass-debug.test compares the result with that pipeline's). The code ptxas compiles
+  // is then the inputs', not the link's: losing weak copies and dead functions are compiled too, as
+  // nvcc's pipeline compiles them, and nvlink's resolution decides. Where the link changed what a module
+  // means, the whole module is compiled instead (empty result): a module-local kernel or variable that was
+  // renamed (two inputs had the same one, and host code finds the renamed one), and --kernels-used or
+  // --variables-used, whose dead-code removal nvlink would not repeat.
+  std::vector<CodegenUnit> Units;
+  if (Options.KernelsUsed || Options.VariablesUsed)
+    return Units;
+  bool Renamed = false;
+  forEachRenamedRegistrable([&](uint32_t, uint32_t, StringRef) { Renamed = true; });
+  if (Renamed)
+    return Units;
+  for (const LinkModule &LM : Modules) {
+    if (LM.M->Sections.empty())
+      continue;
+    CodegenUnit U;
+    U.ObjectName = LM.ObjectName.str();
+    U.SourceName = LM.M->SourceName.str();
+    U.Module = *LM.M;
+    U.Module.Target = Output->Target;
+    U.Module.Target.Debug = LM.M->Target.Debug; // a plain input in a -G link is compiled without -g
     Units.push_back(std::move(U));
   }
   return Units;

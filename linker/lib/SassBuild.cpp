@@ -62,6 +62,7 @@ struct Job {
   PrintedLayout OwnLayout;
   const PrintedLayout *Layout = nullptr;
   bool Relocatable = true;     // ptxas -c
+  bool Debug = false;          // ptxas -g, `.target ..., debug` (a -G link: the units with DWARF)
   std::string Key;             // cache key
   std::string Cubin;           // the result (from the cache or ptxas)
   bool FromCache = false;
@@ -186,6 +187,9 @@ std::vector<std::optional<std::string>> buildSass(ArrayRef<SassRequest> Requests
         J.Request = R;
         J.Name = U.ObjectName;
         J.Module = &U.Module;
+        // A -G link's units are the inputs' own modules: those without DWARF are compiled without -g, as
+        // nvcc's pipeline compiles them (ptxas rejects `.target debug` without debug sections).
+        J.Debug = Q.Target.Debug && U.Module.Target.Debug;
         Jobs.push_back(std::move(J));
       }
       continue;
@@ -196,6 +200,7 @@ std::vector<std::optional<std::string>> buildSass(ArrayRef<SassRequest> Requests
     J.Module = Q.Whole;
     J.Text = Q.WholeText;
     J.Layout = Q.WholeLayout;
+    J.Debug = Q.Target.Debug;
     // The whole module links to an executable cubin by ptxas alone, unless the device runtime is needed.
     J.Relocatable = Q.DeviceRuntime;
     Jobs.push_back(std::move(J));
@@ -210,13 +215,17 @@ std::vector<std::optional<std::string>> buildSass(ArrayRef<SassRequest> Requests
     const SassRequest &Q = Requests[J.Request];
     if (!J.Layout) {
       raw_string_ostream OS(J.OwnText);
-      printModule(*J.Module, Q.Target, OS, J.OwnLayout);
+      TargetInfo T = Q.Target;
+      T.Debug = J.Debug;
+      if (!J.Debug)
+        llvm::erase(T.Options, "debug");
+      printModule(*J.Module, T, OS, J.OwnLayout);
       J.Text = J.OwnText;
       J.Layout = &J.OwnLayout;
     }
     if (!Cache)
       return;
-    bool Debug = Q.Target.Debug;
+    bool Debug = J.Debug;
     StringRef Mode = J.Relocatable ? "ptxas -c" : "ptxas";
     std::string Extra = join(Settings.PtxasOptions, "\x1f");
     J.Key = CompileCache::key({"ptxlink-sass-1", Tools.Version, Mode, Debug ? "-g" : "", Extra, Q.Arch, J.Text});
@@ -281,7 +290,7 @@ std::vector<std::optional<std::string>> buildSass(ArrayRef<SassRequest> Requests
     SmallVector<StringRef, 8> Argv{Tools.Ptxas, ArchArg};
     if (J.Relocatable)
       Argv.push_back("-c");
-    if (Q.Target.Debug)
+    if (J.Debug)
       Argv.push_back("-g");
     for (const std::string &O : Settings.PtxasOptions)
       Argv.push_back(O);
@@ -367,6 +376,8 @@ std::vector<std::optional<std::string>> buildSass(ArrayRef<SassRequest> Requests
     std::string OutPath = (TempDir + "/linked-" + Q.Arch + ".cubin").str();
     std::string LibArg = "-L" + Tools.LibDir;
     SmallVector<StringRef, 16> Argv{Tools.Nvlink, ArchArg, "-o", OutPath};
+    if (Q.Target.Debug) // keep and merge the cubins' DWARF
+      Argv.push_back("-g");
     for (size_t I : JobsOf[R]) {
       Job &J = Jobs[I];
       if (J.FromCache) { // nvlink reads files: the cached bytes go where ptxas would have written them
