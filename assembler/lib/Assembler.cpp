@@ -4,7 +4,7 @@
 #include "ptxlink/CommandLine.h"
 #include "ptxlink/InputFiles.h"
 #include "ptxlink/ObjectFormat.h"
-#include "ptxlink/PtxParser.h"
+#include "PtxParser.h"
 
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringMap.h"

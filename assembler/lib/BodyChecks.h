@@ -10,7 +10,7 @@
 // (`ptxlink --verify`): these checks must never reject what ptxas accepts.
 #pragma once
 
-#include "ptxlink/PtxParser.h"
+#include "PtxParser.h"
 
 #include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/StringRef.h"

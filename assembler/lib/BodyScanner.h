@@ -9,7 +9,7 @@
 #pragma once
 
 #include "ptxlink/ObjectModel.h"
-#include "ptxlink/PtxParser.h"
+#include "PtxParser.h"
 
 #include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/StringMap.h"

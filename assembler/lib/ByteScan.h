@@ -8,7 +8,7 @@
 // where a loop testing isIdentChar byte by byte costs a chain of compares and a branch per byte.
 #pragma once
 
-#include "ptxlink/PtxLexer.h"
+#include "PtxLexer.h"
 
 #include <cstddef>
 #include <cstdint>

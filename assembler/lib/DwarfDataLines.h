@@ -9,7 +9,7 @@
 // values that do not fit) is left to the parser, which reads and reports it exactly as before.
 #pragma once
 
-#include "ptxlink/PtxParser.h"
+#include "PtxParser.h"
 
 #include <cstddef>
 #include <cstdint>

@@ -4,7 +4,7 @@
 // sections with data relocations, and the ABI records the linker checks.
 #include "BodyChecks.h"
 #include "BodyScanner.h"
-#include "ptxlink/PtxParser.h"
+#include "PtxParser.h"
 
 #include "llvm/ADT/StringMap.h"
 

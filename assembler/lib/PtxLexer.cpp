@@ -1,6 +1,6 @@
 // Tokenizer for module-level PTX: identifiers, directives, numbers, strings and punctuation, skipping
 // whitespace and both comment styles, tracking line numbers incrementally (CRLF counts as one line end).
-#include "ptxlink/PtxLexer.h"
+#include "PtxLexer.h"
 #include "ByteScan.h"
 
 #include <cstdint>

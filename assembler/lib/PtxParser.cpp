@@ -3,7 +3,7 @@
 // debug sections (both `.section` and legacy `@@DWARF`), producing a PtxModule of byte ranges and
 // structured data. Every error is reported with its location and parsing resumes at the next top-level
 // `;` or matching `}`.
-#include "ptxlink/PtxParser.h"
+#include "PtxParser.h"
 #include "ByteScan.h"
 #include "DwarfDataLines.h"
 

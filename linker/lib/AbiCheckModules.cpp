@@ -7,7 +7,7 @@
 // finding lists every module with what it said, grouped by value, so the odd one out is plain to see.
 
 #include "ptxlink/AbiCheck.h"
-#include "ptxlink/LinkContext.h"
+#include "LinkContext.h"
 
 #include "llvm/ADT/STLExtras.h"
 

@@ -11,7 +11,7 @@
 // Only the index is consulted for unextracted members (one hash lookup per name and library), so a
 // member never extracted is never read and cannot produce an error.
 
-#include "ptxlink/ArchiveExtraction.h"
+#include "ArchiveExtraction.h"
 
 #include "llvm/ADT/StringSet.h"
 #include "llvm/ADT/Twine.h"

@@ -1,9 +1,9 @@
-// The on-disk compile cache of `ptxlink --sass` (see include/ptxlink/CompileCache.h for the contract).
+// The on-disk compile cache of `ptxlink --sass` (see CompileCache.h for the contract).
 //
 // Layout: <dir>/<first two hex digits>/<key>.cubin, each file a 32-byte header (magic, format version,
 // payload size, XXH3-64 of the payload) followed by the payload. Two levels keep directories small for
 // caches of many thousands of entries.
-#include "ptxlink/CompileCache.h"
+#include "CompileCache.h"
 
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringExtras.h"

@@ -2,7 +2,7 @@
 // linked module's `.file` list (why: DwarfMerge.h). The walk reads DWARF 2-4 (32-bit) units, which is
 // what nvcc -G, clang and ptxlink itself write; anything else is reported so the caller can keep the
 // sections as they were.
-#include "ptxlink/DwarfMerge.h"
+#include "DwarfMerge.h"
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/Twine.h"

@@ -18,7 +18,7 @@
 // device-link object's reference to their `__fatbinwrap<id>`).
 #include "ptxlink/Assembler.h"
 #include "ptxlink/HostEmbed.h"
-#include "ptxlink/LinkContext.h"
+#include "LinkContext.h"
 #include "ptxlink/ObjectFormat.h"
 
 #include "llvm/ADT/DenseMap.h"

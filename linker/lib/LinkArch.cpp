@@ -4,7 +4,7 @@
 // for one linked module per architecture. For each requested arch we must pick, per input, the variant
 // the driver could legally run there, preferring the most specific one. The rules come from the PTX ISA
 // (.target, table 56 "Architecture Families") and are spelled out in docs/linker.md.
-#include "ptxlink/LinkContext.h"
+#include "LinkContext.h"
 
 #include "llvm/ADT/StringExtras.h"
 

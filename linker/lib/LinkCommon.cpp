@@ -1,6 +1,6 @@
 // Helpers every link pass uses: naming sites in diagnostics, demangling, following a reference to its
 // definition, the ODR content hash, pass timing, and variant selection (pass 1).
-#include "ptxlink/LinkContext.h"
+#include "LinkContext.h"
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"

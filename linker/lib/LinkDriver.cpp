@@ -6,15 +6,15 @@
 // inputs select the same variant everywhere), so each is reported once, in the order first seen, and one
 // that differs between arches names the arches it is about (DiagForwarder).
 #include "ptxlink/CallGraphDot.h"
-#include "ptxlink/CompileCache.h"
+#include "CompileCache.h"
 #include "ptxlink/Fatbin.h"
 #include "ptxlink/HostEmbed.h"
 #include "ptxlink/InputFiles.h"
-#include "ptxlink/LinkContext.h"
+#include "LinkContext.h"
 #include "ptxlink/Linker.h"
 #include "ptxlink/ObjectFormat.h"
-#include "ptxlink/PtxasMessages.h"
-#include "ptxlink/SassBuild.h"
+#include "PtxasMessages.h"
+#include "SassBuild.h"
 
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringExtras.h"

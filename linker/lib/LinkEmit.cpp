@@ -12,8 +12,8 @@
 //   - `.file` entries are deduplicated by path and renumbered, and every `.loc` use (FileIndex
 //     relocations) follows.
 // Fixed after this pass: the output module; every LinkModule's SymOut/SecOut.
-#include "ptxlink/DwarfMerge.h"
-#include "ptxlink/LinkContext.h"
+#include "DwarfMerge.h"
+#include "LinkContext.h"
 
 #include "llvm/ADT/CachedHashString.h"
 #include "llvm/ADT/DenseSet.h"

@@ -5,10 +5,10 @@
 // undefined (ArchiveExtractor implements lld's rule). Reading and assembling are independent per file, so
 // they run in parallel (llvm::parallelFor); their diagnostics are collected per file and reported in
 // command-line order afterwards, so the output does not depend on --threads.
-#include "ptxlink/ArchiveExtraction.h"
+#include "ArchiveExtraction.h"
 #include "ptxlink/Assembler.h"
 #include "ptxlink/HostEmbed.h"
-#include "ptxlink/LinkContext.h"
+#include "LinkContext.h"
 #include "ptxlink/ObjectFormat.h"
 
 #include "llvm/ADT/StringExtras.h"

@@ -9,8 +9,8 @@
 // functions) stays, unused functions included, as in nvlink -g's output.
 #include "ptxlink/AbiCheck.h"
 #include "ptxlink/CallGraphDot.h"
-#include "ptxlink/LinkContext.h"
-#include "ptxlink/SassBuild.h"
+#include "LinkContext.h"
+#include "SassBuild.h"
 
 #include "llvm/ADT/StringExtras.h"
 

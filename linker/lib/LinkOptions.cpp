@@ -6,8 +6,8 @@
 // argument. Library flags are positional, like ld's. nvlink's spellings that Makefiles pass (-optf,
 // -m64, -g, --warning-as-error, -Xptxas, --gpu-architecture, --time FILE) mean what they mean there.
 #include "ptxlink/CommandLine.h"
-#include "ptxlink/CompileCache.h"
-#include "ptxlink/LinkContext.h"
+#include "CompileCache.h"
+#include "LinkContext.h"
 #include "ptxlink/Linker.h"
 
 #include "llvm/ADT/StringExtras.h"

@@ -3,7 +3,7 @@
 //
 // The problem: when a link picks the "wrong" definition, users need to see every candidate and the rule
 // that decided, without reading the linker. Both reports walk the same state the passes built.
-#include "ptxlink/LinkContext.h"
+#include "LinkContext.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Format.h"

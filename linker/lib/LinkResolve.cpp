@@ -9,7 +9,7 @@
 //   .common ones the largest wins, at most one may be initialized and it must be the largest; a .common
 //   meeting a strong or weak definition must have the same size (nvlink: "Size doesn't match").
 #include "ptxlink/AbiCheck.h"
-#include "ptxlink/LinkContext.h"
+#include "LinkContext.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"

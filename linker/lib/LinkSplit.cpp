@@ -8,7 +8,7 @@
 // declarations of the symbols it uses from other inputs; nvlink then resolves those between the cubins.
 // A unit's text depends only on its own input and the declarations it needs, so an unchanged input gives
 // the same unit, byte for byte, in the next link: that is what makes the cache hit.
-#include "ptxlink/LinkContext.h"
+#include "LinkContext.h"
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"

@@ -1,5 +1,5 @@
 // Running ptxas over a printed module and mapping its messages back to the inputs (PtxasMessages.h).
-#include "ptxlink/PtxasMessages.h"
+#include "PtxasMessages.h"
 
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/SmallString.h"

@@ -1,14 +1,14 @@
 // Code generation for `ptxlink --sass`: per-module ptxas runs through the compile cache, joined by
-// nvlink, or one whole-program ptxas run (see include/ptxlink/SassBuild.h).
+// nvlink, or one whole-program ptxas run (see SassBuild.h).
 //
 // Order of work, for every arch at once so that the worker pool stays full: print each unit and hash it
 // (in parallel), look it up in the cache, compile the misses (in parallel, --threads at a time), store
 // them, then run nvlink once per arch over that arch's cubins. Everything ptxas and nvlink are given
 // lives in one temporary folder that goes away unless --save-temps.
-#include "ptxlink/SassBuild.h"
+#include "SassBuild.h"
 
-#include "ptxlink/CompileCache.h"
-#include "ptxlink/PtxasMessages.h"
+#include "CompileCache.h"
+#include "PtxasMessages.h"
 
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/SmallString.h"

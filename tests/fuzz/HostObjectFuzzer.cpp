@@ -3,7 +3,7 @@
 // images found are assembled as fat-object variants, as a link with host inputs does, so the fatbinary
 // reader, the decompressors and the assembler all see what a hostile host object can carry.
 #include "ptxlink/Archive.h"
-#include "ptxlink/LinkContext.h"
+#include "LinkContext.h"
 
 #include "llvm/Support/MemoryBuffer.h"
 

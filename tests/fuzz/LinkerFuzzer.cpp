@@ -5,7 +5,7 @@
 // removal, DWARF merging and printing all see what the parser lets through.
 #include "ptxlink/Assembler.h"
 #include "ptxlink/Diagnostics.h"
-#include "ptxlink/LinkContext.h"
+#include "LinkContext.h"
 #include "ptxlink/Linker.h"
 
 #include "llvm/Support/raw_ostream.h"

@@ -2,7 +2,7 @@
 // cycles between libraries, whole-archive order, first-library-wins ties, no second definition pulled in
 // through a stale list of undefined names, untouched members never read, and the --why-extract format.
 
-#include "ptxlink/ArchiveExtraction.h"
+#include "ArchiveExtraction.h"
 
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"

@@ -1,5 +1,5 @@
 // Unit tests of the --sass compile cache: entry format, corruption, LRU eviction, keys, sizes.
-#include "ptxlink/CompileCache.h"
+#include "CompileCache.h"
 
 #include "llvm/Support/Chrono.h"
 #include "llvm/Support/FileSystem.h"

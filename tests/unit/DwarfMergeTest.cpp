@@ -1,7 +1,7 @@
 // Unit tests of the compile-unit re-encoding a link applies to DWARF (DwarfMerge.h), on hand-built units
 // where every byte is known: the shared abbreviation table, file numbers that need a wider form, DIE
 // references and relocations that move with the DIEs, and the DWARF the walk refuses.
-#include "ptxlink/DwarfMerge.h"
+#include "DwarfMerge.h"
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
 // Unit tests of the module-level PTX tokenizer: token kinds, positions across CRLF and comments, number
 // and string forms, error tokens, and the dotted-name extension used for 2014-era rustc names.
-#include "ptxlink/PtxLexer.h"
+#include "PtxLexer.h"
 
 #include <gtest/gtest.h>
 

@@ -3,7 +3,7 @@
 // read back.
 #include "ptxlink/Assembler.h"
 #include "ptxlink/Fatbin.h"
-#include "ptxlink/LinkContext.h"
+#include "LinkContext.h"
 #include "ptxlink/Linker.h"
 #include "ptxlink/ObjectFormat.h"
 

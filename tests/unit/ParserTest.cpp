@@ -1,7 +1,7 @@
 // Unit tests of the module-level PTX parser: module directives and targets, function headers in all
 // their forms, variables and initializers, debug sections (`.section` and `@@DWARF`), and error recovery
 // (every error reported with its location, parsing continues).
-#include "ptxlink/PtxParser.h"
+#include "PtxParser.h"
 
 #include <gtest/gtest.h>
 

@@ -9,7 +9,7 @@
 
 #include "ptxlink/Diagnostics.h"
 #include "ptxlink/ObjectModel.h"
-#include "ptxlink/PtxLexer.h"
+#include "PtxLexer.h"
 
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"

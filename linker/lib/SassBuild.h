@@ -11,7 +11,7 @@
 #pragma once
 
 #include "ptxlink/Diagnostics.h"
-#include "ptxlink/LinkContext.h"
+#include "LinkContext.h"
 #include "ptxlink/ObjectFormat.h"
 
 #include "llvm/ADT/ArrayRef.h"

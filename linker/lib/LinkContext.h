@@ -6,7 +6,7 @@
 // architecture: selection, symbol table, liveness, the output module), and the timing table.
 #pragma once
 
-#include "ptxlink/ArchiveExtraction.h"
+#include "ArchiveExtraction.h"
 #include "ptxlink/Diagnostics.h"
 #include "ptxlink/Linker.h"
 #include "ptxlink/ObjectModel.h"
