@@ -37,12 +37,66 @@ std::vector<CodegenUnit> ArchLink::splitForCodegen(uint64_t BatchBelowBytes) con
       if (uint32_t OS = Modules[MI].SecOut[SI]; OS < Owner.size())
         Owner[OS] = MI;
 
+  // Template instantiations that several inputs define (nvcc writes a .weak copy of each into every
+  // translation unit that uses it: CUB's and thrust's kernels, a header's templates) go to units of their
+  // own, by a hash of their name into buckets, instead of staying with whichever input
+  // happened to win resolution (the first). Otherwise that input's unit holds most of the program's
+  // template code, and editing one line of it recompiles all of that; and a few inputs' units dwarf the
+  // others, which a worker pool balances badly. A bucket's text depends on the names and bodies of its
+  // instantiations only, so editing an input leaves the buckets in the cache. Kept with their input:
+  // aliases' targets (.alias needs its aliasee in the same module) and code that names a module-local
+  // symbol (a file-static function or a local .shared variable cannot be declared in another unit).
+  // Below 64K of such code in all (a ptxas start costs ~25 ms, the time to compile ~12K) they stay with
+  // their inputs; above, one bucket per 256K, a power of two up to 8, so that the count, and with it every
+  // bucket's content, changes only when the program's template code doubles.
+  constexpr uint64_t SharedUnitsFrom = 64 << 10, BytesPerSharedUnit = 256 << 10;
+  constexpr uint32_t MaxSharedUnits = 8;
+  std::vector<bool> IsAliasee(Out.Sections.size(), false);
+  for (const Symbol &S : Out.Symbols)
+    if (S.AliasOf < Out.Symbols.size() && Out.Symbols[S.AliasOf].Section < IsAliasee.size())
+      IsAliasee[Out.Symbols[S.AliasOf].Section] = true;
+  auto sharedBucket = [&](uint32_t OS) -> std::optional<uint32_t> {
+    const Section &C = Out.Sections[OS];
+    if (C.Kind != SectionKind::Function || C.Symbol >= Out.Symbols.size() || IsAliasee[OS])
+      return std::nullopt;
+    const Symbol &S = Out.Symbols[C.Symbol];
+    if (S.Bind != Binding::Weak || C.Symbol >= OutOrigin.size())
+      return std::nullopt;
+    SymRef From = OutOrigin[C.Symbol];
+    uint32_t G = Modules[From.Module].Global[From.Symbol];
+    if (G == NoGlobal || Globals[G].Defs.size() < 2)
+      return std::nullopt;
+    for (const Relocation &R : C.Relocs) {
+      if (R.Kind == RelocKind::FileIndex || R.Symbol >= Out.Symbols.size())
+        continue;
+      const Symbol &T = Out.Symbols[R.Symbol];
+      if (T.Bind == Binding::Local && T.Section != OS)
+        return std::nullopt;
+    }
+    return uint32_t(XXH3_64bits(S.Name.data(), S.Name.size()));
+  };
+  std::vector<uint32_t> Bucket(Out.Sections.size(), ~0u);
+  uint64_t SharedBytes = 0;
+  for (uint32_t OS = 0; OS < Out.Sections.size(); ++OS)
+    if (Owner[OS] < Modules.size())
+      if (auto H = sharedBucket(OS)) {
+        Bucket[OS] = *H;
+        SharedBytes += Out.Sections[OS].Contents.size();
+      }
+  uint32_t SharedUnits = 0;
+  if (SharedBytes >= SharedUnitsFrom)
+    for (SharedUnits = 1; SharedUnits < MaxSharedUnits && SharedBytes >= 2 * SharedUnits * BytesPerSharedUnit;)
+      SharedUnits *= 2;
+  for (uint32_t &B : Bucket)
+    if (B != ~0u)
+      B = SharedUnits ? B % SharedUnits : ~0u;
+
   // Units: one per input with code, except that small inputs are batched (each ptxas run costs ~25 ms
   // before it reads a line). A batch boundary follows a module whose name hashes to 0 mod 4, or the
   // eighth module: it depends on names only, so editing one module changes its batch and no other.
   std::vector<uint64_t> Bytes(Modules.size(), 0);
   for (uint32_t OS = 0; OS < Out.Sections.size(); ++OS)
-    if (Owner[OS] < Modules.size())
+    if (Owner[OS] < Modules.size() && Bucket[OS] == ~0u)
       Bytes[Owner[OS]] += Out.Sections[OS].Contents.size();
   std::vector<uint32_t> GroupOf(Modules.size(), ~0u);
   uint32_t Groups = 0, InBatch = 0;
@@ -64,11 +118,18 @@ std::vector<CodegenUnit> ArchLink::splitForCodegen(uint64_t BatchBelowBytes) con
     if (++InBatch == 8 || XXH3_64bits(Name.data(), Name.size()) % 4 == 0)
       BatchOpen = false;
   }
+  // The instantiation units follow the inputs' units.
+  uint32_t FirstShared = Groups;
+  Groups += SharedUnits;
+  std::vector<uint32_t> SectionGroup(Out.Sections.size(), ~0u);
+  for (uint32_t OS = 0; OS < Out.Sections.size(); ++OS)
+    if (Owner[OS] < Modules.size())
+      SectionGroup[OS] = Bucket[OS] != ~0u ? FirstShared + Bucket[OS] : GroupOf[Owner[OS]];
 
   std::vector<std::vector<uint32_t>> OwnedBy(Groups); // output sections of each unit, in output order
   for (uint32_t OS = 0; OS < Out.Sections.size(); ++OS)
-    if (Owner[OS] < Modules.size())
-      OwnedBy[GroupOf[Owner[OS]]].push_back(OS);
+    if (SectionGroup[OS] < Groups)
+      OwnedBy[SectionGroup[OS]].push_back(OS);
 
   for (uint32_t GI = 0; GI < Groups; ++GI) {
     const std::vector<uint32_t> &Owned = OwnedBy[GI];
@@ -76,10 +137,15 @@ std::vector<CodegenUnit> ArchLink::splitForCodegen(uint64_t BatchBelowBytes) con
       continue;
     uint32_t MI = Owner[Owned.front()]; // the batch's first input (sections follow input order)
     CodegenUnit U;
-    U.ObjectName = Modules[MI].ObjectName.str();
-    for (uint32_t Other = MI + 1; Other < Modules.size(); ++Other)
-      if (GroupOf[Other] == GI)
-        U.ObjectName += ", " + Modules[Other].ObjectName.str();
+    if (GI >= FirstShared) {
+      U.ObjectName = "template instantiations " + std::to_string(GI - FirstShared + 1) + " of " +
+                     std::to_string(SharedUnits) + " (first from " + Modules[MI].ObjectName.str() + ")";
+    } else {
+      U.ObjectName = Modules[MI].ObjectName.str();
+      for (uint32_t Other = MI + 1; Other < Modules.size(); ++Other)
+        if (GroupOf[Other] == GI)
+          U.ObjectName += ", " + Modules[Other].ObjectName.str();
+    }
     U.SourceName = Modules[MI].M->SourceName.str();
     ModuleVariant &V = U.Module;
     V.SourceName = Modules[MI].M->SourceName;
@@ -98,8 +164,10 @@ std::vector<CodegenUnit> ArchLink::splitForCodegen(uint64_t BatchBelowBytes) con
       uint32_t Index = V.Symbols.size();
       SymMap[O] = Index;
       V.Symbols.push_back(S);
+      // Defined in this unit: its section is here (a symbol without one, an alias, goes with its input).
       bool Here = S.Bind != Binding::Undefined && O < OutOrigin.size() &&
-                  GroupOf[OutOrigin[O].Module] == GI;
+                  (S.Section < SectionGroup.size() ? SectionGroup[S.Section] == GI
+                                                   : GroupOf[OutOrigin[O].Module] == GI);
       if (Here) {
         auto Sec = SecMap.find(S.Section);
         V.Symbols[Index].Section = Sec == SecMap.end() ? NoSection : Sec->second;
