@@ -11,6 +11,7 @@
 #include "ptxlink/HostEmbed.h"
 #include "ptxlink/InputFiles.h"
 #include "LinkContext.h"
+#include "LinkOutput.h"
 #include "ptxlink/Linker.h"
 #include "ptxlink/ObjectFormat.h"
 #include "PtxasMessages.h"
@@ -36,27 +37,6 @@ using namespace llvm;
 namespace ptxlink {
 
 namespace {
-
-/// --compress zstd without a level, and the compression of --sass links without --compress: zstd level 3
-/// (docs/performance.md: 10x smaller PTX for ~0.4 ms per 100 KB; level 9 is 28% smaller at 4x the time,
-/// level 19 twice as small again at 90x).
-constexpr int DefaultZstdLevel = 3;
-
-/// The outputs that hold a fatbinary (and so SASS, with --sass).
-bool writesFatbin(EmitKind E) { return E == EmitKind::Fatbin || E == EmitKind::HostObject || E == EmitKind::CSource; }
-
-/// How the fatbinary's images are compressed. Without --compress: a PTX-only link stays uncompressed (zstd
-/// would make a 10 ms link 50 ms), a link with --sass (seconds of ptxas) is compressed.
-FatbinWriteOptions fatbinWriteOptions(const LinkOptions &Options) {
-  FatbinWriteOptions Write;
-  Write.Compression = Options.CompressionGiven ? Options.Compression
-                      : Options.Sass           ? FatbinCompression::Zstd
-                                               : FatbinCompression::None;
-  Write.CompressElf = Write.Compression != FatbinCompression::None;
-  Write.ZstdLevel = Options.CompressionLevel ? Options.CompressionLevel : DefaultZstdLevel;
-  Write.Lz4Level = Options.CompressionLevel;
-  return Write;
-}
 
 /// Forwards diagnostics recorded by the per-arch engines to the real one. A diagnostic that every arch
 /// reported identically (the usual case: plain inputs select the same variant everywhere) is reported
@@ -124,22 +104,6 @@ std::vector<std::string> inputPaths(const LinkOptions &O) {
       Paths.push_back(*P);
   return Paths;
 }
-
-Error writeOutput(const LinkOptions &O, raw_ostream &Stdout,
-                  const std::function<Error(raw_ostream &)> &Write) {
-  if (O.Output == "-")
-    return Write(Stdout);
-  // Nothing is lost by removing an earlier output (a failed link removes it anyway), and renaming over
-  // it would wait for ext4 to write the new one to disk: a quarter of a large link.
-  return writeFileAtomically(O.Output, Write, EarlierFile::RemovedFirst);
-}
-
-/// What goes into the output, per arch: a linked module and the header it is printed with.
-struct ArchOutput {
-  size_t Variant; // index in Linked.Variants
-  TargetInfo Target;
-  std::string Requested; // the arch asked for: what SASS is compiled for (Target may name an older one)
-};
 
 /// --verify: runs ptxas (-O0: the front end's checks are what matter, and its code generation is the
 /// cheapest) over every linked module for the arch it was linked for, in parallel, and reports its
@@ -242,103 +206,80 @@ static bool writePassTimes(StringRef File, const PassTimes &Times, DiagnosticEng
   return true;
 }
 
-/// The link itself: of Options.Inputs read from files, or of Preloaded objects (linkObjects).
-static bool linkImpl(const LinkOptions &Options, DiagnosticEngine &Diags, raw_ostream &Out, LinkResult *Result,
-                     std::vector<InputFile> *Preloaded) {
-  if (Options.Threads)
-    parallel::strategy = hardware_concurrency(Options.Threads);
-  PassTimes Times;
-  auto Finish = [&](bool Ok) {
-    if (!Options.TimeFile.empty() && !writePassTimes(Options.TimeFile, Times, Diags, Out))
-      Ok = false;
-    if (!Ok)
-      removeStaleOutput(Options);
-    if (Options.Verbose && Options.Sass) { // ptxas and nvlink run as children: their memory is not counted here
-      struct rusage Self;
-      if (getrusage(RUSAGE_SELF, &Self) == 0)
-        Out << "ptxlink: peak RSS of ptxlink itself: " << Self.ru_maxrss << " KB\n";
+namespace {
+
+/// Everything the link builds, in one place so that a process about to exit can skip taking it apart
+/// (ExitWithoutFreeing): returning ~10,000 allocations and unmapping every input one by one costs about
+/// a tenth of a link, and the kernel reclaims it all at exit anyway. lld does the same.
+struct LinkState {
+  ArchiveExtractor Extractor;
+  std::vector<InputFile> Inputs;
+  std::vector<std::unique_ptr<ArchLink>> Links;
+  LinkedProgram Program; // what the output pass writes
+};
+
+/// An output that is also an input is refused before anything is read or removed (as lld does).
+bool checkOutputsAreNotInputs(const LinkOptions &Options, DiagnosticEngine &Diags) {
+  std::vector<std::string> Paths = inputPaths(Options);
+  for (const std::string *Written : {&Options.Output, &Options.MapFile, &Options.WhyExtractFile})
+    if (Error E = checkOutputIsNotInput(*Written, Paths)) {
+      Diags.error(toString(std::move(E)), std::vector<DiagSite>(), "output-is-input");
+      return false;
     }
-    return Ok;
-  };
+  return true;
+}
 
-  // Everything the link builds, in one place so that a process about to exit can skip taking it apart
-  // (ExitWithoutFreeing): returning ~10,000 allocations and unmapping every input one by one costs about
-  // a tenth of a link, and the kernel reclaims it all at exit anyway. lld does the same.
-  struct LinkState {
-    ArchiveExtractor Extractor;
-    std::vector<InputFile> Inputs;
-    ObjectFile Linked; // the output variants, one per arch; their strings live here
-    std::vector<std::unique_ptr<ArchLink>> Links;
-    // --sass, per linked variant: its code generation units (empty: compiled whole) and whether it calls
-    // the device runtime.
-    std::vector<std::vector<CodegenUnit>> UnitsOf;
-    std::vector<bool> DeviceRuntimeOf;
-  };
-  auto State = std::make_unique<LinkState>();
-  auto Abandon = make_scope_exit([&] {
-    if (Options.ExitWithoutFreeing)
-      (void)State.release();
-  });
-  ArchiveExtractor &Extractor = State->Extractor;
-  std::vector<InputFile> &Inputs = State->Inputs;
-  // An output that is also an input is refused before anything is read or removed (as lld does).
-  {
-    std::vector<std::string> Paths = inputPaths(Options);
-    for (const std::string *Written : {&Options.Output, &Options.MapFile, &Options.WhyExtractFile})
-      if (Error E = checkOutputIsNotInput(*Written, Paths)) {
-        Diags.error(toString(std::move(E)), std::vector<DiagSite>(), "output-is-input");
-        return false;
-      }
-  }
-  if (Preloaded)
-    Inputs = std::move(*Preloaded);
-  else if (!loadInputs(Options, Diags, Times, Extractor, Inputs))
-    return Finish(false);
-
-  // The device-link object defines one registration function per nvcc module: each id once.
-  std::vector<std::string> ModuleIds;
-  if (Options.Emit == EmitKind::HostObject) {
-    StringMap<size_t> IdFrom;
-    for (size_t I = 0; I < Inputs.size(); ++I) {
-      if (!Inputs[I].Host)
-        continue;
-      auto [It, New] = IdFrom.try_emplace(Inputs[I].Host->ModuleId, I);
-      if (New) {
-        ModuleIds.push_back(Inputs[I].Host->ModuleId);
-        continue;
-      }
-      Diags.error("module id " + Inputs[I].Host->ModuleId + " appears twice: the same nvcc object linked twice?",
-                  {DiagSite{"in " + Inputs[It->second].Name}, DiagSite{"in " + Inputs[I].Name}}, "duplicate-module-id");
+/// The device-link object defines one registration function per nvcc module: each id once, in input order.
+bool collectModuleIds(ArrayRef<InputFile> Inputs, std::vector<std::string> &ModuleIds, DiagnosticEngine &Diags) {
+  StringMap<size_t> IdFrom;
+  for (size_t I = 0; I < Inputs.size(); ++I) {
+    if (!Inputs[I].Host)
+      continue;
+    auto [It, New] = IdFrom.try_emplace(Inputs[I].Host->ModuleId, I);
+    if (New) {
+      ModuleIds.push_back(Inputs[I].Host->ModuleId);
+      continue;
     }
-    if (ModuleIds.empty())
-      Diags.error("--emit host-object needs at least one object made by nvcc -rdc=true -c (or -dc): none of the inputs "
-                  "has a module id to register",
-                  std::vector<DiagSite>(), "no-host-objects");
-    if (Diags.hasErrors())
-      return Finish(false);
+    Diags.error("module id " + Inputs[I].Host->ModuleId + " appears twice: the same nvcc object linked twice?",
+                {DiagSite{"in " + Inputs[It->second].Name}, DiagSite{"in " + Inputs[I].Name}}, "duplicate-module-id");
   }
+  if (ModuleIds.empty())
+    Diags.error("--emit host-object needs at least one object made by nvcc -rdc=true -c (or -dc): none of the inputs "
+                "has a module id to register",
+                std::vector<DiagSite>(), "no-host-objects");
+  return !Diags.hasErrors();
+}
 
+/// The arches to link: -arch's, or for --check-abi without -arch the first input's first target.
+/// Empty (and reported) when there is none.
+std::vector<ArchSpec> archesToLink(const LinkOptions &Options, ArrayRef<InputFile> Inputs, DiagnosticEngine &Diags) {
   std::vector<ArchSpec> Arches;
   for (const std::string &A : Options.Arches)
     Arches.push_back(*parseArch(A));
-  if (Arches.empty()) // --check-abi without -arch: check for the first input's first target
+  if (Arches.empty())
     for (const InputFile &F : Inputs)
       if (!F.Object->Variants.empty())
         if (auto A = parseArch(F.Object->Variants.front().Target.Arch)) {
           Arches.push_back(*A);
           break;
         }
-  if (Arches.empty()) {
+  if (Arches.empty())
     Diags.error("no architecture given and none found in the inputs", std::vector<DiagSite>(), "no-arch");
-    return Finish(false);
-  }
+  return Arches;
+}
 
-  ObjectFile &Linked = State->Linked;
-  std::vector<std::unique_ptr<ArchLink>> &Links = State->Links;
+/// The per-arch passes, for each arch in turn (an ArchLink each): selectVariants, resolve,
+/// checkTargetVersion and check, markLive and checkUndefined, emit (and, for --sass, the units ptxas
+/// compiles). Their diagnostics are forwarded to Diags once each (DiagForwarder).
+void linkEachArch(const LinkOptions &Options, ArrayRef<ArchSpec> Arches, LinkState &State, CallGraphDot &Graph,
+                  DiagnosticEngine &Diags, PassTimes &Times, raw_ostream &Out, LinkResult *Result) {
+  const std::vector<InputFile> &Inputs = State.Inputs;
+  ObjectFile &Linked = State.Program.Linked;
+  std::vector<std::unique_ptr<ArchLink>> &Links = State.Links;
+  std::vector<ArchOutput> &Outputs = State.Program.Outputs;
   DiagForwarder Forward(Diags);
   bool Multi = Arches.size() > 1;
   size_t ArchesRun = 0;
-  std::vector<ArchOutput> Outputs;
   // Arches whose inputs all select the same variants (plain PTX inputs: every arch) link to the same
   // module but for its `.target` line: that module is linked once and printed with each arch's header.
   // Only the arch-dependent check is repeated. Kept per linked module: the variants it came from and
@@ -351,11 +292,8 @@ static bool linkImpl(const LinkOptions &Options, DiagnosticEngine &Diags, raw_os
     std::vector<LocalRename> Renamed;
   };
   std::vector<SharedLink> Shared;
-  bool WritesFatbin = Options.Emit == EmitKind::Fatbin || Options.Emit == EmitKind::HostObject ||
-                      Options.Emit == EmitKind::CSource;
-  CallGraphDot Graph; // --callgraph-dot
-  bool CanShare = WritesFatbin && !Options.PrintGc && !Options.DumpCallgraph && Options.CallgraphDotFile.empty() &&
-                  Options.TraceSymbols.empty() && Options.MapFile.empty();
+  bool CanShare = writesFatbin(Options.Emit) && !Options.PrintGc && !Options.DumpCallgraph &&
+                  Options.CallgraphDotFile.empty() && Options.TraceSymbols.empty() && Options.MapFile.empty();
   for (const ArchSpec &A : Arches) {
     ++ArchesRun;
     std::string Ignored;
@@ -422,14 +360,14 @@ static bool linkImpl(const LinkOptions &Options, DiagnosticEngine &Diags, raw_os
     Forward.collect(Local, Done, A.name());
     if (Options.Sass && writesFatbin(Options.Emit)) {
       const ModuleVariant &Out = Linked.Variants.back();
-      State->UnitsOf.resize(Linked.Variants.size());
-      State->DeviceRuntimeOf.resize(Linked.Variants.size());
+      State.Program.UnitsOf.resize(Linked.Variants.size());
+      State.Program.DeviceRuntimeOf.resize(Linked.Variants.size());
       if (!Options.WholeProgram)
-        State->UnitsOf.back() = L->splitForCodegen(Options.BatchBelow);
+        State.Program.UnitsOf.back() = L->splitForCodegen(Options.BatchBelow);
       bool Calls = Options.DeviceRuntime;
       for (const Symbol &S : Out.Symbols)
         Calls |= S.Bind == Binding::Undefined && isDeviceRuntimeName(S.Name);
-      State->DeviceRuntimeOf.back() = Calls;
+      State.Program.DeviceRuntimeOf.back() = Calls;
     }
     Outputs.push_back({Linked.Variants.size() - 1, Linked.Variants.back().Target, A.name()});
     if (Options.Verbose && L->ptxTargetIsOlder())
@@ -451,9 +389,14 @@ static bool linkImpl(const LinkOptions &Options, DiagnosticEngine &Diags, raw_os
       Links.push_back(std::move(L));
   }
   Forward.finish(ArchesRun);
-  if (Diags.hasErrors())
-    return Finish(false);
+}
 
+/// The reports that read the linked modules: --map, --verify (ptxas), --callgraph-dot. Returns false
+/// where the link must stop; a --map file that cannot be written is reported and the link goes on.
+bool writeLinkReports(const LinkOptions &Options, LinkState &State, const CallGraphDot &Graph, DiagnosticEngine &Diags,
+                      PassTimes &Times) {
+  const ObjectFile &Linked = State.Program.Linked;
+  const std::vector<std::unique_ptr<ArchLink>> &Links = State.Links;
   if (!Options.MapFile.empty()) {
     Error E = writeFileAtomically(Options.MapFile, [&](raw_ostream &OS) {
       for (const auto &L : Links)
@@ -464,10 +407,10 @@ static bool linkImpl(const LinkOptions &Options, DiagnosticEngine &Diags, raw_os
       Diags.error(toString(std::move(E)), std::vector<DiagSite>(), "cannot-write"); // names the map file
   }
   // --verify: ptxas over each linked module, for the arch it will run on. With --sass the compilation
-  // below does the same and reports the same way.
+  // in the output pass (LinkOutput.cpp) does the same and reports the same way.
   if (Options.Verify && !(Options.Sass && writesFatbin(Options.Emit)) &&
-      !verifyWithPtxas(Options, Linked, Outputs, Diags, Times))
-    return Finish(false);
+      !verifyWithPtxas(Options, Linked, State.Program.Outputs, Diags, Times))
+    return false;
   if (!Options.CallgraphDotFile.empty()) {
     std::string Title = "call graph: " + join(Options.Arches, ",");
     Error E = writeFileAtomically(Options.CallgraphDotFile, [&](raw_ostream &OS) {
@@ -476,157 +419,78 @@ static bool linkImpl(const LinkOptions &Options, DiagnosticEngine &Diags, raw_os
     });
     if (E) {
       Diags.error(toString(std::move(E)), std::vector<DiagSite>(), "cannot-write"); // names the file
-      return Finish(false);
+      return false;
     }
   }
+  return true;
+}
+
+} // namespace
+
+/// The link itself: of Options.Inputs read from files, or of Preloaded objects (linkObjects). A sequence
+/// of passes, each saying what is fixed once it has run (docs/architecture.md, docs/linker.md).
+static bool linkImpl(const LinkOptions &Options, DiagnosticEngine &Diags, raw_ostream &Out, LinkResult *Result,
+                     std::vector<InputFile> *Preloaded) {
+  if (Options.Threads)
+    parallel::strategy = hardware_concurrency(Options.Threads);
+  PassTimes Times;
+  // Every way out after the inputs are read: --time's rows, no stale output after a failure.
+  auto Finish = [&](bool Ok) {
+    if (!Options.TimeFile.empty() && !writePassTimes(Options.TimeFile, Times, Diags, Out))
+      Ok = false;
+    if (!Ok)
+      removeStaleOutput(Options);
+    if (Options.Verbose && Options.Sass) { // ptxas and nvlink run as children: their memory is not counted here
+      struct rusage Self;
+      if (getrusage(RUSAGE_SELF, &Self) == 0)
+        Out << "ptxlink: peak RSS of ptxlink itself: " << Self.ru_maxrss << " KB\n";
+    }
+    return Ok;
+  };
+
+  auto State = std::make_unique<LinkState>();
+  auto Abandon = make_scope_exit([&] {
+    if (Options.ExitWithoutFreeing)
+      (void)State.release();
+  });
+
+  // Nothing is read or removed before this check.
+  if (!checkOutputsAreNotInputs(Options, Diags))
+    return false;
+
+  // Inputs. After: State->Inputs holds every input in command-line order, then the archive members
+  // extracted (lazily, as lld does) in extraction order; PTX is assembled, nvcc host objects' PTX read.
+  if (Preloaded)
+    State->Inputs = std::move(*Preloaded);
+  else if (!loadInputs(Options, Diags, Times, State->Extractor, State->Inputs))
+    return Finish(false);
+
+  // --emit host-object. After: the nvcc module ids to register, each once, in input order.
+  if (Options.Emit == EmitKind::HostObject && !collectModuleIds(State->Inputs, State->Program.ModuleIds, Diags))
+    return Finish(false);
+
+  // Arches. After: the list linked for, in -arch order.
+  std::vector<ArchSpec> Arches = archesToLink(Options, State->Inputs, Diags);
+  if (Arches.empty())
+    return Finish(false);
+
+  // The per-arch link. After: State->Program holds one output module per distinct link and, per arch,
+  // the module it gets and its `.target` header; every symbol is resolved, dead code dropped, locals
+  // renamed apart, DWARF merged. The inputs are no longer changed (the modules refer to them).
+  CallGraphDot Graph; // --callgraph-dot
+  linkEachArch(Options, Arches, *State, Graph, Diags, Times, Out, Result);
+  if (Diags.hasErrors())
+    return Finish(false);
+
+  // Reports over the linked modules (--map, --verify, --callgraph-dot). After: they are written; the
+  // linked modules are unchanged.
+  if (!writeLinkReports(Options, *State, Graph, Diags, Times))
+    return Finish(false);
   if (Options.CheckAbiOnly)
     return Finish(!Diags.hasErrors());
 
-  auto Start = std::chrono::steady_clock::now();
-  Error E = Error::success();
-  (void)static_cast<bool>(E); // a success value, checked
-  if (Options.Emit == EmitKind::Object) {
-    E = writeOutput(Options, Out, [&](raw_ostream &OS) { return writeObject(Linked, OS); });
-  } else if (Options.Emit == EmitKind::Ptx) {
-    E = writeOutput(Options, Out, [&](raw_ostream &OS) {
-      printModule(Linked.Variants.front(), OS);
-      return Error::success();
-    });
-  } else {
-    std::optional<SassToolchain> Tools;
-    if (Options.Sass) {
-      auto T = findSassToolchain(Options.LibraryPaths);
-      if (!T) {
-        Diags.error(toString(T.takeError()), std::vector<DiagSite>(), "no-ptxas");
-        consumeError(std::move(E));
-        return Finish(false);
-      }
-      Tools = std::move(*T);
-    }
-    // With --sass, the PTX image of an arch compiled whole is printed first (in parallel: independent),
-    // for ptxas and then the container. Otherwise writeFatbin streams each printed module straight into
-    // the output, so the text (as large as the program) is never held in memory.
-    auto compiledWhole = [&](size_t I) { return Tools && State->UnitsOf[Outputs[I].Variant].empty(); };
-    std::vector<std::string> Texts(Outputs.size());
-    std::vector<PrintedLayout> Layouts(Outputs.size());
-    parallelFor(0, Outputs.size(), [&](size_t I) {
-      if (!compiledWhole(I))
-        return;
-      // One buffer of about the final size: the text is mostly section contents copied verbatim, debug
-      // bytes grow about fourfold as `.b8` lists.
-      size_t Estimate = 4096;
-      for (const Section &S : Linked.Variants[Outputs[I].Variant].Sections)
-        Estimate += S.Kind == SectionKind::Debug ? S.Contents.size() * 4 + 16 * S.Relocs.size()
-                                                  : S.Contents.size() + S.Contents.size() / 8 + 64;
-      Texts[I].reserve(Estimate);
-      raw_string_ostream OS(Texts[I]);
-      printModule(Linked.Variants[Outputs[I].Variant], Outputs[I].Target, OS, Layouts[I]);
-    });
-    std::vector<std::optional<std::string>> Cubins;
-    if (Tools) {
-      std::vector<SassRequest> Requests;
-      for (size_t I = 0; I < Outputs.size(); ++I) {
-        SassRequest Q;
-        size_t V = Outputs[I].Variant;
-        Q.Arch = Outputs[I].Requested;
-        Q.Target = Outputs[I].Target;
-        Q.Whole = &Linked.Variants[V];
-        if (!compiledWhole(I))
-          Q.Units = &State->UnitsOf[V];
-        Q.WholeText = Texts[I];
-        Q.WholeLayout = &Layouts[I];
-        Q.DeviceRuntime = State->DeviceRuntimeOf[V];
-        Requests.push_back(std::move(Q));
-      }
-      SassSettings Settings;
-      if (!Options.NoCache)
-        Settings.CacheDir = Options.CacheDir.empty() ? CompileCache::defaultDirectory() : Options.CacheDir;
-      Settings.CacheLimit = Options.CacheLimit ? Options.CacheLimit : CompileCache::DefaultLimitBytes;
-      Settings.SaveTemps = Options.SaveTemps;
-      Settings.Verbose = Options.Verbose;
-      Settings.PtxasOptions = Options.PtxasOptions;
-      Settings.Progress = Options.Progress && !Options.Json && sys::Process::StandardErrIsDisplayed();
-      Cubins = buildSass(Requests, Settings, *Tools, Diags, Times, Out);
-    }
-    std::vector<FatbinImage> Images;
-    for (size_t I = 0; I < Outputs.size(); ++I) {
-      const ModuleVariant &Module = Linked.Variants[Outputs[I].Variant];
-      const TargetInfo &Target = Outputs[I].Target;
-      auto Spec = parseArch(Target.Arch);
-      FatbinImage Img;
-      Img.Sm = Spec ? Spec->Number : 0;
-      Img.ArchSpecific = Spec && Spec->Suffix == 'a';
-      Img.FamilySpecific = Spec && Spec->Suffix == 'f';
-      Img.Is64Bit = Target.AddressSize == 64;
-      Img.Debug = Target.Debug;
-      if (Tools) {
-        if (!Cubins[I])
-          continue; // reported
-        std::string &Cubin = *Cubins[I];
-        FatbinImage Elf = Img;
-        if (auto Requested = parseArch(Outputs[I].Requested)) {
-          Elf.Sm = Requested->Number;
-          Elf.ArchSpecific = Requested->Suffix == 'a';
-          Elf.FamilySpecific = Requested->Suffix == 'f';
-        }
-        Elf.Kind = FatbinKind::Elf;
-        Elf.VersionMajor = 1;
-        Elf.VersionMinor = Cubin.size() > 8 ? static_cast<uint8_t>(Cubin[8]) : 0;
-        Elf.Payload = std::move(Cubin);
-        Images.push_back(std::move(Elf));
-      }
-      // Two arches whose inputs' PTX version cannot name them (sm_100 and sm_120 linking PTX ISA 8.0)
-      // print the same module for the same older target: one PTX image serves both.
-      bool SamePtxAsBefore = llvm::any_of(llvm::ArrayRef(Outputs).take_front(I), [&](const ArchOutput &Earlier) {
-        return Earlier.Variant == Outputs[I].Variant && Earlier.Target.Arch == Target.Arch &&
-               Earlier.Target.VersionMajor == Target.VersionMajor && Earlier.Target.VersionMinor == Target.VersionMinor;
-      });
-      if (SamePtxAsBefore)
-        continue;
-      Img.Kind = FatbinKind::Ptx;
-      Img.VersionMajor = Target.VersionMajor;
-      Img.VersionMinor = Target.VersionMinor;
-      if (compiledWhole(I))
-        Img.Payload = std::move(Texts[I]);
-      else
-        Img.PayloadWriter = [&Module, &Target](raw_ostream &OS) { printModule(Module, Target, OS); };
-      Images.push_back(std::move(Img));
-    }
-    if (Diags.hasErrors()) {
-      consumeError(std::move(E));
-      return Finish(false);
-    }
-    if (Options.Emit == EmitKind::HostObject || Options.Emit == EmitKind::CSource) {
-      // The fatbinary goes inside another file: build it in memory first.
-      std::string Fatbin;
-      raw_string_ostream FatbinOS(Fatbin);
-      if (Error W = writeFatbin(Images, fatbinWriteOptions(Options), FatbinOS)) {
-        consumeError(std::move(E));
-        E = std::move(W);
-      } else if (Options.Emit == EmitKind::HostObject) {
-        E = writeOutput(Options, Out, [&](raw_ostream &OS) { return writeDeviceLinkObject(Fatbin, ModuleIds, OS); });
-      } else {
-        E = writeOutput(Options, Out, [&](raw_ostream &OS) {
-          writeEmbeddedFatbinSource(Fatbin, OS);
-          return Error::success();
-        });
-      }
-    } else {
-      E = writeOutput(Options, Out, [&](raw_ostream &OS) {
-        FatbinWriteOptions Write = fatbinWriteOptions(Options);
-        // writeFileAtomically writes through a raw_fd_ostream (ObjectFormat.h): a fresh temporary file.
-        if (Options.Output != "-")
-          Write.PatchableFile = static_cast<raw_fd_ostream *>(&OS);
-        return writeFatbin(Images, Write, OS);
-      });
-    }
-  }
-  Times.add("write output", "", Start);
-  if (E) {
-    Diags.error(toString(std::move(E)), std::vector<DiagSite>(), "cannot-write"); // names the output file
-    return Finish(false);
-  }
-  return Finish(true);
+  // Output (LinkOutput.cpp). After: the output file, or standard output, holds the linked program.
+  return Finish(writeLinkOutput(Options, State->Program, Diags, Times, Out));
 }
 
 bool link(const LinkOptions &Options, DiagnosticEngine &Diags, raw_ostream &Out, LinkResult *Result) {

@@ -1,0 +1,205 @@
+// The output pass of a link (LinkOutput.h): the linked program written as a relocatable object, a PTX
+// module, or a fatbinary (PTX images, and cubins with --sass), bare or embedded in a host object or C
+// source. Every file is written atomically; the bytes depend only on the linked modules and the options.
+#include "LinkOutput.h"
+#include "CompileCache.h"
+#include "SassBuild.h"
+
+#include "ptxlink/Fatbin.h"
+#include "ptxlink/HostEmbed.h"
+#include "ptxlink/ObjectFormat.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/Parallel.h"
+#include "llvm/Support/Process.h"
+
+#include <chrono>
+#include <optional>
+
+using namespace llvm;
+
+namespace ptxlink {
+
+namespace {
+
+/// --compress zstd without a level, and the compression of --sass links without --compress: zstd level 3
+/// (docs/performance.md: 10x smaller PTX for ~0.4 ms per 100 KB; level 9 is 28% smaller at 4x the time,
+/// level 19 twice as small again at 90x).
+constexpr int DefaultZstdLevel = 3;
+
+/// How the fatbinary's images are compressed. Without --compress: a PTX-only link stays uncompressed (zstd
+/// would make a 10 ms link 50 ms), a link with --sass (seconds of ptxas) is compressed.
+FatbinWriteOptions fatbinWriteOptions(const LinkOptions &Options) {
+  FatbinWriteOptions Write;
+  Write.Compression = Options.CompressionGiven ? Options.Compression
+                      : Options.Sass           ? FatbinCompression::Zstd
+                                               : FatbinCompression::None;
+  Write.CompressElf = Write.Compression != FatbinCompression::None;
+  Write.ZstdLevel = Options.CompressionLevel ? Options.CompressionLevel : DefaultZstdLevel;
+  Write.Lz4Level = Options.CompressionLevel;
+  return Write;
+}
+
+} // namespace
+
+/// Writes the output file through Write, atomically, or Write's bytes to Stdout for `-o -`.
+Error writeOutput(const LinkOptions &O, raw_ostream &Stdout, const std::function<Error(raw_ostream &)> &Write) {
+  if (O.Output == "-")
+    return Write(Stdout);
+  // Nothing is lost by removing an earlier output (a failed link removes it anyway), and renaming over
+  // it would wait for ext4 to write the new one to disk: a quarter of a large link.
+  return writeFileAtomically(O.Output, Write, EarlierFile::RemovedFirst);
+}
+
+bool writeLinkOutput(const LinkOptions &Options, LinkedProgram &Program, DiagnosticEngine &Diags, PassTimes &Times,
+                     raw_ostream &Out) {
+  ObjectFile &Linked = Program.Linked;
+  std::vector<ArchOutput> &Outputs = Program.Outputs;
+  auto Start = std::chrono::steady_clock::now();
+  Error E = Error::success();
+  (void)static_cast<bool>(E); // a success value, checked
+  if (Options.Emit == EmitKind::Object) {
+    E = writeOutput(Options, Out, [&](raw_ostream &OS) { return writeObject(Linked, OS); });
+  } else if (Options.Emit == EmitKind::Ptx) {
+    E = writeOutput(Options, Out, [&](raw_ostream &OS) {
+      printModule(Linked.Variants.front(), OS);
+      return Error::success();
+    });
+  } else {
+    std::optional<SassToolchain> Tools;
+    if (Options.Sass) {
+      auto T = findSassToolchain(Options.LibraryPaths);
+      if (!T) {
+        Diags.error(toString(T.takeError()), std::vector<DiagSite>(), "no-ptxas");
+        consumeError(std::move(E));
+        return false;
+      }
+      Tools = std::move(*T);
+    }
+    // With --sass, the PTX image of an arch compiled whole is printed first (in parallel: independent),
+    // for ptxas and then the container. Otherwise writeFatbin streams each printed module straight into
+    // the output, so the text (as large as the program) is never held in memory.
+    auto compiledWhole = [&](size_t I) { return Tools && Program.UnitsOf[Outputs[I].Variant].empty(); };
+    std::vector<std::string> Texts(Outputs.size());
+    std::vector<PrintedLayout> Layouts(Outputs.size());
+    parallelFor(0, Outputs.size(), [&](size_t I) {
+      if (!compiledWhole(I))
+        return;
+      // One buffer of about the final size: the text is mostly section contents copied verbatim, debug
+      // bytes grow about fourfold as `.b8` lists.
+      size_t Estimate = 4096;
+      for (const Section &S : Linked.Variants[Outputs[I].Variant].Sections)
+        Estimate += S.Kind == SectionKind::Debug ? S.Contents.size() * 4 + 16 * S.Relocs.size()
+                                                  : S.Contents.size() + S.Contents.size() / 8 + 64;
+      Texts[I].reserve(Estimate);
+      raw_string_ostream OS(Texts[I]);
+      printModule(Linked.Variants[Outputs[I].Variant], Outputs[I].Target, OS, Layouts[I]);
+    });
+    std::vector<std::optional<std::string>> Cubins;
+    if (Tools) {
+      std::vector<SassRequest> Requests;
+      for (size_t I = 0; I < Outputs.size(); ++I) {
+        SassRequest Q;
+        size_t V = Outputs[I].Variant;
+        Q.Arch = Outputs[I].Requested;
+        Q.Target = Outputs[I].Target;
+        Q.Whole = &Linked.Variants[V];
+        if (!compiledWhole(I))
+          Q.Units = &Program.UnitsOf[V];
+        Q.WholeText = Texts[I];
+        Q.WholeLayout = &Layouts[I];
+        Q.DeviceRuntime = Program.DeviceRuntimeOf[V];
+        Requests.push_back(std::move(Q));
+      }
+      SassSettings Settings;
+      if (!Options.NoCache)
+        Settings.CacheDir = Options.CacheDir.empty() ? CompileCache::defaultDirectory() : Options.CacheDir;
+      Settings.CacheLimit = Options.CacheLimit ? Options.CacheLimit : CompileCache::DefaultLimitBytes;
+      Settings.SaveTemps = Options.SaveTemps;
+      Settings.Verbose = Options.Verbose;
+      Settings.PtxasOptions = Options.PtxasOptions;
+      Settings.Progress = Options.Progress && !Options.Json && sys::Process::StandardErrIsDisplayed();
+      Cubins = buildSass(Requests, Settings, *Tools, Diags, Times, Out);
+    }
+    std::vector<FatbinImage> Images;
+    for (size_t I = 0; I < Outputs.size(); ++I) {
+      const ModuleVariant &Module = Linked.Variants[Outputs[I].Variant];
+      const TargetInfo &Target = Outputs[I].Target;
+      auto Spec = parseArch(Target.Arch);
+      FatbinImage Img;
+      Img.Sm = Spec ? Spec->Number : 0;
+      Img.ArchSpecific = Spec && Spec->Suffix == 'a';
+      Img.FamilySpecific = Spec && Spec->Suffix == 'f';
+      Img.Is64Bit = Target.AddressSize == 64;
+      Img.Debug = Target.Debug;
+      if (Tools) {
+        if (!Cubins[I])
+          continue; // reported
+        std::string &Cubin = *Cubins[I];
+        FatbinImage Elf = Img;
+        if (auto Requested = parseArch(Outputs[I].Requested)) {
+          Elf.Sm = Requested->Number;
+          Elf.ArchSpecific = Requested->Suffix == 'a';
+          Elf.FamilySpecific = Requested->Suffix == 'f';
+        }
+        Elf.Kind = FatbinKind::Elf;
+        Elf.VersionMajor = 1;
+        Elf.VersionMinor = Cubin.size() > 8 ? static_cast<uint8_t>(Cubin[8]) : 0;
+        Elf.Payload = std::move(Cubin);
+        Images.push_back(std::move(Elf));
+      }
+      // Two arches whose inputs' PTX version cannot name them (sm_100 and sm_120 linking PTX ISA 8.0)
+      // print the same module for the same older target: one PTX image serves both.
+      bool SamePtxAsBefore = llvm::any_of(llvm::ArrayRef(Outputs).take_front(I), [&](const ArchOutput &Earlier) {
+        return Earlier.Variant == Outputs[I].Variant && Earlier.Target.Arch == Target.Arch &&
+               Earlier.Target.VersionMajor == Target.VersionMajor && Earlier.Target.VersionMinor == Target.VersionMinor;
+      });
+      if (SamePtxAsBefore)
+        continue;
+      Img.Kind = FatbinKind::Ptx;
+      Img.VersionMajor = Target.VersionMajor;
+      Img.VersionMinor = Target.VersionMinor;
+      if (compiledWhole(I))
+        Img.Payload = std::move(Texts[I]);
+      else
+        Img.PayloadWriter = [&Module, &Target](raw_ostream &OS) { printModule(Module, Target, OS); };
+      Images.push_back(std::move(Img));
+    }
+    if (Diags.hasErrors()) {
+      consumeError(std::move(E));
+      return false;
+    }
+    if (Options.Emit == EmitKind::HostObject || Options.Emit == EmitKind::CSource) {
+      // The fatbinary goes inside another file: build it in memory first.
+      std::string Fatbin;
+      raw_string_ostream FatbinOS(Fatbin);
+      if (Error W = writeFatbin(Images, fatbinWriteOptions(Options), FatbinOS)) {
+        consumeError(std::move(E));
+        E = std::move(W);
+      } else if (Options.Emit == EmitKind::HostObject) {
+        E = writeOutput(Options, Out, [&](raw_ostream &OS) { return writeDeviceLinkObject(Fatbin, Program.ModuleIds, OS); });
+      } else {
+        E = writeOutput(Options, Out, [&](raw_ostream &OS) {
+          writeEmbeddedFatbinSource(Fatbin, OS);
+          return Error::success();
+        });
+      }
+    } else {
+      E = writeOutput(Options, Out, [&](raw_ostream &OS) {
+        FatbinWriteOptions Write = fatbinWriteOptions(Options);
+        // writeFileAtomically writes through a raw_fd_ostream (ObjectFormat.h): a fresh temporary file.
+        if (Options.Output != "-")
+          Write.PatchableFile = static_cast<raw_fd_ostream *>(&OS);
+        return writeFatbin(Images, Write, OS);
+      });
+    }
+  }
+  Times.add("write output", "", Start);
+  if (E) {
+    Diags.error(toString(std::move(E)), std::vector<DiagSite>(), "cannot-write"); // names the output file
+    return false;
+  }
+  return true;
+}
+
+} // namespace ptxlink

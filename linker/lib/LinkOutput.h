@@ -1,0 +1,54 @@
+// The last pass of a link: writing the linked program as the output the command line asked for.
+//
+// The problem: a link ends in one of several containers (a fatbinary, with SASS from ptxas when --sass
+// asks; the linked PTX module; a relocatable object; a host object or C source embedding the
+// fatbinary), each written atomically, and the per-arch passes should not care which. They produce a
+// LinkedProgram (the linked modules and, per requested arch, which module it gets and with which
+// `.target` header); writeLinkOutput turns that into bytes.
+#pragma once
+
+#include "LinkContext.h"
+
+#include "llvm/Support/Error.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace ptxlink {
+
+/// What goes into the output, per arch: a linked module and the header it is printed with.
+struct ArchOutput {
+  size_t Variant; // index in Linked.Variants
+  TargetInfo Target;
+  std::string Requested; // the arch asked for: what SASS is compiled for (Target may name an older one)
+};
+
+/// What the per-arch passes hand to the output pass.
+struct LinkedProgram {
+  ObjectFile Linked;               // the output modules, one per linked arch; their strings live here
+  std::vector<ArchOutput> Outputs; // per requested arch, in -arch order (several may share a module)
+  // --sass, per linked module: its code generation units (empty: compiled whole) and whether it calls
+  // the device runtime.
+  std::vector<std::vector<CodegenUnit>> UnitsOf;
+  std::vector<bool> DeviceRuntimeOf;
+  std::vector<std::string> ModuleIds; // --emit host-object: the nvcc module ids to register, each once
+};
+
+/// The outputs that hold a fatbinary (and so SASS, with --sass).
+inline bool writesFatbin(EmitKind E) {
+  return E == EmitKind::Fatbin || E == EmitKind::HostObject || E == EmitKind::CSource;
+}
+
+/// Writes the output file through Write, atomically, or Write's bytes to Stdout for `-o -`.
+llvm::Error writeOutput(const LinkOptions &O, llvm::raw_ostream &Stdout,
+                        const std::function<llvm::Error(llvm::raw_ostream &)> &Write);
+
+/// Writes Program as Options asks: `-r` an object, `--emit ptx` the module, otherwise a fatbinary (with
+/// cubins from ptxas and nvlink for --sass), bare or inside a host object or C source. Reports what goes
+/// wrong to Diags and returns false; a failed write leaves no output file.
+bool writeLinkOutput(const LinkOptions &Options, LinkedProgram &Program, DiagnosticEngine &Diags, PassTimes &Times,
+                     llvm::raw_ostream &Out);
+
+} // namespace ptxlink
