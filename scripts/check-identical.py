@@ -10,8 +10,8 @@ everything they write, byte for byte:
     and llc-19), of ../shared/corpus/public (real PTX from public projects) and of a program written by
     bench/gen_program.py: assembled (ptxlink-as), the object and the PTX dumped (ptxlink-dump --all,
     text and --json), the object linked alone (fatbinary, --emit ptx, -r) and the fatbinary dumped;
-  * the generated program linked whole (fatbinary for two architectures, --emit ptx, -r, and with
-    --sass when ptxas is on PATH), and a generated library archived by ptxlink-ar and linked against.
+  * the generated program linked whole (fatbinary for two architectures, --emit ptx, --emit c, -r, and
+    with --sass when asked), and a generated library archived by ptxlink-ar and linked against.
 
 Each command's exit status, standard output, standard error and output file are hashed. Both builds run
 in twin folders with the same relative paths and are called by name through PATH, so a path or the
@@ -138,6 +138,8 @@ def plan(names, modules_ptx, members, sass):
                   "link/prog.r.o"))
     steps.append(("prog -r relinked", ["ptxlink", "-arch", "sm_80", "--emit", "ptx", "link/prog.r.o", "-o",
                                        "link/prog-r.ptx"], "link/prog-r.ptx"))
+    steps.append(("prog --emit c", ["ptxlink", "-arch", "sm_80", "--emit", "c", *prog_objs, "-o", "link/prog.c"],
+                  "link/prog.c"))
     steps.append(("dump prog.fatbin", ["ptxlink-dump", "--all", "link/prog.fatbin"], None))
     steps.append(("dump prog.r.o", ["ptxlink-dump", "--all", "link/prog.r.o"], None))
     if sass:
