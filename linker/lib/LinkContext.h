@@ -252,6 +252,7 @@ public:
   uint64_t contentHash(SymRef R) const;
 
 private:
+  friend class ModuleEmitter; // emit()'s steps (LinkEmit.cpp)
   void resolveOne(GlobalSymbol &G);
   void markSection(uint32_t Module, uint32_t Sec, std::vector<std::pair<uint32_t, uint32_t>> &Work);
   const FunctionAbi *functionAbi(SymRef R) const;

@@ -225,215 +225,342 @@ static bool mergeCompileUnits(ArrayRef<LinkModule> Modules, const StringMap<Debu
   return true;
 }
 
-void ArchLink::emit(ModuleVariant &Out, ObjectFile &Storage) {
-  auto Start = std::chrono::steady_clock::now();
-  Out = ModuleVariant();
-  Output = &Out;
-  Out.SourceName = Storage.save(Options.Output.empty() ? std::string("<linked>") : Options.Output);
-  Out.Target = outputTarget(Storage);
-
-  // At most every input symbol and section is kept: reserving that much (untouched pages cost nothing)
-  // saves the copies and the doubled memory of growing.
-  size_t MaxSymbols = 0, MaxSections = 0;
-  for (const LinkModule &LM : Modules) {
-    MaxSymbols += LM.M->Symbols.size();
-    MaxSections += LM.M->Sections.size();
+/// The steps of ArchLink::emit and what they share. Each step reads what the earlier ones built; the
+/// comment on each call in emit() says what is fixed after it.
+class ModuleEmitter {
+public:
+  ModuleEmitter(ArchLink &Link, ModuleVariant &Out, ObjectFile &Storage)
+      : Link(Link), Modules(Link.Modules), Globals(Link.Globals), Out(Out), Storage(Storage),
+        LabelsBySection(Modules.size()), LabelPosition(Modules.size()) {
+    // At most every input symbol and section is kept: reserving that much (untouched pages cost nothing)
+    // saves the copies and the doubled memory of growing.
+    for (const LinkModule &LM : Modules) {
+      MaxSymbols += LM.M->Symbols.size();
+      MaxSections += LM.M->Sections.size();
+    }
   }
 
-  // Names: every visible name is taken first, so a renamed local can never land on one. (The names are
-  // views of the inputs or of Storage, which outlive this pass: the set holds no copies.) Its size: the
-  // visible names and about as many kept locals, never more than all symbols.
-  DenseSet<CachedHashStringRef> Taken;
-  Taken.reserve(std::min(MaxSymbols, Globals.size() * 2 + 64));
-  for (const GlobalSymbol &G : Globals)
-    Taken.insert(CachedHashStringRef(G.Name));
-  auto isTaken = [&](StringRef Name) { return Taken.contains(CachedHashStringRef(Name)); };
-  for (StringRef Label : labelsDefinedElsewhere(Modules))
-    Taken.insert(CachedHashStringRef(Label));
+  /// Names that a renamed local must not take.
+  void takeVisibleNames() {
+    // Names: every visible name is taken first, so a renamed local can never land on one. (The names are
+    // views of the inputs or of Storage, which outlive this pass: the set holds no copies.) Its size: the
+    // visible names and about as many kept locals, never more than all symbols.
+    Taken.reserve(std::min(MaxSymbols, Globals.size() * 2 + 64));
+    for (const GlobalSymbol &G : Globals)
+      Taken.insert(CachedHashStringRef(G.Name));
+    for (StringRef Label : labelsDefinedElsewhere(Modules))
+      Taken.insert(CachedHashStringRef(Label));
+  }
 
-  // Debug sections: one output section per name, in order of first appearance.
-  std::vector<StringRef> DebugNames;
-  StringMap<DebugPartList> DebugParts;
-  std::vector<std::vector<uint64_t>> DebugBase(Modules.size());
-  for (uint32_t MI = 0; MI < Modules.size(); ++MI) {
-    const ModuleVariant &M = *Modules[MI].M;
-    DebugBase[MI].assign(M.Sections.size(), 0);
-    for (uint32_t SI = 0; SI < M.Sections.size(); ++SI)
-      if (M.Sections[SI].Kind == SectionKind::Debug) {
-        auto &Parts = DebugParts[M.Sections[SI].Name];
-        if (Parts.empty())
-          DebugNames.push_back(M.Sections[SI].Name);
-        Parts.push_back({MI, SI});
+  /// The debug sections of every input, by name.
+  void gatherDebugParts() {
+    // Debug sections: one output section per name, in order of first appearance.
+    DebugBase.resize(Modules.size());
+    for (uint32_t MI = 0; MI < Modules.size(); ++MI) {
+      const ModuleVariant &M = *Modules[MI].M;
+      DebugBase[MI].assign(M.Sections.size(), 0);
+      for (uint32_t SI = 0; SI < M.Sections.size(); ++SI)
+        if (M.Sections[SI].Kind == SectionKind::Debug) {
+          auto &Parts = DebugParts[M.Sections[SI].Name];
+          if (Parts.empty())
+            DebugNames.push_back(M.Sections[SI].Name);
+          Parts.push_back({MI, SI});
+        }
+    }
+  }
+
+  /// The output symbols: globals once, section symbols once per name, live locals (renamed apart).
+  void chooseSymbols() {
+    Out.Symbols.reserve(MaxSymbols);
+    Origins.reserve(MaxSymbols);
+    Out.Sections.reserve(MaxSections);
+    Out.SectionSources.reserve(MaxSections);
+    for (uint32_t MI = 0; MI < Modules.size(); ++MI) {
+      LinkModule &LM = Modules[MI];
+      const ModuleVariant &M = *LM.M;
+      LM.SymOut.assign(M.Symbols.size(), NoSymbol);
+      LM.SecOut.assign(M.Sections.size(), NoSection);
+      for (uint32_t SI = 0; SI < M.Symbols.size(); ++SI) {
+        const Symbol &S = M.Symbols[SI];
+        uint32_t GI = LM.Global[SI];
+        if (GI != NoGlobal) {
+          GlobalSymbol &G = Globals[GI];
+          if (G.Out == NoSymbol) {
+            if (G.Def.valid() && isLive(G.Def.Module, Link.definingSection(G.Def))) {
+              Symbol N = Link.sym(G.Def);
+              N.Name = G.Name;
+              N.Bind = G.Bind;
+              N.Size = G.Size;
+              N.Initialized = G.Initialized;
+              G.Out = addSymbol(N, G.Def.Module, G.Def.Symbol);
+            } else if (!G.Def.valid() && G.Live && !G.Decls.empty()) {
+              Symbol N = Link.sym(G.Decls.front());
+              N.Name = G.Name;
+              N.Bind = Binding::Undefined;
+              N.Section = NoSection;
+              G.Out = addSymbol(N, G.Decls.front().Module, G.Decls.front().Symbol);
+            }
+          }
+          LM.SymOut[SI] = G.Out;
+          continue;
+        }
+        if (S.Kind == SymbolKind::Section) {
+          auto [It, Inserted] = SectionSymbol.try_emplace(S.Name, NoSymbol);
+          if (Inserted) {
+            Symbol N = S;
+            N.Name = Storage.save(S.Name);
+            N.Section = NoSection;
+            N.Value = 0;
+            It->second = addSymbol(N, MI, SI);
+          }
+          LM.SymOut[SI] = It->second;
+          continue;
+        }
+        uint32_t Home = S.Kind == SymbolKind::Label ? (S.Section < M.Sections.size() ? S.Section : NoSection)
+                                                    : Link.definingSection({MI, SI});
+        if (Home == NoSection || !isLive(MI, Home))
+          continue;
+        Symbol N = S;
+        if (!Taken.insert(CachedHashStringRef(S.Name)).second) {
+          std::string Base = S.Name.str() + "$" + std::to_string(LM.Input + 1);
+          std::string Candidate = Base;
+          for (unsigned K = 1; isTaken(Candidate); ++K)
+            Candidate = Base + "$" + std::to_string(K);
+          N.Name = Storage.save(Candidate);
+          Taken.insert(CachedHashStringRef(N.Name));
+        }
+        LM.SymOut[SI] = addSymbol(N, MI, SI);
+      }
+    }
+  }
+
+  /// One `.file` table for the output.
+  void mergeFileTables() {
+    // `.file` table: deduplicated by path, numbered from 1 in order of first appearance.
+    FileMap.resize(Modules.size());
+    for (uint32_t MI = 0; MI < Modules.size(); ++MI)
+      for (const FileEntry &F : Modules[MI].M->Files) {
+        auto [It, Inserted] = FileIndex.try_emplace(F.Path, Out.Files.size() + 1);
+        if (Inserted) {
+          FileEntry N = F;
+          N.Index = It->second;
+          Out.Files.push_back(N);
+        }
+        FileMap[MI][F.Index] = It->second;
       }
   }
-  // Section symbol of each debug name (created on demand, also for names only referenced).
-  StringMap<uint32_t> SectionSymbol;
 
-  struct Origin {
-    uint32_t Module, Symbol;
-  };
-  std::vector<Origin> Origins; // per output symbol
-  auto addSymbol = [&](const Symbol &From, uint32_t MI, uint32_t SI) {
+  /// The compile units re-encoded for the merged tables.
+  void mergeDebugInfo() {
+    // Compile units: re-encoded against one shared abbreviation table with file numbers of the merged
+    // `.file` list (DwarfMerge.h says why ptxas needs both). Parts that are not rewritten are used as read.
+    SharedAbbrevs = mergeCompileUnits(Modules, DebugParts, FileMap, RewrittenParts, Storage, Link.Diags);
+  }
+
+  /// The output sections: live code and data, then one merged section per debug name.
+  void placeSections() {
+    // Sections: live code and data in input order, then the merged debug sections.
+    for (uint32_t MI = 0; MI < Modules.size(); ++MI) {
+      const ModuleVariant &M = *Modules[MI].M;
+      for (uint32_t SI = 0; SI < M.Sections.size(); ++SI) {
+        const Section &S = M.Sections[SI];
+        if (S.Kind == SectionKind::Debug || !isLive(MI, SI))
+          continue;
+        Modules[MI].SecOut[SI] = Out.Sections.size();
+        Out.Sections.push_back(S);
+        Out.SectionSources.push_back(M.SourceName);
+      }
+    }
+    FirstDebug = Out.Sections.size();
+    for (StringRef Name : DebugNames) {
+      auto &Parts = DebugParts[Name];
+      uint64_t Total = 0;
+      for (auto [MI, SI] : Parts) {
+        DebugBase[MI][SI] = Total;
+        Total += debugPart(MI, SI).Contents.size();
+      }
+      char *Buf = Storage.arena().Allocate<char>(std::max<uint64_t>(Total, 1));
+      Section D = debugPart(Parts.front().first, Parts.front().second);
+      D.Relocs.clear();
+      D.Symbol = NoSymbol;
+      for (auto [MI, SI] : Parts) {
+        const Section &P = debugPart(MI, SI);
+        if (!P.Contents.empty())
+          std::memcpy(Buf + DebugBase[MI][SI], P.Contents.data(), P.Contents.size());
+        Modules[MI].SecOut[SI] = Out.Sections.size();
+        // Every compile unit refers to the shared table at the start of the section.
+        if (SharedAbbrevs && Name == ".debug_abbrev")
+          DebugBase[MI][SI] = 0;
+      }
+      D.Contents = StringRef(Buf, Total);
+      DebugBuf.push_back(Buf);
+      uint32_t Index = Out.Sections.size();
+      Out.Sections.push_back(std::move(D));
+      Out.SectionSources.push_back(StringRef()); // several inputs'
+      auto It = SectionSymbol.find(Name);
+      if (It != SectionSymbol.end()) {
+        Out.Sections[Index].Symbol = It->second;
+        Out.Symbols[It->second].Section = Index;
+      }
+    }
+  }
+
+  /// Each output symbol's section and value.
+  void placeSymbols() {
+    // Symbols now know their sections; aliases their aliasees.
+    for (uint32_t O = 0; O < Out.Symbols.size(); ++O) {
+      Symbol &N = Out.Symbols[O];
+      auto [MI, SI] = Origins[O];
+      const ModuleVariant &M = *Modules[MI].M;
+      const Symbol &S = M.Symbols[SI];
+      if (S.Kind == SymbolKind::Section)
+        continue;
+      if (N.Bind == Binding::Undefined) {
+        N.Section = NoSection;
+        continue;
+      }
+      if (S.Section < M.Sections.size()) {
+        N.Section = Modules[MI].SecOut[S.Section];
+        if (S.Kind == SymbolKind::Label && M.Sections[S.Section].Kind == SectionKind::Debug)
+          N.Value = S.Value + DebugBase[MI][S.Section];
+      } else {
+        N.Section = NoSection;
+      }
+      if (S.AliasOf != NoSymbol)
+        N.AliasOf = S.AliasOf < M.Symbols.size() ? Modules[MI].SymOut[S.AliasOf] : NoSymbol;
+    }
+  }
+
+  /// The relocations of every output section, pointing at output symbols.
+  void mapRelocations() {
+    // Relocations follow their symbols, offsets and `.file` numbers.
+    unsigned Dangling = 0;
+    for (uint32_t MI = 0; MI < Modules.size(); ++MI) {
+      const ModuleVariant &M = *Modules[MI].M;
+      for (uint32_t SI = 0; SI < M.Sections.size(); ++SI) {
+        uint32_t OS = Modules[MI].SecOut[SI];
+        if (OS == NoSection)
+          continue;
+        const Section &S = M.Sections[SI].Kind == SectionKind::Debug ? debugPart(MI, SI) : M.Sections[SI];
+        Section &D = Out.Sections[OS];
+        bool IsDebug = S.Kind == SectionKind::Debug;
+        uint64_t Base = IsDebug ? DebugBase[MI][SI] : 0;
+        if (!IsDebug) {
+          D.Relocs.clear();
+          D.Symbol = S.Symbol < M.Symbols.size() ? Modules[MI].SymOut[S.Symbol] : NoSymbol;
+          if (D.Symbol != NoSymbol && Out.Symbols[D.Symbol].Name != S.Name)
+            D.Name = Out.Symbols[D.Symbol].Name;
+        }
+        D.Relocs.reserve(D.Relocs.size() + S.Relocs.size());
+        for (const Relocation &R : S.Relocs) {
+          Relocation N = R;
+          N.Offset += Base;
+          if (R.Kind == RelocKind::FileIndex) {
+            auto It = FileMap[MI].find(R.Symbol);
+            if (It != FileMap[MI].end())
+              N.Symbol = It->second;
+            D.Relocs.push_back(N);
+            continue;
+          }
+          N.Symbol = R.Symbol < M.Symbols.size() ? Modules[MI].SymOut[R.Symbol] : NoSymbol;
+          if (N.Symbol == NoSymbol && IsDebug && R.Symbol < M.Symbols.size())
+            N.Symbol = winnerLabel(MI, R.Symbol);
+          if (N.Symbol == NoSymbol) {
+            // DWARF describing code that was not kept and has no stand-in in the winner (which has no
+            // labels): like lld for discarded sections, the address becomes 0 and the reference goes.
+            if (IsDebug && R.Symbol < M.Symbols.size() && M.Symbols[R.Symbol].Kind == SymbolKind::Label &&
+                (R.Kind == RelocKind::Data32 || R.Kind == RelocKind::Data64)) {
+              unsigned Width = R.Kind == RelocKind::Data32 ? 4 : 8;
+              if (N.Offset + Width <= D.Contents.size())
+                std::memset(DebugBuf[OS - FirstDebug] + N.Offset, 0, Width);
+              continue;
+            }
+            ++Dangling;
+            continue;
+          }
+          const Symbol &T = M.Symbols[R.Symbol];
+          if (T.Kind == SymbolKind::Section && (R.Kind == RelocKind::Data32 || R.Kind == RelocKind::Data64 ||
+                                                R.Kind == RelocKind::SectionOffset)) {
+            // `.b32 .debug_abbrev` (and `function_name .debug_str+16` in a `.loc`) means the start of this
+            // module's part of the merged section.
+            for (uint32_t K = 0; K < M.Sections.size(); ++K)
+              if (M.Sections[K].Kind == SectionKind::Debug && M.Sections[K].Name == T.Name) {
+                N.Addend += DebugBase[MI][K];
+                break;
+              }
+          }
+          D.Relocs.push_back(N);
+        }
+      }
+    }
+    for (Section &D : Out.Sections)
+      if (D.Kind == SectionKind::Debug)
+        std::stable_sort(D.Relocs.begin(), D.Relocs.end(),
+                         [](const Relocation &A, const Relocation &B) { return A.Offset < B.Offset; });
+    if (Dangling)
+      Link.Diags.error("internal error: " + std::to_string(Dangling) + " references to symbols that were not kept (" +
+                      Link.Arch.name() + ")",
+                  std::vector<DiagSite>(), "internal");
+  }
+
+  /// The ABI and call-prototype records the output keeps.
+  void copyAbiRecords() {
+    // ABI records of every kept symbol, and the call prototypes of kept functions: an object (-r) carries
+    // them all. Printed PTX needs only the declarations it writes out (externs and aliases); the definitions
+    // carry their own headers, so copying their records would be wasted work.
+    bool WholeAbi = Link.Options.Emit == EmitKind::Object;
+    for (uint32_t O = 0; O < Out.Symbols.size(); ++O) {
+      if (!WholeAbi && Out.Symbols[O].Bind != Binding::Undefined && Out.Symbols[O].AliasOf == NoSymbol)
+        continue;
+      auto [MI, SI] = Origins[O];
+      if (const FunctionAbi *F = Link.functionAbi({MI, SI})) {
+        FunctionAbi N = *F;
+        N.Symbol = O;
+        Out.Functions.push_back(std::move(N));
+      } else if (const VariableAbi *V = Link.variableAbi({MI, SI})) {
+        VariableAbi N = *V;
+        N.Symbol = O;
+        if (Out.Symbols[O].Bind == Binding::Common)
+          N.Initialized = Out.Symbols[O].Initialized;
+        Out.Variables.push_back(std::move(N));
+      }
+    }
+    for (uint32_t MI = 0; MI < Modules.size() && WholeAbi; ++MI)
+      for (const PrototypeAbi &P : Modules[MI].M->Prototypes) {
+        if (P.Function >= Modules[MI].SymOut.size() || Modules[MI].SymOut[P.Function] == NoSymbol)
+          continue;
+        PrototypeAbi N = P;
+        N.Function = Modules[MI].SymOut[P.Function];
+        N.CallTargets.clear();
+        for (uint32_t T : P.CallTargets)
+          if (T < Modules[MI].SymOut.size() && Modules[MI].SymOut[T] != NoSymbol)
+            N.CallTargets.push_back(Modules[MI].SymOut[T]);
+        Out.Prototypes.push_back(std::move(N));
+      }
+  }
+
+  /// Per output symbol: the input symbol it came from.
+  std::vector<SymRef> origins() const {
+    std::vector<SymRef> R(Origins.size());
+    for (size_t O = 0; O < Origins.size(); ++O)
+      R[O] = {Origins[O].Module, Origins[O].Symbol};
+    return R;
+  }
+
+private:
+  bool isTaken(StringRef Name) const { return Taken.contains(CachedHashStringRef(Name)); }
+  uint32_t addSymbol(const Symbol &From, uint32_t MI, uint32_t SI) {
     Out.Symbols.push_back(From);
     Origins.push_back({MI, SI});
     return static_cast<uint32_t>(Out.Symbols.size() - 1);
-  };
-  auto isLive = [&](uint32_t MI, uint32_t Sec) {
-    return Sec < Modules[MI].SectionLive.size() && Modules[MI].SectionLive[Sec];
-  };
-
-  Out.Symbols.reserve(MaxSymbols);
-  Origins.reserve(MaxSymbols);
-  Out.Sections.reserve(MaxSections);
-  Out.SectionSources.reserve(MaxSections);
-  for (uint32_t MI = 0; MI < Modules.size(); ++MI) {
-    LinkModule &LM = Modules[MI];
-    const ModuleVariant &M = *LM.M;
-    LM.SymOut.assign(M.Symbols.size(), NoSymbol);
-    LM.SecOut.assign(M.Sections.size(), NoSection);
-    for (uint32_t SI = 0; SI < M.Symbols.size(); ++SI) {
-      const Symbol &S = M.Symbols[SI];
-      uint32_t GI = LM.Global[SI];
-      if (GI != NoGlobal) {
-        GlobalSymbol &G = Globals[GI];
-        if (G.Out == NoSymbol) {
-          if (G.Def.valid() && isLive(G.Def.Module, definingSection(G.Def))) {
-            Symbol N = sym(G.Def);
-            N.Name = G.Name;
-            N.Bind = G.Bind;
-            N.Size = G.Size;
-            N.Initialized = G.Initialized;
-            G.Out = addSymbol(N, G.Def.Module, G.Def.Symbol);
-          } else if (!G.Def.valid() && G.Live && !G.Decls.empty()) {
-            Symbol N = sym(G.Decls.front());
-            N.Name = G.Name;
-            N.Bind = Binding::Undefined;
-            N.Section = NoSection;
-            G.Out = addSymbol(N, G.Decls.front().Module, G.Decls.front().Symbol);
-          }
-        }
-        LM.SymOut[SI] = G.Out;
-        continue;
-      }
-      if (S.Kind == SymbolKind::Section) {
-        auto [It, Inserted] = SectionSymbol.try_emplace(S.Name, NoSymbol);
-        if (Inserted) {
-          Symbol N = S;
-          N.Name = Storage.save(S.Name);
-          N.Section = NoSection;
-          N.Value = 0;
-          It->second = addSymbol(N, MI, SI);
-        }
-        LM.SymOut[SI] = It->second;
-        continue;
-      }
-      uint32_t Home = S.Kind == SymbolKind::Label ? (S.Section < M.Sections.size() ? S.Section : NoSection)
-                                                  : definingSection({MI, SI});
-      if (Home == NoSection || !isLive(MI, Home))
-        continue;
-      Symbol N = S;
-      if (!Taken.insert(CachedHashStringRef(S.Name)).second) {
-        std::string Base = S.Name.str() + "$" + std::to_string(LM.Input + 1);
-        std::string Candidate = Base;
-        for (unsigned K = 1; isTaken(Candidate); ++K)
-          Candidate = Base + "$" + std::to_string(K);
-        N.Name = Storage.save(Candidate);
-        Taken.insert(CachedHashStringRef(N.Name));
-      }
-      LM.SymOut[SI] = addSymbol(N, MI, SI);
-    }
   }
-
-  // `.file` table: deduplicated by path, numbered from 1 in order of first appearance.
-  StringMap<uint32_t> FileIndex;
-  std::vector<DenseMap<uint32_t, uint32_t>> FileMap(Modules.size());
-  for (uint32_t MI = 0; MI < Modules.size(); ++MI)
-    for (const FileEntry &F : Modules[MI].M->Files) {
-      auto [It, Inserted] = FileIndex.try_emplace(F.Path, Out.Files.size() + 1);
-      if (Inserted) {
-        FileEntry N = F;
-        N.Index = It->second;
-        Out.Files.push_back(N);
-      }
-      FileMap[MI][F.Index] = It->second;
-    }
-
-  // Compile units: re-encoded against one shared abbreviation table with file numbers of the merged
-  // `.file` list (DwarfMerge.h says why ptxas needs both). Parts that are not rewritten are used as read.
-  std::map<std::pair<uint32_t, uint32_t>, Section> RewrittenParts;
-  bool SharedAbbrevs = mergeCompileUnits(Modules, DebugParts, FileMap, RewrittenParts, Storage, Diags);
-  auto debugPart = [&](uint32_t MI, uint32_t SI) -> const Section & {
+  bool isLive(uint32_t MI, uint32_t Sec) const {
+    return Sec < Modules[MI].SectionLive.size() && Modules[MI].SectionLive[Sec];
+  }
+  /// A debug section part as the output uses it: rewritten by mergeDebugInfo, or as read.
+  const Section &debugPart(uint32_t MI, uint32_t SI) const {
     auto It = RewrittenParts.find({MI, SI});
     return It != RewrittenParts.end() ? It->second : Modules[MI].M->Sections[SI];
-  };
-
-  // Sections: live code and data in input order, then the merged debug sections.
-  for (uint32_t MI = 0; MI < Modules.size(); ++MI) {
-    const ModuleVariant &M = *Modules[MI].M;
-    for (uint32_t SI = 0; SI < M.Sections.size(); ++SI) {
-      const Section &S = M.Sections[SI];
-      if (S.Kind == SectionKind::Debug || !isLive(MI, SI))
-        continue;
-      Modules[MI].SecOut[SI] = Out.Sections.size();
-      Out.Sections.push_back(S);
-      Out.SectionSources.push_back(M.SourceName);
-    }
-  }
-  std::vector<char *> DebugBuf; // the merged debug sections' bytes, writable (they live in Storage)
-  uint32_t FirstDebug = Out.Sections.size();
-  for (StringRef Name : DebugNames) {
-    auto &Parts = DebugParts[Name];
-    uint64_t Total = 0;
-    for (auto [MI, SI] : Parts) {
-      DebugBase[MI][SI] = Total;
-      Total += debugPart(MI, SI).Contents.size();
-    }
-    char *Buf = Storage.arena().Allocate<char>(std::max<uint64_t>(Total, 1));
-    Section D = debugPart(Parts.front().first, Parts.front().second);
-    D.Relocs.clear();
-    D.Symbol = NoSymbol;
-    for (auto [MI, SI] : Parts) {
-      const Section &P = debugPart(MI, SI);
-      if (!P.Contents.empty())
-        std::memcpy(Buf + DebugBase[MI][SI], P.Contents.data(), P.Contents.size());
-      Modules[MI].SecOut[SI] = Out.Sections.size();
-      // Every compile unit refers to the shared table at the start of the section.
-      if (SharedAbbrevs && Name == ".debug_abbrev")
-        DebugBase[MI][SI] = 0;
-    }
-    D.Contents = StringRef(Buf, Total);
-    DebugBuf.push_back(Buf);
-    uint32_t Index = Out.Sections.size();
-    Out.Sections.push_back(std::move(D));
-    Out.SectionSources.push_back(StringRef()); // several inputs'
-    auto It = SectionSymbol.find(Name);
-    if (It != SectionSymbol.end()) {
-      Out.Sections[Index].Symbol = It->second;
-      Out.Symbols[It->second].Section = Index;
-    }
-  }
-
-  // Symbols now know their sections; aliases their aliasees.
-  for (uint32_t O = 0; O < Out.Symbols.size(); ++O) {
-    Symbol &N = Out.Symbols[O];
-    auto [MI, SI] = Origins[O];
-    const ModuleVariant &M = *Modules[MI].M;
-    const Symbol &S = M.Symbols[SI];
-    if (S.Kind == SymbolKind::Section)
-      continue;
-    if (N.Bind == Binding::Undefined) {
-      N.Section = NoSection;
-      continue;
-    }
-    if (S.Section < M.Sections.size()) {
-      N.Section = Modules[MI].SecOut[S.Section];
-      if (S.Kind == SymbolKind::Label && M.Sections[S.Section].Kind == SectionKind::Debug)
-        N.Value = S.Value + DebugBase[MI][S.Section];
-    } else {
-      N.Section = NoSection;
-    }
-    if (S.AliasOf != NoSymbol)
-      N.AliasOf = S.AliasOf < M.Symbols.size() ? Modules[MI].SymOut[S.AliasOf] : NoSymbol;
   }
 
   // The DWARF of a definition that lost resolution (a later weak copy, a weak one that a visible
@@ -444,9 +571,7 @@ void ArchLink::emit(ModuleVariant &Out, ObjectFile &Storage) {
   // stands for the winner's first and every other for its last (an empty range at its end, never the
   // 0,0 pair that ends a .debug_loc list).
   // Per module (built when first needed): each section's labels in text order, and each label's position.
-  std::vector<std::vector<std::vector<uint32_t>>> LabelsBySection(Modules.size());
-  std::vector<std::vector<uint32_t>> LabelPosition(Modules.size());
-  auto labelsOf = [&](uint32_t MI, uint32_t Sec) -> const std::vector<uint32_t> & {
+  const std::vector<uint32_t> &labelsOf(uint32_t MI, uint32_t Sec) {
     auto &PerSection = LabelsBySection[MI];
     if (PerSection.empty()) {
       const ModuleVariant &M = *Modules[MI].M;
@@ -463,8 +588,9 @@ void ArchLink::emit(ModuleVariant &Out, ObjectFile &Storage) {
       }
     }
     return PerSection[Sec];
-  };
-  auto winnerLabel = [&](uint32_t MI, uint32_t Label) -> uint32_t {
+  }
+
+  uint32_t winnerLabel(uint32_t MI, uint32_t Label) {
     const ModuleVariant &M = *Modules[MI].M;
     const Symbol &L = M.Symbols[Label];
     if (L.Kind != SymbolKind::Label || L.Section >= M.Sections.size() ||
@@ -474,7 +600,7 @@ void ArchLink::emit(ModuleVariant &Out, ObjectFile &Storage) {
     if (Owner >= M.Symbols.size() || Modules[MI].Global[Owner] == NoGlobal)
       return NoSymbol;
     const GlobalSymbol &G = Globals[Modules[MI].Global[Owner]];
-    uint32_t WinnerSec = G.Def.valid() ? definingSection(G.Def) : NoSection;
+    uint32_t WinnerSec = G.Def.valid() ? Link.definingSection(G.Def) : NoSection;
     if (WinnerSec == NoSection || !isLive(G.Def.Module, WinnerSec) ||
         (G.Def.Module == MI && WinnerSec == L.Section))
       return NoSymbol;
@@ -485,112 +611,65 @@ void ArchLink::emit(ModuleVariant &Out, ObjectFile &Storage) {
     size_t Pos = LabelPosition[MI][Label];
     uint32_t Pick = Mine.size() == Theirs.size() ? Theirs[Pos] : Pos == 0 ? Theirs.front() : Theirs.back();
     return Modules[G.Def.Module].SymOut[Pick];
+  }
+
+  ArchLink &Link;
+  std::vector<LinkModule> &Modules;
+  std::vector<GlobalSymbol> &Globals;
+  ModuleVariant &Out;
+  ObjectFile &Storage;
+  size_t MaxSymbols = 0, MaxSections = 0; // at most every input symbol and section is kept
+  DenseSet<CachedHashStringRef> Taken;    // names a renamed local must not take
+  // Debug sections: names in order of first appearance, the parts of each, each part's offset in its
+  // merged section.
+  std::vector<StringRef> DebugNames;
+  StringMap<DebugPartList> DebugParts;
+  std::vector<std::vector<uint64_t>> DebugBase;
+  // Section symbol of each debug name (created on demand, also for names only referenced).
+  StringMap<uint32_t> SectionSymbol;
+  struct Origin {
+    uint32_t Module, Symbol;
   };
+  std::vector<Origin> Origins; // per output symbol
+  StringMap<uint32_t> FileIndex;                      // path -> output `.file` number
+  std::vector<DenseMap<uint32_t, uint32_t>> FileMap;  // per module: input `.file` number -> output
+  std::map<std::pair<uint32_t, uint32_t>, Section> RewrittenParts; // compile units re-encoded
+  bool SharedAbbrevs = false;
+  std::vector<char *> DebugBuf; // the merged debug sections' bytes, writable (they live in Storage)
+  uint32_t FirstDebug = 0;
+  // Per module, built when winnerLabel first needs it: each section's labels in text order, and each
+  // label's position there.
+  std::vector<std::vector<std::vector<uint32_t>>> LabelsBySection;
+  std::vector<std::vector<uint32_t>> LabelPosition;
+};
 
-  // Relocations follow their symbols, offsets and `.file` numbers.
-  unsigned Dangling = 0;
-  for (uint32_t MI = 0; MI < Modules.size(); ++MI) {
-    const ModuleVariant &M = *Modules[MI].M;
-    for (uint32_t SI = 0; SI < M.Sections.size(); ++SI) {
-      uint32_t OS = Modules[MI].SecOut[SI];
-      if (OS == NoSection)
-        continue;
-      const Section &S = M.Sections[SI].Kind == SectionKind::Debug ? debugPart(MI, SI) : M.Sections[SI];
-      Section &D = Out.Sections[OS];
-      bool IsDebug = S.Kind == SectionKind::Debug;
-      uint64_t Base = IsDebug ? DebugBase[MI][SI] : 0;
-      if (!IsDebug) {
-        D.Relocs.clear();
-        D.Symbol = S.Symbol < M.Symbols.size() ? Modules[MI].SymOut[S.Symbol] : NoSymbol;
-        if (D.Symbol != NoSymbol && Out.Symbols[D.Symbol].Name != S.Name)
-          D.Name = Out.Symbols[D.Symbol].Name;
-      }
-      D.Relocs.reserve(D.Relocs.size() + S.Relocs.size());
-      for (const Relocation &R : S.Relocs) {
-        Relocation N = R;
-        N.Offset += Base;
-        if (R.Kind == RelocKind::FileIndex) {
-          auto It = FileMap[MI].find(R.Symbol);
-          if (It != FileMap[MI].end())
-            N.Symbol = It->second;
-          D.Relocs.push_back(N);
-          continue;
-        }
-        N.Symbol = R.Symbol < M.Symbols.size() ? Modules[MI].SymOut[R.Symbol] : NoSymbol;
-        if (N.Symbol == NoSymbol && IsDebug && R.Symbol < M.Symbols.size())
-          N.Symbol = winnerLabel(MI, R.Symbol);
-        if (N.Symbol == NoSymbol) {
-          // DWARF describing code that was not kept and has no stand-in in the winner (which has no
-          // labels): like lld for discarded sections, the address becomes 0 and the reference goes.
-          if (IsDebug && R.Symbol < M.Symbols.size() && M.Symbols[R.Symbol].Kind == SymbolKind::Label &&
-              (R.Kind == RelocKind::Data32 || R.Kind == RelocKind::Data64)) {
-            unsigned Width = R.Kind == RelocKind::Data32 ? 4 : 8;
-            if (N.Offset + Width <= D.Contents.size())
-              std::memset(DebugBuf[OS - FirstDebug] + N.Offset, 0, Width);
-            continue;
-          }
-          ++Dangling;
-          continue;
-        }
-        const Symbol &T = M.Symbols[R.Symbol];
-        if (T.Kind == SymbolKind::Section && (R.Kind == RelocKind::Data32 || R.Kind == RelocKind::Data64 ||
-                                              R.Kind == RelocKind::SectionOffset)) {
-          // `.b32 .debug_abbrev` (and `function_name .debug_str+16` in a `.loc`) means the start of this
-          // module's part of the merged section.
-          for (uint32_t K = 0; K < M.Sections.size(); ++K)
-            if (M.Sections[K].Kind == SectionKind::Debug && M.Sections[K].Name == T.Name) {
-              N.Addend += DebugBase[MI][K];
-              break;
-            }
-        }
-        D.Relocs.push_back(N);
-      }
-    }
-  }
-  for (Section &D : Out.Sections)
-    if (D.Kind == SectionKind::Debug)
-      std::stable_sort(D.Relocs.begin(), D.Relocs.end(),
-                       [](const Relocation &A, const Relocation &B) { return A.Offset < B.Offset; });
-  if (Dangling)
-    Diags.error("internal error: " + std::to_string(Dangling) + " references to symbols that were not kept (" +
-                    Arch.name() + ")",
-                std::vector<DiagSite>(), "internal");
+void ArchLink::emit(ModuleVariant &Out, ObjectFile &Storage) {
+  auto Start = std::chrono::steady_clock::now();
+  Out = ModuleVariant();
+  Output = &Out;
+  Out.SourceName = Storage.save(Options.Output.empty() ? std::string("<linked>") : Options.Output);
+  Out.Target = outputTarget(Storage);
 
-  // ABI records of every kept symbol, and the call prototypes of kept functions: an object (-r) carries
-  // them all. Printed PTX needs only the declarations it writes out (externs and aliases); the definitions
-  // carry their own headers, so copying their records would be wasted work.
-  bool WholeAbi = Options.Emit == EmitKind::Object;
-  for (uint32_t O = 0; O < Out.Symbols.size(); ++O) {
-    if (!WholeAbi && Out.Symbols[O].Bind != Binding::Undefined && Out.Symbols[O].AliasOf == NoSymbol)
-      continue;
-    auto [MI, SI] = Origins[O];
-    if (const FunctionAbi *F = functionAbi({MI, SI})) {
-      FunctionAbi N = *F;
-      N.Symbol = O;
-      Out.Functions.push_back(std::move(N));
-    } else if (const VariableAbi *V = variableAbi({MI, SI})) {
-      VariableAbi N = *V;
-      N.Symbol = O;
-      if (Out.Symbols[O].Bind == Binding::Common)
-        N.Initialized = Out.Symbols[O].Initialized;
-      Out.Variables.push_back(std::move(N));
-    }
-  }
-  for (uint32_t MI = 0; MI < Modules.size() && WholeAbi; ++MI)
-    for (const PrototypeAbi &P : Modules[MI].M->Prototypes) {
-      if (P.Function >= Modules[MI].SymOut.size() || Modules[MI].SymOut[P.Function] == NoSymbol)
-        continue;
-      PrototypeAbi N = P;
-      N.Function = Modules[MI].SymOut[P.Function];
-      N.CallTargets.clear();
-      for (uint32_t T : P.CallTargets)
-        if (T < Modules[MI].SymOut.size() && Modules[MI].SymOut[T] != NoSymbol)
-          N.CallTargets.push_back(Modules[MI].SymOut[T]);
-      Out.Prototypes.push_back(std::move(N));
-    }
-  OutOrigin.resize(Origins.size());
-  for (size_t O = 0; O < Origins.size(); ++O)
-    OutOrigin[O] = {Origins[O].Module, Origins[O].Symbol};
+  ModuleEmitter E(*this, Out, Storage);
+  // After: every visible name, and every label that debug data of another module defines, is taken.
+  E.takeVisibleNames();
+  // After: the debug sections of each name, in input order, and their section symbols' names.
+  E.gatherDebugParts();
+  // After: Out.Symbols (in input order; locals renamed apart) and every module's SymOut.
+  E.chooseSymbols();
+  // After: Out.Files, and per module the renumbering of its `.file` entries.
+  E.mergeFileTables();
+  // After: compile units re-encoded against one abbreviation table and the merged `.file` numbers.
+  E.mergeDebugInfo();
+  // After: Out.Sections (live code and data, then the merged debug sections) and every SecOut.
+  E.placeSections();
+  // After: each output symbol's section and value; aliases point at output symbols.
+  E.placeSymbols();
+  // After: every relocation refers to output symbols, offsets and `.file` numbers.
+  E.mapRelocations();
+  // After: the ABI records the output needs (all of them for -r).
+  E.copyAbiRecords();
+  OutOrigin = E.origins();
   Times.add("emit module", Arch.name(), Start);
 }
 
