@@ -1,8 +1,7 @@
 // Command-line conventions shared by the four tools.
 //
-// The problem: each tool parses its own arguments (ptxlink and ptxlink-dump by hand, ptxlink-as with
-// CLI11, ptxlink-ar in ar's style), yet users expect the same things from all of them: `@file` response
-// files with GNU quoting (as gcc, ld and lld read them) and, for a mistyped option, a suggestion of the
+// The problem: four tools, yet users expect the same things from all of them: `@file` response files
+// with GNU quoting (as gcc, ld and lld read them) and, for a mistyped option, a suggestion of the
 // closest real one ("unknown option '--sas'; did you mean '--sass'?"). These helpers give every tool the
 // same behaviour and the same wording.
 #pragma once
@@ -10,6 +9,7 @@
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
+#include "llvm/Support/raw_ostream.h"
 
 #include <string>
 #include <vector>
@@ -29,5 +29,50 @@ std::string closestOption(llvm::StringRef Unknown, llvm::ArrayRef<llvm::StringRe
 
 /// "unknown option '--sas'; did you mean '--sass'?" (or without the suggestion when none is close).
 std::string unknownOptionMessage(llvm::StringRef Unknown, llvm::ArrayRef<llvm::StringRef> Known);
+
+} // namespace ptxlink
+
+// ---- One option parser for every tool ------------------------------------------------------------------
+//
+// Each tool describes its options once, in a TableGen file (tools/<tool>/Options.td, turned into an
+// llvm::opt::OptTable at build time, as lld and the llvm-* tools do). The same table parses the command
+// line, prints --help and prints the man page (--help-man, which the build runs to make share/man/man1),
+// so a documented option cannot be missing from either.
+
+namespace llvm::opt {
+class OptTable;
+class InputArgList;
+} // namespace llvm::opt
+
+namespace ptxlink {
+
+/// What a tool says about itself beyond its options; --help and the man page print the same words.
+struct ToolDescription {
+  llvm::StringRef Name;     ///< "ptxlink-ar"
+  llvm::StringRef Overview; ///< one line: what the tool is for
+  llvm::StringRef Usage;    ///< the synopsis, without the tool's name
+  llvm::StringRef Details;  ///< preformatted text printed after the options (operations, notes); may be ""
+};
+
+/// Every spelling of every option the table accepts, with its dashes (for closestOption).
+std::vector<std::string> optionSpellings(const llvm::opt::OptTable &Table);
+
+/// Parses Argv (response files already expanded; the strings must outlive the result) against Table.
+/// An unknown option is an Error "unknown option 'X'; did you mean 'Y'? (see TOOL --help)"; an option
+/// whose value is missing is an Error "option 'X' needs a value".
+llvm::Expected<llvm::opt::InputArgList> parseToolArguments(const llvm::opt::OptTable &Table,
+                                                           const ToolDescription &Tool,
+                                                           llvm::ArrayRef<const char *> Argv);
+
+/// "unknown option 'X'[; did you mean 'Y'?] (see TOOL --help)", the suggestion taken from Table.
+std::string unknownOptionMessage(const llvm::opt::OptTable &Table, const ToolDescription &Tool,
+                                 llvm::StringRef Unknown);
+
+/// --help: OVERVIEW, USAGE, the options by group, then the tool's Details.
+void printToolHelp(const llvm::opt::OptTable &Table, const ToolDescription &Tool, llvm::raw_ostream &OS);
+
+/// The man page (roff, section 1) from the same table and description: NAME, SYNOPSIS, DESCRIPTION
+/// (the Details), OPTIONS (each option with its aliases and value), SEE ALSO.
+void printManPage(const llvm::opt::OptTable &Table, const ToolDescription &Tool, llvm::raw_ostream &OS);
 
 } // namespace ptxlink

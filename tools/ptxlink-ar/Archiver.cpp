@@ -26,6 +26,8 @@
 #include "llvm/BinaryFormat/ELF.h"
 #include "llvm/Object/Archive.h"
 #include "llvm/Object/ArchiveWriter.h"
+#include "llvm/Option/ArgList.h"
+#include "llvm/Option/OptTable.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/Endian.h"
 #include "llvm/Support/FileSystem.h"
@@ -83,11 +85,39 @@ std::string classifyNonMember(StringRef Bytes) {
 
 namespace {
 
-constexpr StringLiteral Usage = R"(OVERVIEW: ptxlink-ar: build and inspect static device libraries
+// The option table (Options.td, turned into Options.inc by llvm-tblgen; its entries name opt:: flags).
+using namespace llvm::opt;
+enum ArOptionID {
+  OPT_INVALID = 0,
+#define OPTION(...) LLVM_MAKE_OPT_ID(__VA_ARGS__),
+#include "Options.inc"
+#undef OPTION
+};
+#define PREFIX(NAME, VALUE)                                                                                \
+  static constexpr StringLiteral NAME##_init[] = VALUE;                                                    \
+  static constexpr ArrayRef<StringLiteral> NAME(NAME##_init, std::size(NAME##_init) - 1);
+#include "Options.inc"
+#undef PREFIX
+static constexpr StringLiteral ArPrefixTable_init[] =
+#define PREFIX_UNION(VALUES) VALUES
+#include "Options.inc"
+#undef PREFIX_UNION
+    ;
+static constexpr ArrayRef<StringLiteral> ArPrefixTable(ArPrefixTable_init, std::size(ArPrefixTable_init) - 1);
+static constexpr opt::OptTable::Info ArOptionInfos[] = {
+#define OPTION(...) LLVM_CONSTRUCT_OPT_INFO(__VA_ARGS__),
+#include "Options.inc"
+#undef OPTION
+};
 
-USAGE: ptxlink-ar [-]<operation>[modifiers] <archive> [files...]
+class ArOptTable : public opt::PrecomputedOptTable {
+public:
+  ArOptTable() : PrecomputedOptTable(ArOptionInfos, ArPrefixTable) {}
+};
 
-Inputs are ptxlink objects (plain or fat) or .ptx files, which are assembled and stored as <stem>.o.
+constexpr ToolDescription ArDescription = {
+    "ptxlink-ar", "build and inspect static device libraries", "[-]<operation>[modifiers] <archive> [files...]",
+    R"(Inputs are ptxlink objects (plain or fat) or .ptx files, which are assembled and stored as <stem>.o.
 The archive is a GNU ar archive with a symbol index of every .visible, .weak and .common definition.
 
 OPERATIONS:
@@ -106,9 +136,7 @@ MODIFIERS:
   v   verbose
   D   deterministic: zero time stamps, uid and gid, mode 644 (the default)
   U   record the inputs' real time stamps, uid, gid and mode
-
-  --help, --version
-)";
+)"};
 
 /// A member of the archive being built: name, bytes (owned, or inside a mapped file) and metadata.
 struct Member {
@@ -211,18 +239,30 @@ bool ArchiverTool::parseOperation(StringRef Ops) {
 }
 
 int ArchiverTool::run(ArrayRef<std::string> Args) {
-  if (!Args.empty() && (Args[0] == "--help" || Args[0] == "-h" || Args[0] == "-help")) {
-    Out << Usage;
-    return 0;
-  }
-  if (!Args.empty() && (Args[0] == "--version" || Args[0] == "-V")) {
-    Out << "ptxlink-ar " << PTXLINK_VERSION << "\n";
-    return 0;
-  }
-  if (!Args.empty() && Args[0].starts_with("--")) {
-    static constexpr StringRef LongOptions[] = {"--help", "--version"};
-    Diags.error(unknownOptionMessage(Args[0], LongOptions) + " (see ptxlink-ar --help)");
-    return 1;
+  // ar's words are positional: only the first may be an option (--help, --version); the archive and
+  // member names after it are names even when they start with a dash. A first word with one dash that
+  // is not in the table is an operation in ar's old style (`-rcs`).
+  if (!Args.empty() && Args[0].starts_with("-")) {
+    ArOptTable Table;
+    const char *First = Args[0].c_str();
+    unsigned MissingIndex = 0, MissingCount = 0;
+    opt::InputArgList Parsed = Table.ParseArgs(ArrayRef(&First, 1), MissingIndex, MissingCount);
+    if (Parsed.hasArg(OPT_help)) {
+      printToolHelp(Table, ArDescription, Out);
+      return 0;
+    }
+    if (Parsed.hasArg(OPT_help_man)) {
+      printManPage(Table, ArDescription, Out);
+      return 0;
+    }
+    if (Parsed.hasArg(OPT_version)) {
+      Out << "ptxlink-ar " << PTXLINK_VERSION << "\n";
+      return 0;
+    }
+    if (Args[0].starts_with("--")) {
+      Diags.error(unknownOptionMessage(Table, ArDescription, Args[0]));
+      return 1;
+    }
   }
   if (Args.size() < 2) {
     Diags.error("expected an operation and an archive name: ptxlink-ar [-]<operation>[modifiers] <archive> "
