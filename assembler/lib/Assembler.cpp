@@ -9,11 +9,12 @@
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
+#include "llvm/Option/ArgList.h"
+#include "llvm/Option/OptTable.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 
-#include <CLI/CLI.hpp>
 
 #include <cerrno>
 #include <fcntl.h>
@@ -235,29 +236,36 @@ static int assembleEach(ArrayRef<std::string> Inputs, StringRef Dir, DiagnosticE
 
 namespace {
 
-/// Every spelling ptxlink-as accepts, for "did you mean"; the first three take a value.
-constexpr StringRef AssemblerOptions[] = {"-o",        "--output-dir", "--error-limit", "--print-ptx", "--version",
-                                          "--Werror",  "-Werror",      "-w",            "--help",      "-h"};
+// ptxlink-as's option table: AssemblerOptions.td, turned into AssemblerOptions.inc by llvm-tblgen (its
+// entries name llvm::opt's flags unqualified).
+using namespace llvm::opt;
+enum AssemblerOptionID {
+  OPT_INVALID = 0,
+#define OPTION(...) LLVM_MAKE_OPT_ID(__VA_ARGS__),
+#include "AssemblerOptions.inc"
+#undef OPTION
+};
+#define PREFIX(NAME, VALUE)                                                                                \
+  constexpr StringLiteral NAME##_init[] = VALUE;                                                           \
+  constexpr ArrayRef<StringLiteral> NAME(NAME##_init, std::size(NAME##_init) - 1);
+#include "AssemblerOptions.inc"
+#undef PREFIX
+constexpr OptTable::Info AssemblerOptionInfos[] = {
+#define OPTION(...) LLVM_CONSTRUCT_OPT_INFO(__VA_ARGS__),
+#include "AssemblerOptions.inc"
+#undef OPTION
+};
 
-/// CLI11 would say "The following argument was not expected"; say which option was meant instead.
-std::optional<std::string> findUnknownOption(ArrayRef<std::string> Args) {
-  for (size_t I = 0; I < Args.size(); ++I) {
-    StringRef A = Args[I];
-    if (A == "--")
-      break; // the rest are inputs
-    if (!A.starts_with("-") || A == "-")
-      continue;
-    StringRef Name = A.split('=').first;
-    if (A.starts_with("-o") && !A.starts_with("--"))
-      Name = "-o"; // -ofile
-    auto Known = llvm::find(AssemblerOptions, Name);
-    if (Known == std::end(AssemblerOptions))
-      return unknownOptionMessage(A, AssemblerOptions);
-    if (Known - std::begin(AssemblerOptions) < 3 && A == Name)
-      ++I; // its value is the next argument (not glued with = or as -ofile)
-  }
-  return std::nullopt;
-}
+class AssemblerOptTable : public GenericOptTable {
+public:
+  AssemblerOptTable() : GenericOptTable(AssemblerOptionInfos) { setDashDashParsing(true); }
+};
+
+constexpr ToolDescription AssemblerDescription = {
+    "ptxlink-as", "assemble PTX modules into ptxlink relocatable objects", "[options] <inputs...>",
+    R"(Inputs are PTX files ('-' for standard input); several files make a fat object, one variant per
+target, whose interfaces must agree. With --output-dir each input becomes its own object instead.
+A value may follow its option, be glued to -o (-oout.o) or follow '=' (--error-limit=3).)"};
 
 } // namespace
 
@@ -267,44 +275,47 @@ int runAssemblerTool(ArrayRef<std::string> RawArgs, raw_ostream &Out, raw_ostrea
     Err << "ptxlink-as: error: cannot read a response file: " << toString(Expanded.takeError()) << "\n";
     return 1;
   }
-  ArrayRef<std::string> Args = *Expanded;
-  if (auto Unknown = findUnknownOption(Args)) {
-    Err << "ptxlink-as: error: " << *Unknown << " (see ptxlink-as --help)\n";
+  AssemblerOptTable Table;
+  std::vector<const char *> Argv;
+  for (const std::string &A : *Expanded)
+    Argv.push_back(A.c_str());
+  auto Parsed = parseToolArguments(Table, AssemblerDescription, Argv);
+  if (!Parsed) {
+    Err << "ptxlink-as: error: " << toString(Parsed.takeError()) << "\n";
     return 1;
   }
-  CLI::App App{"ptxlink-as: assemble PTX modules into ptxlink relocatable objects", "ptxlink-as"};
-  std::vector<std::string> Inputs;
-  std::string Output;
-  bool PrintPtx = false, Version = false, Werror = false, NoWarn = false;
-  unsigned ErrorLimit = 20;
-  App.add_option("inputs", Inputs, "PTX files; several files make a fat object (one variant per target)");
-  App.add_option("-o", Output, "output object ('-' for standard output)");
-  std::string OutputDir;
-  App.add_option("--output-dir", OutputDir,
-                 "batch mode: assemble each input as its own module into DIR/<name>.o (like cc -c)");
-  App.add_flag("--print-ptx", PrintPtx, "print the assembled module(s) back as PTX instead of writing an object");
-  App.add_flag("--version", Version, "print the version and exit");
-  App.add_flag("--Werror", Werror, "treat warnings as errors (also spelled -Werror)");
-  App.add_flag("-w", NoWarn, "suppress warnings");
-  App.add_option("--error-limit", ErrorLimit, "stop after this many errors (0 = no limit)");
-
-  // CLI11 only knows single-letter short options; accept the conventional -Werror spelling too.
-  std::vector<std::string> Argv;
-  for (const std::string &A : Args)
-    Argv.push_back(A == "-Werror" ? "--Werror" : A);
-  std::reverse(Argv.begin(), Argv.end()); // CLI11 consumes a reversed vector
-  try {
-    App.parse(Argv);
-  } catch (const CLI::CallForHelp &) {
-    Out << App.help();
+  const opt::InputArgList &Args = *Parsed;
+  if (Args.hasArg(OPT_help)) {
+    printToolHelp(Table, AssemblerDescription, Out);
     return 0;
-  } catch (const CLI::ParseError &E) {
-    Err << "ptxlink-as: error: " << E.what() << "\n";
-    return 1;
   }
-  if (Version) {
+  if (Args.hasArg(OPT_help_man)) {
+    printManPage(Table, AssemblerDescription, Out);
+    return 0;
+  }
+  if (Args.hasArg(OPT_version)) {
     Out << "ptxlink-as " << PTXLINK_VERSION << " (object format " << ObjectFormatVersion << ")\n";
     return 0;
+  }
+  // One output: a second -o is a mistake in the command, not a choice between two files.
+  for (unsigned ID : {OPT_o, OPT_output_dir, OPT_error_limit})
+    if (Args.filtered(ID).begin() != Args.filtered(ID).end() &&
+        std::next(Args.filtered(ID).begin()) != Args.filtered(ID).end()) {
+      Err << "ptxlink-as: error: option '" << Table.getOption(ID).getPrefixedName()
+          << "' given more than once\n";
+      return 1;
+    }
+  std::vector<std::string> Inputs = Args.getAllArgValues(OPT_INPUT);
+  std::string Output = Args.getLastArgValue(OPT_o).str();
+  std::string OutputDir = Args.getLastArgValue(OPT_output_dir).str();
+  bool PrintPtx = Args.hasArg(OPT_print_ptx), Werror = Args.hasArg(OPT_Werror), NoWarn = Args.hasArg(OPT_w);
+  unsigned ErrorLimit = 20;
+  if (const opt::Arg *Limit = Args.getLastArg(OPT_error_limit)) {
+    if (StringRef(Limit->getValue()).getAsInteger(10, ErrorLimit)) {
+      Err << "ptxlink-as: error: invalid value '" << Limit->getValue()
+          << "' for --error-limit: expected a non-negative integer\n";
+      return 1;
+    }
   }
   DiagnosticEngine Diags(Err, "ptxlink-as");
   Diags.setErrorLimit(ErrorLimit);

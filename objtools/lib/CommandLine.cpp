@@ -128,7 +128,8 @@ std::vector<std::string> optionSpellings(const opt::OptTable &Table) {
     if (O.getKind() == opt::Option::InputClass || O.getKind() == opt::Option::UnknownClass ||
         O.getKind() == opt::Option::GroupClass)
       continue;
-    Spellings.push_back(O.getPrefixedName().str());
+    // "--arch=" is "--arch" with its value glued: one spelling to suggest.
+    Spellings.push_back(O.getPrefixedName().rtrim('=').str());
   }
   return Spellings;
 }
@@ -149,7 +150,7 @@ Expected<opt::InputArgList> parseToolArguments(const opt::OptTable &Table, const
   for (const opt::Arg *A : Args)
     if (A->getOption().getKind() == opt::Option::UnknownClass)
       return createStringError(inconvertibleErrorCode(),
-                               unknownOptionMessage(Table, Tool, A->getAsString(Args)));
+                               unknownOptionMessage(Table, Tool, Args.getArgString(A->getIndex())));
   return Args;
 }
 

@@ -12,6 +12,8 @@
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Demangle/Demangle.h"
+#include "llvm/Option/ArgList.h"
+#include "llvm/Option/OptTable.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MemoryBuffer.h"
 
@@ -235,27 +237,44 @@ int createFatbin(ArrayRef<std::string> Files, StringRef Out, StringRef EmbedSour
   return 0;
 }
 
-void usage(raw_ostream &OS) {
-  OS << "usage: ptxlink-dump [views] [--json] [--extract DIR] [--select sm_XX] FILE...\n"
-        "       ptxlink-dump --abi-diff OLD NEW [--json]\n"
-        "       ptxlink-dump --create-fatbin OUT [--compress none|lz4|zstd] [--embed-source OUT.c [--relocatable]]\n"
-        "                    CUBIN-OR-PTX...\n"
-        "views: --headers --sections --symbols --relocs --abi --ptx --list --callgraph --debug --nv-info --all\n"
-        "       --callgraph --format dot: the call graph as Graphviz (--format text|json|dot)\n"
-        "       (default: --headers)\n"
-        "cuobjdump's spellings: -lelf/--list-elf, -lptx/--list-ptx (--list of cubin / PTX images only),\n"
-        "       -xelf/--extract-elf NAME, -xptx/--extract-ptx NAME (write the cubin / PTX images whose file\n"
-        "       name contains NAME, or all, to the current directory), -ptx/--dump-ptx (--ptx),\n"
-        "       -elf/--dump-elf (--headers --sections --symbols --relocs)\n"
-        "also: @FILE (more arguments, GNU quoting), --version, --help\n";
-}
+// ptxlink-dump's option table: DumpOptions.td, turned into DumpOptions.inc by llvm-tblgen (its entries
+// name llvm::opt's flags unqualified).
+using namespace llvm::opt;
+enum DumpOptionID {
+  OPT_INVALID = 0,
+#define OPTION(...) LLVM_MAKE_OPT_ID(__VA_ARGS__),
+#include "DumpOptions.inc"
+#undef OPTION
+};
+#define PREFIX(NAME, VALUE)                                                                                \
+  constexpr StringLiteral NAME##_init[] = VALUE;                                                           \
+  constexpr ArrayRef<StringLiteral> NAME(NAME##_init, std::size(NAME##_init) - 1);
+#include "DumpOptions.inc"
+#undef PREFIX
+constexpr OptTable::Info DumpOptionInfos[] = {
+#define OPTION(...) LLVM_CONSTRUCT_OPT_INFO(__VA_ARGS__),
+#include "DumpOptions.inc"
+#undef OPTION
+};
 
-/// Every option spelling, for "did you mean".
-constexpr StringRef KnownOptions[] = {
-    "--headers", "--sections", "--symbols", "--relocs", "--abi", "--ptx", "--list", "--callgraph", "--debug",
-    "--nv-info", "--all", "--json", "--extract", "--select", "--abi-diff", "--create-fatbin", "--compress",
-    "--embed-source", "--relocatable", "--help", "--version", "-lelf", "--list-elf", "-lptx", "--list-ptx",
-    "-xelf", "--extract-elf", "-xptx", "--extract-ptx", "-ptx", "--dump-ptx", "-elf", "--dump-elf", "--format"};
+class DumpOptTable : public GenericOptTable {
+public:
+  DumpOptTable() : GenericOptTable(DumpOptionInfos) {}
+};
+
+constexpr ToolDescription DumpDescription = {
+    "ptxlink-dump", "look inside ptxlink objects and libraries, NVIDIA fatbinaries and cubins",
+    "[views] [--json] [--extract DIR] [--select sm_XX] FILE...",
+    R"(Other forms:
+  ptxlink-dump --abi-diff OLD NEW [--json]
+  ptxlink-dump --create-fatbin OUT [--compress none|lz4|zstd] [--embed-source OUT.c [--relocatable]]
+               CUBIN-OR-PTX...
+
+The format of each input is detected from its content (fatbinaries also inside host objects'
+.nv_fatbin). A damaged part of a file is a warning with its byte offset, and the dump goes on.
+A value may follow its option or '=' (--select=sm_90, -xelf=all). @FILE reads more arguments from
+FILE (GNU quoting). cuobjdump's -sass has no counterpart: ptxlink has no
+SASS disassembler.)"};
 
 } // namespace
 } // namespace dump
@@ -267,7 +286,35 @@ int runDumpTool(ArrayRef<std::string> RawArgs, raw_ostream &Out, raw_ostream &Er
     Err << "ptxlink-dump: error: cannot read a response file: " << toString(Expanded.takeError()) << "\n";
     return 1;
   }
-  ArrayRef<std::string> Args = *Expanded;
+  DumpOptTable Table;
+  std::vector<const char *> Argv;
+  for (const std::string &A : *Expanded)
+    Argv.push_back(A.c_str());
+  auto Parsed = parseToolArguments(Table, DumpDescription, Argv);
+  if (!Parsed) {
+    Err << "ptxlink-dump: error: " << toString(Parsed.takeError()) << "\n";
+    return 1;
+  }
+  const opt::InputArgList &Args = *Parsed;
+  if (Args.hasArg(OPT_help)) {
+    printToolHelp(Table, DumpDescription, Out);
+    return 0;
+  }
+  if (Args.hasArg(OPT_help_man)) {
+    printManPage(Table, DumpDescription, Out);
+    return 0;
+  }
+  if (Args.hasArg(OPT_version)) {
+    Out << "ptxlink-dump " << PTXLINK_VERSION << "\n";
+    return 0;
+  }
+  if (const opt::Arg *AbiDiff = Args.getLastArg(OPT_abi_diff)) {
+    // Every argument after --abi-diff is its own; flags given before it (e.g. --json) go along.
+    unsigned Index = AbiDiff->getIndex();
+    std::vector<std::string> Rest(Expanded->begin() + Index + 1, Expanded->end());
+    Rest.insert(Rest.end(), Expanded->begin(), Expanded->begin() + Index);
+    return runAbiDiff(Rest, Out, Err);
+  }
   Options Opts;
   std::vector<std::string> Files;
   bool AnyView = false;
@@ -275,138 +322,119 @@ int runDumpTool(ArrayRef<std::string> RawArgs, raw_ostream &Out, raw_ostream &Er
   FatbinCompression Compress = FatbinCompression::None;
   bool Relocatable = false;
   bool Dot = false; // --format dot: the call graph as Graphviz
-  for (size_t I = 0; I < Args.size(); ++I) {
-    StringRef A = Args[I];
-    auto Value = [&](StringRef Flag) -> std::optional<std::string> {
-      if (A.consume_front((Flag + "=").str()))
-        return A.str();
-      if (A == Flag && I + 1 < Args.size())
-        return Args[++I];
-      return std::nullopt;
-    };
-    if (A == "--help" || A == "-h") {
-      usage(Out);
-      return 0;
-    }
-    if (A == "--version") {
-      Out << "ptxlink-dump " << PTXLINK_VERSION << "\n";
-      return 0;
-    }
-    if (A == "--abi-diff") {
-      std::vector<std::string> Rest(Args.begin() + I + 1, Args.end());
-      for (size_t J = 0; J < I; ++J)
-        Rest.push_back(Args[J]); // flags given before --abi-diff (e.g. --json)
-      return runAbiDiff(Rest, Out, Err);
-    }
-    bool *Flag = StringSwitch<bool *>(A)
-                     .Case("--headers", &Opts.Headers)
-                     .Case("--sections", &Opts.Sections)
-                     .Case("--symbols", &Opts.Symbols)
-                     .Case("--relocs", &Opts.Relocs)
-                     .Case("--abi", &Opts.Abi)
-                     .Cases("--ptx", "-ptx", "--dump-ptx", &Opts.Ptx)
-                     .Case("--list", &Opts.List)
-                     .Case("--callgraph", &Opts.Callgraph)
-                     .Case("--debug", &Opts.Debug)
-                     .Case("--nv-info", &Opts.NvInfo)
-                     .Case("--json", &Opts.Json)
-                     .Default(nullptr);
-    if (Flag) {
-      *Flag = true;
-      AnyView |= Flag != &Opts.Json;
-      continue;
-    }
-    if (A == "-elf" || A == "--dump-elf") {
+  // In command-line order: a later view selector (-lelf after -lptx, --format) overrides an earlier one.
+  for (const opt::Arg *A : Args) {
+    unsigned ID = A->getOption().getID();
+    std::string Value = A->getNumValues() ? A->getValue() : "";
+    switch (ID) {
+    case OPT_INPUT:
+      Files.push_back(Value);
+      break;
+    case OPT_headers:
+      Opts.Headers = AnyView = true;
+      break;
+    case OPT_sections:
+      Opts.Sections = AnyView = true;
+      break;
+    case OPT_symbols:
+      Opts.Symbols = AnyView = true;
+      break;
+    case OPT_relocs:
+      Opts.Relocs = AnyView = true;
+      break;
+    case OPT_abi:
+      Opts.Abi = AnyView = true;
+      break;
+    case OPT_ptx:
+      Opts.Ptx = AnyView = true;
+      break;
+    case OPT_list_images:
+      Opts.List = AnyView = true;
+      break;
+    case OPT_callgraph:
+      Opts.Callgraph = AnyView = true;
+      break;
+    case OPT_debug:
+      Opts.Debug = AnyView = true;
+      break;
+    case OPT_nv_info:
+      Opts.NvInfo = AnyView = true;
+      break;
+    case OPT_json:
+      Opts.Json = true;
+      break;
+    case OPT_dump_elf:
       // cuobjdump -elf prints an ELF's sections with their symbols and relocations: our nearest views.
       Opts.Headers = Opts.Sections = Opts.Symbols = Opts.Relocs = AnyView = true;
-      continue;
-    }
-    if (A == "-lelf" || A == "--list-elf" || A == "-lptx" || A == "--list-ptx") {
-      Opts.OnlyKind = A.contains("elf") ? FatbinKind::Elf : FatbinKind::Ptx;
+      break;
+    case OPT_list_elf:
+    case OPT_list_ptx:
+      Opts.OnlyKind = ID == OPT_list_elf ? FatbinKind::Elf : FatbinKind::Ptx;
       Opts.List = AnyView = true;
-      continue;
-    }
-    std::optional<std::string> ExtractElf = Value("-xelf"), ExtractPtx;
-    if (!ExtractElf)
-      ExtractElf = Value("--extract-elf");
-    if (!ExtractElf && !(ExtractPtx = Value("-xptx")))
-      ExtractPtx = Value("--extract-ptx");
-    if (ExtractElf || ExtractPtx) {
+      break;
+    case OPT_extract_elf:
+    case OPT_extract_ptx:
       // As cuobjdump: the images of that kind whose file name contains NAME ("all": every one), written
       // to the current directory under --extract's names.
-      Opts.OnlyKind = ExtractElf ? FatbinKind::Elf : FatbinKind::Ptx;
-      std::string Match = ExtractElf ? *ExtractElf : *ExtractPtx;
-      Opts.ExtractMatch = Match == "all" ? "" : Match;
+      Opts.OnlyKind = ID == OPT_extract_elf ? FatbinKind::Elf : FatbinKind::Ptx;
+      Opts.ExtractMatch = Value == "all" ? "" : Value;
       if (Opts.ExtractDir.empty())
         Opts.ExtractDir = ".";
       AnyView = true;
-      continue;
-    }
-    if (A == "--all") {
+      break;
+    case OPT_all:
       Opts.Headers = Opts.Sections = Opts.Symbols = Opts.Relocs = Opts.Abi = Opts.List = Opts.Callgraph =
           Opts.Debug = Opts.NvInfo = AnyView = true;
-      continue;
-    }
-    if (auto V = Value("--extract")) {
-      Opts.ExtractDir = *V;
+      break;
+    case OPT_extract:
+      Opts.ExtractDir = Value;
       AnyView = true;
-      continue;
-    }
-    if (auto V = Value("--create-fatbin")) {
-      CreateFatbin = *V;
-      continue;
-    }
-    if (auto V = Value("--embed-source")) {
-      EmbedSource = *V;
-      continue;
-    }
-    if (A == "--relocatable") {
+      break;
+    case OPT_create_fatbin:
+      CreateFatbin = Value;
+      break;
+    case OPT_embed_source:
+      EmbedSource = Value;
+      break;
+    case OPT_relocatable:
       Relocatable = true;
-      continue;
-    }
-    if (auto V = Value("--compress")) {
-      Compress = StringSwitch<FatbinCompression>(*V)
+      break;
+    case OPT_compress:
+      Compress = StringSwitch<FatbinCompression>(Value)
                      .Case("none", FatbinCompression::None)
                      .Case("lz4", FatbinCompression::Lz4)
                      .Case("zstd", FatbinCompression::Zstd)
                      .Default(FatbinCompression::Unknown);
       if (Compress == FatbinCompression::Unknown) {
-        Err << "ptxlink-dump: error: --compress expects none, lz4 or zstd, got '" << *V << "'\n";
+        Err << "ptxlink-dump: error: --compress expects none, lz4 or zstd, got '" << Value << "'\n";
         return 1;
       }
-      continue;
-    }
-    if (auto V = Value("--format")) {
-      if (*V == "dot")
+      break;
+    case OPT_format:
+      if (Value == "dot")
         Dot = true;
-      else if (*V == "json")
+      else if (Value == "json")
         Opts.Json = true;
-      else if (*V != "text") {
-        Err << "ptxlink-dump: error: --format expects text, json or dot, got '" << *V << "'\n";
+      else if (Value != "text") {
+        Err << "ptxlink-dump: error: --format expects text, json or dot, got '" << Value << "'\n";
         return 1;
       }
-      continue;
-    }
-    if (auto V = Value("--select")) {
-      Opts.SelectArch = *V;
-      if (!parseArch(*V, Opts)) {
-        Err << "ptxlink-dump: error: --select expects an architecture like sm_90, got '" << *V << "'\n";
+      break;
+    case OPT_select:
+      Opts.SelectArch = Value;
+      if (!parseArch(Value, Opts)) {
+        Err << "ptxlink-dump: error: --select expects an architecture like sm_90, got '" << Value << "'\n";
         return 1;
       }
       AnyView = true;
-      continue;
+      break;
     }
-    if (A.starts_with("-") && A != "-") {
-      Err << "ptxlink-dump: error: " << unknownOptionMessage(A, KnownOptions) << " (see ptxlink-dump --help)\n";
-      return 1;
-    }
-    Files.push_back(A.str());
   }
   if (!CreateFatbin.empty() || !EmbedSource.empty())
     return createFatbin(Files, CreateFatbin, EmbedSource, Compress, Relocatable, Err);
   if (Files.empty()) {
     Err << "ptxlink-dump: error: no input files\n";
-    usage(Err);
+    printToolHelp(Table, DumpDescription, Err);
     return 1;
   }
   if (Dot) {
