@@ -508,6 +508,10 @@ bool linkObjects(const LinkOptions &Options, std::vector<InputFile> Objects, Dia
   return linkImpl(InMemory, Diags, Out, nullptr, &Objects);
 }
 
+// ptxlink's man page from its option table (LinkOptions.cpp); only the tool prints it, so it is not
+// part of the library's API in Linker.h.
+void printLinkerManPage(raw_ostream &OS);
+
 int runLinkerTool(ArrayRef<std::string> Args, raw_ostream &Out, raw_ostream &Err, bool ProcessExitsAfter) {
   DiagnosticEngine Diags(Err, "ptxlink");
   // Diagnostic settings apply to option errors too, so look for them first.
@@ -523,6 +527,10 @@ int runLinkerTool(ArrayRef<std::string> Args, raw_ostream &Out, raw_ostream &Err
   std::optional<LinkOptions> Options = parseLinkOptions(Args, Diags, Informational);
   if (Informational == "help") {
     printLinkerHelp(Out);
+    return 0;
+  }
+  if (Informational == "help-man") {
+    printLinkerManPage(Out);
     return 0;
   }
   if (Informational == "version") {

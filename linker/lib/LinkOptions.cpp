@@ -5,6 +5,8 @@
 // every long option may be written with one or two dashes, with its value after `=` or as the next
 // argument. Library flags are positional, like ld's. nvlink's spellings that Makefiles pass (-optf,
 // -m64, -g, --warning-as-error, -Xptxas, --gpu-architecture, --time FILE) mean what they mean there.
+// All of that is one option table (LinkOptions.td, an llvm::opt::OptTable), which also prints --help and
+// the man page.
 #include "ptxlink/CommandLine.h"
 #include "CompileCache.h"
 #include "LinkContext.h"
@@ -12,7 +14,8 @@
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSwitch.h"
-#include "llvm/Support/CommandLine.h"
+#include "llvm/Option/ArgList.h"
+#include "llvm/Option/OptTable.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/StringSaver.h"
 
@@ -20,94 +23,43 @@ using namespace llvm;
 
 namespace ptxlink {
 
-void printLinkerHelp(raw_ostream &OS) {
-  OS << R"(USAGE: ptxlink -arch sm_XX[,sm_YY...] [options] inputs... -o output
-
-Links PTX-level device code (ptxlink objects, .ptx files, static libraries) into one
-NVIDIA fatbinary (one PTX image per architecture), one PTX module, or one relocatable object.
-
-Inputs:
-  <file>                   a ptxlink object (plain or fat), a .ptx file, a static library, an
-                           nvcc -rdc=true -c / -dc host object (its PTX), or an nvcc -lib archive
-  @<file>                  read more arguments from a response file (GNU quoting)
-  -optf <file,...>         nvlink's options file (--options-file): its arguments are read in place
-  -L <dir>                 add a library search directory
-  -l <name>                link lib<name>.a (searched in -L dirs; -l:file.a for an exact name)
-  --whole-archive          load every member of the following libraries
-  --no-whole-archive       back to lazy extraction (default)
-
-Output:
-  -arch <sm_XX,...>        architectures to link for (nvlink's -arch=; compute_XX accepted;
-                           also --gpu-architecture, --arch)
-  -o <file>                output file ("-" = standard output); default a.fatbin / a.ptx / a.o
-  --emit fatbin|ptx        fatbinary (default) or the linked PTX module (one arch only)
-  --emit host-object       the device-link object of a CUDA program (what nvcc -dlink writes): the
-                           fatbinary and __cudaRegisterLinkedBinary_<id> for every nvcc -rdc input;
-                           link it with the host objects and -lcudart (-dlink is the same)
-  --emit c                 C source that embeds the fatbinary (for programs that load it themselves)
-  -r, --relocatable        relocatable link: one object (one variant per arch) that links again later
-  --sass                   also put a cubin per arch into the fatbinary: each input's code compiled
-                           by ptxas -c (in parallel, cached), joined by nvlink
-  --whole-program          with --sass: one ptxas run over the whole linked module instead
-  --cache-dir <dir>        compile cache (default $XDG_CACHE_HOME/ptxlink, else ~/.cache/ptxlink)
-  --no-cache               neither read nor write the compile cache
-  --cache-limit <size>     size limit of the cache (e.g. 500M, 2G; default 2G): least recently used go
-  --sass-batch-below <size>  inputs with less code than this (default 16K) share a ptxas run with
-                           their neighbours; 0: one ptxas run per input
-  --save-temps             keep the modules given to ptxas and nvlink (the folder is printed)
-  -lcudadevrt              link the CUDA device runtime (dynamic parallelism; needs --sass; automatic
-                           when a module calls it)
-  --compress <c>[:level]   compress the fatbinary's images: zstd, lz4 or none (default none)
-  --check-abi              run every link check, write no output
-  --verify                 run ptxas (-O0) over each linked module and report its errors at the
-                           inputs' file:line:col (with --sass, the SASS compilation does it)
-  -Xptxas <opt,...>        pass options to ptxas where ptxlink runs it (--sass, --verify)
-  -m64                     64-bit device code (the only kind; accepted for nvlink's command lines)
-  -g, --debug              accepted for nvlink's command lines: debug information follows the inputs
-                           (kept when they have it; ptxas gets -g for inputs with .target debug)
-
-Dead code:
-  --no-gc                  keep every definition
-  --print-gc               list what was removed
-  --kernels-used <a,b>     kernels to keep (substring match); other kernels are dead
-  --variables-used <a,b>   visible variables to keep (substring match)
-
-Reports:
-  --dump-callgraph         print the call graph of each linked module
-  --callgraph-dot <file>   write the call graph as Graphviz: kernels, device functions, function-pointer
-                           tables and indirect calls, removed code greyed, one cluster per input module
-  --trace-symbol <name>    print every definition and reference of <name> and which one won
-  --map <file>             write a link map (what each kept symbol came from, sizes, what was dropped)
-  --why-extract <file>     write why each archive member was extracted
-  --time <file>            append the time each pass took to <file> as CSV (nvlink's --time;
-                           "-" = standard output)
-
-Diagnostics and misc:
-  -Werror                  treat warnings as errors (also --warning-as-error)
-  -w                       suppress warnings
-  --json                   diagnostics as JSON lines
-  --error-limit <n>        stop after n errors (0 = no limit; default 20)
-  --threads <n>, -j <n>    worker threads and parallel ptxas runs (default: the machine's cores;
-                           output is identical for any n)
-  --no-progress            no progress line for long --sass work (shown only on a terminal)
-  -v                       verbose
-  --version                print the version
-  --help                   print this help
-)";
-}
-
 namespace {
 
-/// Options that take a value, by canonical long name.
-bool takesValue(StringRef Name) {
-  return StringSwitch<bool>(Name)
-      .Cases("arch", "o", "output", "output-file", "L", "library-path", "l", "library", true)
-      .Cases("emit", "kernels-used", "variables-used", "trace-symbol", "map", "why-extract", "threads", true)
-      .Cases("error-limit", "callgraph-dot", "j", "cache-dir", "cache-limit", "compress", true)
-      .Cases("gpu-architecture", "optf", "options-file", "Xptxas", "time", "machine", "m", true)
-      .Case("sass-batch-below", true)
-      .Default(false);
-}
+// The option table: LinkOptions.td, turned into LinkOptions.inc by llvm-tblgen (its entries name
+// llvm::opt's flags unqualified).
+using namespace llvm::opt;
+enum LinkOptionID {
+  OPT_INVALID = 0,
+#define OPTION(...) LLVM_MAKE_OPT_ID(__VA_ARGS__),
+#include "LinkOptions.inc"
+#undef OPTION
+};
+#define PREFIX(NAME, VALUE)                                                                                \
+  constexpr StringLiteral NAME##_init[] = VALUE;                                                           \
+  constexpr ArrayRef<StringLiteral> NAME(NAME##_init, std::size(NAME##_init) - 1);
+#include "LinkOptions.inc"
+#undef PREFIX
+constexpr OptTable::Info LinkOptionInfos[] = {
+#define OPTION(...) LLVM_CONSTRUCT_OPT_INFO(__VA_ARGS__),
+#include "LinkOptions.inc"
+#undef OPTION
+};
+
+class LinkOptTable : public GenericOptTable {
+public:
+  LinkOptTable() : GenericOptTable(LinkOptionInfos) {}
+};
+
+constexpr ToolDescription LinkDescription = {
+    "ptxlink", "link PTX-level device code", "-arch sm_XX[,sm_YY...] [options] inputs... -o output",
+    R"(Links PTX-level device code (ptxlink objects, .ptx files, static libraries, nvcc -rdc=true -c / -dc
+host objects, nvcc -lib archives) into one NVIDIA fatbinary (one PTX image per architecture, and a
+cubin per architecture with --sass), one PTX module, one relocatable object or a CUDA program's
+device-link object.
+
+Every long option may be written with one or two dashes (nvlink's -arch, binutils' --arch), its value
+after '=' or as the next argument; -o, -L, -l and -j also glue it (-ofile, -Ldir, -lname, -j4). Library
+options are positional, as ld's: --whole-archive applies to the libraries after it.)"};
 
 void splitList(StringRef Value, std::vector<std::string> &Out) {
   SmallVector<StringRef, 4> Parts;
@@ -116,19 +68,14 @@ void splitList(StringRef Value, std::vector<std::string> &Out) {
     Out.push_back(P.trim().str());
 }
 
-/// Every spelling the parser accepts, for "did you mean" (one or two dashes work for each).
-constexpr StringRef KnownOptions[] = {
-    "--arch", "--gpu-architecture", "-o", "--output-file", "-L", "--library-path", "-l", "--library",
-    "--whole-archive", "--no-whole-archive", "--emit", "--emit-ptx", "-dlink", "--device-link", "-r",
-    "--relocatable", "--sass", "--no-gc", "--print-gc", "--dump-callgraph", "--verify", "--check-abi",
-    "--kernels-used", "--variables-used", "--trace-symbol", "--map", "--why-extract", "--time", "--threads",
-    "--error-limit", "-Werror", "--warning-as-error", "-w", "--disable-warnings", "--json", "-v", "--verbose",
-    "--version", "--help", "-optf", "--options-file", "-m64", "--machine", "-g", "--debug", "-Xptxas", "--callgraph-dot"};
-
 /// nvlink reads options files recursively; a file that names itself must not hang the link.
 constexpr unsigned MaxOptionsFiles = 64;
 
 } // namespace
+
+void printLinkerHelp(raw_ostream &OS) { printToolHelp(LinkOptTable(), LinkDescription, OS); }
+
+void printLinkerManPage(raw_ostream &OS) { printManPage(LinkOptTable(), LinkDescription, OS); }
 
 std::optional<LinkOptions> parseLinkOptions(ArrayRef<std::string> RawArgs, DiagnosticEngine &Diags,
                                             std::string &Informational) {
@@ -146,83 +93,114 @@ std::optional<LinkOptions> parseLinkOptions(ArrayRef<std::string> RawArgs, Diagn
   for (const std::string &A : *Expanded)
     Argv.push_back(Saver.save(A).data());
   unsigned OptionsFilesRead = 0;
+  LinkOptTable Table;
+  bool Ok = true;
+
+  // nvlink's options files (-optf FILE,...): their arguments take the option's place, so later ones still
+  // override; they may name more options files. Parse, replace the first -optf by what its files hold,
+  // parse again, until none is left.
+  unsigned MissingIndex = 0, MissingCount = 0;
+  for (;;) {
+    opt::InputArgList Probe = Table.ParseArgs(Argv, MissingIndex, MissingCount);
+    const opt::Arg *Optf = nullptr;
+    for (const opt::Arg *A : Probe)
+      if (A->getOption().matches(OPT_optf)) {
+        Optf = A;
+        break;
+      }
+    if (!Optf)
+      break;
+    std::vector<std::string> Files;
+    splitList(Optf->getValue(), Files);
+    // `-optf FILE` is two arguments, `-optf=FILE` one (option names have no '=' of their own).
+    unsigned First = Optf->getIndex();
+    unsigned Count = StringRef(Argv[First]).contains('=') ? 1 : 2;
+    Count = std::min<unsigned>(Count, Argv.size() - First);
+    SmallVector<const char *, 16> Read;
+    for (const std::string &F : Files) {
+      if (++OptionsFilesRead > MaxOptionsFiles) {
+        Diags.error("more than " + std::to_string(MaxOptionsFiles) + " options files: does '" + F + "' include itself?",
+                    std::vector<DiagSite>(), "bad-option");
+        return std::nullopt;
+      }
+      auto Buffer = MemoryBuffer::getFile(F, /*IsText=*/true);
+      if (!Buffer) {
+        Diags.error("cannot read options file '" + F + "': " + Buffer.getError().message(), std::vector<DiagSite>(),
+                    "bad-option");
+        Ok = false;
+        continue;
+      }
+      for (const std::string &T : tokenizeOptionsText((*Buffer)->getBuffer()))
+        Read.push_back(Saver.save(T).data());
+    }
+    Argv.erase(Argv.begin() + First, Argv.begin() + First + Count);
+    Argv.insert(Argv.begin() + First, Read.begin(), Read.end());
+  }
+  opt::InputArgList Args = Table.ParseArgs(Argv, MissingIndex, MissingCount);
+  // --help and --version answer whatever else the command line holds.
+  for (const opt::Arg *A : Args) {
+    if (A->getOption().matches(OPT_help)) {
+      Informational = "help";
+      return LinkOptions();
+    }
+    if (A->getOption().matches(OPT_help_man)) {
+      Informational = "help-man";
+      return LinkOptions();
+    }
+    if (A->getOption().matches(OPT_version)) {
+      Informational = "version";
+      return LinkOptions();
+    }
+  }
+  if (MissingCount) {
+    Diags.error("option " + Twine(Args.getArgString(MissingIndex)) + " needs a value", std::vector<DiagSite>(),
+                "bad-option");
+    Ok = false;
+  }
 
   LinkOptions O;
   bool WholeArchive = false;
-  bool Ok = true;
   std::string EmitValue;
-  for (size_t I = 0; I < Argv.size(); ++I) {
-    StringRef Arg = Argv[I];
-    if (Arg == "-" || !Arg.starts_with("-")) {
-      O.Inputs.push_back({LinkInput::File, Arg.str(), WholeArchive});
-      continue;
-    }
-    // Normalise: strip dashes, split "name=value"; "-ofile", "-Ldir", "-lname" glue their value.
-    StringRef Body = Arg.drop_front(Arg.starts_with("--") ? 2 : 1);
-    StringRef Name = Body, Value;
-    bool HasValue = false;
-    if (size_t Eq = Body.find('='); Eq != StringRef::npos) {
-      Name = Body.take_front(Eq);
-      Value = Body.drop_front(Eq + 1);
-      HasValue = true;
-    }
-    bool GluedJobs = Body.size() > 1 && Body[0] == 'j' && all_of(Body.drop_front(), isDigit); // -j4
-    if (!HasValue && !Arg.starts_with("--") && Body.size() > 1 &&
-        (Body[0] == 'o' || Body[0] == 'L' || Body[0] == 'l' || GluedJobs) && !takesValue(Body) && Body != "lto") {
-      Name = Body.take_front(1);
-      Value = Body.drop_front(1);
-      HasValue = true;
-    }
-    if (takesValue(Name) && !HasValue) {
-      if (I + 1 >= Argv.size()) {
-        Diags.error("option " + Arg + " needs a value", std::vector<DiagSite>(), "bad-option");
-        Ok = false;
-        break;
-      }
-      Value = Argv[++I];
-      HasValue = true;
-    }
-    if (Name == "optf" || Name == "options-file") {
-      // nvlink's options file: its arguments take the option's place, so later ones still override.
-      std::vector<std::string> Files;
-      splitList(Value, Files);
-      SmallVector<const char *, 16> Read;
-      for (const std::string &F : Files) {
-        if (++OptionsFilesRead > MaxOptionsFiles) {
-          Diags.error("more than " + std::to_string(MaxOptionsFiles) + " options files: does '" + F + "' include itself?",
-                      std::vector<DiagSite>(), "bad-option");
-          return std::nullopt;
-        }
-        auto Buffer = MemoryBuffer::getFile(F, /*IsText=*/true);
-        if (!Buffer) {
-          Diags.error("cannot read options file '" + F + "': " + Buffer.getError().message(), std::vector<DiagSite>(),
-                      "bad-option");
-          Ok = false;
-          continue;
-        }
-        for (const std::string &T : tokenizeOptionsText((*Buffer)->getBuffer()))
-          Read.push_back(Saver.save(T).data());
-      }
-      Argv.insert(Argv.begin() + I + 1, Read.begin(), Read.end());
-    } else if (Name == "m64" || ((Name == "m" || Name == "machine") && Value == "64")) {
+  // In command-line order: libraries and --whole-archive are positional, and a later value overrides.
+  for (const opt::Arg *A : Args) {
+    StringRef Value = A->getNumValues() ? StringRef(A->getValue()) : StringRef();
+    StringRef Spelling = Args.getArgString(A->getIndex());
+    switch (A->getOption().getID()) {
+    case OPT_INPUT:
+      O.Inputs.push_back({LinkInput::File, Value.str(), WholeArchive});
+      break;
+    case OPT_UNKNOWN:
+      Diags.error(unknownOptionMessage(Table, LinkDescription, Spelling), std::vector<DiagSite>(),
+                  "bad-option");
+      Ok = false;
+      break;
+    case OPT_m64:
       // 64-bit device code is all there is (PTX .address_size 32 is gone since CUDA 12): nothing to do.
-    } else if (Name == "m32" || Name == "m" || Name == "machine") {
-      Diags.error("ptxlink links 64-bit device code only: " + Arg + " is not supported (use -m64 or nothing)",
+      break;
+    case OPT_machine:
+      if (Value == "64")
+        break;
+      [[fallthrough]];
+    case OPT_m32:
+      Diags.error("ptxlink links 64-bit device code only: " + Spelling + " is not supported (use -m64 or nothing)",
                   std::vector<DiagSite>(), "bad-option");
       Ok = false;
-    } else if (Name == "g" || Name == "debug") {
+      break;
+    case OPT_debug:
       // nvlink's "this was a debug compile". Here debug information follows the inputs: their DWARF is
       // always merged, and ptxas (--sass) gets -g for modules with .target debug. Nothing to switch on.
-    } else if (Name == "Xptxas") {
+      break;
+    case OPT_Xptxas:
       splitList(Value, O.PtxasOptions);
-    } else if (Name == "arch" || Name == "gpu-name" || Name == "gpu-architecture") {
+      break;
+    case OPT_arch: {
       std::vector<std::string> List;
       splitList(Value, List);
-      for (const std::string &A : List) {
-        auto Spec = parseArch(A);
+      for (const std::string &Name : List) {
+        auto Spec = parseArch(Name);
         if (!Spec) {
-          Diags.error("unknown architecture '" + A + "' (expected sm_XX, sm_XXa, sm_XXXf or compute_XX)", std::vector<DiagSite>(),
-                      "bad-arch");
+          Diags.error("unknown architecture '" + Name + "' (expected sm_XX, sm_XXa, sm_XXXf or compute_XX)",
+                      std::vector<DiagSite>(), "bad-arch");
           Ok = false;
           continue;
         }
@@ -230,11 +208,15 @@ std::optional<LinkOptions> parseLinkOptions(ArrayRef<std::string> RawArgs, Diagn
         if (!is_contained(O.Arches, Canon))
           O.Arches.push_back(Canon);
       }
-    } else if (Name == "o" || Name == "output" || Name == "output-file") {
+      break;
+    }
+    case OPT_o:
       O.Output = Value.str();
-    } else if (Name == "L" || Name == "library-path") {
+      break;
+    case OPT_L:
       splitList(Value, O.LibraryPaths);
-    } else if (Name == "l" || Name == "library") {
+      break;
+    case OPT_l: {
       std::vector<std::string> List;
       splitList(Value, List);
       for (const std::string &L : List) {
@@ -244,34 +226,47 @@ std::optional<LinkOptions> parseLinkOptions(ArrayRef<std::string> RawArgs, Diagn
         }
         O.Inputs.push_back({LinkInput::Library, L, WholeArchive});
       }
-    } else if (Name == "whole-archive") {
+      break;
+    }
+    case OPT_whole_archive:
       WholeArchive = true;
-    } else if (Name == "no-whole-archive") {
+      break;
+    case OPT_no_whole_archive:
       WholeArchive = false;
-    } else if (Name == "emit") {
+      break;
+    case OPT_emit:
       EmitValue = Value.str();
-    } else if (Name == "emit-ptx") {
+      break;
+    case OPT_emit_ptx:
       EmitValue = "ptx";
-    } else if (Name == "dlink" || Name == "device-link") {
+      break;
+    case OPT_dlink:
       EmitValue = "host-object";
-    } else if (Name == "r" || Name == "relocatable" || Name == "relocatable-link") {
+      break;
+    case OPT_relocatable:
       O.Relocatable = true;
-    } else if (Name == "sass") {
+      break;
+    case OPT_sass:
       O.Sass = true;
-    } else if (Name == "whole-program") {
+      break;
+    case OPT_whole_program:
       O.WholeProgram = true;
-    } else if (Name == "no-cache") {
+      break;
+    case OPT_no_cache:
       O.NoCache = true;
-    } else if (Name == "cache-dir") {
+      break;
+    case OPT_cache_dir:
       O.CacheDir = Value.str();
-    } else if (Name == "cache-limit") {
+      break;
+    case OPT_cache_limit:
       if (auto N = parseByteSize(Value))
         O.CacheLimit = *N;
       else {
         Diags.error("--cache-limit needs a size such as 500M or 2G, got '" + Value + "'", std::vector<DiagSite>(), "bad-option");
         Ok = false;
       }
-    } else if (Name == "sass-batch-below") {
+      break;
+    case OPT_sass_batch_below:
       if (auto N = parseByteSize(Value))
         O.BatchBelow = *N;
       else {
@@ -279,11 +274,14 @@ std::optional<LinkOptions> parseLinkOptions(ArrayRef<std::string> RawArgs, Diagn
                     "bad-option");
         Ok = false;
       }
-    } else if (Name == "save-temps") {
+      break;
+    case OPT_save_temps:
       O.SaveTemps = true;
-    } else if (Name == "no-progress") {
+      break;
+    case OPT_no_progress:
       O.Progress = false;
-    } else if (Name == "compress") {
+      break;
+    case OPT_compress: {
       auto [Scheme, Level] = Value.split(':');
       O.CompressionGiven = true;
       O.Compression = StringSwitch<FatbinCompression>(Scheme)
@@ -299,62 +297,72 @@ std::optional<LinkOptions> parseLinkOptions(ArrayRef<std::string> RawArgs, Diagn
                     "bad-option");
         Ok = false;
       }
-    } else if (Name == "no-gc") {
+      break;
+    }
+    case OPT_no_gc:
       O.NoGc = true;
-    } else if (Name == "print-gc") {
+      break;
+    case OPT_print_gc:
       O.PrintGc = true;
-    } else if (Name == "dump-callgraph") {
+      break;
+    case OPT_dump_callgraph:
       O.DumpCallgraph = true;
-    } else if (Name == "callgraph-dot") {
+      break;
+    case OPT_callgraph_dot:
       O.CallgraphDotFile = Value.str();
-    } else if (Name == "verify") {
+      break;
+    case OPT_verify:
       O.Verify = true;
-    } else if (Name == "check-abi") {
+      break;
+    case OPT_check_abi:
       O.CheckAbiOnly = true;
-    } else if (Name == "kernels-used") {
+      break;
+    case OPT_kernels_used:
       if (!O.KernelsUsed)
         O.KernelsUsed.emplace();
       splitList(Value, *O.KernelsUsed);
-    } else if (Name == "variables-used") {
+      break;
+    case OPT_variables_used:
       if (!O.VariablesUsed)
         O.VariablesUsed.emplace();
       splitList(Value, *O.VariablesUsed);
-    } else if (Name == "trace-symbol") {
+      break;
+    case OPT_trace_symbol:
       O.TraceSymbols.push_back(Value.str());
-    } else if (Name == "map") {
+      break;
+    case OPT_map:
       O.MapFile = Value.str();
-    } else if (Name == "why-extract") {
+      break;
+    case OPT_why_extract:
       O.WhyExtractFile = Value.str();
-    } else if (Name == "time") {
+      break;
+    case OPT_time:
       O.TimeFile = Value.str();
-    } else if (Name == "threads" || Name == "j") {
+      break;
+    case OPT_threads:
       if (Value.getAsInteger(10, O.Threads)) {
         Diags.error("--threads needs a number, got '" + Value + "'", std::vector<DiagSite>(), "bad-option");
         Ok = false;
       }
-    } else if (Name == "error-limit") {
+      break;
+    case OPT_error_limit:
       if (Value.getAsInteger(10, O.ErrorLimit)) {
         Diags.error("--error-limit needs a number, got '" + Value + "'", std::vector<DiagSite>(), "bad-option");
         Ok = false;
       }
-    } else if (Name == "Werror" || Name == "warning-as-error") {
+      break;
+    case OPT_Werror:
       O.WarningsAsErrors = true;
-    } else if (Name == "w" || Name == "disable-warnings") {
+      break;
+    case OPT_w:
       O.NoWarnings = true;
-    } else if (Name == "json") {
+      break;
+    case OPT_json:
       O.Json = true;
-    } else if (Name == "v" || Name == "verbose") {
+      break;
+    case OPT_verbose:
       O.Verbose = true;
-    } else if (Name == "version" || Name == "V") {
-      Informational = "version";
-      return O;
-    } else if (Name == "help" || Name == "h") {
-      Informational = "help";
-      return O;
-    } else {
-      Diags.error(unknownOptionMessage(Arg, KnownOptions) + " (see ptxlink --help)", std::vector<DiagSite>(),
-                  "bad-option");
-      Ok = false;
+      break;
     }
   }
 

@@ -83,6 +83,8 @@ bool isDocumented(const opt::Option &O) {
 std::string spellingWithValue(const opt::OptTable &Table, const opt::Option &O) {
   std::string Text = O.getPrefixedName().str();
   const char *Meta = Table.getOptionMetaVar(O.getID());
+  if (!Meta && O.getAlias().isValid()) // another spelling of an option: the same value
+    Meta = Table.getOptionMetaVar(O.getAlias().getID());
   std::string Value = Meta ? Meta : "<value>";
   switch (O.getKind()) {
   case opt::Option::JoinedClass:
