@@ -233,8 +233,15 @@ std::vector<CodegenUnit> ArchLink::splitDebugInputs() const {
   std::vector<CodegenUnit> Units;
   if (Options.KernelsUsed || Options.VariablesUsed)
     return Units;
+  // Names no host code registers do not count: the CUDA math library's tables (`__cudart_i2opi_f`, a
+  // module-local .global in every file that calls sinf/cosf) and nvcc's `$str` constants; nvlink keeps
+  // each input's copy local, as it does in nvcc's own pipeline.
   bool Renamed = false;
-  forEachRenamedRegistrable([&](uint32_t, uint32_t, StringRef) { Renamed = true; });
+  forEachRenamedRegistrable([&](uint32_t MI, uint32_t SI, StringRef) {
+    StringRef Name = Modules[MI].M->Symbols[SI].Name;
+    if (!Name.starts_with("__cudart_") && !Name.contains('$'))
+      Renamed = true;
+  });
   if (Renamed)
     return Units;
   for (const LinkModule &LM : Modules) {
