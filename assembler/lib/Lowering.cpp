@@ -211,8 +211,11 @@ uint32_t Lowerer::declareFunction(const PtxFunction &F, uint32_t SectionIdx) {
   A.AbiPreserve = F.AbiPreserve;
   A.AbiPreserveControl = F.AbiPreserveControl;
   A.Attributes = keepAll(F.Attributes);
-  A.Tuning = F.Tuning;
-  A.Tuning.Pragmas = keepAll(F.Tuning.Pragmas);
+  if (!F.Tuning->empty()) {
+    TuningInfo T = F.Tuning.get();
+    T.Pragmas = keepAll(F.Tuning->Pragmas);
+    A.Tuning = std::move(T);
+  }
   A.Where = F.Loc;
   if (FuncAbiOf[Sym] == ~0u) {
     FuncAbiOf[Sym] = static_cast<uint32_t>(V.Functions.size());
@@ -492,6 +495,11 @@ bool Lowerer::run() {
     uint32_t Symbol = NoSymbol; // functions and variables: their symbol, once declared
   };
   std::vector<Pending> Work;
+  // Sized once: grown by doubling, these tables held up to twice their size at the peak of a module of
+  // very many small functions (bench/memory_bench.py).
+  Work.reserve(M.Items.size());
+  V.Sections.reserve(M.Items.size() + M.DebugSections.size());
+  V.Functions.reserve(M.Functions.size());
   for (const PtxItem &It : M.Items) {
     auto NewSection = [&](SectionKind K) {
       V.Sections.emplace_back();

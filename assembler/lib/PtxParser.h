@@ -39,7 +39,7 @@ struct PtxFunction {
   bool NoReturn = false;
   std::optional<uint32_t> AbiPreserve, AbiPreserveControl;
   std::vector<llvm::StringRef> Attributes;
-  TuningInfo Tuning;
+  OutOfLineTuning Tuning; // rare: out of line (see FunctionAbi); read with Tuning->X, fill with edit()
   SourceLoc Loc;     // of `.func` / `.entry`
   SourceLoc NameLoc;
 };

@@ -65,6 +65,10 @@ public:
     Pos += 4;
     return V;
   }
+  /// The next u32 without consuming it (0 when fewer than 4 bytes are left).
+  uint32_t peekU32() const {
+    return !Failed && left() >= 4 ? llvm::support::endian::read32le(Data.data() + Pos) : 0;
+  }
   uint64_t u64(const char *What = "record") {
     if (!need(8, What))
       return 0;
@@ -402,12 +406,15 @@ void VariantReader::readAbi(Cursor &C, ModuleVariant &V) {
     readParams(C, F.Returns, NSym);
     readParams(C, F.Params, NSym);
     readStrings(C, F.Attributes, "attributes");
-    TuningInfo &T = F.Tuning;
     // Tuning: presence bits, .maxnreg, three triples, three counts.
     const char *Tune = C.take(56, "function ABI record");
     if (!Tune)
       break;
     uint32_t Present = read32le(Tune);
+    // Nearly every function has no tuning directive: keep nothing for it (FunctionAbi::Tuning).
+    TuningInfo NoTuning;
+    bool HasPragmas = C.ok() && C.peekU32() != 0;
+    TuningInfo &T = (Present & 0x1ff) || HasPragmas ? F.Tuning.edit() : NoTuning;
     uint32_t MaxNReg = read32le(Tune + 4);
     if (Present & 1)
       T.MaxNReg = MaxNReg;

@@ -17,6 +17,7 @@
 #include "llvm/Support/MathExtras.h"
 
 #include <algorithm>
+#include <cassert>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -58,6 +59,7 @@ public:
       std::memset(grab(N), 0, N);
   }
   void pad(size_t Align) { zeros((Align - Size % Align) % Align); }
+  void clear() { Size = 0; }
 
 private:
   std::unique_ptr<char[]> Buf;
@@ -126,19 +128,20 @@ private:
   Entry Cache[1u << CacheBits];
 };
 
+/// One ELF section to write. Kept small (a module of 10^6 functions has two per function): the offset is
+/// recomputed while streaming instead of stored, and the flags, alignment and entry size fit in 32 bits.
 struct OutSection {
   uint32_t Name = 0;
   uint32_t Type = 0;
-  uint64_t Flags = 0;
-  uint64_t Align = 1;
-  uint64_t EntSize = 0;
+  uint32_t Flags = 0;
+  uint32_t Align = 1;
+  uint32_t EntSize = 0;
   uint32_t Link = 0, Info = 0;
-  llvm::StringRef External; // model-owned bytes
-  int Owned = -1;           // or an index into Layout::Owned (resolved late: strings move)
-  uint64_t Offset = 0;
+  int32_t Owned = -1;        // an index into Layout::Owned (resolved late: buffers move), or
+  llvm::StringRef External; // bytes owned by the model or by a buffer that no longer grows
 };
 
-OutSection sec(uint32_t Name, uint32_t Type, uint64_t Flags = 0, uint64_t Align = 1, uint64_t EntSize = 0,
+OutSection sec(uint32_t Name, uint32_t Type, uint32_t Flags = 0, uint32_t Align = 1, uint32_t EntSize = 0,
                uint32_t Link = 0, uint32_t Info = 0) {
   OutSection S;
   S.Name = Name;
@@ -160,7 +163,7 @@ public:
   uint32_t EFlags = 0;
 
   uint32_t addOwned(OutSection S, Bytes Data) {
-    S.Owned = static_cast<int>(Owned.size());
+    S.Owned = static_cast<int32_t>(Owned.size());
     Owned.push_back(std::move(Data));
     Sections.push_back(S);
     return static_cast<uint32_t>(Sections.size() - 1);
@@ -175,13 +178,11 @@ public:
   }
 
   void write(llvm::raw_ostream &OS) {
+    // Offsets are a running sum over the sections; computed here for the header's e_shoff, again while
+    // the data are written, and a third time for the section headers (cheaper than storing them).
     uint64_t Pos = EhdrSize;
-    for (size_t I = 1; I < Sections.size(); ++I) {
-      OutSection &S = Sections[I];
-      Pos = llvm::alignTo(Pos, S.Align);
-      S.Offset = Pos;
-      Pos += data(S).size();
-    }
+    for (size_t I = 1; I < Sections.size(); ++I)
+      Pos = llvm::alignTo(Pos, Sections[I].Align) + data(Sections[I]).size();
     uint64_t ShOff = llvm::alignTo(Pos, 8);
 
     Bytes H;
@@ -214,15 +215,19 @@ public:
     uint64_t At = EhdrSize;
     for (size_t I = 1; I < Sections.size(); ++I) {
       const OutSection &S = Sections[I];
-      OS.write(Zeros, S.Offset - At);
+      uint64_t Offset = llvm::alignTo(At, S.Align);
+      OS.write(Zeros, Offset - At);
       llvm::StringRef D = data(S);
       OS.write(D.data(), D.size());
-      At = S.Offset + D.size();
+      At = Offset + D.size();
     }
     OS.write(Zeros, ShOff - At);
 
+    // The section header table, streamed in blocks (whole, it was 64 bytes per section in memory).
+    constexpr size_t Block = 1024;
     Bytes SH;
-    SH.reserve(Sections.size() * ShdrSize);
+    SH.reserve(Block * ShdrSize);
+    At = EhdrSize;
     for (size_t I = 0; I < Sections.size(); ++I) {
       const OutSection &S = Sections[I];
       if (I == 0) {
@@ -233,16 +238,22 @@ public:
           llvm::support::endian::write32le(SH.data() + 40, ShStrIndex);
         continue;
       }
+      uint64_t Offset = llvm::alignTo(At, S.Align), Size = data(S).size();
+      At = Offset + Size;
       SH.u32(S.Name);
       SH.u32(S.Type);
       SH.u64(S.Flags);
       SH.u64(0); // sh_addr
-      SH.u64(S.Offset);
-      SH.u64(data(S).size());
+      SH.u64(Offset);
+      SH.u64(Size);
       SH.u32(S.Link);
       SH.u32(S.Info);
       SH.u64(S.Align);
       SH.u64(S.EntSize);
+      if (SH.size() == Block * ShdrSize) {
+        OS << SH.str();
+        SH.clear();
+      }
     }
     OS << SH.str();
   }
@@ -351,8 +362,30 @@ void writeTuning(Bytes &B, StringPool &Strings, const TuningInfo &T) {
   writeStrings(B, Strings, T.Pragmas);
 }
 
+/// Exact size of the `.ptxlink.abi` stream buildAbi writes (so its buffer is allocated once: growing it
+/// by doubling held up to three times its size at the peak).
+size_t abiSize(const ModuleVariant &V) {
+  auto Params = [](const std::vector<ParamInfo> &List) {
+    size_t N = 4;
+    for (const ParamInfo &P : List)
+      N += 40 + 8 * P.ArrayDims.size();
+    return N;
+  };
+  size_t N = 16;
+  for (const FunctionAbi &F : V.Functions)
+    N += 16 + Params(F.Returns) + Params(F.Params) + 4 + 8 * F.Attributes.size() + 60 +
+         8 * F.Tuning->Pragmas.size() + 8;
+  for (const VariableAbi &Var : V.Variables)
+    N += 16 + 8 + 4 + 8 * Var.ArrayDims.size() + 4 + 8 * Var.Attributes.size() + 8;
+  for (const PrototypeAbi &P : V.Prototypes)
+    N += 8 + 4 + 12 + Params(P.Returns) + Params(P.Params) + 4 + 4 * P.CallTargets.size() + 8;
+  return N;
+}
+
 Bytes buildAbi(const ModuleVariant &V, StringPool &Strings) {
   Bytes B;
+  const size_t Expected = abiSize(V);
+  B.reserve(Expected);
   B.u32(AbiVersion);
   B.u32(static_cast<uint32_t>(V.Functions.size()));
   B.u32(static_cast<uint32_t>(V.Variables.size()));
@@ -369,7 +402,7 @@ Bytes buildAbi(const ModuleVariant &V, StringPool &Strings) {
     writeParams(B, Strings, F.Returns);
     writeParams(B, Strings, F.Params);
     writeStrings(B, Strings, F.Attributes);
-    writeTuning(B, Strings, F.Tuning);
+    writeTuning(B, Strings, F.Tuning.get());
     writeLoc(B, F.Where);
   }
   for (const VariableAbi &Var : V.Variables) {
@@ -402,6 +435,8 @@ Bytes buildAbi(const ModuleVariant &V, StringPool &Strings) {
       B.u32(T);
     writeLoc(B, P.Where);
   }
+  assert(B.size() == Expected && "abiSize disagrees with buildAbi");
+  (void)Expected;
   return B;
 }
 
@@ -533,6 +568,16 @@ llvm::Error writeVariant(const ModuleVariant &V, llvm::raw_ostream &OS) {
       ElfSym[I] = NextSym++;
 
   L.addOwned(sec(Strings.add(".note.ptxlink"), ShtNote, 0, 4), buildNote(&V, 0, 1));
+  L.Sections.reserve(size_t(Next) + 8);
+
+  // Every relocation section's entries in one buffer sized exactly up front (it never moves, so the
+  // sections can point into it): one allocation instead of one per section, which for a module of many
+  // small functions cost more than the entries themselves.
+  size_t NRelocs = 0;
+  for (const Section &S : V.Sections)
+    NRelocs += S.Relocs.size();
+  Bytes RelaPool;
+  RelaPool.reserve(NRelocs * RelaSize);
 
   for (size_t I = 0; I < NSec; ++I) {
     const Section &S = V.Sections[I];
@@ -548,8 +593,8 @@ llvm::Error writeVariant(const ModuleVariant &V, llvm::raw_ostream &OS) {
     L.addExternal(Content, S.Contents);
     if (S.Relocs.empty())
       continue;
-    Bytes R;
-    R.reserve(S.Relocs.size() * RelaSize);
+    Bytes &R = RelaPool;
+    const size_t Begin = R.size();
     for (const Relocation &Rel : S.Relocs) {
       R.u64(Rel.Offset);
       switch (Rel.Kind) {
@@ -573,7 +618,8 @@ llvm::Error writeVariant(const ModuleVariant &V, llvm::raw_ostream &OS) {
       }
     }
     uint32_t RelaName = Strings.addConcat(".rela", sectionPrefix(S.Kind), Suffix);
-    L.addOwned(sec(RelaName, ShtRela, ShfInfoLink, 8, RelaSize, SymtabIndex, ContentIndex[I]), std::move(R));
+    L.addExternal(sec(RelaName, ShtRela, ShfInfoLink, 8, RelaSize, SymtabIndex, ContentIndex[I]),
+                  R.str().substr(Begin));
   }
 
   Bytes SecTable;

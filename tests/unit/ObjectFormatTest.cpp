@@ -115,16 +115,16 @@ void expectSameVariant(const ModuleVariant &A, const ModuleVariant &B) {
     EXPECT_EQ(X.AbiPreserve, Y.AbiPreserve);
     EXPECT_EQ(X.AbiPreserveControl, Y.AbiPreserveControl);
     EXPECT_EQ(X.Attributes, Y.Attributes);
-    EXPECT_EQ(X.Tuning.MaxNReg, Y.Tuning.MaxNReg);
-    EXPECT_EQ(X.Tuning.MaxNTid, Y.Tuning.MaxNTid);
-    EXPECT_EQ(X.Tuning.ReqNTid, Y.Tuning.ReqNTid);
-    EXPECT_EQ(X.Tuning.ReqNCtaPerCluster, Y.Tuning.ReqNCtaPerCluster);
-    EXPECT_EQ(X.Tuning.MinNCtaPerSm, Y.Tuning.MinNCtaPerSm);
-    EXPECT_EQ(X.Tuning.MaxNCtaPerSm, Y.Tuning.MaxNCtaPerSm);
-    EXPECT_EQ(X.Tuning.MaxClusterRank, Y.Tuning.MaxClusterRank);
-    EXPECT_EQ(X.Tuning.ExplicitCluster, Y.Tuning.ExplicitCluster);
-    EXPECT_EQ(X.Tuning.BlocksAreClusters, Y.Tuning.BlocksAreClusters);
-    EXPECT_EQ(X.Tuning.Pragmas, Y.Tuning.Pragmas);
+    EXPECT_EQ(X.Tuning->MaxNReg, Y.Tuning->MaxNReg);
+    EXPECT_EQ(X.Tuning->MaxNTid, Y.Tuning->MaxNTid);
+    EXPECT_EQ(X.Tuning->ReqNTid, Y.Tuning->ReqNTid);
+    EXPECT_EQ(X.Tuning->ReqNCtaPerCluster, Y.Tuning->ReqNCtaPerCluster);
+    EXPECT_EQ(X.Tuning->MinNCtaPerSm, Y.Tuning->MinNCtaPerSm);
+    EXPECT_EQ(X.Tuning->MaxNCtaPerSm, Y.Tuning->MaxNCtaPerSm);
+    EXPECT_EQ(X.Tuning->MaxClusterRank, Y.Tuning->MaxClusterRank);
+    EXPECT_EQ(X.Tuning->ExplicitCluster, Y.Tuning->ExplicitCluster);
+    EXPECT_EQ(X.Tuning->BlocksAreClusters, Y.Tuning->BlocksAreClusters);
+    EXPECT_EQ(X.Tuning->Pragmas, Y.Tuning->Pragmas);
     expectLoc(X.Where, Y.Where);
   }
   ASSERT_EQ(A.Variables.size(), B.Variables.size());

@@ -179,10 +179,10 @@ inline std::unique_ptr<ObjectFile> buildFullModel(llvm::StringRef Arch = "sm_90"
   PP.PtrSpace = StateSpace::Global;
   PP.PtrAlign = 16;
   FK.Params.push_back(PP);
-  FK.Tuning.MaxNTid = std::array<uint32_t, 3>{128, 1, 1};
-  FK.Tuning.MinNCtaPerSm = 2;
-  FK.Tuning.MaxNReg = 64;
-  FK.Tuning.Pragmas.push_back("nounroll");
+  FK.Tuning.edit().MaxNTid = std::array<uint32_t, 3>{128, 1, 1};
+  FK.Tuning.edit().MinNCtaPerSm = 2;
+  FK.Tuning.edit().MaxNReg = 64;
+  FK.Tuning.edit().Pragmas.push_back("nounroll");
   FunctionAbi FE;
   FE.Symbol = Ext;
   FE.Returns.push_back(param(".b32", "r"));

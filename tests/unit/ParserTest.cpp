@@ -139,19 +139,19 @@ TEST(ParserTest, FunctionHeaders) {
   const PtxFunction &K = Q->M.Functions[2];
   EXPECT_TRUE(K.IsKernel);
   EXPECT_TRUE(K.HasBody);
-  EXPECT_EQ((*K.Tuning.MaxNTid)[0], 128u);
-  EXPECT_EQ((*K.Tuning.MaxNTid)[1], 2u);
-  EXPECT_EQ((*K.Tuning.MaxNTid)[2], 1u);
-  EXPECT_EQ((*K.Tuning.ReqNTid)[0], 64u);
-  EXPECT_EQ(*K.Tuning.MinNCtaPerSm, 4u);
-  EXPECT_EQ(*K.Tuning.MaxNReg, 32u);
-  EXPECT_EQ(*K.Tuning.MaxNCtaPerSm, 1u);
-  EXPECT_EQ((*K.Tuning.ReqNCtaPerCluster)[1], 2u);
-  EXPECT_TRUE(K.Tuning.ExplicitCluster);
-  EXPECT_EQ(*K.Tuning.MaxClusterRank, 8u);
-  EXPECT_TRUE(K.Tuning.BlocksAreClusters);
-  ASSERT_EQ(K.Tuning.Pragmas.size(), 1u);
-  EXPECT_EQ(K.Tuning.Pragmas[0], "nounroll");
+  EXPECT_EQ((*K.Tuning->MaxNTid)[0], 128u);
+  EXPECT_EQ((*K.Tuning->MaxNTid)[1], 2u);
+  EXPECT_EQ((*K.Tuning->MaxNTid)[2], 1u);
+  EXPECT_EQ((*K.Tuning->ReqNTid)[0], 64u);
+  EXPECT_EQ(*K.Tuning->MinNCtaPerSm, 4u);
+  EXPECT_EQ(*K.Tuning->MaxNReg, 32u);
+  EXPECT_EQ(*K.Tuning->MaxNCtaPerSm, 1u);
+  EXPECT_EQ((*K.Tuning->ReqNCtaPerCluster)[1], 2u);
+  EXPECT_TRUE(K.Tuning->ExplicitCluster);
+  EXPECT_EQ(*K.Tuning->MaxClusterRank, 8u);
+  EXPECT_TRUE(K.Tuning->BlocksAreClusters);
+  ASSERT_EQ(K.Tuning->Pragmas.size(), 1u);
+  EXPECT_EQ(K.Tuning->Pragmas[0], "nounroll");
   // The header stops before the pragma's ';' so that header + ";" is a valid prototype.
   EXPECT_EQ(Q->Text[K.HeaderEnd - 1], '"');
 
