@@ -9,6 +9,7 @@
 #include "llvm/Support/Error.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -80,11 +81,27 @@ bool isFatbin(llvm::StringRef Bytes);
 /// size is taken from it before any buffer is allocated, so many small bombs cannot add up to
 /// gigabytes. A tool starts with Base and adds PerInputByte for each byte of input it reads, which keeps
 /// its peak memory near the issue-15 target of twice the input plus 100 MB.
-struct DecompressionBudget {
+class DecompressionBudget {
+public:
   static constexpr uint64_t Base = uint64_t(100) << 20;
   static constexpr uint64_t PerInputByte = 2;
-  uint64_t Remaining = Base;
-  void addInput(uint64_t Bytes) { Remaining += PerInputByte * Bytes; }
+  DecompressionBudget() = default;
+  /// A budget of exactly Bytes (a pass whose images are dropped again gets what is left of the run's).
+  explicit DecompressionBudget(uint64_t Bytes) : Left(Bytes) {}
+  void addInput(uint64_t Bytes) { Left.fetch_add(PerInputByte * Bytes, std::memory_order_relaxed); }
+  /// Takes N bytes if that many are left; false (and nothing taken) otherwise. Thread-safe: the linker
+  /// decompresses the PTX of several host objects at once.
+  bool take(uint64_t N) {
+    uint64_t Now = Left.load(std::memory_order_relaxed);
+    while (N <= Now)
+      if (Left.compare_exchange_weak(Now, Now - N, std::memory_order_relaxed))
+        return true;
+    return false;
+  }
+  uint64_t remaining() const { return Left.load(std::memory_order_relaxed); }
+
+private:
+  std::atomic<uint64_t> Left{Base};
 };
 
 /// Reads every container in Bytes (several may follow each other, as in a host .nv_fatbin section).

@@ -65,7 +65,9 @@ void writeEmbeddedFatbinSource(llvm::StringRef Fatbin, llvm::raw_ostream &OS, bo
 /// The device code of one host object made by `nvcc -rdc=true -c` / `nvcc -dc`, as a device link needs it.
 struct HostDeviceCode {
   std::string ModuleId;              // from __nv_module_id: the <id> of __cudaRegisterLinkedBinary<id>
-  std::vector<FatbinImage> Images;   // the images of __nv_relfatbin, decompressed, in stored order
+  /// The images of __nv_relfatbin in stored order, as stored (compressed payloads stay compressed:
+  /// decompressFatbinPayload); EntryOffset counts from the start of the host object.
+  std::vector<FatbinImage> Images;
   bool HasRelocatableFatbin = false; // false: no device code to link (a plain host object, or `nvcc -c`)
 };
 

@@ -26,6 +26,7 @@
 #include "llvm/BinaryFormat/ELF.h"
 #include "llvm/Object/Archive.h"
 #include "llvm/Support/Endian.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MemoryBuffer.h"
 
 using namespace llvm;
@@ -38,7 +39,8 @@ bool isX86HostObject(StringRef Bytes) {
 }
 
 std::unique_ptr<ObjectFile> hostObjectFromBuffer(std::unique_ptr<MemoryBuffer> Buffer, StringRef DisplayName,
-                                                 std::optional<HostOrigin> &Host, std::vector<Diagnostic> &Problems) {
+                                                 std::optional<HostOrigin> &Host, std::vector<Diagnostic> &Problems,
+                                                 DecompressionBudget &Budget) {
   Expected<HostDeviceCode> Code = readHostDeviceCode(Buffer->getBuffer(), DisplayName);
   if (!Code) {
     Problems.push_back(toolError(toString(Code.takeError()), "bad-host-object"));
@@ -72,10 +74,38 @@ std::unique_ptr<ObjectFile> hostObjectFromBuffer(std::unique_ptr<MemoryBuffer> B
                                     "bad-host-object"));
       return nullptr;
     }
-    // Diagnostics name the image as a file of its own: "main.o(compute_80.ptx):12:3".
+    // Decompressed here, one image at a time, against the link's one budget (issue 15, finding 2): the
+    // text lives as long as the link (the object points into it), so the budget bounds what all host
+    // objects' PTX may add up to; the decompressed copy is dropped once the text is in its buffer.
+    std::string Decompressed;
     StringRef Text = StringRef(Image.Payload).take_front(payloadTrueSize(Image));
+    if (Image.Compression != FatbinCompression::None) {
+      if (!Budget.take(Image.UncompressedSize)) {
+        Problems.push_back(toolError(formatv("{0}: offset {1:x}: the {2} PTX image of {3} bytes exceeds what is "
+                                             "left of this link's decompression budget ({4} bytes: 100 MB and "
+                                             "twice the size of the inputs)",
+                                             DisplayName, Image.EntryOffset, Arch, Image.UncompressedSize,
+                                             Budget.remaining())
+                                         .str(),
+                                     "bad-host-object"));
+        return nullptr;
+      }
+      Expected<std::string> Out = decompressFatbinPayload(Image.Payload, Image.Compression, Image.UncompressedSize);
+      if (!Out) {
+        Problems.push_back(toolError(formatv("{0}: offset {1:x}: {2}", DisplayName, Image.EntryOffset,
+                                             toString(Out.takeError()))
+                                         .str(),
+                                     "bad-host-object"));
+        return nullptr;
+      }
+      Decompressed = std::move(*Out);
+      Text = StringRef(Decompressed);
+      Text = Text.take_front(Text.find('\0')); // PTX ends at its first NUL (npos: all of it)
+    }
+    // Diagnostics name the image as a file of its own: "main.o(compute_80.ptx):12:3".
     std::string PtxName = (DisplayName + "(compute_" + StringRef(Arch).substr(Arch.find('_') + 1) + ".ptx)").str();
     std::unique_ptr<MemoryBuffer> Ptx = MemoryBuffer::getMemBufferCopy(Text, PtxName);
+    std::string().swap(Decompressed);
     if (!assembleInto(*Obj, Ptx->getBuffer(), PtxName, Local, /*TextOutlivesObject=*/true)) {
       for (const Diagnostic &D : Local.recorded())
         Problems.push_back(D);
@@ -154,7 +184,8 @@ private:
 } // namespace
 
 Expected<std::unique_ptr<StaticLibrary>> openHostObjectLibrary(std::unique_ptr<MemoryBuffer> Buffer,
-                                                               std::vector<size_t> &HostReachable) {
+                                                               std::vector<size_t> &HostReachable,
+                                                               const DecompressionBudget &Budget) {
   auto Lib = std::make_unique<HostObjectLibrary>();
   StringRef LibName = Buffer->getBufferIdentifier();
   Expected<std::unique_ptr<object::Archive>> Ar = object::Archive::create(Buffer->getMemBufferRef());
@@ -176,8 +207,12 @@ Expected<std::unique_ptr<StaticLibrary>> openHostObjectLibrary(std::unique_ptr<M
     std::string Display = (LibName + "(" + *Name + ")").str();
     std::optional<HostOrigin> Host;
     std::vector<Diagnostic> Problems;
+    // This member's object is dropped after indexing: it may use what is left of the link's budget, but
+    // leaves it as it was.
+    DecompressionBudget Scratch(Budget.remaining());
     std::unique_ptr<ObjectFile> Obj =
-        isX86HostObject(*Data) ? hostObjectFromBuffer(MemoryBuffer::getMemBuffer(*Data, Display, false), Display, Host, Problems)
+        isX86HostObject(*Data) ? hostObjectFromBuffer(MemoryBuffer::getMemBuffer(*Data, Display, false), Display, Host,
+                                                      Problems, Scratch)
                          : nullptr;
     for (const Diagnostic &D : Problems)
       if (D.Level == Severity::Error) {

@@ -9,6 +9,7 @@
 #include "ArchiveExtraction.h"
 #include "ptxlink/Diagnostics.h"
 #include "ptxlink/Linker.h"
+#include "ptxlink/Fatbin.h"
 #include "ptxlink/ObjectModel.h"
 
 #include "llvm/ADT/ArrayRef.h"
@@ -72,7 +73,8 @@ struct InputFile {
 /// fatbinary is assembled as one variant of a fat object. Returns null with nothing added to Problems
 /// for a host object without relocatable device code (it passes through the device link untouched).
 std::unique_ptr<ObjectFile> hostObjectFromBuffer(std::unique_ptr<llvm::MemoryBuffer> Buffer, llvm::StringRef DisplayName,
-                                                 std::optional<HostOrigin> &Host, std::vector<Diagnostic> &Problems);
+                                                 std::optional<HostOrigin> &Host, std::vector<Diagnostic> &Problems,
+                                                 DecompressionBudget &Budget);
 /// True for an x86-64 relocatable host ELF object (the device-link inputs nvcc makes).
 bool isX86HostObject(llvm::StringRef Bytes);
 /// True if the archive holds nvcc host objects (`nvcc -lib`) rather than ptxlink objects.
@@ -82,7 +84,8 @@ bool isHostObjectLibrary(llvm::MemoryBufferRef Archive);
 /// members whose host code can be linked without any device reference (they define kernels or device
 /// variables): the device link must include them, see docs/host-link.md.
 llvm::Expected<std::unique_ptr<StaticLibrary>> openHostObjectLibrary(std::unique_ptr<llvm::MemoryBuffer> Buffer,
-                                                                     std::vector<size_t> &HostReachable);
+                                                                     std::vector<size_t> &HostReachable,
+                                                                     const DecompressionBudget &Budget);
 /// A link of objects already in memory, written to Out as with `-o -`: no file is read or written.
 /// Options.Inputs, Output, MapFile and WhyExtractFile are ignored. For tests and the linker's fuzz target,
 /// which link two or three small inputs thousands of times a second.

@@ -72,10 +72,11 @@ size_t firstBinaryByte(StringRef Bytes) {
 
 /// Turns bytes into an object: ours are read, anything else is taken as PTX text and assembled.
 std::unique_ptr<ObjectFile> objectFromBuffer(std::unique_ptr<MemoryBuffer> Buffer, StringRef DisplayName,
-                                             std::optional<HostOrigin> &Host, std::vector<Diagnostic> &Out) {
+                                             std::optional<HostOrigin> &Host, std::vector<Diagnostic> &Out,
+                                             DecompressionBudget &Budget) {
   StringRef Bytes = Buffer->getBuffer();
   if (isX86HostObject(Bytes))
-    return hostObjectFromBuffer(std::move(Buffer), DisplayName, Host, Out);
+    return hostObjectFromBuffer(std::move(Buffer), DisplayName, Host, Out, Budget);
   if (isPtxlinkObject(Bytes)) {
     std::string Identifier = Buffer->getBufferIdentifier().str();
     auto Obj = readObject(std::move(Buffer));
@@ -194,9 +195,14 @@ bool loadInputs(const LinkOptions &Options, DiagnosticEngine &Diags, PassTimes &
   // objects no faster than one, and the link as a whole took longer). PTX text is assembled in parallel:
   // that is real work.
   std::vector<std::pair<size_t, std::unique_ptr<MemoryBuffer>>> ToAssemble;
+  // One decompression budget for the whole link (issue 15, finding 2): nvcc host objects' compressed PTX
+  // may expand to 100 MB plus twice the size of the inputs, all of them together.
+  DecompressionBudget Budget;
   for (size_t I = 0; I < Items.size(); ++I) {
     Loaded &L = Items[I];
     auto Buffer = mapInputFile(L.Path);
+    if (Buffer)
+      Budget.addInput((*Buffer)->getBufferSize());
     if (!Buffer) {
       L.Diags.push_back(toolError("cannot open " + L.Path + ": " + Buffer.getError().message(), "cannot-open"));
       continue;
@@ -213,7 +219,7 @@ bool loadInputs(const LinkOptions &Options, DiagnosticEngine &Diags, PassTimes &
     }
     if (isArchive(Bytes)) {
       if (isHostObjectLibrary((*Buffer)->getMemBufferRef())) {
-        auto Lib = openHostObjectLibrary(std::move(*Buffer), L.HostReachable);
+        auto Lib = openHostObjectLibrary(std::move(*Buffer), L.HostReachable, Budget);
         if (!Lib)
           L.Diags.push_back(toolError(toString(Lib.takeError()), "bad-archive"));
         else
@@ -232,13 +238,13 @@ bool loadInputs(const LinkOptions &Options, DiagnosticEngine &Diags, PassTimes &
     }
     // nvcc host objects carry PTX to decompress and assemble: real work, done in parallel like .ptx files.
     if (isPtxlinkObject(Bytes) || (Bytes.starts_with("\x7f" "ELF") && !isX86HostObject(Bytes)))
-      L.Object = objectFromBuffer(std::move(*Buffer), L.Path, L.Host, L.Diags);
+      L.Object = objectFromBuffer(std::move(*Buffer), L.Path, L.Host, L.Diags, Budget);
     else
       ToAssemble.push_back({I, std::move(*Buffer)});
   }
   parallelFor(0, ToAssemble.size(), [&](size_t K) {
     Loaded &L = Items[ToAssemble[K].first];
-    L.Object = objectFromBuffer(std::move(ToAssemble[K].second), L.Path, L.Host, L.Diags);
+    L.Object = objectFromBuffer(std::move(ToAssemble[K].second), L.Path, L.Host, L.Diags, Budget);
   });
 
   // Which names are still needed matters only when there are libraries to pull members from.
@@ -264,7 +270,7 @@ bool loadInputs(const LinkOptions &Options, DiagnosticEngine &Diags, PassTimes &
         std::string Display = (L.Library->fileName() + "(" + MemberName + ")").str();
         std::optional<HostOrigin> Host;
         std::vector<Diagnostic> Problems;
-        auto Obj = objectFromBuffer(MemoryBuffer::getMemBuffer(*MB, false), Display, Host, Problems);
+        auto Obj = objectFromBuffer(MemoryBuffer::getMemBuffer(*MB, false), Display, Host, Problems, Budget);
         for (Diagnostic &D : Problems)
           Diags.report(std::move(D));
         if (Obj) {
@@ -286,7 +292,7 @@ bool loadInputs(const LinkOptions &Options, DiagnosticEngine &Diags, PassTimes &
                               std::vector<Diagnostic> Problems;
                               std::optional<HostOrigin> Host;
                               auto Obj = objectFromBuffer(MemoryBuffer::getMemBuffer(Member.Buffer, false),
-                                                          Member.DisplayName, Host, Problems);
+                                                          Member.DisplayName, Host, Problems, Budget);
                               for (Diagnostic &D : Problems)
                                 Diags.report(std::move(D));
                               // Past the error limit nothing more is shown: stop extracting (a

@@ -254,16 +254,14 @@ std::vector<FatbinImage> readFatbin(StringRef Bytes, const std::function<void(ui
           Good = false;
         } else if (Decompress && Budget &&
                    (I.Compression == FatbinCompression::Lz4 || I.Compression == FatbinCompression::Zstd) &&
-                   I.UncompressedSize > Budget->Remaining &&
-                   I.UncompressedSize <= codecBound(I.Compression, I.CompressedSize)) { // else implausible
+                   I.UncompressedSize <= codecBound(I.Compression, I.CompressedSize) && // else implausible
+                   !Budget->take(I.UncompressedSize)) {
           Warn(PayloadPos, formatv("image of {0} bytes exceeds what is left of this run's decompression "
                                    "budget ({1} bytes): not decompressed",
-                                   I.UncompressedSize, Budget->Remaining));
+                                   I.UncompressedSize, Budget->remaining()));
           Good = false;
         } else if (Decompress && (I.Compression == FatbinCompression::Lz4 ||
                                   I.Compression == FatbinCompression::Zstd)) {
-          if (Budget)
-            Budget->Remaining -= I.UncompressedSize;
           auto Out = decompressFatbinPayload(Payload.take_front(I.CompressedSize), I.Compression,
                                              I.UncompressedSize);
           if (!Out) {

@@ -137,19 +137,12 @@ Expected<HostDeviceCode> readHostDeviceCode(StringRef Bytes, StringRef Name) {
     if (F.SectionName != "__nv_relfatbin")
       continue; // `nvcc -c` (whole-program) device code: already linked, registered by the object itself
     Code.HasRelocatableFatbin = true;
-    // Only PTX is linked: cubins (often most of the bytes, e.g. the device runtime's ten) stay compressed.
+    // Nothing is decompressed here: the linker decompresses the PTX images it uses, one at a time and
+    // against its run's budget (hostObjectFromBuffer); cubins stay compressed.
     std::vector<FatbinImage> Images = readFatbin(
         F.Bytes, [&](uint64_t Offset, const Twine &Message) { Warn(F.FileOffset + Offset, Message); }, /*Decompress=*/false);
     for (FatbinImage &I : Images) {
-      if (I.Kind == FatbinKind::Ptx && (I.Compression == FatbinCompression::Lz4 || I.Compression == FatbinCompression::Zstd)) {
-        Expected<std::string> Text = decompressFatbinPayload(I.Payload, I.Compression, I.UncompressedSize);
-        if (!Text) {
-          Warn(F.FileOffset + I.EntryOffset, toString(Text.takeError()));
-          continue;
-        }
-        I.Payload = std::move(*Text);
-        I.Compression = FatbinCompression::None;
-      }
+      I.EntryOffset += F.FileOffset; // from the start of the host object, for messages
       Code.Images.push_back(std::move(I));
     }
   }

@@ -13,11 +13,13 @@ using namespace ptxlink;
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *Data, size_t Size) {
   llvm::StringRef Bytes(reinterpret_cast<const char *>(Data), Size);
+  DecompressionBudget Budget; // as a link of this one input has
+  Budget.addInput(Size);
   if (isX86HostObject(Bytes)) {
     std::optional<HostOrigin> Host;
     std::vector<Diagnostic> Problems;
     auto Object = hostObjectFromBuffer(llvm::MemoryBuffer::getMemBufferCopy(Bytes, "fuzz.o"), "fuzz.o", Host,
-                                       Problems);
+                                       Problems, Budget);
     (void)Object;
   }
   if (isArchive(Bytes)) {
@@ -25,7 +27,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *Data, size_t Size) {
     if (!isHostObjectLibrary(Buffer->getMemBufferRef()))
       return 0;
     std::vector<size_t> HostReachable;
-    auto Library = openHostObjectLibrary(std::move(Buffer), HostReachable);
+    auto Library = openHostObjectLibrary(std::move(Buffer), HostReachable, Budget);
     if (!Library) {
       llvm::consumeError(Library.takeError());
       return 0;
