@@ -10,7 +10,7 @@ set -euo pipefail
 PACKAGES=(
   cmake ninja-build g++ python3
   llvm-19 llvm-19-dev llvm-19-tools   # libLLVM, llc/llvm-ar/llvm-readelf, FileCheck and lit
-  libxxhash-dev libcli11-dev libgtest-dev googletest libzstd-dev liblz4-dev
+  libxxhash-dev libgtest-dev googletest libzstd-dev liblz4-dev
   time                                # /usr/bin/time -v for the benchmark's peak-memory figures
   graphviz                            # dot: the tests render --callgraph-dot / ptxlink-dump --format dot
 )
