@@ -21,7 +21,7 @@ documented = set(re.findall(r"(?<![\w-])(--?[A-Za-z][\w.+-]*)", options[1]))
 in_options = False
 listed = []
 for line in help_text.splitlines():
-    if re.match(r"^[A-Z][A-Z /-]*:$", line):  # a group heading ("OPTIONS:", "LINKING:") opens a list
+    if re.match(r"^\S.*:$", line):  # a group heading ("OPTIONS:", "VIEWS (... --headers):") opens a list
         in_options = True
         continue
     if not line.strip():
