@@ -44,6 +44,7 @@ struct LinkOptions {
   bool NoCache = false;                  // --no-cache
   std::string CacheDir;                  // --cache-dir (default: $XDG_CACHE_HOME/ptxlink, ~/.cache/ptxlink)
   uint64_t CacheLimit = 0;               // --cache-limit (0 = CompileCache::DefaultLimitBytes)
+  std::optional<uint64_t> MaxDecompressed; // --max-decompressed (default: DecompressionBudget's 100 MB + 2x input)
   bool SaveTemps = false;                // --save-temps: keep what ptxas and nvlink were given
   bool DeviceRuntime = false;            // -lcudadevrt: link the CUDA device runtime (with --sass)
   FatbinCompression Compression = FatbinCompression::None; // --compress, for the fatbinary's images

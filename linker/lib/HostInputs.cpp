@@ -82,8 +82,9 @@ std::unique_ptr<ObjectFile> hostObjectFromBuffer(std::unique_ptr<MemoryBuffer> B
     if (Image.Compression != FatbinCompression::None) {
       if (!Budget.take(Image.UncompressedSize)) {
         Problems.push_back(toolError(formatv("{0}: offset {1:x}: the {2} PTX image of {3} bytes exceeds what is "
-                                             "left of this link's decompression budget ({4} bytes: 100 MB and "
-                                             "twice the size of the inputs)",
+                                             "left of this link's decompression budget ({4} bytes; by default 100 MB "
+                                             "and twice the size of the inputs): if the input is genuine, raise "
+                                             "the budget with --max-decompressed SIZE",
                                              DisplayName, Image.EntryOffset, Arch, Image.UncompressedSize,
                                              Budget.remaining())
                                          .str(),

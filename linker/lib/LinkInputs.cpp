@@ -196,12 +196,13 @@ bool loadInputs(const LinkOptions &Options, DiagnosticEngine &Diags, PassTimes &
   // that is real work.
   std::vector<std::pair<size_t, std::unique_ptr<MemoryBuffer>>> ToAssemble;
   // One decompression budget for the whole link (issue 15, finding 2): nvcc host objects' compressed PTX
-  // may expand to 100 MB plus twice the size of the inputs, all of them together.
-  DecompressionBudget Budget;
+  // may expand to 100 MB plus twice the size of the inputs, all of them together, or to --max-decompressed.
+  DecompressionBudget Budget = Options.MaxDecompressed ? DecompressionBudget(*Options.MaxDecompressed)
+                                                       : DecompressionBudget();
   for (size_t I = 0; I < Items.size(); ++I) {
     Loaded &L = Items[I];
     auto Buffer = mapInputFile(L.Path);
-    if (Buffer)
+    if (Buffer && !Options.MaxDecompressed)
       Budget.addInput((*Buffer)->getBufferSize());
     if (!Buffer) {
       L.Diags.push_back(toolError("cannot open " + L.Path + ": " + Buffer.getError().message(), "cannot-open"));

@@ -266,6 +266,15 @@ std::optional<LinkOptions> parseLinkOptions(ArrayRef<std::string> RawArgs, Diagn
         Ok = false;
       }
       break;
+    case OPT_max_decompressed:
+      if (auto N = parseByteSize(Value))
+        O.MaxDecompressed = *N;
+      else {
+        Diags.error("--max-decompressed needs a size such as 500M or 2G, got '" + Value + "'", std::vector<DiagSite>(),
+                    "bad-option");
+        Ok = false;
+      }
+      break;
     case OPT_sass_batch_below:
       if (auto N = parseByteSize(Value))
         O.BatchBelow = *N;

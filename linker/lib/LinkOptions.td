@@ -43,6 +43,11 @@ def whole_archive : LongFlag<"whole-archive">, Group<grp_inputs>,
 def no_whole_archive : LongFlag<"no-whole-archive">, Group<grp_inputs>,
   HelpText<"Back to lazy extraction (default)">;
 
+defm max_decompressed : Value<"max-decompressed", "<size>",
+  "Most PTX the link may decompress from compressed inputs (nvcc host objects built with "
+  "-Xfatbin=-compress-all), all inputs together (default: 100M plus twice the inputs' size)">,
+  Group<grp_inputs>;
+
 def grp_output : OptionGroup<"output">, HelpText<"OUTPUT">;
 defm arch : Value<"arch", "<sm_XX,...>",
   "Architectures to link for (sm_XX, sm_XXa, sm_XXXf; compute_XX accepted)">, Group<grp_output>;
