@@ -273,7 +273,7 @@ uint32_t Lowerer::declareVariable(const PtxVariable &Var, const PtxDeclarator &D
       return NoSymbol;
     }
   }
-  unsigned Elem = ptxTypeSize(Var.Type) * std::max<unsigned>(1, Var.VectorWidth);
+  unsigned Elem = typeSizeBytes(Var.Type) * std::max<unsigned>(1, Var.VectorWidth);
   uint64_t Count = product(Decl.ArrayDims);
   if (Decl.UnsizedArray)
     Count = Decl.Initialized ? Count * Decl.InitElements : 0;

@@ -49,57 +49,8 @@ void SourceDiags::errorAt(size_t Offset, const Twine &Message) { error(Offset, l
 // ---------------------------------------------------------------------------------------------------
 // Types and targets
 
-unsigned ptxTypeSize(StringRef T) {
-  // The scalar types every parameter and variable uses first: the same sizes the general rule below
-  // gives them, without its string comparisons.
-  if (unsigned Common = commonScalarTypeSize(T))
-    return Common;
-  if (!T.consume_front("."))
-    return 0;
-  if (T == "pred" || T == "texref" || T == "samplerref" || T == "surfref")
-    return 0;
-  // Letters, then bit width, then an optional xN packing factor (.f16x2, .e4m3x2, .bf16x2).
-  size_t I = 0;
-  while (I < T.size() && isalpha(static_cast<unsigned char>(T[I])))
-    ++I;
-  // Types such as e4m3 / e5m2 / e2m1 carry digits inside the letters: they are 8-bit or 4-bit formats.
-  if (T.starts_with("e4m3") || T.starts_with("e5m2")) {
-    StringRef Rest = T.drop_front(4);
-    unsigned N = 1;
-    if (Rest.consume_front("x") && Rest.getAsInteger(10, N))
-      return 0;
-    return N; // one byte per element
-  }
-  if (T.starts_with("e2m1") || T.starts_with("e2m3") || T.starts_with("e3m2")) {
-    StringRef Rest = T.drop_front(4);
-    unsigned N = 1;
-    if (Rest.consume_front("x") && Rest.getAsInteger(10, N))
-      return 0;
-    return (N + 1) / 2 ? (N * (T.starts_with("e2m1") ? 4 : 8) + 7) / 8 : 1;
-  }
-  StringRef Letters = T.take_front(I);
-  if (Letters != "b" && Letters != "u" && Letters != "s" && Letters != "f" && Letters != "bf" && Letters != "tf")
-    return 0;
-  StringRef Rest = T.drop_front(I);
-  size_t J = 0;
-  while (J < Rest.size() && isDigit(Rest[J]))
-    ++J;
-  unsigned Bits = 0;
-  if (J == 0 || Rest.take_front(J).getAsInteger(10, Bits))
-    return 0;
-  Rest = Rest.drop_front(J);
-  unsigned Pack = 1;
-  if (!Rest.empty()) {
-    if (!Rest.consume_front("x") || Rest.getAsInteger(10, Pack) || Pack == 0)
-      return 0;
-  }
-  if (Bits != 8 && Bits != 16 && Bits != 32 && Bits != 64 && Bits != 128)
-    return 0;
-  return Bits / 8 * Pack;
-}
-
 static bool isTypeName(StringRef T) {
-  return ptxTypeSize(T) != 0 || T == ".pred" || T == ".texref" || T == ".samplerref" || T == ".surfref";
+  return typeSizeBytes(T) != 0 || T == ".texref" || T == ".samplerref" || T == ".surfref";
 }
 
 std::string canonicalArch(StringRef E) {

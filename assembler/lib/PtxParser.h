@@ -190,9 +190,6 @@ bool parseCallPrototypeAt(llvm::StringRef Text, LexPos Start, SourceDiags &Diags
 /// if Entry is not an architecture (e.g. "debug").
 std::string canonicalArch(llvm::StringRef Entry);
 
-/// Storage size of a PTX scalar type spelling (".b32" -> 4, ".f16x2" -> 4, ".pred" -> 0 for opaque).
-unsigned ptxTypeSize(llvm::StringRef Type);
-
 } // namespace ptxlink
 
 namespace ptxlink {

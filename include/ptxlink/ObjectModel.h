@@ -125,29 +125,11 @@ struct Section {
 };
 
 /// Scalar and opaque PTX types are kept as their spelling (".b32", ".u64", ".f16x2", ".pred",
-/// ".texref", ...); typeSizeBytes() gives the storage size (0 for opaque types).
+/// ".texref", ...). typeSizeBytes() is the one rule for their storage size, used by the assembler (variable
+/// sizes, which names are types), the ABI checks and the dumps: element bits times the packing factor,
+/// rounded up to bytes (".e4m3x4" -> 4, ".e2m1x2" -> 1, ".e2m3x2" -> 2), ".pred" -> 1, and 0 for the opaque
+/// types (.texref, .samplerref, .surfref) and for any spelling that is no PTX type.
 unsigned typeSizeBytes(llvm::StringRef Type);
-
-/// Size of the scalar types nearly every parameter and variable uses (.b8/.u8/.s8, and .b/.u/.s/.f with
-/// 16, 32 or 64 bits), read from the spelling without string comparisons; 0 for any other type, which
-/// the caller then sizes by its own rule. (The assembler and the ABI checks ask this for every
-/// parameter.)
-inline unsigned commonScalarTypeSize(llvm::StringRef T) {
-  if (T.size() < 3 || T.size() > 4 || T[0] != '.')
-    return 0;
-  char K = T[1];
-  if (T.size() == 3)
-    return T[2] == '8' && (K == 'b' || K == 'u' || K == 's') ? 1 : 0;
-  if (K != 'b' && K != 'u' && K != 's' && K != 'f')
-    return 0;
-  if (T[2] == '1' && T[3] == '6')
-    return 2;
-  if (T[2] == '3' && T[3] == '2')
-    return 4;
-  if (T[2] == '6' && T[3] == '4')
-    return 8;
-  return 0;
-}
 
 /// One parameter (or return value) of a function, kernel or call prototype, as declared. (Small fields
 /// first: a link holds tens of thousands of these, and padding between them would cost a sixth.)

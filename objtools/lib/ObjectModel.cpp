@@ -33,19 +33,61 @@ llvm::StringRef stateSpaceName(StateSpace S) {
   return "";
 }
 
+/// Size of the scalar types nearly every parameter and variable uses (.b8/.u8/.s8, and .b/.u/.s/.f with
+/// 16, 32 or 64 bits), read from the spelling without string comparisons; 0 for any other type, which
+/// typeSizeBytes then sizes by the general rule. (The assembler and the ABI checks ask for every
+/// parameter.)
+static unsigned commonScalarTypeSize(llvm::StringRef T) {
+  if (T.size() < 3 || T.size() > 4 || T[0] != '.')
+    return 0;
+  char K = T[1];
+  if (T.size() == 3)
+    return T[2] == '8' && (K == 'b' || K == 'u' || K == 's') ? 1 : 0;
+  if (K != 'b' && K != 'u' && K != 's' && K != 'f')
+    return 0;
+  if (T[2] == '1' && T[3] == '6')
+    return 2;
+  if (T[2] == '3' && T[3] == '2')
+    return 4;
+  if (T[2] == '6' && T[3] == '4')
+    return 8;
+  return 0;
+}
+
+/// Bits one element of a PTX scalar type occupies, from its spelling without the dot and without a packing
+/// suffix ("b32", "e4m3"); 0 for a name that is no sized scalar type.
+static unsigned elementBits(llvm::StringRef Element) {
+  return llvm::StringSwitch<unsigned>(Element)
+      .Cases("b8", "u8", "s8", 8)
+      .Cases("b16", "u16", "s16", "f16", "bf16", 16)
+      .Cases("b32", "u32", "s32", "f32", "tf32", 32)
+      .Cases("b64", "u64", "s64", "f64", 64)
+      .Case("b128", 128)
+      // The narrow floats of the tensor instructions. .e2m3/.e3m2 hold 6 bits in a byte (two zero bits
+      // on top), .e2m1 is the only one that packs two values into a byte.
+      .Cases("e4m3", "e5m2", "ue8m0", "ue4m3", 8)
+      .Cases("e2m3", "e3m2", 8)
+      .Case("e2m1", 4)
+      .Default(0);
+}
+
 unsigned typeSizeBytes(llvm::StringRef Type) {
   if (unsigned Common = commonScalarTypeSize(Type))
     return Common;
-  return llvm::StringSwitch<unsigned>(Type)
-      .Cases(".b8", ".u8", ".s8", 1)
-      .Cases(".e2m1x2", ".e2m3x2", ".e3m2x2", 1) // packed pairs of narrow floats: one byte per pair
-      .Case(".pred", 1)                           // only in registers; counted as one byte
-      .Cases(".b16", ".u16", ".s16", ".f16", ".bf16", 2)
-      .Cases(".e4m3x2", ".e5m2x2", ".ue8m0x2", 2)
-      .Cases(".b32", ".u32", ".s32", ".f32", ".f16x2", ".bf16x2", ".tf32", 4)
-      .Cases(".b64", ".u64", ".s64", ".f64", 8)
-      .Case(".b128", 16)
-      .Default(0); // opaque (.texref, .samplerref, .surfref) or unknown
+  // A predicate lives only in registers and has no memory form; where a size is asked of one anyway (a
+  // `.reg .pred` parameter, a stray `.global .pred`) it counts as one byte, as LLVM stores an i1 as i8.
+  if (Type == ".pred")
+    return 1;
+  if (!Type.consume_front("."))
+    return 0;
+  // An element type, then an optional packing factor: .f16x2, .u16x2, .f32x2, .e4m3x4, .e2m1x2. No
+  // element name contains an 'x'.
+  auto [Element, PackText] = Type.split('x');
+  unsigned Pack = 1;
+  if (Element.size() != Type.size() && (PackText.getAsInteger(10, Pack) || (Pack != 2 && Pack != 4)))
+    return 0;
+  unsigned Bits = elementBits(Element);
+  return (Bits * Pack + 7) / 8; // 0 for opaque (.texref, .samplerref, .surfref) and unknown types
 }
 
 uint64_t ParamInfo::sizeBytes() const {

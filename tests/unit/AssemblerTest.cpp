@@ -216,6 +216,27 @@ TEST(AssemblerTest, BindingsAndVariableLayout) {
     EXPECT_TRUE(S.Name != "e" && S.Name != "x" && S.Name != "smem");
 }
 
+// The assembler's variable layout and the parameter sizes of the ABI model come from the same rule: a
+// narrow-float vector or a predicate has one size whether it is a variable or a parameter.
+TEST(AssemblerTest, VariableAndParameterSizesAgree) {
+  auto A = assemble(".version 8.7\n.target sm_100a\n.address_size 64\n"
+                    ".global .e4m3x4 g4[3];\n.global .e2m3x2 g6;\n.global .pred gp;\n"
+                    ".visible .func (.reg .pred r) f(.reg .pred p, .param .e4m3x4 q, .param .ue8m0x2 u) { ret; }\n");
+  ASSERT_TRUE(A->Ok) << A->Errors;
+  EXPECT_EQ(A->V().Symbols[A->sym("g4")].Size, 12u);
+  EXPECT_EQ(A->V().Symbols[A->sym("g4")].Align, 4u);
+  EXPECT_EQ(A->V().Symbols[A->sym("g6")].Size, 2u);
+  EXPECT_EQ(A->V().Symbols[A->sym("gp")].Size, 1u);
+  ASSERT_EQ(A->V().Functions.size(), 1u);
+  const FunctionAbi &F = A->V().Functions[0];
+  ASSERT_EQ(F.Params.size(), 3u);
+  EXPECT_EQ(F.Returns.at(0).sizeBytes(), A->V().Symbols[A->sym("gp")].Size);
+  EXPECT_EQ(F.Params[0].sizeBytes(), 1u);
+  EXPECT_EQ(F.Params[1].sizeBytes(), 4u);
+  EXPECT_EQ(F.Params[1].effectiveAlign(), 4u);
+  EXPECT_EQ(F.Params[2].sizeBytes(), 2u);
+}
+
 TEST(AssemblerTest, SplitDeclarators) {
   auto A = assemble(std::string(Header) + ".func f() { ret; }\n"
                                           ".visible .global .align 4 .u32 a, b = 5, c[2] = {1, 2};\n"

@@ -591,16 +591,40 @@ TEST(ParserTest, CallPrototypeSubParser) {
   EXPECT_EQ(Text[End.Offset - 1], ';');
 }
 
+// typeSizeBytes is the one rule for PTX type sizes (the assembler's variable layout, which names are
+// types, the ABI checks and the dumps all ask it).
 TEST(ParserTest, TypeSizes) {
-  EXPECT_EQ(ptxTypeSize(".b8"), 1u);
-  EXPECT_EQ(ptxTypeSize(".u16"), 2u);
-  EXPECT_EQ(ptxTypeSize(".f16x2"), 4u);
-  EXPECT_EQ(ptxTypeSize(".bf16"), 2u);
-  EXPECT_EQ(ptxTypeSize(".s64"), 8u);
-  EXPECT_EQ(ptxTypeSize(".b128"), 16u);
-  EXPECT_EQ(ptxTypeSize(".pred"), 0u);
-  EXPECT_EQ(ptxTypeSize(".texref"), 0u);
-  EXPECT_EQ(ptxTypeSize(".q32"), 0u);
+  EXPECT_EQ(typeSizeBytes(".b8"), 1u);
+  EXPECT_EQ(typeSizeBytes(".u16"), 2u);
+  EXPECT_EQ(typeSizeBytes(".f16x2"), 4u);
+  EXPECT_EQ(typeSizeBytes(".bf16"), 2u);
+  EXPECT_EQ(typeSizeBytes(".bf16x2"), 4u);
+  EXPECT_EQ(typeSizeBytes(".tf32"), 4u);
+  EXPECT_EQ(typeSizeBytes(".s64"), 8u);
+  EXPECT_EQ(typeSizeBytes(".b128"), 16u);
+  EXPECT_EQ(typeSizeBytes(".u16x2"), 4u);
+  EXPECT_EQ(typeSizeBytes(".f32x2"), 8u);
+  // The narrow floats: 8-bit formats one byte each, the 6-bit ones padded to a byte, .e2m1 packed.
+  EXPECT_EQ(typeSizeBytes(".e4m3"), 1u);
+  EXPECT_EQ(typeSizeBytes(".e5m2x2"), 2u);
+  EXPECT_EQ(typeSizeBytes(".e4m3x4"), 4u);
+  EXPECT_EQ(typeSizeBytes(".e2m3x2"), 2u);
+  EXPECT_EQ(typeSizeBytes(".e3m2x4"), 4u);
+  EXPECT_EQ(typeSizeBytes(".e2m1x2"), 1u);
+  EXPECT_EQ(typeSizeBytes(".e2m1x4"), 2u);
+  EXPECT_EQ(typeSizeBytes(".ue8m0x2"), 2u);
+  // A predicate has no memory form and counts as one byte wherever a size is asked.
+  EXPECT_EQ(typeSizeBytes(".pred"), 1u);
+  // Opaque and unknown spellings have no size.
+  EXPECT_EQ(typeSizeBytes(".texref"), 0u);
+  EXPECT_EQ(typeSizeBytes(".surfref"), 0u);
+  EXPECT_EQ(typeSizeBytes(".q32"), 0u);
+  EXPECT_EQ(typeSizeBytes(".f8"), 0u);
+  EXPECT_EQ(typeSizeBytes(".u128"), 0u);
+  EXPECT_EQ(typeSizeBytes(".f16x3"), 0u);
+  EXPECT_EQ(typeSizeBytes(".f16x"), 0u);
+  EXPECT_EQ(typeSizeBytes("b32"), 0u);
+  EXPECT_EQ(typeSizeBytes(""), 0u);
 }
 
 } // namespace
