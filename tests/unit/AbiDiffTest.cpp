@@ -79,7 +79,7 @@ TEST_F(AbiDiffTest, JsonAndUsage) {
   std::string A = write("a.ptx", FuncF);
   std::string B = write("b.ptx", FuncG);
   EXPECT_EQ(run({A, B, "--json"}), AbiDiffChange | AbiDiffIncompatibleChange);
-  EXPECT_NE(Out.find("\"exit_status\": 12"), std::string::npos) << Out;
+  EXPECT_NE(Out.find("\"exitStatus\": 12"), std::string::npos) << Out;
   EXPECT_NE(Out.find("\"compatible\": false"), std::string::npos) << Out;
   EXPECT_EQ(run({A}), AbiDiffError | AbiDiffUsageError);
   EXPECT_EQ(run({A, B, "--bogus"}), AbiDiffError | AbiDiffUsageError);

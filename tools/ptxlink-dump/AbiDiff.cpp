@@ -277,7 +277,7 @@ int runAbiDiff(ArrayRef<std::string> Args, raw_ostream &Out, raw_ostream &Err) {
                      {"added", std::move(AddedJ)},
                      {"changed", std::move(ChangedJ)},
                      {"compatible", (Status & AbiDiffIncompatibleChange) == 0},
-                     {"exit_status", Status}};
+                     {"exitStatus", Status}};
     Out << formatv("{0:2}", json::Value(std::move(Doc))) << "\n";
     return Status;
   }

@@ -16,7 +16,7 @@
 namespace ptxlink {
 
 /// Version of the JSON document ptxlink-dump writes (docs/dump.md); bumped on incompatible changes.
-constexpr unsigned DumpJsonSchemaVersion = 1;
+constexpr unsigned DumpJsonSchemaVersion = 2;
 
 /// `ptxlink-dump` with argv minus the program name. Returns the exit status (0 ok, 1 if any input
 /// was unreadable, truncated or corrupt, or the command line was wrong).

@@ -239,8 +239,8 @@ void describeFatbin(Context &C, const Origin &O, StringRef Bytes, json::Object &
     } else {
       Child = describe(C, IO, trueBytes(I), Depth + 1);
     }
-    Child["image-kind"] = fatbinKindName(I.Kind);
-    Child["image-index"] = int64_t(K + 1);
+    Child["imageKind"] = fatbinKindName(I.Kind);
+    Child["imageIndex"] = int64_t(K + 1);
     Child["arch"] = fatbinArchName(I);
     Children.push_back(std::move(Child));
   }
