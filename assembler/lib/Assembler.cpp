@@ -321,6 +321,7 @@ int runAssemblerTool(ArrayRef<std::string> RawArgs, raw_ostream &Out, raw_ostrea
   Diags.setErrorLimit(ErrorLimit);
   Diags.setWarningsAsErrors(Werror);
   Diags.setSuppressWarnings(NoWarn);
+  Diags.setJson(Args.hasArg(OPT_json));
   if (Inputs.empty()) {
     Diags.error("no input files");
     return 1;

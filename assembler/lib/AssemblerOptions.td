@@ -13,6 +13,7 @@ def print_ptx : Flag<["--"], "print-ptx">,
 def Werror : Flag<["--"], "Werror">, HelpText<"Treat warnings as errors">;
 def : Flag<["-"], "Werror">, Alias<Werror>, HelpText<"Alias for --Werror">;
 def w : Flag<["-"], "w">, HelpText<"Suppress warnings">;
+def json : Flag<["--"], "json">, HelpText<"Print diagnostics as JSON lines (docs/diagnostics-json.md)">;
 def error_limit : Separate<["--"], "error-limit">, MetaVarName<"<n>">,
   HelpText<"Stop after <n> errors (0 = no limit; default 20)">;
 def : Joined<["--"], "error-limit=">, Alias<error_limit>, MetaVarName<"<n>">, Flags<[HelpHidden]>;

@@ -117,7 +117,8 @@ const VariableAbi *findVariableAbi(const ModuleVariant &Module, uint32_t Symbol)
 /// Demangled form of an Itanium-mangled name, or "" when Name is not mangled (extern "C").
 std::string demangleCxx(llvm::StringRef Name);
 
-/// A site as diagnostics name it: "a.ptx:4:1 (a.o)".
-std::string describeSite(const ModuleVariant &Module, llvm::StringRef ObjectName, SourceLoc Where);
+/// Where in Module a diagnostic points: its source file (else ObjectName), Where, and ObjectName as the
+/// object it was read from. SiteLocation::str() spells it "a.ptx:4:1 (a.o)".
+SiteLocation describeSite(const ModuleVariant &Module, llvm::StringRef ObjectName, SourceLoc Where);
 
 } // namespace ptxlink

@@ -8,6 +8,7 @@
 // Styles:
 //   assembler:  file:line:col: error: message          (then the source line and a caret)
 //   linker:     ptxlink: error: message                (then ">>> " lines naming every site, like lld)
+// A site's place is spelled one way everywhere: "a.ptx:5:10 (a.o)" (SiteLocation::str).
 #pragma once
 
 #include "llvm/ADT/SmallVector.h"
@@ -16,6 +17,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -30,9 +32,31 @@ struct SourceLoc {
 
 enum class Severity : uint8_t { Note, Warning, Error };
 
-/// One additional site attached to a diagnostic (rendered as ">>> text").
+/// A place in the inputs: the source file, the line and column in it (0 when unknown), and the object
+/// file or archive member the code was read from when that is another file than the source (`a.o`,
+/// `libx.a(a.o)`).
+struct SiteLocation {
+  std::string File;
+  SourceLoc Loc;
+  std::string Object;
+  /// The one spelling of a place in text diagnostics, reports and maps: "a.ptx:5:10", followed by
+  /// " (a.o)" when the code came from another file than its source.
+  std::string str() const;
+};
+
+/// One additional site attached to a diagnostic, printed as ">>> " + text(): the words that say what it is
+/// ("defined at"), the place (when it names one) and what follows the place (" in kmain", ": <signature>").
+/// `--json` prints the parts as an object, not the joined line.
 struct DiagSite {
-  std::string Text;
+  std::string Text;                  // the words before the place, or the whole site when it names none
+  std::optional<SiteLocation> Where; // the place
+  std::string After;                 // printed right after the place, separator included (": ...", " (used)")
+
+  /// "defined at a.ptx:5:10 (a.o)": Words, a space, the place, then After.
+  static DiagSite at(llvm::StringRef Words, SiteLocation Where, std::string After = "") {
+    return DiagSite{Words.str(), std::move(Where), std::move(After)};
+  }
+  std::string text() const;
 };
 
 /// A fully formed diagnostic. `File` + `Loc` locate it in a source; `SourceLine` (optional) is the text

@@ -81,6 +81,14 @@ std::string formatParamPtx(const ParamInfo &Param);
 llvm::StringRef linkageDirective(Binding Bind);
 /// A variable's declaration without linkage and without the final ';' (`.global .align 4 .b32 x[4]`).
 void printVariableDeclPtx(llvm::raw_ostream &OS, const VariableAbi &Variable, llvm::StringRef Name);
+/// A function's declaration without the final ';', the one spelling of a signature that the printer (the
+/// linked module's `.extern` declarations), the ABI diagnostics and ptxlink-dump share:
+/// `<Linkage>.func .attribute(.unified(...)) (.reg .b32 r) f (.param .b32 a) .noreturn .abi_preserve 4`.
+/// Linkage is a linkageDirective() (or ""); the parameter list is left out of `.func f` without any.
+void printFunctionDeclPtx(llvm::raw_ostream &OS, const FunctionAbi &Function, llvm::StringRef Name,
+                          llvm::StringRef Linkage);
+/// A `.callprototype` as PTX, without the final ';': `proto: .callprototype (.param .b32 _) _ (.param .b64 _)`.
+void printCallPrototypePtx(llvm::raw_ostream &OS, const PrototypeAbi &Prototype);
 
 /// What becomes of an earlier regular file at the destination once the new contents are written.
 enum class EarlierFile {

@@ -114,7 +114,7 @@ bool reportPair(DiagnosticEngine &Diags, const std::string &Headline, std::vecto
 /// The site lines for one side: where it is and what it says.
 void addSite(std::vector<DiagSite> &Sites, StringRef Verb, const ModuleVariant &M, StringRef Object,
              SourceLoc Where, std::string Ptx) {
-  Sites.push_back({(Verb + " " + describeSite(M, Object, Where) + ": " + Ptx).str()});
+  Sites.push_back(DiagSite::at(Verb, describeSite(M, Object, Where), ": " + Ptx));
 }
 
 SourceLoc whereOf(const ModuleVariant &M, uint32_t Sym, SourceLoc Preferred) {
@@ -185,8 +185,8 @@ bool checkFunctionAgreement(const SymbolSite &Def, const SymbolSite &Other, Diag
       Diags.note("cannot check the prototype of " + displayName(DefSym.Name) + ": " +
                      (Missing.ObjectName.empty() ? StringRef("an input") : Missing.ObjectName) +
                      " records no signature for it",
-                 {{"at " + describeSite(*Missing.Module, Missing.ObjectName,
-                                         Missing.Module->Symbols[Missing.Symbol].Where)}},
+                 {DiagSite::at("at", describeSite(*Missing.Module, Missing.ObjectName,
+                                                  Missing.Module->Symbols[Missing.Symbol].Where))},
                  "abi-no-signature");
     }
     return false;
@@ -232,10 +232,10 @@ bool checkFunctionAgreement(const SymbolSite &Def, const SymbolSite &Other, Diag
                      " apart beyond their size: its untyped parameters (.bN scalars, .b8 byte arrays) could be "
                      "int or float, or structs of one size, and neither a C++ mangled name nor debug "
                      "information in both modules says which",
-                 {{(R.OtherAt + " " + describeSite(*Other.Module, Other.ObjectName, whereOf(*Other.Module, Other.Symbol, OtherAbi->Where)))
-                       .str()},
-                  {(R.DefAt + " " + describeSite(*Def.Module, Def.ObjectName, whereOf(*Def.Module, Def.Symbol, DefAbi->Where)))
-                       .str()}},
+                 {DiagSite::at(R.OtherAt, describeSite(*Other.Module, Other.ObjectName,
+                                                       whereOf(*Other.Module, Other.Symbol, OtherAbi->Where))),
+                  DiagSite::at(R.DefAt, describeSite(*Def.Module, Def.ObjectName,
+                                                     whereOf(*Def.Module, Def.Symbol, DefAbi->Where)))},
                  "abi-uncheckable");
     return false;
   }
@@ -269,7 +269,8 @@ bool checkPrototypeAgreement(const SymbolSite &Target, const PrototypeSite &Prot
     if (Options.ReportUncheckable)
       Diags.note("cannot check call target " + displayName(TargetSym.Name) + " against prototype '" + P.Label +
                      "': no signature recorded for it",
-                 {{"at " + describeSite(*Target.Module, Target.ObjectName, TargetSym.Where)}}, "abi-no-signature");
+                 {DiagSite::at("at", describeSite(*Target.Module, Target.ObjectName, TargetSym.Where))},
+                 "abi-no-signature");
     return false;
   }
   FunctionAbi AsFunction;
@@ -338,8 +339,8 @@ bool checkVariableAgreement(const SymbolSite &Def, const SymbolSite &Other, Diag
       Diags.note("cannot check the layout of variable " + displayName(DefSym.Name) + ": " +
                      (Missing.ObjectName.empty() ? StringRef("an input") : Missing.ObjectName) +
                      " records no layout for it",
-                 {{"at " + describeSite(*Missing.Module, Missing.ObjectName,
-                                         Missing.Module->Symbols[Missing.Symbol].Where)}},
+                 {DiagSite::at("at", describeSite(*Missing.Module, Missing.ObjectName,
+                                                  Missing.Module->Symbols[Missing.Symbol].Where))},
                  "abi-no-signature");
     }
     return false;

@@ -1,5 +1,5 @@
-// How ABI diagnostics show what they compare: signatures printed back as normalised PTX, sites as
-// "file:line:col (object)", C++ names demangled.
+// How ABI diagnostics show what they compare: signatures printed back as normalised PTX (the printer's
+// printFunctionDeclPtx), sites as places (SiteLocation: "file:line:col (object)"), C++ names demangled.
 //
 // The problem: nvlink's "Prototype doesn't match for 'f'" names neither prototype nor where each came
 // from. Every ABI finding instead prints both sides in the one notation a PTX author reads, rebuilt from
@@ -16,58 +16,22 @@ using namespace llvm;
 
 namespace ptxlink {
 
-static void formatParamList(raw_ostream &OS, ArrayRef<ParamInfo> Params) {
-  OS << "(";
-  for (size_t I = 0; I < Params.size(); ++I)
-    OS << (I ? ", " : "") << formatParamPtx(Params[I]);
-  OS << ")";
-}
-
-static void formatFunctionTail(raw_ostream &OS, bool NoReturn, const std::optional<uint32_t> &Preserve,
-                               const std::optional<uint32_t> &PreserveControl) {
-  if (NoReturn)
-    OS << " .noreturn";
-  if (Preserve)
-    OS << " .abi_preserve " << *Preserve;
-  if (PreserveControl)
-    OS << " .abi_preserve_control " << *PreserveControl;
-}
-
 std::string formatFunctionPtx(const ModuleVariant &Module, const FunctionAbi &F) {
   std::string Out;
   raw_string_ostream OS(Out);
-  StringRef Name = "<unnamed>";
   if (F.Symbol < Module.Symbols.size()) {
     const Symbol &S = Module.Symbols[F.Symbol];
-    Name = S.Name;
-    OS << linkageDirective(S.Bind);
+    printFunctionDeclPtx(OS, F, S.Name, linkageDirective(S.Bind));
+  } else {
+    printFunctionDeclPtx(OS, F, "<unnamed>", "");
   }
-  OS << (F.IsKernel ? ".entry " : ".func ");
-  for (StringRef Attr : F.Attributes)
-    OS << ".attribute(" << Attr << ") ";
-  if (!F.Returns.empty()) {
-    formatParamList(OS, F.Returns);
-    OS << " ";
-  }
-  OS << Name;
-  // `.func f` and `.func f()` are the same prototype; print the list whenever there is one to show.
-  if (!F.Params.empty() || !F.Returns.empty())
-    formatParamList(OS, F.Params);
-  formatFunctionTail(OS, F.NoReturn, F.AbiPreserve, F.AbiPreserveControl);
   return Out;
 }
 
 std::string formatPrototypePtx(const PrototypeAbi &P) {
   std::string Out;
   raw_string_ostream OS(Out);
-  OS << P.Label << ": .callprototype ";
-  if (!P.Returns.empty()) {
-    formatParamList(OS, P.Returns);
-    OS << " ";
-  }
-  OS << "_ ";
-  formatParamList(OS, P.Params);
-  formatFunctionTail(OS, P.NoReturn, P.AbiPreserve, P.AbiPreserveControl);
+  printCallPrototypePtx(OS, P);
   return Out;
 }
 
@@ -120,15 +84,11 @@ std::string demangleCxx(StringRef Name) {
   return Result;
 }
 
-std::string describeSite(const ModuleVariant &Module, StringRef ObjectName, SourceLoc Where) {
-  std::string Out;
-  raw_string_ostream OS(Out);
-  OS << (Module.SourceName.empty() ? StringRef("<unknown>") : Module.SourceName);
-  if (Where.isValid())
-    OS << ":" << Where.Line << ":" << Where.Column;
-  if (!ObjectName.empty() && ObjectName != Module.SourceName)
-    OS << " (" << ObjectName << ")";
-  return Out;
+SiteLocation describeSite(const ModuleVariant &Module, StringRef ObjectName, SourceLoc Where) {
+  StringRef File = !Module.SourceName.empty() ? Module.SourceName
+                   : !ObjectName.empty()      ? ObjectName
+                                              : StringRef("<unknown>");
+  return SiteLocation{File.str(), Where, ObjectName.str()};
 }
 
 } // namespace ptxlink

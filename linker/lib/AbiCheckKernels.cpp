@@ -45,7 +45,7 @@ public:
   KernelChecker(const ModuleVariant &M, StringRef Object, DiagnosticEngine &Diags)
       : M(M), Object(Object), Diags(Diags) {}
 
-  std::string at(SourceLoc Where) { return "at " + describeSite(M, Object, Where); }
+  DiagSite at(SourceLoc Where) { return DiagSite::at("at", describeSite(M, Object, Where)); }
 
   /// The per-parameter rules shared by functions, kernels and call prototypes.
   void params(StringRef Owner, StringRef What, ArrayRef<ParamInfo> Params, SourceLoc OwnerWhere, bool Returns) {
@@ -110,7 +110,7 @@ public:
     if (Offset <= Limit)
       return;
     layOut(true);
-    std::vector<DiagSite> Sites{{at(F.Where)}};
+    std::vector<DiagSite> Sites{at(F.Where)};
     // The biggest contributors are what to shrink; a long list helps nobody.
     if (Layout.size() > 8) {
       Layout.resize(8);
@@ -133,7 +133,7 @@ public:
     D.Level = Severity::Error;
     D.Code = Code.str();
     D.Message = std::move(Message);
-    D.Sites.push_back({at(Where)});
+    D.Sites.push_back(at(Where));
     Diags.report(std::move(D));
   }
 

@@ -19,7 +19,7 @@ namespace ptxlink {
 
 namespace {
 
-std::string siteOf(const ModuleSite &S) { return describeSite(*S.Module, S.ObjectName, SourceLoc{}); }
+SiteLocation siteOf(const ModuleSite &S) { return describeSite(*S.Module, S.ObjectName, SourceLoc{}); }
 
 /// Reports a setting that must be the same everywhere, listing the modules by value.
 bool reportDisagreement(DiagnosticEngine &Diags, Severity Level, StringRef Code, StringRef Message,
@@ -40,7 +40,7 @@ bool reportDisagreement(DiagnosticEngine &Diags, Severity Level, StringRef Code,
         Sites.push_back({"... and " + std::to_string(List.size() - 4) + " more with " + V});
         break;
       }
-      Sites.push_back({siteOf(*S) + ": " + V});
+      Sites.push_back(DiagSite::at("", siteOf(*S), ": " + V));
     }
   }
   Diagnostic D;
@@ -149,8 +149,8 @@ bool checkModuleCompatibility(ArrayRef<ModuleSite> Input, DiagnosticEngine &Diag
     D.Level = Severity::Error;
     D.Code = "abi-target-incompatible";
     D.Message = "no GPU can run all modules: " + Conflict;
-    D.Sites = {{siteOf(*C1) + ": .target " + C1->Module->Target.Arch.str()},
-               {siteOf(*C2) + ": .target " + C2->Module->Target.Arch.str()}};
+    D.Sites = {DiagSite::at("", siteOf(*C1), ": .target " + C1->Module->Target.Arch.str()),
+               DiagSite::at("", siteOf(*C2), ": .target " + C2->Module->Target.Arch.str())};
     unsigned Before = Diags.errorCount();
     Diags.report(std::move(D));
     Error |= Diags.errorCount() != Before;

@@ -1,6 +1,7 @@
 // Helpers every link pass uses: naming sites in diagnostics, demangling, following a reference to its
 // definition, the ODR content hash, pass timing, and variant selection (pass 1).
 #include "LinkContext.h"
+#include "ptxlink/AbiCheck.h"
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
@@ -15,14 +16,8 @@ using namespace llvm;
 
 namespace ptxlink {
 
-std::string siteText(const LinkModule &Module, SourceLoc Where) {
-  std::string S;
-  raw_string_ostream OS(S);
-  OS << (Module.M->SourceName.empty() ? Module.ObjectName : Module.M->SourceName);
-  if (Where.isValid())
-    OS << ":" << Where.Line << ":" << Where.Column;
-  OS << " (" << Module.ObjectName << ")";
-  return S;
+SiteLocation siteText(const LinkModule &Module, SourceLoc Where) {
+  return describeSite(*Module.M, Module.ObjectName, Where);
 }
 
 std::string displayName(StringRef Name) {
@@ -119,8 +114,8 @@ bool ArchLink::selectVariants() {
       const InputFile &In = Inputs[Which.front()];
       std::vector<DiagSite> Sites;
       for (const ModuleVariant &MV : In.Object->Variants)
-        Sites.push_back({"has a variant for " + MV.Target.Arch.str() + " from " +
-                         (MV.SourceName.empty() ? In.Name : MV.SourceName.str())});
+        Sites.push_back(DiagSite::at("has a variant for " + MV.Target.Arch.str() + " from",
+                                     SiteLocation{MV.SourceName.empty() ? In.Name : MV.SourceName.str(), {}, ""}));
       Diags.error(In.Name + ": no variant usable for " + Arch.name(), std::move(Sites), "no-usable-variant");
       continue;
     }
@@ -129,7 +124,7 @@ bool ArchLink::selectVariants() {
     constexpr size_t MaxSites = 3;
     std::vector<DiagSite> Sites;
     for (size_t K = 0; K < Which.size() && K < MaxSites; ++K)
-      Sites.push_back({Inputs[Which[K]].Name});
+      Sites.push_back(DiagSite::at("", SiteLocation{Inputs[Which[K]].Name, {}, ""}));
     if (Which.size() > MaxSites)
       Sites.push_back({"and " + std::to_string(Which.size() - MaxSites) + " more"});
     Diags.error("no variant usable for " + Arch.name() + ": " + std::to_string(Which.size()) + " inputs have only " +

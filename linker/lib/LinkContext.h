@@ -164,8 +164,8 @@ struct PassTimes {
   void printCsv(llvm::raw_ostream &OS, bool Headings) const;
 };
 
-/// "b.ptx:5:1 (b.o)": where a symbol is defined or declared, for diagnostics.
-std::string siteText(const LinkModule &Module, SourceLoc Where);
+/// Where in Module a symbol is defined or declared, for diagnostics and reports ("b.ptx:5:1 (b.o)").
+SiteLocation siteText(const LinkModule &Module, SourceLoc Where);
 /// "add3(int) (_Z4add3i)" for mangled names, else the name itself.
 std::string displayName(llvm::StringRef Name);
 
@@ -248,7 +248,7 @@ public:
   /// Where a reference from module Module to its symbol Symbol leads: the definition (global winner or
   /// the local symbol itself); invalid if undefined.
   SymRef target(uint32_t Module, uint32_t Symbol) const;
-  std::string site(SymRef R) const { return siteText(Modules[R.Module], sym(R).Where); }
+  SiteLocation site(SymRef R) const { return siteText(Modules[R.Module], sym(R).Where); }
   /// Location of byte Offset of section Sec in module Module.
   SourceLoc locationIn(uint32_t Module, uint32_t Sec, uint64_t Offset) const;
   /// XXH3 of a definition's section text with the names it mentions normalised (ODR check).

@@ -54,7 +54,7 @@ public:
       const Diagnostic &D = R[Done];
       std::string Key = std::to_string(static_cast<int>(D.Level)) + "\x1f" + D.File + "\x1f" + D.Message;
       for (const DiagSite &S : D.Sites)
-        Key += "\x1f" + S.Text;
+        Key += "\x1f" + S.text();
       auto [It, New] = Index.try_emplace(Key, Pending.size());
       if (New)
         Pending.push_back({D, {}});

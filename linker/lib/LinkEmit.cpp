@@ -720,9 +720,9 @@ void ArchLink::checkHostRegisteredNames() {
     Diags.error(Twine(S.Kind == SymbolKind::Kernel ? "kernel " : "variable ") + displayName(S.Name) + " of " +
                     LM.ObjectName + " would be renamed to " + OutName +
                     " in the linked module, but an nvcc object's host code registers its kernels and device "
-                    "variables with the CUDA runtime by name (" + S.Name +
-                    "); give the clashing module-local definitions different names",
-                {DiagSite{"defined at " + site({MI, SI})}}, "host-name-clash");
+                    "variables with the CUDA runtime by name (" +
+                    S.Name + "); give the clashing module-local definitions different names",
+                {DiagSite::at("defined at", site({MI, SI}))}, "host-name-clash");
   });
 }
 

@@ -158,7 +158,8 @@ void ArchLink::checkUndefined() {
       const LinkModule &LM = Modules[RS.Module];
       const Section &S = LM.M->Sections[RS.Sec];
       std::string In = S.Kind == SectionKind::Debug ? S.Name.str() : displayName(S.Name);
-      Sites.push_back({"referenced by " + siteText(LM, locationIn(RS.Module, RS.Sec, RS.Offset)) + " in " + In});
+      Sites.push_back(
+          DiagSite::at("referenced by", siteText(LM, locationIn(RS.Module, RS.Sec, RS.Offset)), " in " + In));
     }
     if (Refs[G].size() > Shown)
       Sites.push_back({"referenced " + std::to_string(Refs[G].size() - Shown) + " more times"});

@@ -57,7 +57,7 @@ void ArchLink::traceSymbols(raw_ostream &OS) const {
           continue;
         SymRef R{MI, SI};
         bool IsDecl = G && std::find(G->Decls.begin(), G->Decls.end(), R) != G->Decls.end();
-        OS << "  " << site(R) << ": " << bindingWord(S.Bind) << " " << kindWord(S.Kind)
+        OS << "  " << site(R).str() << ": " << bindingWord(S.Bind) << " " << kindWord(S.Kind)
            << (IsDecl ? " declaration" : " definition");
         if (S.AliasOf != NoSymbol && S.AliasOf < M.Symbols.size())
           OS << " (alias of " << M.Symbols[S.AliasOf].Name << ")";
@@ -73,13 +73,13 @@ void ArchLink::traceSymbols(raw_ostream &OS) const {
                 // the name in its own definition's header is not a reference
                 !(M.Sections[K].Symbol == SI &&
                   (M.Sections[K].Kind == SectionKind::Variable || Rel.Offset < M.Sections[K].HeaderLength)))
-              OS << "    referenced at " << siteText(Modules[MI], locationIn(MI, K, Rel.Offset)) << " in "
+              OS << "    referenced at " << siteText(Modules[MI], locationIn(MI, K, Rel.Offset)).str() << " in "
                  << M.Sections[K].Name << (Modules[MI].SectionLive[K] ? "" : " (dead)") << "\n";
       }
     }
     if (G) {
       if (G->Def.valid())
-        OS << "  resolved to " << bindingWord(G->Bind) << " definition at " << site(G->Def) << "\n";
+        OS << "  resolved to " << bindingWord(G->Bind) << " definition at " << site(G->Def).str() << "\n";
       else
         OS << "  unresolved\n";
     } else {
@@ -110,7 +110,7 @@ void ArchLink::writeMap(raw_ostream &OS) const {
           Size = Sec == NoSection ? 0 : LM.M->Sections[Sec].Contents.size();
         }
         OS << N.Name << " " << kindWord(S.Kind) << " " << bindingWord(N.Bind) << " " << Size
-           << (S.Kind == SymbolKind::Variable ? " bytes" : " bytes of PTX") << " " << siteText(LM, S.Where);
+           << (S.Kind == SymbolKind::Variable ? " bytes" : " bytes of PTX") << " " << siteText(LM, S.Where).str();
         if (N.Name != S.Name)
           OS << " (renamed from " << S.Name << ")";
         OS << "\n";
@@ -132,12 +132,11 @@ void ArchLink::writeMap(raw_ostream &OS) const {
         if (std::find(G.Defs.begin(), G.Defs.end(), R) == G.Defs.end())
           continue; // declarations are not definitions to drop
         if (!(G.Def == R))
-          Reason = (S.Bind == Binding::Weak && G.Bind == Binding::Weak ? "weak, an earlier weak definition wins: "
-                    : S.Bind == Binding::Common                       ? "common, resolved to the definition at "
-                                                                      : "overridden by the " +
-                                                                            bindingWord(G.Bind).str() +
-                                                                            " definition at ") +
-                   site(G.Def);
+          Reason =
+              (S.Bind == Binding::Weak && G.Bind == Binding::Weak ? "weak, an earlier weak definition wins: "
+               : S.Bind == Binding::Common                        ? "common, resolved to the definition at "
+                                           : "overridden by the " + bindingWord(G.Bind).str() + " definition at ") +
+              site(G.Def).str();
         else if (SI < LM.SymOut.size() && LM.SymOut[SI] == NoSymbol)
           Reason = "unused (not reachable from a kernel or visible variable)";
       } else {
@@ -146,7 +145,7 @@ void ArchLink::writeMap(raw_ostream &OS) const {
           Reason = "unused (not reachable from a kernel or visible variable)";
       }
       if (!Reason.empty())
-        OS << S.Name << " " << siteText(LM, S.Where) << " " << Reason << "\n";
+        OS << S.Name << " " << siteText(LM, S.Where).str() << " " << Reason << "\n";
     }
   }
 }

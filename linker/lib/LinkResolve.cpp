@@ -84,13 +84,14 @@ void ArchLink::resolveOne(GlobalSymbol &G) {
   for (SymRef D : G.Defs)
     if (isFunctionKind(sym(D).Kind) != isFunctionKind(sym(First).Kind)) {
       Diags.error("symbol " + Name() + " is defined both as a function and as a variable",
-                  {{"defined at " + site(First)}, {"defined at " + site(D)}}, "kind-mismatch");
+                  {DiagSite::at("defined at", site(First)), DiagSite::at("defined at", site(D))}, "kind-mismatch");
       KindMismatch = true;
       break;
     }
 
   for (size_t I = 1; I < Strong.size() && !KindMismatch; ++I)
-    Diags.error("duplicate symbol: " + Name(), {{"defined at " + site(Strong[0])}, {"defined at " + site(Strong[I])}},
+    Diags.error("duplicate symbol: " + Name(),
+                {DiagSite::at("defined at", site(Strong[0])), DiagSite::at("defined at", site(Strong[I]))},
                 "duplicate-symbol");
 
   SymRef Winner;
@@ -112,7 +113,8 @@ void ArchLink::resolveOne(GlobalSymbol &G) {
     if (sym(C).Initialized) {
       if (Initialized.valid())
         Diags.error("common symbol " + Name() + " is initialized more than once",
-                    {{"initialized at " + site(Initialized)}, {"initialized at " + site(C)}}, "common-multiple-init");
+                    {DiagSite::at("initialized at", site(Initialized)), DiagSite::at("initialized at", site(C))},
+                    "common-multiple-init");
       else
         Initialized = C;
     }
@@ -124,7 +126,7 @@ void ArchLink::resolveOne(GlobalSymbol &G) {
         if (sym(Initialized).Size < MaxCommon)
           Diags.error("common symbol " + Name() + " (" + bytes(MaxCommon) +
                           ") is larger than its initialized definition (" + bytes(sym(Initialized).Size) + ")",
-                      {{"initialized at " + site(Initialized)}, {"larger at " + site(Largest)}},
+                      {DiagSite::at("initialized at", site(Initialized)), DiagSite::at("larger at", site(Largest))},
                       "common-larger-than-init");
         Winner = Initialized;
       }
@@ -135,10 +137,12 @@ void ArchLink::resolveOne(GlobalSymbol &G) {
         if (CS != DS && CS != 0 && DS != 0)
           Diags.error("size of common symbol " + Name() + " (" + bytes(CS) + ") does not match its definition (" +
                           bytes(DS) + ")",
-                      {{"common at " + site(C)}, {"defined at " + site(Winner)}}, "common-size-mismatch");
+                      {DiagSite::at("common at", site(C)), DiagSite::at("defined at", site(Winner))},
+                      "common-size-mismatch");
         if (sym(C).Initialized && sym(Winner).Initialized)
           Diags.error("common symbol " + Name() + " is initialized and also has an initialized definition",
-                      {{"initialized at " + site(C)}, {"defined at " + site(Winner)}}, "common-multiple-init");
+                      {DiagSite::at("initialized at", site(C)), DiagSite::at("defined at", site(Winner))},
+                      "common-multiple-init");
       }
     }
   }
@@ -158,7 +162,7 @@ void ArchLink::resolveOne(GlobalSymbol &G) {
       uint64_t A = sym(Winner).Size, B = sym(D).Size;
       if (A != B && A != 0 && B != 0)
         Diags.error("size of " + Name() + " does not match (" + bytes(A) + " and " + bytes(B) + ")",
-                    {{"defined at " + site(Winner)}, {"defined at " + site(D)}}, "size-mismatch");
+                    {DiagSite::at("defined at", site(Winner)), DiagSite::at("defined at", site(D))}, "size-mismatch");
     }
 
   // Weak definitions that differ break the one-definition rule; nvlink silently takes the first.
@@ -178,12 +182,12 @@ void ArchLink::resolveOne(GlobalSymbol &G) {
       // the others are compared with, and the first ones that differ from it) and count the rest.
       constexpr size_t MaxSites = 3;
       std::vector<DiagSite> Sites;
-      Sites.push_back({"defined at " + site(Weak.front()) + (Weak.front() == Winner ? " (used)" : "")});
+      Sites.push_back(DiagSite::at("defined at", site(Weak.front()), Weak.front() == Winner ? " (used)" : ""));
       size_t MoreSame = 0, MoreDiffering = 0;
       for (size_t I = 1; I < Weak.size(); ++I) {
         bool Differs = I == FirstDiffering || (I > FirstDiffering && differs(Weak[I]));
         if (Differs && Sites.size() < MaxSites)
-          Sites.push_back({"defined at " + site(Weak[I]) + " (differs)"});
+          Sites.push_back(DiagSite::at("defined at", site(Weak[I]), " (differs)"));
         else
           ++(Differs ? MoreDiffering : MoreSame);
       }
@@ -242,7 +246,7 @@ void ArchLink::checkTargetVersion() {
   Diags.error("target " + Arch.name() + " needs PTX ISA " + std::to_string(Need->first) + "." +
                   std::to_string(Need->second) + ", but the newest input is PTX ISA " +
                   std::to_string(MaxVersion.first) + "." + std::to_string(MaxVersion.second),
-              {{"newest input: " + siteText(*MaxModule, {})}}, "version-too-old");
+              {DiagSite::at("newest input:", siteText(*MaxModule, {}))}, "version-too-old");
 }
 
 std::string ArchLink::ptxTargetReason() const {
@@ -307,22 +311,25 @@ void ArchLink::check() {
         continue;
       auto Name = [&] { return displayName(S.Name); }; // for reports only
       if (S.AliasOf >= M.Symbols.size()) {
-        Diags.error("alias " + Name() + " refers to a symbol that does not exist", {{"declared at " + site({MI, SI})}},
-                    "alias-target");
+        Diags.error("alias " + Name() + " refers to a symbol that does not exist",
+                    {DiagSite::at("declared at", site({MI, SI}))}, "alias-target");
         continue;
       }
       const Symbol &T = M.Symbols[S.AliasOf];
       auto TName = [&] { return displayName(T.Name); };
       if (T.Kind != SymbolKind::Function || S.Kind != SymbolKind::Function)
         Diags.error("alias " + Name() + " and its aliasee " + TName() + " must both be non-entry functions",
-                    {{"alias at " + site({MI, SI})}, {"aliasee at " + site({MI, S.AliasOf})}}, "alias-kind");
+                    {DiagSite::at("alias at", site({MI, SI})), DiagSite::at("aliasee at", site({MI, S.AliasOf}))},
+                    "alias-kind");
       else if (T.Section == NoSection || T.Bind == Binding::Undefined)
-        Diags.error("aliasee " + TName() + " of alias " + Name() + " must be defined in the same module",
-                    {{"alias at " + site({MI, SI})}, {"aliasee declared at " + site({MI, S.AliasOf})}},
-                    "alias-undefined-aliasee");
+        Diags.error(
+            "aliasee " + TName() + " of alias " + Name() + " must be defined in the same module",
+            {DiagSite::at("alias at", site({MI, SI})), DiagSite::at("aliasee declared at", site({MI, S.AliasOf}))},
+            "alias-undefined-aliasee");
       else if (T.Bind == Binding::Weak)
         Diags.error("aliasee " + TName() + " of alias " + Name() + " must not be .weak",
-                    {{"alias at " + site({MI, SI})}, {"aliasee at " + site({MI, S.AliasOf})}}, "alias-weak-aliasee");
+                    {DiagSite::at("alias at", site({MI, SI})), DiagSite::at("aliasee at", site({MI, S.AliasOf}))},
+                    "alias-weak-aliasee");
       else
         checkFunctionAgreement({&M, LM.ObjectName, S.AliasOf}, {&M, LM.ObjectName, SI}, Diags, AbiOptions);
     }

@@ -24,6 +24,49 @@ static StringRef severityName(Severity S) {
   return "error";
 }
 
+std::string SiteLocation::str() const {
+  std::string Out = File;
+  if (Loc.isValid()) {
+    Out += ":" + std::to_string(Loc.Line);
+    if (Loc.Column) // 0: only the line is known
+      Out += ":" + std::to_string(Loc.Column);
+  }
+  if (!Object.empty() && Object != File)
+    Out += " (" + Object + ")";
+  return Out;
+}
+
+std::string DiagSite::text() const {
+  if (!Where)
+    return Text + After;
+  return Text + (Text.empty() ? "" : " ") + Where->str() + After;
+}
+
+/// A site as JSON: its parts, not the joined line (schema in docs/diagnostics-json.md).
+static json::Object siteJson(const DiagSite &S) {
+  json::Object J;
+  if (!S.Text.empty())
+    J["message"] = S.Text;
+  if (S.Where) {
+    J["file"] = S.Where->File;
+    if (S.Where->Loc.isValid()) {
+      J["line"] = S.Where->Loc.Line;
+      if (S.Where->Loc.Column)
+        J["column"] = S.Where->Loc.Column;
+    }
+    if (!S.Where->Object.empty() && S.Where->Object != S.Where->File)
+      J["object"] = S.Where->Object;
+  }
+  // After is written to follow the place in a line (": .func f(...)", " in kmain"); alone it needs no
+  // separator.
+  StringRef After = S.After;
+  if (!After.consume_front(": "))
+    After = After.ltrim(' ');
+  if (!After.empty())
+    J["detail"] = After.str();
+  return J;
+}
+
 void DiagnosticEngine::report(Diagnostic D) {
   if (D.Level == Severity::Warning) {
     if (SuppressWarnings)
@@ -62,7 +105,7 @@ void DiagnosticEngine::render(const Diagnostic &D) {
     }
     json::Array Sites;
     for (const DiagSite &S : D.Sites)
-      Sites.push_back(S.Text);
+      Sites.push_back(siteJson(S));
     if (!Sites.empty())
       Obj["sites"] = std::move(Sites);
     OS << formatv("{0}", json::Value(std::move(Obj))) << "\n";
@@ -98,7 +141,7 @@ void DiagnosticEngine::render(const Diagnostic &D) {
     }
   }
   for (const DiagSite &S : D.Sites)
-    OS << ">>> " << S.Text << "\n";
+    OS << ">>> " << S.text() << "\n";
 }
 
 /// The part of a source line a diagnostic keeps: up to the end of render()'s window (a copy of a whole

@@ -62,8 +62,6 @@ private:
   }
   void relocatedText(const Relocation &R, llvm::StringRef Name);
   void linkage(const Symbol &S, bool Kernel);
-  void param(const ParamInfo &P);
-  void paramList(const std::vector<ParamInfo> &Params);
   void functionDeclaration(const Symbol &S, const FunctionAbi &F, llvm::StringRef Prefix);
   void variableDeclaration(const Symbol &S, const VariableAbi &Var);
   void debugSection(uint32_t Index, const Section &S);
@@ -167,37 +165,8 @@ void Printer::text(const Section &S, uint64_t End) {
 
 void Printer::linkage(const Symbol &S, bool Kernel) { OS << linkageDirective(S.Bind); }
 
-void Printer::param(const ParamInfo &P) { printParamPtx(OS, P); }
-
-void Printer::paramList(const std::vector<ParamInfo> &Params) {
-  OS << '(';
-  for (size_t I = 0; I < Params.size(); ++I) {
-    if (I)
-      OS << ", ";
-    param(Params[I]);
-  }
-  OS << ')';
-}
-
 void Printer::functionDeclaration(const Symbol &S, const FunctionAbi &F, llvm::StringRef Prefix) {
-  OS << Prefix << (F.IsKernel ? ".entry " : ".func ");
-  for (llvm::StringRef A : F.Attributes)
-    OS << ".attribute(" << A << ") ";
-  if (!F.Returns.empty()) {
-    paramList(F.Returns);
-    OS << ' ';
-  }
-  OS << S.Name;
-  if (!F.Params.empty() || !F.Returns.empty()) {
-    OS << ' ';
-    paramList(F.Params);
-  }
-  if (F.NoReturn)
-    OS << " .noreturn";
-  if (F.AbiPreserve)
-    OS << " .abi_preserve " << *F.AbiPreserve;
-  if (F.AbiPreserveControl)
-    OS << " .abi_preserve_control " << *F.AbiPreserveControl;
+  printFunctionDeclPtx(OS, F, S.Name, Prefix);
   OS << ";\n";
 }
 
@@ -433,6 +402,55 @@ llvm::StringRef linkageDirective(Binding Bind) {
     return "";
   }
   return "";
+}
+
+static void printParamListPtx(llvm::raw_ostream &OS, llvm::ArrayRef<ParamInfo> Params) {
+  OS << '(';
+  for (size_t I = 0; I < Params.size(); ++I) {
+    if (I)
+      OS << ", ";
+    printParamPtx(OS, Params[I]);
+  }
+  OS << ')';
+}
+
+/// What follows a function's or prototype's parameter list.
+static void printSignatureTailPtx(llvm::raw_ostream &OS, bool NoReturn, const std::optional<uint32_t> &Preserve,
+                                  const std::optional<uint32_t> &PreserveControl) {
+  if (NoReturn)
+    OS << " .noreturn";
+  if (Preserve)
+    OS << " .abi_preserve " << *Preserve;
+  if (PreserveControl)
+    OS << " .abi_preserve_control " << *PreserveControl;
+}
+
+void printFunctionDeclPtx(llvm::raw_ostream &OS, const FunctionAbi &F, llvm::StringRef Name, llvm::StringRef Linkage) {
+  OS << Linkage << (F.IsKernel ? ".entry " : ".func ");
+  for (llvm::StringRef A : F.Attributes)
+    OS << ".attribute(" << A << ") ";
+  if (!F.Returns.empty()) {
+    printParamListPtx(OS, F.Returns);
+    OS << ' ';
+  }
+  OS << Name;
+  // `.func f` and `.func f()` are the same prototype; the list is printed whenever there is one to show.
+  if (!F.Params.empty() || !F.Returns.empty()) {
+    OS << ' ';
+    printParamListPtx(OS, F.Params);
+  }
+  printSignatureTailPtx(OS, F.NoReturn, F.AbiPreserve, F.AbiPreserveControl);
+}
+
+void printCallPrototypePtx(llvm::raw_ostream &OS, const PrototypeAbi &P) {
+  OS << P.Label << ": .callprototype ";
+  if (!P.Returns.empty()) {
+    printParamListPtx(OS, P.Returns);
+    OS << ' ';
+  }
+  OS << "_ ";
+  printParamListPtx(OS, P.Params);
+  printSignatureTailPtx(OS, P.NoReturn, P.AbiPreserve, P.AbiPreserveControl);
 }
 
 void printVariableDeclPtx(llvm::raw_ostream &OS, const VariableAbi &V, llvm::StringRef Name) {

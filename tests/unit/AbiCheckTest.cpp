@@ -2,6 +2,8 @@
 // severity and code, and the exact text a user sees.
 #include "ptxlink/AbiCheck.h"
 
+#include "llvm/Support/JSON.h"
+
 #include <gtest/gtest.h>
 
 #include <string>
@@ -103,8 +105,8 @@ TEST(AbiCheck, IssueExampleIntVersusLongInt) {
   EXPECT_EQ(P.E.Text,
             "ptxlink: error: declaration of 'f' does not match its definition: params: 1 in the declaration, 2 "
             "in the definition\n"
-            ">>> declared at a.ptx:4:1 (a.o): .extern .func (.param .b32 r) f(.param .b32 f_param_0)\n"
-            ">>> defined at b.ptx:3:1 (b.o): .visible .func (.param .b64 r) f(.param .b64 f_param_0, .param .b32 "
+            ">>> declared at a.ptx:4:1 (a.o): .extern .func (.param .b32 r) f (.param .b32 f_param_0)\n"
+            ">>> defined at b.ptx:3:1 (b.o): .visible .func (.param .b64 r) f (.param .b64 f_param_0, .param .b32 "
             "f_param_1)\n"
             ">>> params: 1 in the declaration, 2 in the definition\n"
             ">>> return value: .b32 (4 bytes) in the declaration, .b64 (8 bytes) in the definition\n"
@@ -176,7 +178,7 @@ TEST(AbiCheck, AlignmentUnsizedShapeAndElement) {
     EXPECT_EQ(P.E.codes(), std::vector<std::string>{"abi-param-unsized"});
     EXPECT_NE(P.E.Text.find("param 2: .b8[] in the declaration, .b8[16] (16 bytes) in the definition"),
               std::string::npos);
-    EXPECT_NE(P.E.Text.find("f(.param .b32 p, .param .align 4 .b8 p[])"), std::string::npos);
+    EXPECT_NE(P.E.Text.find("f (.param .b32 p, .param .align 4 .b8 p[])"), std::string::npos);
   }
   {
     Pair P;
@@ -294,7 +296,7 @@ TEST(AbiCheck, RelationIsRefinedFromTheSites) {
   EXPECT_TRUE(P.checkFunction());
   EXPECT_NE(P.E.Text.find("ptxlink: error: definitions of 'f' disagree: param 1: .b32 (4 bytes) in this definition, "
                           ".b64 (8 bytes) in the chosen definition\n>>> also defined at a.ptx:4:1 (a.o): .weak .func "
-                          "f(.param .b32 p)\n>>> chosen definition at b.ptx:3:1 (b.o): "),
+                          "f (.param .b32 p)\n>>> chosen definition at b.ptx:3:1 (b.o): "),
             std::string::npos)
       << P.E.Text;
 
@@ -460,8 +462,19 @@ TEST(AbiCheck, JsonDiagnosticsCarryTheCode) {
   EXPECT_TRUE(P.checkVariable());
   EXPECT_NE(P.E.Text.find("\"code\":\"abi-var-size\""), std::string::npos);
   EXPECT_NE(P.E.Text.find("\"severity\":\"error\""), std::string::npos);
-  EXPECT_NE(P.E.Text.find("\"sites\":[\"declared at a.ptx:3:1 (a.o): .extern .global .align 4 .b32 v[10]\""),
-            std::string::npos);
+  // Sites are objects with the place in parts, not pre-rendered lines.
+  auto Line = llvm::json::parse(llvm::StringRef(P.E.Text).split('\n').first);
+  ASSERT_TRUE(bool(Line)) << llvm::toString(Line.takeError());
+  const llvm::json::Array *Sites = Line->getAsObject()->getArray("sites");
+  ASSERT_TRUE(Sites && Sites->size() >= 2) << P.E.Text;
+  const llvm::json::Object &Declared = *(*Sites)[0].getAsObject();
+  EXPECT_EQ(Declared.getString("message"), "declared at");
+  EXPECT_EQ(Declared.getString("file"), "a.ptx");
+  EXPECT_EQ(Declared.getInteger("line"), 3);
+  EXPECT_EQ(Declared.getInteger("column"), 1);
+  EXPECT_EQ(Declared.getString("object"), "a.o");
+  EXPECT_EQ(Declared.getString("detail"), ".extern .global .align 4 .b32 v[10]");
+  EXPECT_EQ(Declared.size(), 6u);
 }
 
 TargetInfo target(uint32_t Major, uint32_t Minor, llvm::StringRef Arch) {

@@ -49,7 +49,7 @@ struct Export {
       return Variable->Where;
     return sym().Where;
   }
-  std::string site() const { return describeSite(*Module, Object, where()); }
+  std::string site() const { return describeSite(*Module, Object, where()).str(); }
   std::string ptx() const {
     if (Function)
       return formatFunctionPtx(*Module, *Function);

@@ -78,27 +78,7 @@ std::string prototype(const ModuleVariant &V, const FunctionAbi &F) {
   const Symbol &S = V.Symbols[F.Symbol];
   std::string Out;
   raw_string_ostream OS(Out);
-  switch (S.Bind) {
-  case Binding::Global: OS << ".visible "; break;
-  case Binding::Weak: OS << ".weak "; break;
-  case Binding::Undefined: OS << ".extern "; break;
-  default: break;
-  }
-  OS << (F.IsKernel ? ".entry " : ".func ");
-  if (F.NoReturn)
-    OS << ".noreturn ";
-  if (!F.Returns.empty()) {
-    OS << "(";
-    ListSeparator LS(", ");
-    for (const ParamInfo &P : F.Returns)
-      OS << LS << formatParamPtx(P);
-    OS << ") ";
-  }
-  OS << S.Name << "(";
-  ListSeparator LS(", ");
-  for (const ParamInfo &P : F.Params)
-    OS << LS << formatParamPtx(P);
-  OS << ")";
+  printFunctionDeclPtx(OS, F, S.Name, linkageDirective(S.Bind));
   return Out;
 }
 
