@@ -54,40 +54,14 @@ static bool isTypeName(StringRef T) {
 }
 
 std::string canonicalArch(StringRef E) {
-  StringRef Num;
-  if (E.starts_with("sm_"))
-    Num = E.drop_front(3);
-  else if (E.starts_with("compute_"))
-    Num = E.drop_front(8);
-  else
-    return "";
-  StringRef Suffix;
-  if (Num.ends_with("a") || Num.ends_with("f")) {
-    Suffix = Num.take_back(1);
-    Num = Num.drop_back(1);
-  }
-  unsigned V = 0;
-  if (Num.empty() || Num.getAsInteger(10, V) || !isDigit(Num[0]))
-    return "";
-  if (V == 101)
-    V = 110; // sm_101 was renamed to sm_110 in PTX ISA 9.0
-  return ("sm_" + Twine(V) + Suffix).str();
+  std::optional<Target> T = Target::parse(E);
+  return T ? T->name() : std::string();
 }
 
-/// Orders architectures: by number, then plain < f < a (a-targets include family features).
+/// Orders canonical architectures: by number, then plain < f < a (a-targets include family features).
 static std::pair<unsigned, unsigned> archRank(StringRef Arch) {
-  StringRef Num = Arch.drop_front(3);
-  unsigned S = 0;
-  if (Num.ends_with("a")) {
-    S = 2;
-    Num = Num.drop_back();
-  } else if (Num.ends_with("f")) {
-    S = 1;
-    Num = Num.drop_back();
-  }
-  unsigned V = 0;
-  (void)Num.getAsInteger(10, V);
-  return {V, S};
+  Target T = Target::parse(Arch).value_or(Target{});
+  return {T.Sm, T.isArchSpecific() ? 2 : T.isFamilySpecific() ? 1 : 0};
 }
 
 /// Directives that can only begin a new module-scope item (used to end old `;`-less prototypes).

@@ -9,6 +9,7 @@
 
 #include "ptxlink/Diagnostics.h"
 #include "ptxlink/ObjectModel.h"
+#include "ptxlink/Target.h"
 #include "PtxLexer.h"
 
 #include "llvm/ADT/SmallVector.h"

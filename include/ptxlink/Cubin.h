@@ -6,6 +6,8 @@
 // with its file offset and skipped, the rest of the file is still described.
 #pragma once
 
+#include "ptxlink/Target.h"
+
 #include "llvm/ADT/StringRef.h"
 #include "llvm/ADT/Twine.h"
 
@@ -81,8 +83,7 @@ struct CubinInfo {
   uint16_t Type = 0; // e_type: 1 REL, 2 EXEC
   uint8_t OsAbi = 0, AbiVersion = 0;
   uint32_t Flags = 0;
-  uint32_t Sm = 0;
-  bool ArchSpecific = false;
+  Target Arch;            // from e_flags (and .nv.compat from ABI 8 on); never family-specific
   uint32_t VirtualSm = 0; // ABI 7 only
   std::vector<CubinSection> Sections;
   std::vector<CubinSymbol> Symbols;
@@ -96,7 +97,7 @@ struct CubinInfo {
   /// Names from .note.nv.tkinfo (tool, version, command line), if present.
   std::vector<std::string> ToolInfo;
 
-  std::string archName() const;
+  std::string archName() const { return Arch.name(); }
 };
 
 /// True for a 64-bit ELF with e_machine EM_CUDA and NVIDIA's OSABI (0x41 / 0x33).

@@ -15,6 +15,8 @@
 #include <string>
 #include <vector>
 
+#include "ptxlink/Target.h"
+
 namespace ptxlink {
 
 enum class FatbinKind : uint16_t { Ptx = 1, Elf = 2, LtoIr = 8 };
@@ -23,9 +25,7 @@ enum class FatbinCompression : uint8_t { None, Lz4, Zstd, Unknown };
 /// One image (entry) of a fatbinary.
 struct FatbinImage {
   FatbinKind Kind = FatbinKind::Ptx;
-  uint32_t Sm = 0;                 // 90 for sm_90 / sm_90a / compute_90
-  bool ArchSpecific = false;       // sm_XXa
-  bool FamilySpecific = false;     // sm_XXXf
+  Target Arch;                     // {90, 'a'} for sm_90a / compute_90a: the entry's SM field and flags
   uint16_t VersionMajor = 0, VersionMinor = 0; // PTX .version for PTX images; ELF: 1 / EI_ABIVERSION
   bool Is64Bit = true;
   bool Debug = false;

@@ -10,6 +10,7 @@
 // on sm_80, which agrees).
 
 #include "ptxlink/AbiCheck.h"
+#include "ptxlink/Target.h"
 
 #include "llvm/Support/MathExtras.h"
 
@@ -18,17 +19,6 @@ using namespace llvm;
 namespace ptxlink {
 
 namespace {
-
-/// The SM number of a canonical arch string ("sm_90a" -> 90); 0 if unknown.
-unsigned smNumber(StringRef Arch) {
-  if (!Arch.consume_front("sm_") && !Arch.consume_front("compute_"))
-    return 0;
-  Arch = Arch.rtrim("af");
-  unsigned N = 0;
-  if (Arch.getAsInteger(10, N))
-    return 0;
-  return N;
-}
 
 std::string versionText(const TargetInfo &T) {
   return std::to_string(T.VersionMajor) + "." + std::to_string(T.VersionMinor);
@@ -147,7 +137,7 @@ public:
 uint32_t kernelParamLimit(const TargetInfo &T) {
   uint32_t Version = T.VersionMajor * 10 + std::min<uint32_t>(T.VersionMinor, 9);
   uint32_t PtxLimit = Version >= 81 ? 32764 : Version >= 15 ? 4352 : 256;
-  unsigned Sm = smNumber(T.Arch);
+  unsigned Sm = Target::parse(T.Arch).value_or(Target{}).Sm; // 0: no .target
   uint32_t DriverLimit = Sm == 0 ? 32764 : Sm < 20 ? 256 : Sm < 70 ? 4096 : 32764;
   return std::min(PtxLimit, DriverLimit);
 }

@@ -60,39 +60,39 @@ std::string addressSizeText(const ModuleVariant &M) {
 /// Why no GPU runs all targets, or "" if one does.
 std::string targetConflict(ArrayRef<ModuleSite> Modules, const ModuleSite *&Culprit1, const ModuleSite *&Culprit2) {
   const ModuleSite *Highest = nullptr;
-  ArchSpec HighestInfo;
+  Target HighestInfo;
   const ModuleSite *Specific = nullptr; // first `a` target
-  ArchSpec SpecificInfo;
+  Target SpecificInfo;
   const ModuleSite *Family = nullptr; // first `f` target
-  ArchSpec FamilyInfo;
+  Target FamilyInfo;
   for (const ModuleSite &S : Modules) {
-    std::optional<ArchSpec> A = parseArch(S.Module->Target.Arch);
+    std::optional<Target> A = parseArch(S.Module->Target.Arch);
     if (!A)
       continue;
-    if (!Highest || A->Number > HighestInfo.Number) {
+    if (!Highest || A->Sm > HighestInfo.Sm) {
       Highest = &S;
       HighestInfo = *A;
     }
-    if (A->Suffix == 'a') {
-      if (Specific && SpecificInfo.Number != A->Number) {
+    if (A->isArchSpecific()) {
+      if (Specific && SpecificInfo.Sm != A->Sm) {
         Culprit1 = Specific;
         Culprit2 = &S;
         return "code for " + Specific->Module->Target.Arch.str() + " runs only on sm_" +
-               std::to_string(SpecificInfo.Number) + ", code for " + S.Module->Target.Arch.str() + " only on sm_" +
-               std::to_string(A->Number);
+               std::to_string(SpecificInfo.Sm) + ", code for " + S.Module->Target.Arch.str() + " only on sm_" +
+               std::to_string(A->Sm);
       }
       if (!Specific) {
         Specific = &S;
         SpecificInfo = *A;
       }
     }
-    if (A->Suffix == 'f') {
-      if (Family && archFamily(FamilyInfo.Number) != archFamily(A->Number)) {
+    if (A->isFamilySpecific()) {
+      if (Family && FamilyInfo.family() != A->family()) {
         Culprit1 = Family;
         Culprit2 = &S;
         return "code for " + Family->Module->Target.Arch.str() + " runs only in the sm_" +
-               std::to_string(archFamily(FamilyInfo.Number)) + "x family, code for " + S.Module->Target.Arch.str() +
-               " only in the sm_" + std::to_string(archFamily(A->Number)) + "x family";
+               std::to_string(FamilyInfo.family()) + "x family, code for " + S.Module->Target.Arch.str() +
+               " only in the sm_" + std::to_string(A->family()) + "x family";
       }
       if (!Family) {
         Family = &S;
@@ -100,26 +100,26 @@ std::string targetConflict(ArrayRef<ModuleSite> Modules, const ModuleSite *&Culp
       }
     }
   }
-  if (Specific && HighestInfo.Number > SpecificInfo.Number) {
+  if (Specific && HighestInfo.Sm > SpecificInfo.Sm) {
     Culprit1 = Specific;
     Culprit2 = Highest;
     return "code for " + Specific->Module->Target.Arch.str() + " runs only on sm_" +
-           std::to_string(SpecificInfo.Number) + ", code for " + Highest->Module->Target.Arch.str() + " needs sm_" +
-           std::to_string(HighestInfo.Number) + " or later";
+           std::to_string(SpecificInfo.Sm) + ", code for " + Highest->Module->Target.Arch.str() + " needs sm_" +
+           std::to_string(HighestInfo.Sm) + " or later";
   }
-  if (Specific && Family && archFamily(SpecificInfo.Number) != archFamily(FamilyInfo.Number)) {
+  if (Specific && Family && SpecificInfo.family() != FamilyInfo.family()) {
     Culprit1 = Family;
     Culprit2 = Specific;
     return "code for " + Family->Module->Target.Arch.str() + " runs only in the sm_" +
-           std::to_string(archFamily(FamilyInfo.Number)) + "x family, code for " + Specific->Module->Target.Arch.str() +
-           " only on sm_" + std::to_string(SpecificInfo.Number);
+           std::to_string(FamilyInfo.family()) + "x family, code for " + Specific->Module->Target.Arch.str() +
+           " only on sm_" + std::to_string(SpecificInfo.Sm);
   }
-  if (Family && !Specific && archFamily(HighestInfo.Number) > archFamily(FamilyInfo.Number)) {
+  if (Family && !Specific && HighestInfo.family() > FamilyInfo.family()) {
     Culprit1 = Family;
     Culprit2 = Highest;
     return "code for " + Family->Module->Target.Arch.str() + " runs only in the sm_" +
-           std::to_string(archFamily(FamilyInfo.Number)) + "x family, code for " + Highest->Module->Target.Arch.str() +
-           " needs sm_" + std::to_string(HighestInfo.Number) + " or later";
+           std::to_string(FamilyInfo.family()) + "x family, code for " + Highest->Module->Target.Arch.str() +
+           " needs sm_" + std::to_string(HighestInfo.Sm) + " or later";
   }
   return "";
 }

@@ -12,56 +12,25 @@ using namespace llvm;
 
 namespace ptxlink {
 
-std::string ArchSpec::name() const {
-  std::string S = "sm_" + std::to_string(Number);
-  if (Suffix)
-    S += Suffix;
-  return S;
-}
-
-std::optional<ArchSpec> parseArch(StringRef Name) {
-  StringRef Rest = Name.trim();
-  if (!Rest.consume_front("sm_") && !Rest.consume_front("compute_"))
-    return std::nullopt;
-  ArchSpec A;
-  if (Rest.ends_with("a") || Rest.ends_with("f")) {
-    A.Suffix = Rest.back();
-    Rest = Rest.drop_back();
-  }
-  if (Rest.empty() || Rest.getAsInteger(10, A.Number))
-    return std::nullopt;
-  if (A.Number == 101) // renamed to sm_110 from PTX ISA 9.0
-    A.Number = 110;
-  if (!minPtxVersion(A))
+std::optional<Target> parseArch(StringRef Name) {
+  std::optional<Target> A = Target::parse(Name.trim());
+  if (!A || !minPtxVersion(*A))
     return std::nullopt;
   return A;
 }
 
-unsigned archFamily(unsigned Number) { return Number >= 100 ? Number / 10 : 0; }
-
-bool variantUsable(const ArchSpec &V, const ArchSpec &R) {
-  if (V.Number == R.Number && V.Suffix == R.Suffix)
-    return true;
-  if (V.Suffix == 'a')
-    return false; // architecture-specific code runs on exactly that arch
-  if (V.Suffix == 'f')
-    return archFamily(V.Number) != 0 && archFamily(V.Number) == archFamily(R.Number) && R.Number >= V.Number;
-  // Plain PTX is forward compatible (the onion-layer model).
-  return R.Number >= V.Number;
-}
-
-unsigned variantScore(const ArchSpec &V, const ArchSpec &R) {
-  if (V.Number == R.Number && V.Suffix == R.Suffix)
+unsigned variantScore(const Target &V, const Target &R) {
+  if (V == R)
     return 3000000;
-  if (V.Suffix == 'f')
-    return 2000000 + V.Number;
-  return 1000000 + V.Number;
+  if (V.isFamilySpecific())
+    return 2000000 + V.Sm;
+  return 1000000 + V.Sm;
 }
 
-std::optional<std::pair<unsigned, unsigned>> minPtxVersion(const ArchSpec &A) {
+std::optional<std::pair<unsigned, unsigned>> minPtxVersion(const Target &A) {
   using V = std::pair<unsigned, unsigned>;
   auto Plain = [&]() -> std::optional<V> {
-    switch (A.Number) {
+    switch (A.Sm) {
     case 10: case 11: return V{1, 0};
     case 12: case 13: return V{1, 2};
     case 20: return V{2, 0};
@@ -89,27 +58,27 @@ std::optional<std::pair<unsigned, unsigned>> minPtxVersion(const ArchSpec &A) {
   }();
   if (!Plain)
     return std::nullopt;
-  if (A.Suffix == 'a') {
-    if (A.Number == 90)
+  if (A.isArchSpecific()) {
+    if (A.Sm == 90)
       return V{8, 0};
-    if (A.Number < 90)
+    if (A.Sm < 90)
       return std::nullopt;
     return Plain;
   }
-  if (A.Suffix == 'f') {
-    if (A.Number < 100)
+  if (A.isFamilySpecific()) {
+    if (A.Sm < 100)
       return std::nullopt;
     return std::max(*Plain, V{8, 8});
   }
   return Plain;
 }
 
-int selectVariant(const ObjectFile &Object, const ArchSpec &Requested) {
+int selectVariant(const ObjectFile &Object, const Target &Requested) {
   int Best = -1;
   unsigned BestScore = 0;
   for (size_t I = 0; I < Object.Variants.size(); ++I) {
-    std::optional<ArchSpec> V = parseArch(Object.Variants[I].Target.Arch);
-    if (!V || !variantUsable(*V, Requested))
+    std::optional<Target> V = parseArch(Object.Variants[I].Target.Arch);
+    if (!V || !V->ptxUsableFor(Requested))
       continue;
     unsigned Score = variantScore(*V, Requested);
     if (Score > BestScore) { // strict: among equals the first variant wins

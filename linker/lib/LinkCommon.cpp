@@ -43,7 +43,7 @@ void PassTimes::printCsv(raw_ostream &OS, bool Headings) const {
   OS << "total,," << format("%.3f", Total) << '\n';
 }
 
-ArchLink::ArchLink(const LinkOptions &Options, ArrayRef<InputFile> Inputs, ArchSpec Arch, DiagnosticEngine &Diags,
+ArchLink::ArchLink(const LinkOptions &Options, ArrayRef<InputFile> Inputs, Target Arch, DiagnosticEngine &Diags,
                    PassTimes &Times)
     : Options(Options), Inputs(Inputs), Arch(Arch), Diags(Diags), Times(Times) {}
 
@@ -68,7 +68,7 @@ bool ArchLink::selectVariants() {
         Sites.push_back({"has SASS only for " + A + " (ptxlink links PTX)"});
       for (const std::string &A : Host->LtoIrArches)
         Sites.push_back({"has LTO-IR only for " + A + " (nvcc -dlto; ptxlink links PTX)"});
-      std::string Number = std::to_string(Arch.Number) + (Arch.Suffix ? std::string(1, Arch.Suffix) : "");
+      std::string Number = Arch.name().substr(3); // "90a"
       Diags.error(Inputs[I].Name + ": no PTX usable for " + Arch.name() +
                       " in this nvcc object; compile it with PTX kept, e.g. -gencode arch=compute_" + Number +
                       ",code=[sm_" + Number + ",compute_" + Number + "]",

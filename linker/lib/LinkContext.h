@@ -11,6 +11,7 @@
 #include "ptxlink/Linker.h"
 #include "ptxlink/Fatbin.h"
 #include "ptxlink/ObjectModel.h"
+#include "ptxlink/Target.h"
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/CachedHashString.h"
@@ -31,25 +32,15 @@ namespace ptxlink {
 
 // ---- architectures (LinkArch.cpp) ----
 
-/// A parsed target name: sm_90a = {90, 'a'}; compute_XX is the same as sm_XX; sm_101* is sm_110*.
-struct ArchSpec {
-  unsigned Number = 0;
-  char Suffix = 0; // 0, 'a' or 'f'
-  std::string name() const;
-};
-std::optional<ArchSpec> parseArch(llvm::StringRef Name);
-/// The family of an sm_1xx target (10 for sm_100/sm_103, 11 for sm_110, 12 for sm_120/121); 0 before.
-unsigned archFamily(unsigned Number);
-/// Can code compiled for Variant run on (be linked into a module for) Requested? Seed rules: an `a`
-/// variant only on exactly its arch, an `f` variant on later members of its family, a plain one on
-/// anything not below it (PTX is forward compatible), except that an `a`/`f` requested arch accepts them too.
-bool variantUsable(const ArchSpec &Variant, const ArchSpec &Requested);
+/// A target name the linker knows (Target::parse, and a target minPtxVersion knows); std::nullopt else.
+/// Which variant may be linked for which target is Target::ptxUsableFor.
+std::optional<Target> parseArch(llvm::StringRef Name);
 /// How good a usable variant is for Requested (higher is better): exact > family > highest plain.
-unsigned variantScore(const ArchSpec &Variant, const ArchSpec &Requested);
+unsigned variantScore(const Target &Variant, const Target &Requested);
 /// The PTX ISA version that introduced the target (seed target table); std::nullopt if unknown.
-std::optional<std::pair<unsigned, unsigned>> minPtxVersion(const ArchSpec &Arch);
+std::optional<std::pair<unsigned, unsigned>> minPtxVersion(const Target &Arch);
 /// Index of the best variant of Object for Requested, or -1 if none is usable.
-int selectVariant(const ObjectFile &Object, const ArchSpec &Requested);
+int selectVariant(const ObjectFile &Object, const Target &Requested);
 
 // ---- inputs (LinkInputs.cpp) ----
 
@@ -171,7 +162,7 @@ std::string displayName(llvm::StringRef Name);
 
 class ArchLink {
 public:
-  ArchLink(const LinkOptions &Options, llvm::ArrayRef<InputFile> Inputs, ArchSpec Arch, DiagnosticEngine &Diags,
+  ArchLink(const LinkOptions &Options, llvm::ArrayRef<InputFile> Inputs, Target Arch, DiagnosticEngine &Diags,
            PassTimes &Times);
 
   /// Pass 1: picks each input's variant. Fixed after: Modules.
@@ -186,7 +177,7 @@ public:
   void checkTargetVersion();
   /// The target the linked PTX module is written for: the requested arch, or the older one
   /// checkTargetVersion fell back to.
-  ArchSpec ptxTarget() const { return PtxFallback.value_or(Arch); }
+  Target ptxTarget() const { return PtxFallback.value_or(Arch); }
   bool ptxTargetIsOlder() const { return PtxFallback.has_value(); }
   /// One line for -v saying why the PTX is written for an older target (empty if it is not).
   std::string ptxTargetReason() const;
@@ -232,7 +223,7 @@ public:
   void traceSymbols(llvm::raw_ostream &OS) const;
   void writeMap(llvm::raw_ostream &OS) const;
 
-  const ArchSpec &arch() const { return Arch; }
+  const Target &arch() const { return Arch; }
   std::string archName() const { return Arch.name(); }
   std::vector<LinkModule> Modules;
   std::vector<GlobalSymbol> Globals;
@@ -263,8 +254,8 @@ private:
 
   const LinkOptions &Options;
   llvm::ArrayRef<InputFile> Inputs;
-  ArchSpec Arch;
-  std::optional<ArchSpec> PtxFallback;        // set by checkTargetVersion, see ptxTarget()
+  Target Arch;
+  std::optional<Target> PtxFallback;        // set by checkTargetVersion, see ptxTarget()
   std::pair<unsigned, unsigned> NewestInputVersion{0, 0};
   DiagnosticEngine &Diags;
   PassTimes &Times;

@@ -252,8 +252,8 @@ bool collectModuleIds(ArrayRef<InputFile> Inputs, std::vector<std::string> &Modu
 
 /// The arches to link: -arch's, or for --check-abi without -arch the first input's first target.
 /// Empty (and reported) when there is none.
-std::vector<ArchSpec> archesToLink(const LinkOptions &Options, ArrayRef<InputFile> Inputs, DiagnosticEngine &Diags) {
-  std::vector<ArchSpec> Arches;
+std::vector<Target> archesToLink(const LinkOptions &Options, ArrayRef<InputFile> Inputs, DiagnosticEngine &Diags) {
+  std::vector<Target> Arches;
   for (const std::string &A : Options.Arches)
     Arches.push_back(*parseArch(A));
   if (Arches.empty())
@@ -271,7 +271,7 @@ std::vector<ArchSpec> archesToLink(const LinkOptions &Options, ArrayRef<InputFil
 /// The per-arch passes, for each arch in turn (an ArchLink each): selectVariants, resolve,
 /// checkTargetVersion and check, markLive and checkUndefined, emit (and, for --sass, the units ptxas
 /// compiles). Their diagnostics are forwarded to Diags once each (DiagForwarder).
-void linkEachArch(const LinkOptions &Options, ArrayRef<ArchSpec> Arches, LinkState &State, CallGraphDot &Graph,
+void linkEachArch(const LinkOptions &Options, ArrayRef<Target> Arches, LinkState &State, CallGraphDot &Graph,
                   DiagnosticEngine &Diags, PassTimes &Times, raw_ostream &Out, LinkResult *Result) {
   const std::vector<InputFile> &Inputs = State.Inputs;
   ObjectFile &Linked = State.Program.Linked;
@@ -294,7 +294,7 @@ void linkEachArch(const LinkOptions &Options, ArrayRef<ArchSpec> Arches, LinkSta
   std::vector<SharedLink> Shared;
   bool CanShare = writesFatbin(Options.Emit) && !Options.PrintGc && !Options.DumpCallgraph &&
                   Options.CallgraphDotFile.empty() && Options.TraceSymbols.empty() && Options.MapFile.empty();
-  for (const ArchSpec &A : Arches) {
+  for (const Target &A : Arches) {
     ++ArchesRun;
     std::string Ignored;
     raw_string_ostream Sink(Ignored);
@@ -470,7 +470,7 @@ static bool linkImpl(const LinkOptions &Options, DiagnosticEngine &Diags, raw_os
     return Finish(false);
 
   // Arches. After: the list linked for, in -arch order.
-  std::vector<ArchSpec> Arches = archesToLink(Options, State->Inputs, Diags);
+  std::vector<Target> Arches = archesToLink(Options, State->Inputs, Diags);
   if (Arches.empty())
     return Finish(false);
 

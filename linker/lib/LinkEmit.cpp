@@ -31,7 +31,7 @@ namespace ptxlink {
 TargetInfo ArchLink::outputTarget(ObjectFile &Storage) const {
   // Header: the requested arch; `.version` the highest of the inputs; options merged.
   TargetInfo Target;
-  ArchSpec Written = ptxTarget(); // the requested arch, or the older one its inputs can name
+  auto Written = ptxTarget(); // the requested arch, or the older one its inputs can name
   std::string ArchName = Written.name();
   bool AnyFamily = false, AnyDebug = false, AnyMapF64 = false;
   StringRef Texmode;
@@ -39,7 +39,7 @@ TargetInfo ArchLink::outputTarget(ObjectFile &Storage) const {
   StringSet<> SeenOptions;
   for (const LinkModule &LM : Modules) {
     const TargetInfo &T = LM.M->Target;
-    if (auto V = parseArch(T.Arch); V && V->Suffix == 'f')
+    if (auto V = parseArch(T.Arch); V && V->isFamilySpecific())
       AnyFamily = true;
     if (std::make_pair(T.VersionMajor, T.VersionMinor) > std::make_pair(Target.VersionMajor, Target.VersionMinor)) {
       Target.VersionMajor = T.VersionMajor;

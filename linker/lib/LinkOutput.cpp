@@ -127,9 +127,8 @@ bool writeLinkOutput(const LinkOptions &Options, LinkedProgram &Program, Diagnos
       const TargetInfo &Target = Outputs[I].Target;
       auto Spec = parseArch(Target.Arch);
       FatbinImage Img;
-      Img.Sm = Spec ? Spec->Number : 0;
-      Img.ArchSpecific = Spec && Spec->Suffix == 'a';
-      Img.FamilySpecific = Spec && Spec->Suffix == 'f';
+      if (Spec)
+        Img.Arch = *Spec;
       Img.Is64Bit = Target.AddressSize == 64;
       Img.Debug = Target.Debug;
       if (Tools) {
@@ -137,11 +136,8 @@ bool writeLinkOutput(const LinkOptions &Options, LinkedProgram &Program, Diagnos
           continue; // reported
         std::string &Cubin = *Cubins[I];
         FatbinImage Elf = Img;
-        if (auto Requested = parseArch(Outputs[I].Requested)) {
-          Elf.Sm = Requested->Number;
-          Elf.ArchSpecific = Requested->Suffix == 'a';
-          Elf.FamilySpecific = Requested->Suffix == 'f';
-        }
+        if (auto Requested = parseArch(Outputs[I].Requested))
+          Elf.Arch = *Requested;
         Elf.Kind = FatbinKind::Elf;
         Elf.VersionMajor = 1;
         Elf.VersionMinor = Cubin.size() > 8 ? static_cast<uint8_t>(Cubin[8]) : 0;

@@ -222,19 +222,18 @@ void ArchLink::checkTargetVersion() {
   // name (every selected variant is usable there), not for one its `.version` cannot express. Raising
   // `.version` instead would change what the module means to ptxas (an ISA version also changes rules,
   // e.g. the removal of non-`.sync` warp instructions in PTX ISA 6.4), which nothing here can check.
-  std::optional<ArchSpec> Highest;
+  std::optional<Target> Highest;
   for (const LinkModule &LM : Modules) {
     auto V = parseArch(LM.M->Target.Arch);
     if (!V)
       continue;
-    if (!Highest || V->Number > Highest->Number || (V->Number == Highest->Number && V->Suffix && !Highest->Suffix))
+    if (!Highest || V->Sm > Highest->Sm || (V->Sm == Highest->Sm && V->Suffix && !Highest->Suffix))
       Highest = *V;
   }
-  bool Valid = Highest && variantUsable(*Highest, Arch) &&
-               !(Highest->Number == Arch.Number && Highest->Suffix == Arch.Suffix);
+  bool Valid = Highest && Highest->ptxUsableFor(Arch) && !(*Highest == Arch);
   if (Valid)
     for (const LinkModule &LM : Modules)
-      if (auto V = parseArch(LM.M->Target.Arch); V && !variantUsable(*V, *Highest))
+      if (auto V = parseArch(LM.M->Target.Arch); V && !V->ptxUsableFor(*Highest))
         Valid = false;
   if (Valid)
     if (auto HighestNeeds = minPtxVersion(*Highest); !HighestNeeds || MaxVersion < *HighestNeeds)

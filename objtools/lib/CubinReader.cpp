@@ -6,6 +6,7 @@
 #include "ptxlink/Cubin.h"
 
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/BinaryFormat/ELF.h"
 #include "llvm/Support/Endian.h"
 #include "llvm/Support/FormatVariadic.h"
 
@@ -335,10 +336,6 @@ bool isCubin(StringRef B) {
          support::endian::read16le(B.data() + 0x12) == 190 && (uint8_t(B[7]) == 0x41 || uint8_t(B[7]) == 0x33);
 }
 
-std::string CubinInfo::archName() const {
-  return "sm_" + std::to_string(Sm) + (ArchSpecific ? "a" : "");
-}
-
 std::vector<CubinSection> readElfSections(StringRef Bytes, const CubinWarnFn &Warn) {
   if (Bytes.size() < 64 || !Bytes.starts_with("\x7f" "ELF") || Bytes[4] != 2 || Bytes[5] != 1)
     return {};
@@ -365,28 +362,16 @@ std::optional<CubinInfo> readCubin(StringRef Bytes, const CubinWarnFn &Warn) {
   Info.Flags = R.u32(0x30);
   if (R.u16(0x12) != 190)
     Warn(0x12, formatv("e_machine {0} is not EM_CUDA (190)", R.u16(0x12)));
-  if (Info.AbiVersion >= 8) {
-    Info.Sm = (Info.Flags >> 8) & 0xff;
-  } else {
-    Info.Sm = Info.Flags & 0xff;
-    Info.VirtualSm = (Info.Flags >> 16) & 0xff;
-    Info.ArchSpecific = Info.Flags & 0x800;
-  }
+  Info.Arch = targetFromCudaElfFlags(Info.Flags, Info.AbiVersion);
+  if (Info.AbiVersion < 8)
+    Info.VirtualSm = (Info.Flags & llvm::ELF::EF_CUDA_VIRTUAL_SM) >> 16;
   readSections(R, Info);
   readSymbols(R, Info);
   readRelocs(R, Info);
   readAttributes(R, Info);
   for (const CubinSection &S : Info.Sections)
-    if (S.Name == ".nv.compat") {
-      StringRef C = R.contents(S);
-      for (size_t P = 0; P + 4 <= C.size();) {
-        uint8_t Format = C[P], Attr = C[P + 1];
-        uint16_t Value = support::endian::read16le(C.data() + P + 2);
-        if (Format == 2 && Attr == 9 && Value == 1)
-          Info.ArchSpecific = true;
-        P += 4 + (Format == 4 ? Value : 0);
-      }
-    }
+    if (S.Name == ".nv.compat" && nvCompatSaysArchSpecific(R.contents(S)))
+      Info.Arch.Suffix = 'a';
   buildFunctions(R, Info);
   readNotes(R, Info);
   return Info;

@@ -7,6 +7,7 @@
 
 #include "PtxlinkElf.h"
 #include "ptxlink/ObjectFormat.h"
+#include "ptxlink/Target.h"
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SmallString.h"
@@ -519,22 +520,10 @@ llvm::StringRef sectionPrefix(SectionKind K) {
   return "";
 }
 
-/// NVIDIA's e_flags for a module of target T (llvm/BinaryFormat/ELF.h): the SM number in EF_CUDA_SM and,
-/// since this is PTX (virtual code), in EF_CUDA_VIRTUAL_SM too; 64-bit addressing; the 'a' variants'
-/// accelerator bit. LLVM 19 knows SM numbers up to 90; later ones are written as they are.
+/// NVIDIA's e_flags for a module of target T: those of PTX for its architecture (no .target: 0).
 uint32_t cudaMachineFlags(const TargetInfo &T) {
-  llvm::StringRef Arch = T.Arch;
-  Arch.consume_front("sm_");
-  uint32_t Sm = 0;
-  llvm::StringRef Digits = Arch.take_while(llvm::isDigit);
-  if (Digits.getAsInteger(10, Sm) || Sm > 0xff)
-    return 0;
-  uint32_t Flags = Sm | (Sm << 16);
-  if (T.AddressSize == 64)
-    Flags |= llvm::ELF::EF_CUDA_64BIT_ADDRESS;
-  if (Arch.drop_front(Digits.size()) == "a")
-    Flags |= llvm::ELF::EF_CUDA_ACCELERATORS;
-  return Flags;
+  std::optional<Target> Arch = Target::parse(T.Arch);
+  return Arch ? cudaElfFlagsForPtx(*Arch, T.AddressSize == 64) : 0;
 }
 
 llvm::Error writeVariant(const ModuleVariant &V, llvm::raw_ostream &OS) {

@@ -60,15 +60,10 @@ Expected<FatbinImage> makePtxImage(StringRef Ptx) {
       I.VersionMinor = B;
       HaveVersion = true;
     } else if (T[K] == ".target" && !HaveTarget) {
-      StringRef Arch = T[K + 1];
-      if (!Arch.consume_front("sm_") && !Arch.consume_front("compute_"))
+      auto Arch = Target::parse(T[K + 1]);
+      if (!Arch)
         return createStringError(inconvertibleErrorCode(), "unsupported .target '%s'", T[K + 1].str().c_str());
-      if (Arch.consume_back("a"))
-        I.ArchSpecific = true;
-      else if (Arch.consume_back("f"))
-        I.FamilySpecific = true;
-      if (Arch.getAsInteger(10, I.Sm))
-        return createStringError(inconvertibleErrorCode(), "malformed .target '%s'", T[K + 1].str().c_str());
+      I.Arch = *Arch;
       for (size_t J = K + 2; J < T.size() && !T[J].starts_with("."); ++J)
         if (T[J] == "debug")
           I.Debug = true;
@@ -95,22 +90,12 @@ Expected<FatbinImage> makeCubinImage(StringRef Bytes) {
   uint32_t Flags = support::endian::read32le(Bytes.data() + 0x30);
   FatbinImage I;
   I.Kind = FatbinKind::Elf;
-  I.Sm = Abi >= 8 ? (Flags >> 8) & 0xff : Flags & 0xff;
+  I.Arch = targetFromCudaElfFlags(Flags, Abi);
   I.VersionMajor = 1;
   I.VersionMinor = Abi;
-  if (Abi < 8)
-    I.ArchSpecific = Flags & 0x800;
-  // ABI 8 keeps `a` out of e_flags: .nv.compat record 0x09 (format 2) holds it.
-  if (auto Compat = findElfSection(Bytes, ".nv.compat")) {
-    StringRef C = *Compat;
-    for (size_t P = 0; P + 4 <= C.size();) {
-      uint8_t Format = C[P], Attr = C[P + 1];
-      uint16_t Value = support::endian::read16le(C.data() + P + 2);
-      if (Format == 2 && Attr == 9 && Value == 1)
-        I.ArchSpecific = true;
-      P += 4 + (Format == 4 ? Value : 0);
-    }
-  }
+  // ABI 8 keeps `a` out of e_flags: .nv.compat holds it.
+  if (auto Compat = findElfSection(Bytes, ".nv.compat"); Compat && nvCompatSaysArchSpecific(*Compat))
+    I.Arch.Suffix = 'a';
   I.Payload = Bytes.str();
   return I;
 }

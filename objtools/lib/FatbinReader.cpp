@@ -67,12 +67,7 @@ StringRef fatbinCompressionName(FatbinCompression C) {
 }
 
 std::string fatbinArchName(const FatbinImage &Image) {
-  std::string S = (Image.Kind == FatbinKind::Ptx ? "compute_" : "sm_") + std::to_string(Image.Sm);
-  if (Image.ArchSpecific)
-    S += 'a';
-  else if (Image.FamilySpecific)
-    S += 'f';
-  return S;
+  return Image.Arch.name(/*Virtual=*/Image.Kind == FatbinKind::Ptx);
 }
 
 bool isFatbin(StringRef Bytes) { return Bytes.size() >= 4 && rd32(Bytes, 0) == FatbinMagic; }
@@ -191,14 +186,15 @@ std::vector<FatbinImage> readFatbin(StringRef Bytes, const std::function<void(ui
       uint32_t OptOff = rd32(Bytes, E + 0x14);
       I.VersionMinor = rd16(Bytes, E + 0x18);
       I.VersionMajor = rd16(Bytes, E + 0x1A);
-      I.Sm = rd32(Bytes, E + 0x1C);
+      I.Arch.Sm = rd32(Bytes, E + 0x1C);
       uint32_t IdOff = rd32(Bytes, E + 0x20), IdLen = rd32(Bytes, E + 0x24);
       I.RawFlags = rd64(Bytes, E + 0x28);
       I.UncompressedSize = rd64(Bytes, E + 0x38);
       I.Is64Bit = I.RawFlags & fatbin_flags::Is64Bit;
       I.Debug = I.RawFlags & fatbin_flags::Debug;
-      I.ArchSpecific = I.RawFlags & fatbin_flags::ArchSpecific;
-      I.FamilySpecific = I.RawFlags & fatbin_flags::FamilySpecific;
+      I.Arch.Suffix = I.RawFlags & fatbin_flags::ArchSpecific     ? 'a'
+                      : I.RawFlags & fatbin_flags::FamilySpecific ? 'f'
+                                                                  : 0;
       bool Lz4 = I.RawFlags & fatbin_flags::CompressedLz4, Zstd = I.RawFlags & fatbin_flags::CompressedZstd;
       I.Compression = Lz4 && Zstd ? FatbinCompression::Unknown
                       : Lz4       ? FatbinCompression::Lz4

@@ -132,9 +132,9 @@ Error planEntry(const FatbinImage &Image, const FatbinWriteOptions &Options, boo
   if (Image.Debug)
     Flags |= fatbin_flags::Debug;
   Flags |= fatbin_flags::HostLinux;
-  if (Image.ArchSpecific)
+  if (Image.Arch.isArchSpecific())
     Flags |= fatbin_flags::ArchSpecific;
-  if (Image.FamilySpecific)
+  if (Image.Arch.isFamilySpecific())
     Flags |= fatbin_flags::FamilySpecific;
 
   // The driver reads PTX as a C string: cut at an embedded NUL, then terminate.
@@ -167,7 +167,7 @@ Error planEntry(const FatbinImage &Image, const FatbinWriteOptions &Options, boo
   std::string CompatData;
   StringRef OptionData = Image.Options;
   bool WantOptions = IsPtx || !OptionData.empty();
-  if (Image.Kind == FatbinKind::Elf && OptionData.empty() && Image.Sm >= 100) {
+  if (Image.Kind == FatbinKind::Elf && OptionData.empty() && Image.Arch.Sm >= 100) {
     if (auto Compat = findElfSection(Raw, ".nv.compat"); Compat && !Compat->empty()) {
       CompatData = compatOptions(*Compat);
       OptionData = CompatData;
@@ -231,7 +231,7 @@ Error planEntry(const FatbinImage &Image, const FatbinWriteOptions &Options, boo
   put32(E, 0x14, uint32_t(OptionsOffset));
   put16(E, 0x18, Image.VersionMinor);
   put16(E, 0x1A, Image.VersionMajor);
-  put32(E, 0x1C, Image.Sm);
+  put32(E, 0x1C, Image.Arch.Sm);
   put32(E, 0x20, uint32_t(IdentOffset));
   put32(E, 0x24, uint32_t(Image.Identifier.size()));
   put64(E, 0x28, Flags);

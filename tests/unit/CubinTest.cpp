@@ -84,7 +84,7 @@ TEST_F(CubinTest, DecodesArchKernelsAndParams) {
   ASSERT_TRUE(Info.has_value());
   EXPECT_TRUE(Warnings.empty());
   EXPECT_TRUE(isCubin(**Cubin));
-  EXPECT_EQ(Info->Sm, 90u);
+  EXPECT_EQ(Info->Arch.Sm, 90u);
   EXPECT_EQ(Info->Type, 1); // ET_REL from ptxas -c
   EXPECT_EQ(Info->archName(), "sm_90");
   const CubinFunction *K = nullptr, *F = nullptr;
@@ -117,7 +117,7 @@ TEST_F(CubinTest, DecodesArchKernelsAndParams) {
   EXPECT_TRUE(NamedReloc);
   auto Image = makeCubinImage(**Cubin);
   ASSERT_TRUE(bool(Image));
-  EXPECT_EQ(Image->Sm, 90u);
+  EXPECT_EQ(Image->Arch.Sm, 90u);
   EXPECT_EQ(Image->VersionMinor, 8);
 }
 

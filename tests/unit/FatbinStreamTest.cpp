@@ -29,7 +29,7 @@ std::string write(ArrayRef<FatbinImage> Images, FatbinCompression C = FatbinComp
 FatbinImage ptxImage(uint32_t Sm) {
   FatbinImage I;
   I.Kind = FatbinKind::Ptx;
-  I.Sm = Sm;
+  I.Arch.Sm = Sm;
   I.VersionMajor = 8;
   I.VersionMinor = 0;
   return I;

@@ -33,8 +33,8 @@ struct Warnings {
 TEST(FatbinTest, PtxImageFromHeaderDirectives) {
   auto I = makePtxImage(Ptx);
   ASSERT_TRUE(bool(I)) << toString(I.takeError());
-  EXPECT_EQ(I->Sm, 90u);
-  EXPECT_TRUE(I->ArchSpecific);
+  EXPECT_EQ(I->Arch.Sm, 90u);
+  EXPECT_TRUE(I->Arch.isArchSpecific());
   EXPECT_EQ(I->VersionMajor, 8);
   EXPECT_EQ(I->VersionMinor, 0);
   EXPECT_EQ(fatbinArchName(*I), "compute_90a");
@@ -43,9 +43,9 @@ TEST(FatbinTest, PtxImageFromHeaderDirectives) {
   consumeError(Bad.takeError());
   auto F = makePtxImage("/* c */ .version 9.0 // x\n.target sm_100f, debug\n");
   ASSERT_TRUE(bool(F));
-  EXPECT_TRUE(F->FamilySpecific);
+  EXPECT_TRUE(F->Arch.isFamilySpecific());
   EXPECT_TRUE(F->Debug);
-  EXPECT_EQ(F->Sm, 100u);
+  EXPECT_EQ(F->Arch.Sm, 100u);
 }
 
 // The bytes fatbinary --create --compress-mode=none writes for one PTX image (measured, see
@@ -104,7 +104,7 @@ TEST(FatbinTest, RoundTripEveryCompression) {
   ASSERT_TRUE(bool(P));
   FatbinImage Elf;
   Elf.Kind = FatbinKind::Elf;
-  Elf.Sm = 80;
+  Elf.Arch.Sm = 80;
   Elf.VersionMajor = 1;
   Elf.VersionMinor = 8;
   Elf.Payload = std::string(1000, 'x') + "tail";
@@ -122,8 +122,8 @@ TEST(FatbinTest, RoundTripEveryCompression) {
     EXPECT_EQ(R[1].Kind, FatbinKind::Ptx);
     EXPECT_EQ(R[1].Compression, C);
     EXPECT_EQ(R[1].Payload, Ptx);
-    EXPECT_EQ(R[1].Sm, 90u);
-    EXPECT_TRUE(R[1].ArchSpecific);
+    EXPECT_EQ(R[1].Arch.Sm, 90u);
+    EXPECT_TRUE(R[1].Arch.isArchSpecific());
     EXPECT_EQ(R[1].EntryOffset, 16u + 0x40 + R[0].StoredSize);
     if (C != FatbinCompression::None) {
       EXPECT_EQ(R[1].UncompressedSize, strlen(Ptx) + 1);
@@ -224,7 +224,7 @@ TEST(FatbinTest, LyingSizesDoNotAllocateOrCrash) {
 TEST(FatbinTest, CompressedLtoIrIsOpaque) {
   FatbinImage I;
   I.Kind = FatbinKind::LtoIr;
-  I.Sm = 90;
+  I.Arch.Sm = 90;
   I.Payload = "\x4c\xd9\x79\x2a opaque bytes";
   std::string F = write({I});
   support::endian::write64le(&F[16 + 0x28], 0x18011);

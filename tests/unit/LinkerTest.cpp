@@ -19,10 +19,10 @@ using namespace llvm;
 
 namespace {
 
-ArchSpec arch(StringRef Name) {
+Target arch(StringRef Name) {
   auto A = parseArch(Name);
   EXPECT_TRUE(A.has_value()) << Name.str();
-  return A.value_or(ArchSpec{});
+  return A.value_or(Target{});
 }
 
 TEST(LinkerArch, ParsesTargetNames) {
@@ -33,23 +33,6 @@ TEST(LinkerArch, ParsesTargetNames) {
   EXPECT_FALSE(parseArch("sm_80a")); // no arch-specific sm_80
   EXPECT_FALSE(parseArch("sm_90f")); // families start at sm_100
   EXPECT_FALSE(parseArch("gfx90a"));
-}
-
-TEST(LinkerArch, UsabilityFollowsTheSeedRules) {
-  // Plain PTX runs on anything at or above it.
-  EXPECT_TRUE(variantUsable(arch("sm_80"), arch("sm_90")));
-  EXPECT_TRUE(variantUsable(arch("sm_80"), arch("sm_90a")));
-  EXPECT_FALSE(variantUsable(arch("sm_90"), arch("sm_80")));
-  // `a` only on exactly its arch.
-  EXPECT_TRUE(variantUsable(arch("sm_90a"), arch("sm_90a")));
-  EXPECT_FALSE(variantUsable(arch("sm_90a"), arch("sm_90")));
-  EXPECT_FALSE(variantUsable(arch("sm_100a"), arch("sm_103a")));
-  // `f` on later members of its family only.
-  EXPECT_TRUE(variantUsable(arch("sm_100f"), arch("sm_103")));
-  EXPECT_TRUE(variantUsable(arch("sm_100f"), arch("sm_100a")));
-  EXPECT_FALSE(variantUsable(arch("sm_103f"), arch("sm_100")));
-  EXPECT_FALSE(variantUsable(arch("sm_100f"), arch("sm_120")));
-  EXPECT_TRUE(variantUsable(arch("sm_110f"), arch("sm_110")));
 }
 
 TEST(LinkerArch, MinimumPtxVersions) {
@@ -253,8 +236,8 @@ TEST_F(LinkerTool, FatbinHasOnePtxImagePerArch) {
   EXPECT_TRUE(Warnings.empty());
   ASSERT_EQ(Images.size(), 2u);
   EXPECT_EQ(Images[0].Kind, FatbinKind::Ptx);
-  EXPECT_EQ(Images[0].Sm, 80u);
-  EXPECT_EQ(Images[1].Sm, 90u);
+  EXPECT_EQ(Images[0].Arch.Sm, 80u);
+  EXPECT_EQ(Images[1].Arch.Sm, 90u);
   EXPECT_NE(Images[0].Payload.find(".target sm_80"), std::string::npos);
   EXPECT_NE(Images[1].Payload.find(".target sm_90"), std::string::npos);
   // sm_90 needs PTX ISA 7.8: the inputs say 8.0, so the version stays 8.0.

@@ -78,8 +78,8 @@ void describeCubin(Context &C, const Origin &O, StringRef Bytes, json::Object &N
       Tool.push_back(T);
     json::Object H{{"type", Info->Type == 1 ? "REL" : Info->Type == 2 ? "EXEC" : hex(Info->Type)},
                    {"arch", Info->archName()},
-                   {"sm", Info->Sm},
-                   {"archSpecific", Info->ArchSpecific},
+                   {"sm", Info->Arch.Sm},
+                   {"archSpecific", Info->Arch.isArchSpecific()},
                    {"osabi", hex(Info->OsAbi)},
                    {"abiVersion", Info->AbiVersion},
                    {"eflags", hex(Info->Flags)},
@@ -186,7 +186,7 @@ void describeCubin(Context &C, const Origin &O, StringRef Bytes, json::Object &N
           End = std::max<uint64_t>(End, uint64_t(P.Offset) + P.Size);
         }
         uint64_t Total = F.ParamSize ? *F.ParamSize : End;
-        uint32_t Limit = cubinParamLimit(Info->Sm);
+        uint32_t Limit = cubinParamLimit(Info->Arch.Sm);
         json::Object Layout{{"params", std::move(Params)}, {"totalSize", Total}, {"limit", Limit},
                             {"fits", Total <= Limit}};
         if (F.ParamBankOffset)

@@ -97,20 +97,21 @@ json::Object selectImage(const Options &Opts, const std::vector<FatbinImage> &Im
   int BestSass = -1, BestPtx = -1;
   auto Rank = [&](const FatbinImage &I) {
     // Exact arch first, then the newest compatible one; among equals, `a` before plain before `f`.
-    return std::make_tuple(I.Sm == N, I.Sm, I.ArchSpecific ? 2 : I.FamilySpecific ? 0 : 1);
+    return std::make_tuple(I.Arch.Sm == N, I.Arch.Sm, I.Arch.isArchSpecific() ? 2 : I.Arch.isFamilySpecific() ? 0 : 1);
   };
   for (size_t K = 0; K < Images.size(); ++K) {
     const FatbinImage &I = Images[K];
-    uint32_t M = I.Sm;
-    bool SameMajor = M / 10 == N / 10;
+    uint32_t M = I.Arch.Sm;
+    bool SameMajor = M / 10 == N / 10; // SASS is binary compatible within a major version
+    bool InFamily = I.Arch.family() != 0 && I.Arch.family() == Target{N, 0}.family();
     bool Ok = false;
     std::string Why;
     if (I.Kind == FatbinKind::Elf) {
-      if (I.ArchSpecific) {
+      if (I.Arch.isArchSpecific()) {
         Ok = M == N;
         Why = Ok ? "arch-specific SASS for exactly this device" : "arch-specific SASS runs only on exactly its arch";
-      } else if (I.FamilySpecific) {
-        Ok = SameMajor && M <= N;
+      } else if (I.Arch.isFamilySpecific()) {
+        Ok = InFamily && M <= N;
         Why = Ok ? "family-specific SASS runs on later members of its family"
                  : "family-specific SASS runs only within its family, on the same or a later member";
       } else {
@@ -121,11 +122,11 @@ json::Object selectImage(const Options &Opts, const std::vector<FatbinImage> &Im
       if (Ok && (BestSass < 0 || Rank(I) > Rank(Images[BestSass])))
         BestSass = int(K);
     } else if (I.Kind == FatbinKind::Ptx) {
-      if (I.ArchSpecific) {
+      if (I.Arch.isArchSpecific()) {
         Ok = M == N;
         Why = Ok ? "arch-specific PTX for exactly this device" : "arch-specific PTX compiles only for its own arch";
-      } else if (I.FamilySpecific) {
-        Ok = SameMajor && M <= N;
+      } else if (I.Arch.isFamilySpecific()) {
+        Ok = InFamily && M <= N;
         Why = Ok ? "family-specific PTX within its family" : "family-specific PTX only within its family";
       } else {
         Ok = M <= N;
@@ -149,9 +150,9 @@ json::Object selectImage(const Options &Opts, const std::vector<FatbinImage> &Im
     Out["selected"] = int64_t(BestSass + 1);
     Out["selectedArch"] = fatbinArchName(I);
     Out["how"] = "sass";
-    Out["reason"] = I.Sm == N ? "SASS matching the device exactly"
+    Out["reason"] = I.Arch.Sm == N ? "SASS matching the device exactly"
                               : formatv("SASS for {0}: same major version, older minor ({1} <= {2})",
-                                        fatbinArchName(I), I.Sm, N)
+                                        fatbinArchName(I), I.Arch.Sm, N)
                                     .str();
   } else if (BestPtx >= 0) {
     const FatbinImage &I = Images[BestPtx];
@@ -204,7 +205,7 @@ void describeFatbin(Context &C, const Origin &O, StringRef Bytes, json::Object &
     json::Object E{{"index", int64_t(K + 1)},
                    {"kind", fatbinKindName(I.Kind)},
                    {"arch", fatbinArchName(I)},
-                   {"sm", I.Sm},
+                   {"sm", I.Arch.Sm},
                    {"offset", O.Base + I.EntryOffset},
                    {"headerSize", I.HeaderSize},
                    {"storedSize", I.StoredSize},

@@ -29,7 +29,6 @@ struct Options {
   std::string ExtractMatch;
   std::string SelectArch; // "sm_90" etc; empty = no --select
   uint32_t SelectSm = 0;
-  bool SelectArchSpecific = false, SelectFamily = false;
 };
 
 /// Where a node's bytes are: its display name (path, then "(member)" / "[image N]" parts) and, when

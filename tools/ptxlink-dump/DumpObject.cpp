@@ -82,14 +82,6 @@ std::string prototype(const ModuleVariant &V, const FunctionAbi &F) {
   return Out;
 }
 
-uint32_t smOf(StringRef Arch) {
-  Arch.consume_front("sm_");
-  Arch.consume_front("compute_");
-  uint32_t N = 0;
-  Arch.take_while(isDigit).getAsInteger(10, N);
-  return N;
-}
-
 // The kernel parameter buffer a launcher packs: each parameter at the next multiple of its alignment.
 json::Object kernelLayout(const ModuleVariant &V, const FunctionAbi &F) {
   json::Array Params;
@@ -103,7 +95,8 @@ json::Object kernelLayout(const ModuleVariant &V, const FunctionAbi &F) {
     MaxAlign = std::max(MaxAlign, A);
   }
   const TargetInfo &T = V.Target;
-  bool NewLimit = (T.VersionMajor > 8 || (T.VersionMajor == 8 && T.VersionMinor >= 1)) && smOf(T.Arch) >= 70;
+  uint32_t Sm = Target::parse(T.Arch).value_or(Target{}).Sm;
+  bool NewLimit = (T.VersionMajor > 8 || (T.VersionMajor == 8 && T.VersionMinor >= 1)) && Sm >= 70;
   uint32_t Limit = NewLimit ? 32764 : 4096;
   std::string Why = NewLimit ? "PTX ISA 8.1+ on sm_70+: 32764 bytes"
                              : "PTX ISA before 8.1 or a target below sm_70: the CUDA driver's 4096 bytes";

@@ -176,14 +176,11 @@ void describeArchive(Context &C, const Origin &O, StringRef Bytes, json::Object 
 namespace {
 
 bool parseArch(StringRef Arch, Options &Opts) {
-  StringRef A = Arch;
-  if (!A.consume_front("sm_") && !A.consume_front("compute_"))
+  std::optional<Target> Device = Target::parse(Arch);
+  if (!Device || Device->Sm < 10)
     return false;
-  if (A.consume_back("a"))
-    Opts.SelectArchSpecific = true;
-  else if (A.consume_back("f"))
-    Opts.SelectFamily = true;
-  return !A.getAsInteger(10, Opts.SelectSm) && Opts.SelectSm >= 10;
+  Opts.SelectSm = Device->Sm; // a device runs its own `a` and `f` code: the number is what selects
+  return true;
 }
 
 // `--create-fatbin OUT` / `--embed-source OUT.c`: the inverse of --extract, wrapping cubins and PTX
