@@ -96,7 +96,10 @@ void readSymbols(Reader &R, CubinInfo &Info) {
       R.Warn(S.Offset, formatv("symbol table entry size {0} is smaller than 24", Ent));
       continue;
     }
-    for (uint64_t I = 0; I * Ent + 24 <= Data.size(); ++I) {
+    // Entries that have their 24 bytes in the table; counted by division, since I * Ent + 24 can wrap
+    // around for a hostile entry size (found by fuzzing).
+    uint64_t Count = Data.size() < 24 ? 0 : (Data.size() - 24) / Ent + 1;
+    for (uint64_t I = 0; I < Count; ++I) {
       uint64_t P = S.Offset + I * Ent;
       CubinSymbol Sym;
       Sym.Index = uint32_t(I);
