@@ -103,9 +103,11 @@ HostEmbedInfo readHostEmbedding(StringRef B, const CubinWarnFn &Warn) {
             if (rd64(Rel, Q) != P + 8)
               continue;
             uint32_t Sym = uint32_t(rd64(Rel, Q + 8) >> 32);
-            int64_t Addend = int64_t(rd64(Rel, Q + 16));
+            uint64_t Addend = rd64(Rel, Q + 16);
+            bool Negative = int64_t(Addend) < 0;
+            // The magnitude in unsigned arithmetic: negating INT64_MIN as int64_t is undefined (found by fuzzing).
             if (Sym < Symbols.size())
-              W.DataTarget = Symbols[Sym].first + (Addend < 0 ? "-" : "+") + std::to_string(Addend < 0 ? -Addend : Addend);
+              W.DataTarget = Symbols[Sym].first + (Negative ? "-" : "+") + std::to_string(Negative ? 0 - Addend : Addend);
           }
         }
         // Executable or shared library: an address inside a fatbinary section.
