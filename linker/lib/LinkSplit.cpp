@@ -12,6 +12,7 @@
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
+#include "llvm/Support/Path.h"
 
 #include <xxhash.h>
 
@@ -92,7 +93,7 @@ std::vector<CodegenUnit> ArchLink::splitForCodegen(uint64_t BatchBelowBytes) con
       B = SharedUnits ? B % SharedUnits : ~0u;
 
   // Units: one per input with code, except that small inputs are batched (each ptxas run costs ~25 ms
-  // before it reads a line). A batch boundary follows a module whose name hashes to 0 mod 4, or the
+  // before it reads a line). A batch boundary follows a module whose file name hashes to 0 mod 4, or the
   // eighth module: it depends on names only, so editing one module changes its batch and no other.
   std::vector<uint64_t> Bytes(Modules.size(), 0);
   for (uint32_t OS = 0; OS < Out.Sections.size(); ++OS)
@@ -114,7 +115,9 @@ std::vector<CodegenUnit> ArchLink::splitForCodegen(uint64_t BatchBelowBytes) con
       ++Groups;
     }
     GroupOf[MI] = Groups - 1;
-    StringRef Name = Modules[MI].ObjectName;
+    // The file name without its folder: a path would make the batches, and so the output, depend on
+    // where the project is checked out or built.
+    StringRef Name = sys::path::filename(Modules[MI].ObjectName);
     if (++InBatch == 8 || XXH3_64bits(Name.data(), Name.size()) % 4 == 0)
       BatchOpen = false;
   }
