@@ -285,18 +285,11 @@ int runAssemblerTool(ArrayRef<std::string> RawArgs, raw_ostream &Out, raw_ostrea
     return 1;
   }
   const opt::InputArgList &Args = *Parsed;
-  if (Args.hasArg(OPT_help)) {
-    printToolHelp(Table, AssemblerDescription, Out);
-    return 0;
-  }
-  if (Args.hasArg(OPT_help_man)) {
-    printManPage(Table, AssemblerDescription, Out);
-    return 0;
-  }
-  if (Args.hasArg(OPT_version)) {
-    Out << "ptxlink-as " << PTXLINK_VERSION << " (object format " << ObjectFormatVersion << ")\n";
-    return 0;
-  }
+  if (auto RC = answerInformationalOptions(Table, AssemblerDescription, Args, OPT_help, OPT_help_man, OPT_version,
+                                           Twine("ptxlink-as " PTXLINK_VERSION " (object format ") +
+                                               Twine(ObjectFormatVersion) + ")",
+                                           Out))
+    return *RC;
   // One output: a second -o is a mistake in the command, not a choice between two files.
   for (unsigned ID : {OPT_o, OPT_output_dir, OPT_error_limit})
     if (Args.filtered(ID).begin() != Args.filtered(ID).end() &&

@@ -11,6 +11,7 @@
 #include "llvm/Support/Error.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -42,6 +43,7 @@ std::string unknownOptionMessage(llvm::StringRef Unknown, llvm::ArrayRef<llvm::S
 namespace llvm::opt {
 class OptTable;
 class InputArgList;
+class OptSpecifier;
 } // namespace llvm::opt
 
 namespace ptxlink {
@@ -74,5 +76,13 @@ void printToolHelp(const llvm::opt::OptTable &Table, const ToolDescription &Tool
 /// The man page (roff, section 1) from the same table and description: NAME, SYNOPSIS, DESCRIPTION
 /// (the Details), OPTIONS (each option with its aliases and value), SEE ALSO.
 void printManPage(const llvm::opt::OptTable &Table, const ToolDescription &Tool, llvm::raw_ostream &OS);
+
+/// The options every tool answers and then exits: --help (HelpID), --help-man (HelpManID) and --version
+/// (VersionID, which prints VersionLine). Returns the exit status when one of them was given, so that
+/// a tool writes `if (auto RC = answerInformationalOptions(...)) return *RC;`.
+std::optional<int> answerInformationalOptions(const llvm::opt::OptTable &Table, const ToolDescription &Tool,
+                                              const llvm::opt::InputArgList &Args, llvm::opt::OptSpecifier HelpID,
+                                              llvm::opt::OptSpecifier HelpManID, llvm::opt::OptSpecifier VersionID,
+                                              const llvm::Twine &VersionLine, llvm::raw_ostream &OS);
 
 } // namespace ptxlink

@@ -201,3 +201,22 @@ void printManPage(const opt::OptTable &Table, const ToolDescription &Tool, raw_o
 }
 
 } // namespace ptxlink
+
+namespace ptxlink {
+
+std::optional<int> answerInformationalOptions(const opt::OptTable &Table, const ToolDescription &Tool,
+                                              const opt::InputArgList &Args, opt::OptSpecifier HelpID,
+                                              opt::OptSpecifier HelpManID, opt::OptSpecifier VersionID,
+                                              const Twine &VersionLine, raw_ostream &OS) {
+  if (Args.hasArg(HelpID))
+    printToolHelp(Table, Tool, OS);
+  else if (Args.hasArg(HelpManID))
+    printManPage(Table, Tool, OS);
+  else if (Args.hasArg(VersionID))
+    OS << VersionLine << "\n";
+  else
+    return std::nullopt;
+  return 0;
+}
+
+} // namespace ptxlink

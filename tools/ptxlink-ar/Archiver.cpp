@@ -247,18 +247,9 @@ int ArchiverTool::run(ArrayRef<std::string> Args) {
     const char *First = Args[0].c_str();
     unsigned MissingIndex = 0, MissingCount = 0;
     opt::InputArgList Parsed = Table.ParseArgs(ArrayRef(&First, 1), MissingIndex, MissingCount);
-    if (Parsed.hasArg(OPT_help)) {
-      printToolHelp(Table, ArDescription, Out);
-      return 0;
-    }
-    if (Parsed.hasArg(OPT_help_man)) {
-      printManPage(Table, ArDescription, Out);
-      return 0;
-    }
-    if (Parsed.hasArg(OPT_version)) {
-      Out << "ptxlink-ar " << PTXLINK_VERSION << "\n";
-      return 0;
-    }
+    if (auto RC = answerInformationalOptions(Table, ArDescription, Parsed, OPT_help, OPT_help_man, OPT_version,
+                                             "ptxlink-ar " PTXLINK_VERSION, Out))
+      return *RC;
     if (Args[0].starts_with("--")) {
       Diags.error(unknownOptionMessage(Table, ArDescription, Args[0]));
       return 1;

@@ -293,18 +293,9 @@ int runDumpTool(ArrayRef<std::string> RawArgs, raw_ostream &Out, raw_ostream &Er
     return 1;
   }
   const opt::InputArgList &Args = *Parsed;
-  if (Args.hasArg(OPT_help)) {
-    printToolHelp(Table, DumpDescription, Out);
-    return 0;
-  }
-  if (Args.hasArg(OPT_help_man)) {
-    printManPage(Table, DumpDescription, Out);
-    return 0;
-  }
-  if (Args.hasArg(OPT_version)) {
-    Out << "ptxlink-dump " << PTXLINK_VERSION << "\n";
-    return 0;
-  }
+  if (auto RC = answerInformationalOptions(Table, DumpDescription, Args, OPT_help, OPT_help_man, OPT_version,
+                                           "ptxlink-dump " PTXLINK_VERSION, Out))
+    return *RC;
   if (const opt::Arg *AbiDiff = Args.getLastArg(OPT_abi_diff)) {
     // Every argument after --abi-diff is its own; flags given before it (e.g. --json) go along.
     unsigned Index = AbiDiff->getIndex();
