@@ -23,24 +23,13 @@ Usage: bench/memory_bench.py [--build-dir build] [--work bench/work-memory] [--c
 import argparse
 import json
 import os
-import shutil
 import subprocess
 import sys
 
+from run import build_launcher  # bench/run.py, beside this script
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 MB = 1e6
-
-
-def build_launcher(work):
-    """bench/measure.c compiled into the work folder (reports the child's own peak RSS)."""
-    src = os.path.join(ROOT, "bench", "measure.c")
-    exe = os.path.join(work, "measure")
-    if os.path.exists(exe) and os.path.getmtime(exe) >= os.path.getmtime(src):
-        return exe
-    for cc in ("cc", "gcc", "clang"):
-        if shutil.which(cc) and subprocess.run([cc, "-O2", "-o", exe, src]).returncode == 0:
-            return exe
-    sys.exit("memory_bench: no C compiler to build bench/measure.c")
 
 
 def generate(path, count, kind):
@@ -73,7 +62,9 @@ def main():
     ap.add_argument("--json")
     args = ap.parse_args()
     os.makedirs(args.work, exist_ok=True)
-    launcher = build_launcher(args.work)
+    launcher = build_launcher(args.work)  # run.py's: bench/measure.c compiled into the work folder
+    if launcher is None:
+        sys.exit("memory_bench: no C compiler to build bench/measure.c")
     bindir = os.path.join(args.build_dir, "bin")
     asm, link = os.path.join(bindir, "ptxlink-as"), os.path.join(bindir, "ptxlink")
 
