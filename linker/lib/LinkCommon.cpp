@@ -43,6 +43,12 @@ void PassTimes::printCsv(raw_ostream &OS, bool Headings) const {
   OS << "total,," << format("%.3f", Total) << '\n';
 }
 
+/// A variant's architecture as the "no variant usable" diagnostics name it. A module assembled without a
+/// `.target` directive (the assembler warns, ptxas refuses it) has no architecture and suits none.
+static std::string variantArchWords(StringRef Arch) {
+  return Arch.empty() ? std::string("no .target") : Arch.str();
+}
+
 ArchLink::ArchLink(const LinkOptions &Options, ArrayRef<InputFile> Inputs, Target Arch, DiagnosticEngine &Diags,
                    PassTimes &Times)
     : Options(Options), Inputs(Inputs), Arch(Arch), Diags(Diags), Times(Times) {}
@@ -63,7 +69,8 @@ bool ArchLink::selectVariants() {
       // An nvcc object compiled without PTX for this arch: say which option keeps it.
       std::vector<DiagSite> Sites;
       for (const ModuleVariant &MV : Obj.Variants)
-        Sites.push_back({"has PTX for " + MV.Target.Arch.str()});
+        Sites.push_back({MV.Target.Arch.empty() ? std::string("has PTX without a .target directive")
+                                                : "has PTX for " + MV.Target.Arch.str()});
       for (const std::string &A : Host->CubinArches)
         Sites.push_back({"has SASS only for " + A + " (ptxlink links PTX)"});
       for (const std::string &A : Host->LtoIrArches)
@@ -82,7 +89,10 @@ bool ArchLink::selectVariants() {
       for (const ModuleVariant &MV : Obj.Variants)
         if (!llvm::is_contained(Targets, MV.Target.Arch))
           Targets.push_back(MV.Target.Arch);
-      std::string Cause = join(Targets, ", ");
+      // Inputs without a .target have the empty architecture; "" is their cause, said in words below.
+      std::string Cause = join(map_range(Targets, variantArchWords), ", ");
+      if (Targets.size() == 1 && Targets.front().empty())
+        Cause.clear();
       auto It = llvm::find_if(Unusable, [&](const auto &U) { return U.first == Cause; });
       if (It == Unusable.end())
         Unusable.push_back({Cause, {I}});
@@ -114,7 +124,10 @@ bool ArchLink::selectVariants() {
       const InputFile &In = Inputs[Which.front()];
       std::vector<DiagSite> Sites;
       for (const ModuleVariant &MV : In.Object->Variants)
-        Sites.push_back(DiagSite::at("has a variant for " + MV.Target.Arch.str() + " from",
+        Sites.push_back(DiagSite::at(MV.Target.Arch.empty()
+                                         ? std::string("has a variant without a .target directive, usable for "
+                                                       "no architecture, from")
+                                         : "has a variant for " + MV.Target.Arch.str() + " from",
                                      SiteLocation{MV.SourceName.empty() ? In.Name : MV.SourceName.str(), {}, ""}));
       Diags.error(In.Name + ": no variant usable for " + Arch.name(), std::move(Sites), "no-usable-variant");
       continue;
@@ -127,8 +140,9 @@ bool ArchLink::selectVariants() {
       Sites.push_back(DiagSite::at("", SiteLocation{Inputs[Which[K]].Name, {}, ""}));
     if (Which.size() > MaxSites)
       Sites.push_back({"and " + std::to_string(Which.size() - MaxSites) + " more"});
-    Diags.error("no variant usable for " + Arch.name() + ": " + std::to_string(Which.size()) + " inputs have only " +
-                    Cause + " variants",
+    std::string Have = Cause.empty() ? std::string(" inputs have no .target directive")
+                                     : " inputs have only " + Cause + " variants";
+    Diags.error("no variant usable for " + Arch.name() + ": " + std::to_string(Which.size()) + Have,
                 std::move(Sites), "no-usable-variant");
   }
   Times.add("select variants", Arch.name(), Start);
