@@ -9,11 +9,19 @@ everything they write, byte for byte:
   * every PTX file of the test corpus (tests/corpus, compiled by generate.sh with this machine's nvcc
     and llc-19), of ../shared/corpus/public (real PTX from public projects) and of a program written by
     bench/gen_program.py: assembled (ptxlink-as), the object and the PTX dumped (ptxlink-dump --all,
-    text and --json), the object linked alone (fatbinary, --emit ptx, -r) and the fatbinary dumped;
-  * the generated program linked whole (fatbinary for two architectures, --emit ptx, --emit c, -r, and
-    with --sass when asked), and a generated library archived by ptxlink-ar and linked against.
+    text and --json; the object's --ptx and --callgraph --format dot views), the object linked alone
+    (fatbinary, --emit ptx, -r, and --verify, which runs ptxas over the linked module and maps its
+    messages back to the inputs, when ptxas is on PATH) and the fatbinary dumped;
+  * the generated program linked whole (fatbinary for two architectures, --emit ptx, --emit c, -r,
+    --verify, and with --sass when asked), its fatbinary extracted (--extract), two of its modules
+    compared (--abi-diff), its linked PTX wrapped again (--create-fatbin --embed-source), and a generated
+    library archived by ptxlink-ar and linked against;
+  * when nvcc is on PATH, a CUDA program (tests/lit/hostlink/Inputs: `nvcc -dc` objects with a template
+    kernel, static kernels, a device library from `nvcc -lib`, a plain host object) device-linked with
+    --emit host-object (plain and -G), --emit c and --emit ptx, and the device-link objects dumped.
 
-Each command's exit status, standard output, standard error and output file are hashed. Both builds run
+Each command's exit status, standard output, standard error and output file (or every file of an output
+folder, with its name) are hashed. Both builds run
 in twin folders with the same relative paths and are called by name through PATH, so a path or the
 tool's name printed in a message is the same on both sides. A failing command is fine if it fails the
 same way on both sides (some corpus files are refused on purpose).
@@ -107,7 +115,30 @@ def generate_program(work, modules):
     return modules_ptx, members
 
 
-def plan(names, modules_ptx, members, sass):
+def compile_cuda_program(work):
+    """nvcc -dc objects of tests/lit/hostlink/Inputs (plain and -G), a device library and a plain host
+    object, compiled once into work/in/cuda (both builds link the same files); None without nvcc."""
+    nvcc, cxx = shutil.which("nvcc"), shutil.which("g++") or shutil.which("c++")
+    if not nvcc or not cxx:
+        return None
+    src = os.path.join(ROOT, "tests", "lit", "hostlink", "Inputs")
+    out = os.path.join(work, "in", "cuda")
+    done = os.path.join(out, "done")
+    if not os.path.exists(done):
+        shutil.rmtree(out, ignore_errors=True)
+        for flavour, extra in (("plain", []), ("g", ["-G"])):
+            folder = os.path.join(out, flavour)
+            os.makedirs(folder)
+            units = [os.path.join(src, f) for f in ("vec.cu", "app.cu", "reduce.cu", "devonly.cu")]
+            subprocess.run([nvcc, "-dc", "-gencode", "arch=compute_80,code=[sm_80,compute_80]", *extra,
+                            "-I" + src, *units], cwd=folder, check=True)
+            subprocess.run([nvcc, "-lib", "reduce.o", "devonly.o", "-o", "libred.a"], cwd=folder, check=True)
+        subprocess.run([cxx, "-c", os.path.join(src, "main.cpp"), "-o", os.path.join(out, "main.o")], check=True)
+        open(done, "w").close()
+    return ["plain", "g"]
+
+
+def plan(names, modules_ptx, members, sass, cuda, verify):
     """The commands, in order, as (key, argv, output file or None). Paths are relative to the side's
     folder; inputs are under ../in."""
     steps = []
@@ -117,6 +148,8 @@ def plan(names, modules_ptx, members, sass):
         steps.append((f"as {n}", ["ptxlink-as", ptx, "-o", obj], obj))
         steps.append((f"dump {n}.o", ["ptxlink-dump", "--all", obj], None))
         steps.append((f"dump-json {n}.o", ["ptxlink-dump", "--all", "--json", obj], None))
+        steps.append((f"dump-ptx {n}.o", ["ptxlink-dump", "--ptx", obj], None))
+        steps.append((f"dump-dot {n}.o", ["ptxlink-dump", "--callgraph", "--format", "dot", obj], None))
         steps.append((f"dump {n}.ptx", ["ptxlink-dump", "--all", ptx], None))
         steps.append((f"link-fatbin {n}", ["ptxlink", "-arch", arch, obj, "-o", f"link/{n}.fatbin"],
                       f"link/{n}.fatbin"))
@@ -125,6 +158,9 @@ def plan(names, modules_ptx, members, sass):
         steps.append((f"link-r {n}", ["ptxlink", "-arch", arch, "-r", obj, "-o", f"link/{n}.r.o"],
                       f"link/{n}.r.o"))
         steps.append((f"dump {n}.fatbin", ["ptxlink-dump", "--all", f"link/{n}.fatbin"], None))
+        if verify:
+            steps.append((f"link-verify {n}", ["ptxlink", "-arch", arch, "--verify", obj, "-o",
+                                               f"link/{n}.v.fatbin"], f"link/{n}.v.fatbin"))
     prog_objs = []
     for m in modules_ptx:
         obj = f"obj/prog-{m[:-4]}.o"
@@ -142,6 +178,20 @@ def plan(names, modules_ptx, members, sass):
                   "link/prog.c"))
     steps.append(("dump prog.fatbin", ["ptxlink-dump", "--all", "link/prog.fatbin"], None))
     steps.append(("dump prog.r.o", ["ptxlink-dump", "--all", "link/prog.r.o"], None))
+    steps.append(("dump-json prog.r.o", ["ptxlink-dump", "--all", "--json", "link/prog.r.o"], None))
+    steps.append(("extract prog.fatbin", ["ptxlink-dump", "--extract", "link/prog-extract", "link/prog.fatbin"],
+                  "link/prog-extract"))
+    if len(prog_objs) >= 2:
+        steps.append(("abi-diff prog", ["ptxlink-dump", "--abi-diff", prog_objs[0], prog_objs[1]], None))
+        steps.append(("abi-diff-json prog", ["ptxlink-dump", "--abi-diff", prog_objs[0], prog_objs[1], "--json"],
+                      None))
+    steps.append(("create-fatbin prog", ["ptxlink-dump", "--create-fatbin", "link/prog-wrapped.fatbin",
+                                         "--embed-source", "link/prog-wrapped.c", "--relocatable",
+                                         "link/prog.ptx"], "link/prog-wrapped.fatbin"))
+    steps.append(("create-fatbin prog .c", ["cat", "link/prog-wrapped.c"], None))
+    if verify:
+        steps.append(("prog --verify", ["ptxlink", "-arch", "sm_80", "--verify", *prog_objs, "-o",
+                                        "link/prog-v.fatbin"], "link/prog-v.fatbin"))
     if sass:
         steps.append(("prog --sass", ["ptxlink", "-arch", "sm_80", "--sass", "--cache-dir", "sass-cache",
                                       *prog_objs, "-o", "link/prog-sass.fatbin"], "link/prog-sass.fatbin"))
@@ -151,7 +201,44 @@ def plan(names, modules_ptx, members, sass):
     steps.append(("link main+libgen.a", ["ptxlink", "-arch", "sm_80", "--emit", "ptx", "obj/lib-main.o",
                                          "link/libgen.a", "-o", "link/libprog.ptx"], "link/libprog.ptx"))
     steps.append(("dump libgen.a", ["ptxlink-dump", "--all", "link/libgen.a"], None))
+    for flavour in cuda or []:
+        d = f"../in/cuda/{flavour}"
+        objs = ["../in/cuda/main.o", f"{d}/app.o", f"{d}/vec.o", f"{d}/libred.a"]
+        out = f"link/cuda-{flavour}"
+        steps.append((f"cuda-{flavour} host-object", ["ptxlink", "-arch", "sm_80,sm_90", "--emit", "host-object",
+                                                      *objs, "-o", f"{out}.dlink.o"], f"{out}.dlink.o"))
+        steps.append((f"cuda-{flavour} dump host-object", ["ptxlink-dump", "--all", f"{out}.dlink.o"], None))
+        steps.append((f"cuda-{flavour} dump-json host-object", ["ptxlink-dump", "--all", "--json",
+                                                                f"{out}.dlink.o"], None))
+        steps.append((f"cuda-{flavour} emit c", ["ptxlink", "-arch", "sm_80", "--emit", "c", *objs, "-o",
+                                                 f"{out}.c"], f"{out}.c"))
+        steps.append((f"cuda-{flavour} emit ptx", ["ptxlink", "-arch", "sm_80", "--emit", "ptx", *objs, "-o",
+                                                   f"{out}.ptx"], f"{out}.ptx"))
+        if verify:
+            steps.append((f"cuda-{flavour} host-object --verify",
+                          ["ptxlink", "-arch", "sm_80", "--verify", "--emit", "host-object", *objs, "-o",
+                           f"{out}.v.dlink.o"], f"{out}.v.dlink.o"))
+        if sass:
+            steps.append((f"cuda-{flavour} host-object --sass",
+                          ["ptxlink", "-arch", "sm_80", "--sass", "--cache-dir", "sass-cache", "--emit",
+                           "host-object", *objs, "-o", f"{out}.sass.dlink.o"], f"{out}.sass.dlink.o"))
     return steps
+
+
+def digest_output(path):
+    """The digest of an output file, or of every file of an output folder with its relative name."""
+    if os.path.isdir(path):
+        h = hashlib.sha256()
+        for folder, dirs, files in sorted(os.walk(path)):
+            dirs.sort()
+            for name in sorted(files):
+                full = os.path.join(folder, name)
+                h.update(os.path.relpath(full, path).encode() + b"\0")
+                with open(full, "rb") as f:
+                    h.update(digest(f.read()).encode())
+        return h.hexdigest()[:16]
+    with open(path, "rb") as f:
+        return digest(f.read())
 
 
 def run_side(side_dir, bin_dir, steps):
@@ -165,8 +252,7 @@ def run_side(side_dir, bin_dir, steps):
         p = subprocess.run(argv, cwd=side_dir, env=env, capture_output=True, timeout=600)
         file_digest = "-"
         if out and os.path.exists(os.path.join(side_dir, out)):
-            with open(os.path.join(side_dir, out), "rb") as f:
-                file_digest = digest(f.read())
+            file_digest = digest_output(os.path.join(side_dir, out))
         results[key] = (p.returncode, digest(p.stdout), digest(p.stderr), file_digest)
     return results
 
@@ -182,6 +268,10 @@ def main():
                         help="a folder of .ptx files (default: tests/corpus generated, ../shared/corpus/public)")
     parser.add_argument("--modules", type=int, default=40, help="modules of the generated program")
     parser.add_argument("--sass", action="store_true", help="also link the generated program with --sass")
+    parser.add_argument("--no-verify", action="store_true",
+                        help="leave out the --verify links (they run ptxas; left out anyway without ptxas)")
+    parser.add_argument("--no-cuda", action="store_true",
+                        help="leave out the CUDA program (nvcc objects, --emit host-object)")
     ARGS = parser.parse_args()
     ARGS.work = os.path.abspath(ARGS.work)
     os.makedirs(ARGS.work, exist_ok=True)
@@ -197,7 +287,9 @@ def main():
 
     corpora, names = collect_inputs(ARGS, ARGS.work)
     modules_ptx, members = generate_program(ARGS.work, ARGS.modules)
-    steps = plan(names, modules_ptx, members, ARGS.sass)
+    cuda = None if ARGS.no_cuda else compile_cuda_program(ARGS.work)
+    verify = not ARGS.no_verify and shutil.which("ptxas") is not None
+    steps = plan(names, modules_ptx, members, ARGS.sass, cuda, verify)
     with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:
         old = pool.submit(run_side, os.path.join(ARGS.work, "before"), before, steps)
         new = pool.submit(run_side, os.path.join(ARGS.work, "after"), after, steps)
@@ -207,7 +299,9 @@ def main():
     failed = sum(1 for key, _, _ in steps if old[key][0] != 0)
     files = sum(1 for key, _, out in steps if out and old[key][3] != "-")
     print(f"inputs: {len(names)} PTX files from {', '.join(corpora)}; generated program of "
-          f"{len(modules_ptx)} modules and a library of {len(members)} members")
+          f"{len(modules_ptx)} modules and a library of {len(members)} members; CUDA program: "
+          f"{'nvcc -dc objects, plain and -G' if cuda else 'none (no nvcc)'}; --verify links: "
+          f"{'yes' if verify else 'no (no ptxas)'}")
     print(f"commands: {len(steps)} per build ({files} output files; {failed} commands fail, "
           f"which must fail the same way in both builds)")
     for key in differ:

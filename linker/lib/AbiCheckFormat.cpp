@@ -73,8 +73,11 @@ const VariableAbi *findVariableAbi(const ModuleVariant &Module, uint32_t Symbol)
 std::string demangleCxx(StringRef Name) {
   if (!Name.starts_with("_Z"))
     return "";
+  // The demangler keeps pointers into the mangled text until finishDemangle: it must outlive D (a
+  // temporary's c_str() here printed freed memory for names past the small-string size).
+  std::string Mangled = Name.str();
   ItaniumPartialDemangler D;
-  if (D.partialDemangle(Name.str().c_str()))
+  if (D.partialDemangle(Mangled.c_str()))
     return "";
   char *Buf = D.finishDemangle(nullptr, nullptr);
   if (!Buf)
