@@ -1,9 +1,11 @@
 // Decoding an NVIDIA cubin from memory (see include/ptxlink/Cubin.h and docs/nvidia-formats.md).
 //
-// A hand-written ELF64 walk rather than llvm::object: the reader must keep going past a broken section
-// header, symbol or relocation (reporting its file offset) instead of failing the whole file, and
-// NVIDIA's own records (.nv.info, .nv.callgraph) need the raw section table anyway.
+// The ELF tables are read through ElfView, which keeps going past a broken section header, symbol or
+// relocation table (reporting its file offset) instead of failing the whole file; NVIDIA's own records
+// (.nv.info, .nv.callgraph, .note.nv.tkinfo) are decoded here from the sections' contents.
 #include "ptxlink/Cubin.h"
+
+#include "ElfView.h"
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/BinaryFormat/ELF.h"
@@ -18,141 +20,89 @@ using namespace llvm;
 namespace ptxlink {
 namespace {
 
-constexpr uint32_t ShtSymtab = 2, ShtRela = 4, ShtNobits = 8, ShtRel = 9, ShtNote = 7;
-constexpr uint32_t ShtCudaInfo = 0x70000000, ShtCudaCallgraph = 0x70000001;
-
 struct Reader {
-  StringRef B;
+  const ElfView &View;
   const CubinWarnFn &Warn;
-  bool in(uint64_t Off, uint64_t Size) const { return Off <= B.size() && Size <= B.size() - Off; }
-  uint16_t u16(uint64_t Off) const { return support::endian::read16le(B.data() + Off); }
-  uint32_t u32(uint64_t Off) const { return support::endian::read32le(B.data() + Off); }
-  uint64_t u64(uint64_t Off) const { return support::endian::read64le(B.data() + Off); }
-  StringRef contents(const CubinSection &S) const {
-    if (S.Type == ShtNobits || !in(S.Offset, S.Size))
-      return {};
-    return B.substr(S.Offset, S.Size);
-  }
+  StringRef contents(const CubinSection &S) const { return View.contents(S.Index); }
 };
 
-StringRef cstr(StringRef Table, uint64_t Off) {
-  if (Off >= Table.size())
-    return {};
-  return Table.substr(Off).take_until([](char C) { return C == '\0'; });
-}
-
 void readSections(Reader &R, CubinInfo &Info) {
-  uint64_t ShOff = R.u64(0x28);
-  uint16_t ShEntSize = R.u16(0x3A), ShNum = R.u16(0x3C), ShStrNdx = R.u16(0x3E);
-  if (ShNum == 0)
-    return;
-  if (ShEntSize < 64) {
-    R.Warn(0x3A, formatv("section header size {0} is smaller than 64", ShEntSize));
-    return;
-  }
-  std::vector<uint32_t> NameOffsets;
-  for (unsigned I = 0; I < ShNum; ++I) {
-    uint64_t H = ShOff + uint64_t(I) * ShEntSize;
-    if (H < ShOff || !R.in(H, 64)) {
-      R.Warn(H, formatv("section header {0} lies outside the file ({1} bytes)", I, R.B.size()));
-      break;
-    }
+  const ElfView &V = R.View;
+  Info.Sections.reserve(V.sectionCount());
+  for (size_t I = 0; I < V.sectionCount(); ++I) {
+    const ElfSectionHeader &H = V.section(I);
     CubinSection S;
-    S.Index = I;
-    S.Type = R.u32(H + 4);
-    S.Flags = R.u64(H + 8);
-    S.Addr = R.u64(H + 0x10);
-    S.Offset = R.u64(H + 0x18);
-    S.Size = R.u64(H + 0x20);
-    S.Link = R.u32(H + 0x28);
-    S.Info = R.u32(H + 0x2C);
-    S.Align = R.u64(H + 0x30);
-    S.EntSize = R.u64(H + 0x38);
-    if (S.Type != ShtNobits && I != 0 && !R.in(S.Offset, S.Size))
-      R.Warn(H + 0x18, formatv("section {0}: contents [{1}, +{2}) lie outside the file ({3} bytes)", I, S.Offset,
-                              S.Size, R.B.size()));
+    S.Index = uint32_t(I);
+    S.Name = V.sectionName(I).str();
+    S.Type = H.sh_type;
+    S.Flags = H.sh_flags;
+    S.Addr = H.sh_addr;
+    S.Offset = H.sh_offset;
+    S.Size = H.sh_size;
+    S.Link = H.sh_link;
+    S.Info = H.sh_info;
+    S.Align = H.sh_addralign;
+    S.EntSize = H.sh_entsize;
     Info.Sections.push_back(std::move(S));
-    NameOffsets.push_back(R.u32(H));
   }
-  StringRef Names;
-  if (ShStrNdx < Info.Sections.size())
-    Names = R.contents(Info.Sections[ShStrNdx]);
-  else
-    R.Warn(0x3E, formatv("section name table index {0} is out of range", ShStrNdx));
-  for (size_t I = 0; I < Info.Sections.size(); ++I)
-    Info.Sections[I].Name = cstr(Names, NameOffsets[I]).str();
 }
 
 void readSymbols(Reader &R, CubinInfo &Info) {
   for (const CubinSection &S : Info.Sections) {
-    if (S.Type != ShtSymtab)
+    if (S.Type != ELF::SHT_SYMTAB)
       continue;
-    StringRef Data = R.contents(S);
     StringRef Strings;
     if (S.Link < Info.Sections.size())
       Strings = R.contents(Info.Sections[S.Link]);
-    uint64_t Ent = S.EntSize ? S.EntSize : 24;
-    if (Ent < 24) {
-      R.Warn(S.Offset, formatv("symbol table entry size {0} is smaller than 24", Ent));
-      continue;
-    }
-    // Entries that have their 24 bytes in the table; counted by division, since I * Ent + 24 can wrap
-    // around for a hostile entry size (found by fuzzing).
-    uint64_t Count = Data.size() < 24 ? 0 : (Data.size() - 24) / Ent + 1;
-    for (uint64_t I = 0; I < Count; ++I) {
-      uint64_t P = S.Offset + I * Ent;
+    ElfTable<ElfSymbol> Symbols = R.View.table<ElfSymbol>(R.View.section(S.Index), "symbol table", R.Warn);
+    Info.Symbols.reserve(Symbols.size());
+    for (size_t I = 0; I < Symbols.size(); ++I) {
+      const ElfSymbol &E = Symbols[I];
       CubinSymbol Sym;
       Sym.Index = uint32_t(I);
-      Sym.Name = cstr(Strings, R.u32(P)).str();
-      uint8_t InfoByte = uint8_t(R.B[P + 4]);
-      Sym.Bind = InfoByte >> 4;
-      Sym.Type = InfoByte & 0xf;
-      Sym.Other = uint8_t(R.B[P + 5]);
-      Sym.Shndx = R.u16(P + 6);
-      Sym.Value = R.u64(P + 8);
-      Sym.Size = R.u64(P + 16);
-      if (Sym.Name.empty() && Sym.Type == 3 /*STT_SECTION*/ && Sym.Shndx < Info.Sections.size())
+      Sym.Name = ElfView::stringAt(Strings, E.st_name).str();
+      Sym.Bind = E.getBinding();
+      Sym.Type = E.getType();
+      Sym.Other = E.st_other;
+      Sym.Shndx = E.st_shndx;
+      Sym.Value = E.st_value;
+      Sym.Size = E.st_size;
+      if (Sym.Name.empty() && Sym.Type == ELF::STT_SECTION && Sym.Shndx < Info.Sections.size())
         Sym.Name = Info.Sections[Sym.Shndx].Name;
       Info.Symbols.push_back(std::move(Sym));
     }
-    if (Data.size() % Ent)
-      R.Warn(S.Offset, formatv("symbol table size {0} is not a multiple of {1}", Data.size(), Ent));
     break; // one .symtab per cubin
   }
 }
 
 void readRelocs(Reader &R, CubinInfo &Info) {
   for (const CubinSection &S : Info.Sections) {
-    if (S.Type != ShtRela && S.Type != ShtRel)
+    if (S.Type != ELF::SHT_RELA && S.Type != ELF::SHT_REL)
       continue;
-    bool Rela = S.Type == ShtRela;
-    uint64_t Ent = S.EntSize ? S.EntSize : (Rela ? 24 : 16);
-    if (Ent < (Rela ? 24u : 16u)) {
-      R.Warn(S.Offset, formatv("relocation entry size {0} is too small in section {1}", Ent, S.Name));
-      continue;
-    }
-    StringRef Data = R.contents(S);
-    for (uint64_t I = 0; I * Ent + Ent <= Data.size(); ++I) {
-      uint64_t P = S.Offset + I * Ent;
-      CubinReloc Rel;
-      Rel.Section = S.Index;
-      Rel.Target = S.Info;
-      Rel.Offset = R.u64(P);
-      uint64_t InfoWord = R.u64(P + 8);
-      Rel.Type = uint32_t(InfoWord);
-      Rel.Symbol = uint32_t(InfoWord >> 32);
-      Rel.Addend = Rela ? int64_t(R.u64(P + 16)) : 0;
-      if (Rel.Symbol >= Info.Symbols.size())
-        R.Warn(P + 8, formatv("relocation refers to symbol {0}, but there are {1}", Rel.Symbol,
-                              Info.Symbols.size()));
-      Info.Relocs.push_back(Rel);
+    const ElfSectionHeader &H = R.View.section(S.Index);
+    std::string What = "relocation section " + S.Name;
+    auto Add = [&](uint64_t At, uint64_t Offset, uint32_t Type, uint32_t Symbol, int64_t Addend) {
+      if (Symbol >= Info.Symbols.size())
+        R.Warn(At + offsetof(ElfRel, r_info),
+               formatv("relocation refers to symbol {0}, but there are {1}", Symbol, Info.Symbols.size()));
+      Info.Relocs.push_back({S.Index, S.Info, Offset, Type, Symbol, Addend});
+    };
+    if (S.Type == ELF::SHT_RELA) {
+      ElfTable<ElfRela> Relocs = R.View.table<ElfRela>(H, What.c_str(), R.Warn);
+      for (size_t I = 0; I < Relocs.size(); ++I)
+        Add(Relocs.offsetOf(I), Relocs[I].r_offset, Relocs[I].getType(false), Relocs[I].getSymbol(false),
+            Relocs[I].r_addend);
+    } else {
+      ElfTable<ElfRel> Relocs = R.View.table<ElfRel>(H, What.c_str(), R.Warn);
+      for (size_t I = 0; I < Relocs.size(); ++I)
+        Add(Relocs.offsetOf(I), Relocs[I].r_offset, Relocs[I].getType(false), Relocs[I].getSymbol(false), 0);
     }
   }
 }
 
 void readAttributes(Reader &R, CubinInfo &Info) {
   for (const CubinSection &S : Info.Sections) {
-    if (S.Type != ShtCudaInfo)
+    if (S.Type != nvelf::SHT_CUDA_INFO)
       continue;
     StringRef Data = R.contents(S);
     for (uint64_t P = 0; P < Data.size();) {
@@ -217,7 +167,7 @@ void buildFunctions(Reader &R, CubinInfo &Info) {
     F.TextSection = S.Index;
     F.CodeSize = S.Size;
     for (const CubinSymbol &Sym : Info.Symbols)
-      if (Sym.Name == F.Name && Sym.Type == 2 /*STT_FUNC*/)
+      if (Sym.Name == F.Name && Sym.Type == ELF::STT_FUNC)
         F.IsKernel = Sym.isKernel();
     for (const CubinSection &Sh : Info.Sections)
       if (Sh.Name == ".nv.shared." + F.Name)
@@ -291,7 +241,7 @@ void buildFunctions(Reader &R, CubinInfo &Info) {
   // .nv.callgraph: {u32 caller, u32 callee} pairs; callee values 0xfffffffc..0xffffffff open groups
   // (-1 = call edges, then entries/recursion markers); only the call-edge group is decoded.
   for (const CubinSection &S : Info.Sections) {
-    if (S.Type != ShtCudaCallgraph)
+    if (S.Type != nvelf::SHT_CUDA_CALLGRAPH)
       continue;
     StringRef Data = R.contents(S);
     if (Data.size() % 8)
@@ -311,7 +261,7 @@ void buildFunctions(Reader &R, CubinInfo &Info) {
 
 void readNotes(Reader &R, CubinInfo &Info) {
   for (const CubinSection &S : Info.Sections) {
-    if (S.Type != ShtNote || S.Name != ".note.nv.tkinfo")
+    if (S.Type != ELF::SHT_NOTE || S.Name != ".note.nv.tkinfo")
       continue;
     StringRef D = R.contents(S);
     if (D.size() < 12)
@@ -335,36 +285,40 @@ void readNotes(Reader &R, CubinInfo &Info) {
 } // namespace
 
 bool isCubin(StringRef B) {
-  return B.size() >= 64 && B.starts_with("\x7f" "ELF") && B[4] == 2 && B[5] == 1 &&
-         support::endian::read16le(B.data() + 0x12) == 190 && (uint8_t(B[7]) == 0x41 || uint8_t(B[7]) == 0x33);
+  const ElfHeader *H = elf64Header(B);
+  return H && H->e_machine == ELF::EM_CUDA &&
+         (H->e_ident[ELF::EI_OSABI] == nvelf::ELFOSABI_CUDA_V2 || H->e_ident[ELF::EI_OSABI] == ELF::ELFOSABI_CUDA);
 }
 
 std::vector<CubinSection> readElfSections(StringRef Bytes, const CubinWarnFn &Warn) {
-  if (Bytes.size() < 64 || !Bytes.starts_with("\x7f" "ELF") || Bytes[4] != 2 || Bytes[5] != 1)
+  std::optional<ElfView> View = ElfView::open(Bytes, ElfView::TablePolicy::Readable, Warn);
+  if (!View)
     return {};
-  Reader R{Bytes, Warn};
+  Reader R{*View, Warn};
   CubinInfo Info;
   readSections(R, Info);
   return std::move(Info.Sections);
 }
 
 std::optional<CubinInfo> readCubin(StringRef Bytes, const CubinWarnFn &Warn) {
-  if (Bytes.size() < 64 || !Bytes.starts_with("\x7f" "ELF")) {
+  if (Bytes.size() < sizeof(ElfHeader) || !Bytes.starts_with(ELF::ElfMagic)) {
     Warn(0, "not an ELF file");
     return std::nullopt;
   }
-  if (Bytes[4] != 2 || Bytes[5] != 1) {
-    Warn(4, "not a 64-bit little-endian ELF file");
+  const ElfHeader *H = elf64Header(Bytes);
+  if (!H) {
+    Warn(ELF::EI_CLASS, "not a 64-bit little-endian ELF file");
     return std::nullopt;
   }
-  Reader R{Bytes, Warn};
   CubinInfo Info;
-  Info.Type = R.u16(0x10);
-  Info.OsAbi = uint8_t(Bytes[7]);
-  Info.AbiVersion = uint8_t(Bytes[8]);
-  Info.Flags = R.u32(0x30);
-  if (R.u16(0x12) != 190)
-    Warn(0x12, formatv("e_machine {0} is not EM_CUDA (190)", R.u16(0x12)));
+  Info.Type = H->e_type;
+  Info.OsAbi = H->e_ident[ELF::EI_OSABI];
+  Info.AbiVersion = H->e_ident[ELF::EI_ABIVERSION];
+  Info.Flags = H->e_flags;
+  if (H->e_machine != ELF::EM_CUDA)
+    Warn(offsetof(ElfHeader, e_machine), formatv("e_machine {0} is not EM_CUDA (190)", uint16_t(H->e_machine)));
+  std::optional<ElfView> View = ElfView::open(Bytes, ElfView::TablePolicy::Readable, Warn);
+  Reader R{*View, Warn};
   Info.Arch = targetFromCudaElfFlags(Info.Flags, Info.AbiVersion);
   if (Info.AbiVersion < 8)
     Info.VirtualSm = (Info.Flags & llvm::ELF::EF_CUDA_VIRTUAL_SM) >> 16;

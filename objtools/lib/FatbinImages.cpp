@@ -3,10 +3,10 @@
 // and PTX version from the PTX header directives, the SM of a cubin from its e_flags.
 #include "ptxlink/Fatbin.h"
 
+#include "ElfView.h"
 #include "FatbinInternal.h"
 
 #include "llvm/ADT/StringExtras.h"
-#include "llvm/Support/Endian.h"
 
 using namespace llvm;
 
@@ -81,13 +81,14 @@ Expected<FatbinImage> makePtxImage(StringRef Ptx) {
 }
 
 Expected<FatbinImage> makeCubinImage(StringRef Bytes) {
-  if (Bytes.size() < 64 || !Bytes.starts_with("\x7f" "ELF") || Bytes[4] != 2 || Bytes[5] != 1)
+  const ElfHeader *H = elf64Header(Bytes);
+  if (!H)
     return createStringError(inconvertibleErrorCode(), "not a 64-bit little-endian ELF file");
-  uint16_t Machine = support::endian::read16le(Bytes.data() + 0x12);
-  if (Machine != 190)
+  uint16_t Machine = H->e_machine;
+  if (Machine != ELF::EM_CUDA)
     return createStringError(inconvertibleErrorCode(), "ELF machine %u is not EM_CUDA (190)", Machine);
-  uint8_t Abi = uint8_t(Bytes[8]);
-  uint32_t Flags = support::endian::read32le(Bytes.data() + 0x30);
+  uint8_t Abi = H->e_ident[ELF::EI_ABIVERSION];
+  uint32_t Flags = H->e_flags;
   FatbinImage I;
   I.Kind = FatbinKind::Elf;
   I.Arch = targetFromCudaElfFlags(Flags, Abi);

@@ -6,6 +6,8 @@
 // wrapper is decoded only to show what the host runtime will register.
 #include "ptxlink/HostEmbed.h"
 
+#include "ElfView.h"
+
 #include "llvm/BinaryFormat/ELF.h"
 #include "llvm/Support/Endian.h"
 #include "llvm/Support/Format.h"
@@ -19,50 +21,47 @@ namespace {
 uint64_t rd64(StringRef B, uint64_t Off) { return support::endian::read64le(B.data() + Off); }
 uint32_t rd32(StringRef B, uint64_t Off) { return support::endian::read32le(B.data() + Off); }
 
-StringRef contents(StringRef B, const CubinSection &S) {
-  if (S.Type == 8 || S.Offset > B.size() || S.Size > B.size() - S.Offset)
-    return {};
-  return B.substr(S.Offset, S.Size);
-}
-
 } // namespace
 
 bool isHostElf(StringRef B) {
-  return B.size() >= 64 && B.starts_with("\x7f" "ELF") && B[4] == 2 && B[5] == 1 &&
-         support::endian::read16le(B.data() + 0x12) != 190;
+  const ElfHeader *H = elf64Header(B);
+  return H && H->e_machine != ELF::EM_CUDA;
 }
 
 HostEmbedInfo readHostEmbedding(StringRef B, const CubinWarnFn &Warn) {
   HostEmbedInfo Info;
-  if (B.size() < 64)
+  // The section table's problems are reported once, by readElfSections; the view answers quietly.
+  std::optional<ElfView> View = ElfView::open(B, ElfView::TablePolicy::Readable, [](uint64_t, const Twine &) {});
+  if (!View)
     return Info;
-  Info.Type = support::endian::read16le(B.data() + 0x10);
-  Info.Machine = support::endian::read16le(B.data() + 0x12);
+  Info.Type = View->header().e_type;
+  Info.Machine = View->header().e_machine;
   std::vector<CubinSection> Sections = readElfSections(B, Warn);
+  auto contents = [&](const CubinSection &S) { return View->contents(S.Index); };
 
   // Symbols of an object, to name the wrapper's data-pointer relocation target.
   std::vector<std::pair<std::string, uint16_t>> Symbols; // name, shndx
   for (const CubinSection &S : Sections) {
-    if (S.Type != 2 /*SHT_SYMTAB*/ || S.Link >= Sections.size())
+    if (S.Type != ELF::SHT_SYMTAB || S.Link >= Sections.size())
       continue;
-    StringRef Data = contents(B, S), Strings = contents(B, Sections[S.Link]);
-    for (size_t P = 0; P + 24 <= Data.size(); P += 24) {
-      uint32_t NameOff = rd32(Data, P);
-      StringRef Name = NameOff < Strings.size() ? Strings.substr(NameOff).take_until([](char C) { return !C; })
-                                                : StringRef();
-      uint16_t Shndx = support::endian::read16le(Data.data() + P + 6);
-      if (Name.empty() && (uint8_t(Data[P + 4]) & 0xf) == ELF::STT_SECTION && Shndx < Sections.size())
+    StringRef Strings = contents(Sections[S.Link]);
+    ElfTable<ElfSymbol> Table = View->table<ElfSymbol>(View->section(S.Index), "symbol table", Warn);
+    for (size_t I = 0; I < Table.size(); ++I) {
+      const ElfSymbol &E = Table[I];
+      StringRef Name = ElfView::stringAt(Strings, E.st_name);
+      uint16_t Shndx = E.st_shndx;
+      if (Name.empty() && E.getType() == ELF::STT_SECTION && Shndx < Sections.size())
         Name = Sections[Shndx].Name;
       Symbols.emplace_back(Name.str(), Shndx);
-      if (Shndx != ELF::SHN_UNDEF && (uint8_t(Data[P + 4]) >> 4) == ELF::STB_GLOBAL && Name.starts_with("__cudaRegisterLinkedBinary_"))
+      if (Shndx != ELF::SHN_UNDEF && E.getBinding() == ELF::STB_GLOBAL && Name.starts_with("__cudaRegisterLinkedBinary_"))
         Info.LinkedBinaryFunctions.push_back(Name.str());
     }
   }
 
   for (const CubinSection &S : Sections) {
-    StringRef Data = contents(B, S);
+    StringRef Data = contents(S);
     if (S.Name == ".nv_fatbin" || S.Name == "__nv_relfatbin") {
-      if (S.Type == 8 || Data.size() != S.Size) {
+      if (!View->hasContents(View->section(S.Index))) {
         Warn(S.Offset, formatv("section {0} has no readable contents", S.Name));
         continue;
       }
@@ -85,6 +84,12 @@ HostEmbedInfo readHostEmbedding(StringRef B, const CubinWarnFn &Warn) {
     } else if (S.Name == ".nvFatBinSegment") {
       if (Data.size() % 24)
         Warn(S.Offset, formatv(".nvFatBinSegment size {0} is not a multiple of 24", Data.size()));
+      // Object: relocations of this section name the wrappers' data.
+      std::vector<ElfTable<ElfRela>> SegmentRelocs;
+      for (const CubinSection &R : Sections)
+        if (R.Type == ELF::SHT_RELA && R.Info == S.Index)
+          SegmentRelocs.push_back(
+              View->table<ElfRela>(View->section(R.Index), ("relocation section " + R.Name).c_str(), Warn));
       for (size_t P = 0; P + 24 <= Data.size(); P += 24) {
         FatbinWrapper W;
         W.FileOffset = S.Offset + P;
@@ -95,15 +100,12 @@ HostEmbedInfo readHostEmbedding(StringRef B, const CubinWarnFn &Warn) {
         if (W.Magic != FatbinWrapperMagic)
           Warn(W.FileOffset, formatv("fatbinary wrapper magic 0x{0:x-8}, expected 0x466243b1", W.Magic));
         // Object: the relocation at P+8 names the data.
-        for (const CubinSection &R : Sections) {
-          if (R.Type != 4 /*SHT_RELA*/ || R.Info != S.Index)
-            continue;
-          StringRef Rel = contents(B, R);
-          for (size_t Q = 0; Q + 24 <= Rel.size(); Q += 24) {
-            if (rd64(Rel, Q) != P + 8)
+        for (const ElfTable<ElfRela> &Relocs : SegmentRelocs) {
+          for (size_t Q = 0; Q < Relocs.size(); ++Q) {
+            if (Relocs[Q].r_offset != P + 8)
               continue;
-            uint32_t Sym = uint32_t(rd64(Rel, Q + 8) >> 32);
-            uint64_t Addend = rd64(Rel, Q + 16);
+            uint32_t Sym = Relocs[Q].getSymbol(false);
+            uint64_t Addend = uint64_t(int64_t(Relocs[Q].r_addend));
             bool Negative = int64_t(Addend) < 0;
             // The magnitude in unsigned arithmetic: negating INT64_MIN as int64_t is undefined (found by fuzzing).
             if (Sym < Symbols.size())
