@@ -60,4 +60,23 @@ inline size_t identEnd(const char *P, size_t I, size_t N) {
   return I;
 }
 
+// How the lexer cuts a directive and an identifier, for the byte scanners that must read exactly what
+// it would read (the parameter and debug-data fast paths): one rule, here.
+
+/// The end of the directive token (`.b32`, `.debug_info`) at I, or I if none starts there.
+inline size_t directiveTokenEnd(const char *P, size_t I, size_t N) {
+  if (I + 1 >= N || P[I] != '.' || !isIdentChar(P[I + 1]) || isDigit(P[I + 1]))
+    return I;
+  return identEnd(P, I + 1, N);
+}
+
+/// The end of the identifier token (`foo`, `%r1`, `$L__BB0_1`) at I, or I if none starts there (a lone
+/// `%` or `$` is punctuation).
+inline size_t identifierTokenEnd(const char *P, size_t I, size_t N) {
+  if (I >= N || !isIdentStart(P[I]))
+    return I;
+  size_t E = identEnd(P, I + 1, N);
+  return E == I + 1 && (P[I] == '%' || P[I] == '$') ? I : E;
+}
+
 } // namespace ptxlink

@@ -119,19 +119,8 @@ private:
     if (W != 4 && W != 8)
       return false;
     size_t Begin = I;
-    char C = B[I];
-    if (C == '.') {
-      if (I + 1 >= N || !isIdentChar(B[I + 1]) || isDigit(B[I + 1]))
-        return false;
-      I = identEnd(B, I + 1, N);
-    } else if (isIdentStart(C)) {
-      I = identEnd(B, I + 1, N);
-      if (I == Begin + 1 && (C == '%' || C == '$'))
-        return false; // a lone '%' or '$' is punctuation
-    } else {
-      return false;
-    }
-    if (I >= N)
+    I = B[I] == '.' ? directiveTokenEnd(B, I, N) : identifierTokenEnd(B, I, N);
+    if (I == Begin || I >= N)
       return false;
     PtxDwarfFixup Fx;
     Fx.Offset = Used;

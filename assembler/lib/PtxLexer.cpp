@@ -1,9 +1,14 @@
 // Tokenizer for module-level PTX: identifiers, directives, numbers, strings and punctuation, skipping
-// whitespace and both comment styles, tracking line numbers incrementally (CRLF counts as one line end).
+// whitespace and both comment styles, tracking line numbers incrementally (CRLF counts as one line end);
+// and the entry points of the parser's fast paths (PtxLexer.h), which cut tokens by the same rules.
 #include "PtxLexer.h"
 #include "ByteScan.h"
 
 #include <cstdint>
+#include <cstring>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 using namespace llvm;
 
@@ -89,8 +94,8 @@ Token Lexer::lex() {
     } else {
       T.Kind = TokKind::Identifier;
     }
-  } else if (C == '.' && J < N && (isIdentChar(B[J]) && !isDigit(B[J]))) {
-    J = identEnd(B, J, N);
+  } else if (size_t DirEnd = directiveTokenEnd(B, I, N); DirEnd != I) {
+    J = DirEnd;
     T.Kind = TokKind::Directive;
   } else if (isDigit(C) || (C == '.' && J < N && isDigit(B[J]))) {
     // Numbers: hex/binary/float-bit-pattern prefixes, decimal with optional fraction and exponent.
@@ -202,6 +207,188 @@ bool Lexer::extendDottedName(Token &Tok) {
     Pos.Offset = J;
   }
   return Extended;
+}
+
+Token Lexer::tokenOnLine(TokKind Kind, size_t Begin, size_t End) const {
+  Token T;
+  T.Kind = Kind;
+  T.Text = Text.slice(Begin, End);
+  T.Offset = Begin;
+  T.Loc = SourceLoc{Pos.Line, static_cast<uint32_t>(Begin - Pos.LineStart + 1)};
+  return T;
+}
+
+bool Lexer::lexTypedName(function_ref<bool(StringRef)> IsType, Token &Type, Token &Name) {
+  // Parameter lists are most of a module's text outside function bodies, and nearly every parameter is
+  // `.param .u64 name` on one line: read here from the bytes rather than as tokens each with a dispatch
+  // and a whitespace skip. Both tokens are on the current line, so the line count does not change.
+  const char *B = Text.data();
+  size_t N = Text.size();
+  size_t I = Pos.Offset;
+  auto SkipBlanks = [&] {
+    while (I < N && (B[I] == ' ' || B[I] == '\t'))
+      ++I;
+  };
+  SkipBlanks();
+  size_t TypeBegin = I;
+  I = directiveTokenEnd(B, I, N);
+  if (I == TypeBegin || !IsType(Text.slice(TypeBegin, I)))
+    return false;
+  size_t TypeEnd = I;
+  SkipBlanks();
+  size_t NameBegin = I;
+  I = identifierTokenEnd(B, I, N);
+  // A dotted name (`T.RawPtr..0`) is left to the general path, which warns about it.
+  if (I == NameBegin || (I < N && B[I] == '.'))
+    return false;
+  Type = tokenOnLine(TokKind::Directive, TypeBegin, TypeEnd);
+  Name = tokenOnLine(TokKind::Identifier, NameBegin, I);
+  Pos.Offset = I;
+  HasPeeked = false;
+  return true;
+}
+
+/// True if any byte of the 8-byte word W equals C (the classic SWAR zero-byte test; exact as a yes/no).
+static inline uint64_t hasByte(uint64_t W, uint8_t C) {
+  constexpr uint64_t Ones = 0x0101010101010101ULL, Highs = 0x8080808080808080ULL;
+  uint64_t X = W ^ (Ones * C);
+  return (X - Ones) & ~X & Highs;
+}
+
+/// Lines and the last line start within [From, To), counted in one vectorizable pass.
+static void advanceLines(const char *B, size_t From, size_t To, uint32_t &Line, size_t &LineStart) {
+  Line += static_cast<uint32_t>(countNewlines(B + From, To - From));
+  const void *Last = memrchr(B + From, '\n', To - From);
+  if (Last)
+    LineStart = static_cast<const char *>(Last) - B + 1;
+}
+
+Token Lexer::skipFunctionBody(const Token &LBrace) {
+  // Find the matching '}' without tokenizing: only braces, strings and comments matter. This runs over
+  // every body byte, so it looks at 16 (or 8) bytes at a time and counts lines afterwards in a separate
+  // pass.
+  HasPeeked = false;
+  const char *B = Text.data();
+  size_t N = Text.size();
+  const LexPos Open = LBrace.start();
+  size_t I = LBrace.Offset + 1;
+  unsigned Depth = 1;
+  auto Fail = [&](size_t At, const char *Message) {
+    Pos = Open;
+    advanceLines(B, Open.Offset, At, Pos.Line, Pos.LineStart);
+    Token T = tokenOnLine(TokKind::Error, At, At);
+    ErrorMsg = Message;
+    // Nothing after an unclosed body can be parsed: the lexer ends there, with every line counted.
+    Pos = Open;
+    advanceLines(B, Open.Offset, N, Pos.Line, Pos.LineStart);
+    Pos.Offset = N;
+    return T;
+  };
+  while (true) {
+#if defined(__SSE2__)
+    {
+      const __m128i LB = _mm_set1_epi8('{'), RB = _mm_set1_epi8('}'), Q = _mm_set1_epi8('"'),
+                    SL = _mm_set1_epi8('/');
+      while (I + 16 <= N) {
+        __m128i V = _mm_loadu_si128(reinterpret_cast<const __m128i *>(B + I));
+        __m128i M = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(V, LB), _mm_cmpeq_epi8(V, RB)),
+                                 _mm_or_si128(_mm_cmpeq_epi8(V, Q), _mm_cmpeq_epi8(V, SL)));
+        unsigned Mask = static_cast<unsigned>(_mm_movemask_epi8(M));
+        if (Mask) {
+          I += static_cast<size_t>(__builtin_ctz(Mask));
+          break;
+        }
+        I += 16;
+      }
+    }
+#endif
+    while (I + 8 <= N) {
+      uint64_t W;
+      memcpy(&W, B + I, 8);
+      if (hasByte(W, '{') | hasByte(W, '}') | hasByte(W, '"') | hasByte(W, '/'))
+        break;
+      I += 8;
+    }
+    while (I < N && B[I] != '{' && B[I] != '}' && B[I] != '"' && B[I] != '/')
+      ++I;
+    if (I >= N)
+      return Fail(LBrace.Offset, "unterminated function body: expected '}'");
+    char C = B[I];
+    if (C == '{') {
+      ++Depth;
+      ++I;
+    } else if (C == '}') {
+      ++I;
+      if (--Depth == 0)
+        break;
+    } else if (C == '"') {
+      ++I;
+      while (I < N && B[I] != '"' && B[I] != '\n') {
+        if (B[I] == '\\' && I + 1 < N && B[I + 1] != '\n')
+          ++I;
+        ++I;
+      }
+      if (I < N && B[I] == '"')
+        ++I; // an unterminated string is reported by the body scanner
+    } else if (I + 1 < N && B[I + 1] == '/') {
+      const void *NL = memchr(B + I, '\n', N - I);
+      I = NL ? static_cast<const char *>(NL) - B : N;
+    } else if (I + 1 < N && B[I + 1] == '*') {
+      size_t J = I + 2;
+      while (J + 1 < N && !(B[J] == '*' && B[J + 1] == '/'))
+        ++J;
+      if (J + 1 >= N)
+        return Fail(I, "unterminated /* comment");
+      I = J + 2;
+    } else {
+      ++I;
+    }
+  }
+  Pos = Open;
+  advanceLines(B, Open.Offset, I, Pos.Line, Pos.LineStart);
+  Pos.Offset = I;
+  return tokenOnLine(TokKind::Punct, I - 1, I);
+}
+
+Token Lexer::continueAt(LexPos At) {
+  Pos = At;
+  HasPeeked = false;
+  return lex();
+}
+
+bool Lexer::consume(StringRef Literal) {
+  if (!Text.substr(Pos.Offset).starts_with(Literal))
+    return false;
+  Pos.Offset += Literal.size();
+  HasPeeked = false;
+  return true;
+}
+
+Lexer Lexer::splitLine() {
+  HasPeeked = false;
+  size_t E = Text.find('\n', Pos.Offset);
+  if (E == StringRef::npos)
+    E = Text.size();
+  Lexer Line(Text.take_front(E), Pos);
+  Pos.Offset = E;
+  return Line;
+}
+
+Token Lexer::lexDotWord() {
+  HasPeeked = false;
+  const char *B = Text.data();
+  size_t N = Text.size();
+  size_t I = Pos.Offset;
+  while (I < N && (B[I] == ' ' || B[I] == '\t'))
+    ++I;
+  size_t Begin = I;
+  if (I < N && B[I] == '.') {
+    ++I;
+    while (I < N && isIdentChar(B[I]))
+      ++I;
+  }
+  Pos.Offset = I;
+  return tokenOnLine(TokKind::Directive, Begin, I);
 }
 
 StringRef Lexer::restOfLine() {

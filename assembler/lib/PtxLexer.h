@@ -5,10 +5,16 @@
 // instruction bodies, which are scanned separately by a much cheaper loop (see BodyScanner). So this lexer
 // is small and allocation-free: a token is a kind plus a StringRef into the source and its line/column,
 // and the lexer keeps the line count incrementally so no position is ever recomputed from the start.
+//
+// Besides next()/peek(), the lexer has entry points for the parser's fast paths (a function body skipped
+// by brace matching, the common `.param .u64 name`, a run of debug-data lines read from the bytes, a
+// legacy `@@DWARF` line): each cuts its tokens and moves the position itself, so tokens are made and
+// lines counted in one place, and the parser never builds a token or sets the lexer's position by hand.
 #pragma once
 
 #include "ptxlink/Diagnostics.h"
 
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/StringRef.h"
 
 #include <cstddef>
@@ -27,6 +33,13 @@ enum class TokKind : uint8_t {
   Error,      // a character or construct the lexer cannot tokenize (unterminated string/comment, NUL)
 };
 
+/// Position of the lexer (also used to hand a position from the body scanner to a sub-parser).
+struct LexPos {
+  size_t Offset = 0;
+  uint32_t Line = 1;
+  size_t LineStart = 0;
+};
+
 struct Token {
   TokKind Kind = TokKind::Eof;
   llvm::StringRef Text;
@@ -37,13 +50,8 @@ struct Token {
   bool isPunct(char C) const { return Kind == TokKind::Punct && Text[0] == C; }
   bool isDirective(llvm::StringRef D) const { return Kind == TokKind::Directive && Text == D; }
   size_t end() const { return Offset + Text.size(); }
-};
-
-/// Position of the lexer (also used to hand a position from the body scanner to a sub-parser).
-struct LexPos {
-  size_t Offset = 0;
-  uint32_t Line = 1;
-  size_t LineStart = 0;
+  /// The lexer position at the token's first byte.
+  LexPos start() const { return LexPos{Offset, Loc.Line, Offset - (Loc.Column - 1)}; }
 };
 
 /// Character classes shared by the lexer and the body scanner.
@@ -72,11 +80,38 @@ public:
   /// Skips to the end of the current line (for legacy `@@DWARF` lines); returns the skipped text.
   llvm::StringRef restOfLine();
 
+  // Entry points for the parser's fast paths. Each starts where the last token returned by next()
+  // ended (a pending peek() is dropped) and leaves the lexer after what it returns.
+
+  /// The common parameter declaration `.param .u64 name`, after its state space: a directive for which
+  /// IsType holds and an identifier, on this line with only blanks before each. Returns false with
+  /// nothing consumed for anything else (a comment or line break in between, `.align`, a vector, a
+  /// dotted name), which the caller's general path reads token by token.
+  bool lexTypedName(llvm::function_ref<bool(llvm::StringRef)> IsType, Token &Type, Token &Name);
+
+  /// After the `{` that opens a function body (the last token read): finds the matching `}` without
+  /// tokenizing (only braces, strings and comments matter), counts the lines crossed, and returns the
+  /// `}`. On an unclosed body or comment, returns an Error token there (errorMessage() says which) and
+  /// moves to the end of the text.
+  Token skipFunctionBody(const Token &LBrace);
+
+  /// Continues at At, the first byte of a token that a byte scanner of the caller read up to (the last
+  /// item of a run of plain debug-data lines, see DwarfDataLines.h), and returns that token as next()
+  /// would; the scanner gives its line and line start, so no line is counted twice.
+  Token continueAt(LexPos At);
+
+  /// If the text at the position is Literal (no blanks skipped; Literal holds no line break), moves past
+  /// it and returns true.
+  bool consume(llvm::StringRef Literal);
+  /// A new lexer over the rest of the current line (for a one-line statement such as `@@DWARF ...`);
+  /// this one continues at the line's end.
+  Lexer splitLine();
+  /// Blanks, then `.` and the identifier characters after it as a Directive token, digits first
+  /// included: the directives of `@@DWARF` lines (`.4byte`), which next() would read as a number. The
+  /// token is just `.`, or empty, if no name (or no `.`) follows.
+  Token lexDotWord();
+
   LexPos position() const { return Pos; }
-  void reset(LexPos P) {
-    Pos = P;
-    HasPeeked = false;
-  }
   llvm::StringRef text() const { return Text; }
 
   /// Message for the last Error token.
@@ -85,6 +120,8 @@ public:
 private:
   Token lex();
   void skipSpaceAndComments();
+  /// A token of Kind over [Begin, End) on the current line.
+  Token tokenOnLine(TokKind Kind, size_t Begin, size_t End) const;
 
   llvm::StringRef Text;
   LexPos Pos;

@@ -14,9 +14,6 @@
 
 #include <algorithm>
 #include <cstring>
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
 
 using namespace llvm;
 
@@ -101,7 +98,8 @@ namespace {
 
 class Parser {
 public:
-  Parser(StringRef Text, SourceDiags &D, PtxModule &M) : Main(Text), L(&Main), D(D), M(M) {}
+  Parser(StringRef Text, SourceDiags &D, PtxModule &M, LexPos Start = {})
+      : Main(Text, Start), L(&Main), D(D), M(M) {}
 
   void parseModule();
   bool parseCallPrototype(PtxCallPrototype &P);
@@ -226,7 +224,6 @@ private:
   void expandParameterized(const PtxDeclarator &Decl, uint32_t Count, std::vector<PtxDeclarator> &Out);
   bool parseDwarfList(PtxDebugSection &S, unsigned Width);
   bool fastDwarfList(PtxDebugSection &S, unsigned Width);
-  bool skipBody(PtxFunction &F);
   void finishDebugSection(PtxDebugSection &S);
   void noteItem() {
     if (!M.HasVersion && !SawItemBeforeVersion) {
@@ -570,10 +567,10 @@ bool Parser::parseDims(SmallVectorImpl<uint64_t> &Dims, bool &Unsized) {
 }
 
 /// The common parameter, `.param .u64 name` (state space, type and name on one line with only blanks
-/// between them), read from the bytes instead of as three tokens: parameter lists are most of a module's
-/// text outside function bodies. Anything else (.align, .ptr, vectors, a dotted name, a comment or line
-/// break inside) returns false with nothing consumed, for the general loop in parseParam. On success the
-/// current token is the one after the name, as after parseName.
+/// between them), taken by the lexer's lexTypedName instead of token by token: parameter lists are most
+/// of a module's text outside function bodies. Anything else (.align, .ptr, vectors, a dotted name, a
+/// comment or line break inside) returns false with nothing consumed, for the general loop in
+/// parseParam. On success the current token is the one after the name, as after parseName.
 bool Parser::fastParam(ParamInfo &P) {
   if (!Tok.is(TokKind::Directive))
     return false;
@@ -584,41 +581,12 @@ bool Parser::fastParam(ParamInfo &P) {
     Space = StateSpace::Reg;
   else
     return false;
-  StringRef Text = L->text();
-  const char *B = Text.data();
-  size_t N = Text.size();
-  size_t I = Tok.end();
-  auto SkipBlanks = [&] {
-    while (I < N && (B[I] == ' ' || B[I] == '\t'))
-      ++I;
-  };
-  SkipBlanks();
-  // The type, spelled as the lexer would cut a directive token.
-  if (I + 1 >= N || B[I] != '.' || !isIdentChar(B[I + 1]) || isDigit(B[I + 1]))
-    return false;
-  size_t TypeBegin = I;
-  I = identEnd(B, I + 1, N);
-  StringRef Type = Text.slice(TypeBegin, I);
-  if (!isTypeName(Type))
-    return false;
-  SkipBlanks();
-  // The name, spelled as the lexer would cut an identifier token; a dotted name is left to parseName.
-  if (I >= N || !isIdentStart(B[I]))
-    return false;
-  size_t NameBegin = I;
-  I = identEnd(B, I + 1, N);
-  if ((I == NameBegin + 1 && (B[NameBegin] == '%' || B[NameBegin] == '$')) || (I < N && B[I] == '.'))
+  Token Type, Name;
+  if (!L->lexTypedName(isTypeName, Type, Name))
     return false;
   P.Space = Space;
-  P.Type = Type;
-  P.Name = Text.slice(NameBegin, I);
-  size_t LineStart = Tok.Offset - (Tok.Loc.Column - 1);
-  Token Name;
-  Name.Kind = TokKind::Identifier;
-  Name.Text = P.Name;
-  Name.Offset = NameBegin;
-  Name.Loc = SourceLoc{Tok.Loc.Line, static_cast<uint32_t>(NameBegin - LineStart + 1)};
-  L->reset(LexPos{I, Tok.Loc.Line, LineStart});
+  P.Type = Type.Text;
+  P.Name = Name.Text;
   Tok = Name;
   advance();
   return true;
@@ -730,109 +698,6 @@ bool Parser::parseTriple(std::optional<std::array<uint32_t, 3>> &Out, StringRef 
   return true;
 }
 
-/// True if any byte of the 8-byte word W equals C (the classic SWAR zero-byte test; exact as a yes/no).
-static inline uint64_t hasByte(uint64_t W, uint8_t C) {
-  constexpr uint64_t Ones = 0x0101010101010101ULL, Highs = 0x8080808080808080ULL;
-  uint64_t X = W ^ (Ones * C);
-  return (X - Ones) & ~X & Highs;
-}
-
-/// Lines and the last line start within [From, To), counted in one vectorizable pass.
-static void advanceLines(const char *B, size_t From, size_t To, uint32_t &Line, size_t &LineStart) {
-  Line += static_cast<uint32_t>(countNewlines(B + From, To - From));
-  const void *Last = memrchr(B + From, '\n', To - From);
-  if (Last)
-    LineStart = static_cast<const char *>(Last) - B + 1;
-}
-
-bool Parser::skipBody(PtxFunction &F) {
-  // Find the matching '}' without tokenizing: only braces, strings and comments matter. This runs over
-  // every body byte, so it looks at 8 bytes at a time and counts lines afterwards in a separate pass.
-  StringRef Text = Main.text();
-  const char *B = Text.data();
-  size_t N = Text.size();
-  LexPos Pos = F.BodyPos;
-  size_t I = F.BodyBegin + 1;
-  unsigned Depth = 1;
-  auto Fail = [&](size_t At, const Twine &Msg) {
-    uint32_t Line = Pos.Line;
-    size_t LineStart = Pos.LineStart;
-    advanceLines(B, F.BodyBegin, At, Line, LineStart);
-    D.error(At, SourceLoc{Line, uint32_t(At - LineStart + 1)}, Msg);
-    Line = Pos.Line;
-    LineStart = Pos.LineStart;
-    advanceLines(B, F.BodyBegin, N, Line, LineStart);
-    Main.reset(LexPos{N, Line, LineStart});
-    return false;
-  };
-  while (true) {
-#if defined(__SSE2__)
-    {
-      const __m128i LB = _mm_set1_epi8('{'), RB = _mm_set1_epi8('}'), Q = _mm_set1_epi8('"'),
-                    SL = _mm_set1_epi8('/');
-      while (I + 16 <= N) {
-        __m128i V = _mm_loadu_si128(reinterpret_cast<const __m128i *>(B + I));
-        __m128i M = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(V, LB), _mm_cmpeq_epi8(V, RB)),
-                                 _mm_or_si128(_mm_cmpeq_epi8(V, Q), _mm_cmpeq_epi8(V, SL)));
-        unsigned Mask = static_cast<unsigned>(_mm_movemask_epi8(M));
-        if (Mask) {
-          I += static_cast<size_t>(__builtin_ctz(Mask));
-          break;
-        }
-        I += 16;
-      }
-    }
-#endif
-    while (I + 8 <= N) {
-      uint64_t W;
-      memcpy(&W, B + I, 8);
-      if (hasByte(W, '{') | hasByte(W, '}') | hasByte(W, '"') | hasByte(W, '/'))
-        break;
-      I += 8;
-    }
-    while (I < N && B[I] != '{' && B[I] != '}' && B[I] != '"' && B[I] != '/')
-      ++I;
-    if (I >= N)
-      return Fail(F.BodyBegin, "unterminated function body: expected '}'");
-    char C = B[I];
-    if (C == '{') {
-      ++Depth;
-      ++I;
-    } else if (C == '}') {
-      ++I;
-      if (--Depth == 0)
-        break;
-    } else if (C == '"') {
-      ++I;
-      while (I < N && B[I] != '"' && B[I] != '\n') {
-        if (B[I] == '\\' && I + 1 < N && B[I + 1] != '\n')
-          ++I;
-        ++I;
-      }
-      if (I < N && B[I] == '"')
-        ++I; // an unterminated string is reported by the body scanner
-    } else if (I + 1 < N && B[I + 1] == '/') {
-      const void *NL = memchr(B + I, '\n', N - I);
-      I = NL ? static_cast<const char *>(NL) - B : N;
-    } else if (I + 1 < N && B[I + 1] == '*') {
-      size_t J = I + 2;
-      while (J + 1 < N && !(B[J] == '*' && B[J + 1] == '/'))
-        ++J;
-      if (J + 1 >= N)
-        return Fail(I, "unterminated /* comment");
-      I = J + 2;
-    } else {
-      ++I;
-    }
-  }
-  F.End = I;
-  uint32_t Line = Pos.Line;
-  size_t LineStart = Pos.LineStart;
-  advanceLines(B, F.BodyBegin, I, Line, LineStart);
-  Main.reset(LexPos{I, Line, LineStart});
-  return true;
-}
-
 bool Parser::parseFunction(Linkage Link) {
   noteItem();
   PtxFunction F;
@@ -937,8 +802,14 @@ bool Parser::parseFunction(Linkage Link) {
   if (Tok.isPunct('{')) {
     F.HasBody = true;
     F.BodyBegin = Tok.Offset;
-    F.BodyPos = LexPos{Tok.Offset, Tok.Loc.Line, Tok.Offset - (Tok.Loc.Column - 1)};
-    bool Closed = skipBody(F);
+    F.BodyPos = Tok.start();
+    // Bodies are scanned by the lowering (BodyScanner) once the module is known; here only their end.
+    Token Close = Main.skipFunctionBody(Tok);
+    bool Closed = !Close.is(TokKind::Error);
+    if (Closed)
+      F.End = Close.end();
+    else
+      D.error(Close.Offset, Close.Loc, Main.errorMessage());
     advance(); // past the '}', or to the end of file if the body is unterminated
     if (!Closed)
       return true; // reported
@@ -1198,20 +1069,12 @@ static void putLE(std::vector<uint8_t> &Bytes, uint64_t Offset, uint64_t V, unsi
 /// Returns false with nothing consumed if that list is not plain, for parseDwarfList to read and report.
 /// On success the current token is the one after the run, as after parseDwarfList.
 bool Parser::fastDwarfList(PtxDebugSection &S, unsigned Width) {
-  size_t LineStart = Tok.Offset - (Tok.Loc.Column - 1);
-  std::optional<DwarfLinesEnd> End = readPlainDwarfLines(L->text(), Tok.end(), Width, Tok.Loc.Line, LineStart, S);
+  std::optional<DwarfLinesEnd> End =
+      readPlainDwarfLines(L->text(), Tok.end(), Width, Tok.Loc.Line, Tok.start().LineStart, S);
   if (!End)
     return false;
-  // Continue after the run's last token as if the lexer had just read it (PrevEnd and PrevLine included).
-  StringRef Text = L->text();
-  Token Last;
-  char First = Text[End->LastTokenBegin];
-  Last.Kind = isDigit(First) ? TokKind::Integer : First == '.' ? TokKind::Directive : TokKind::Identifier;
-  Last.Text = Text.slice(End->LastTokenBegin, End->LastTokenEnd);
-  Last.Offset = End->LastTokenBegin;
-  Last.Loc = SourceLoc{End->Line, static_cast<uint32_t>(End->LastTokenBegin - End->LineStart + 1)};
-  L->reset(LexPos{End->LastTokenEnd, End->Line, End->LineStart});
-  Tok = Last;
+  // Continue with the run's last token as the one just read (PrevEnd and PrevLine included).
+  Tok = L->continueAt(LexPos{End->LastTokenBegin, End->Line, End->LineStart});
   advance();
   return true;
 }
@@ -1379,48 +1242,30 @@ bool Parser::parseSection() {
 bool Parser::parseLegacyDwarf() {
   // `@@DWARF .section name, "", @progbits` opens a section; `@@DWARF .byte/.4byte/.quad list` appends.
   noteItem();
-  Token At = Tok;
-  StringRef Rest = Main.text().substr(At.Offset);
-  if (!Rest.starts_with("@@DWARF")) {
+  SourceLoc At = Tok.Loc;
+  // Tok is the first '@'.
+  if (!Main.consume("@DWARF")) {
     errorHere("expected a directive at module scope, found '@'");
     L->restOfLine();
     advance();
     return true;
   }
-  size_t LineEnd = Main.text().find('\n', At.Offset);
-  if (LineEnd == StringRef::npos)
-    LineEnd = Main.text().size();
-  // Tokenize just this line with a lexer over the same text, cut at the line end (offsets stay valid).
-  // The directive is read by hand: `.4byte` is not a lexer directive (it would lex as a number).
-  StringRef Line = Main.text().slice(At.Offset + 7, LineEnd);
-  size_t Skip = Line.size() - Line.ltrim(" \t").size();
-  size_t DirBegin = At.Offset + 7 + Skip;
-  size_t DirEnd = DirBegin;
-  if (DirEnd < LineEnd && Main.text()[DirEnd] == '.') {
-    ++DirEnd;
-    while (DirEnd < LineEnd && isIdentChar(Main.text()[DirEnd]))
-      ++DirEnd;
-  }
-  LexPos P{DirEnd, At.Loc.Line, At.Offset - (At.Loc.Column - 1)};
-  Lexer LineLex(Main.text().take_front(LineEnd), P);
+  // The line is one statement: it gets a lexer of its own, cut at the line end (offsets stay valid), and
+  // the module's lexer goes on at the next line. Its directive is not a lexer directive (`.4byte` would
+  // lex as a number).
+  Lexer LineLex = Main.splitLine();
   Lexer *Saved = L;
   L = &LineLex;
-  Token DirTok;
-  DirTok.Kind = TokKind::Directive;
-  DirTok.Text = Main.text().slice(DirBegin, DirEnd);
-  DirTok.Offset = DirBegin;
-  DirTok.Loc = SourceLoc{At.Loc.Line, static_cast<uint32_t>(DirBegin - P.LineStart + 1)};
-  Tok = DirTok;
+  Tok = LineLex.lexDotWord();
   bool Ok = true;
   auto Finish = [&] {
     // The whole line is consumed whether or not it was valid: errors are reported, no recovery needed.
     L = Saved;
-    Main.reset(LexPos{LineEnd, At.Loc.Line, P.LineStart});
     advance();
     (void)Ok;
     return true;
   };
-  if (DirTok.Text.size() < 2) {
+  if (Tok.Text.size() < 2) {
     Ok = errorHere("expected a directive after @@DWARF");
     return Finish();
   }
@@ -1435,7 +1280,7 @@ bool Parser::parseLegacyDwarf() {
       finishDebugSection(M.DebugSections[LegacySection]);
     PtxDebugSection S;
     S.Name = Tok.Text;
-    S.Loc = At.Loc;
+    S.Loc = At;
     LegacySection = M.DebugSections.size();
     LegacyOpen = true;
     M.Items.push_back({PtxItem::Debug, static_cast<uint32_t>(M.DebugSections.size())});
@@ -1508,8 +1353,7 @@ bool parsePtxModule(StringRef Text, StringRef FileName, SourceDiags &Diags, PtxM
 
 bool parseCallPrototypeAt(StringRef Text, LexPos Start, SourceDiags &Diags, PtxCallPrototype &Out, LexPos &End) {
   PtxModule Dummy;
-  Parser P(Text, Diags, Dummy);
-  P.Main.reset(Start);
+  Parser P(Text, Diags, Dummy, Start);
   P.Tok = P.Main.next();
   if (!P.Tok.isDirective(".callprototype"))
     return false;

@@ -1,5 +1,7 @@
 // Unit tests of the module-level PTX tokenizer: token kinds, positions across CRLF and comments, number
-// and string forms, error tokens, and the dotted-name extension used for 2014-era rustc names.
+// and string forms, error tokens, the dotted-name extension used for 2014-era rustc names, and the entry
+// points of the parser's fast paths (typed names, function bodies, continuing after a byte scanner,
+// one-line statements).
 #include "PtxLexer.h"
 
 #include <gtest/gtest.h>
@@ -132,6 +134,119 @@ TEST(LexerTest, PeekDoesNotConsume) {
   EXPECT_TRUE(L.peek().isPunct(':'));
   EXPECT_TRUE(L.next().isPunct(':'));
   EXPECT_EQ(L.next().Text, "b");
+}
+
+bool isU64(llvm::StringRef T) { return T == ".u64" || T == ".b32"; }
+
+TEST(LexerTest, TypedNameOnOneLine) {
+  Lexer L(".param  .u64\tp_0, .param .b32 x\n");
+  ASSERT_TRUE(L.next().isDirective(".param"));
+  Token Type, Name;
+  ASSERT_TRUE(L.lexTypedName(isU64, Type, Name));
+  EXPECT_TRUE(Type.isDirective(".u64"));
+  EXPECT_EQ(Type.Offset, 8u);
+  EXPECT_EQ(Type.Loc.Column, 9u);
+  EXPECT_EQ(Name.Kind, TokKind::Identifier);
+  EXPECT_EQ(Name.Text, "p_0");
+  EXPECT_EQ(Name.Loc.Line, 1u);
+  EXPECT_EQ(Name.Loc.Column, 14u);
+  // The lexer goes on after the name.
+  EXPECT_TRUE(L.next().isPunct(','));
+}
+
+TEST(LexerTest, TypedNameTakesNothingOtherwise) {
+  // Each of these is left to the general path, with the position where it was.
+  for (llvm::StringRef Text : {".param .align 8 .u64 p", ".param .u64\np", ".param .u64 /*c*/ p", ".param .f32 p",
+                               ".param .u64 a.b", ".param .u64 %", ".param .u64 [", ".param"}) {
+    Lexer L(Text);
+    L.next();
+    Token Type, Name;
+    EXPECT_FALSE(L.lexTypedName(isU64, Type, Name)) << Text.str();
+    Token After = L.next();
+    EXPECT_EQ(After.Offset, Text.size() > 6 ? 7u : 6u) << Text.str();
+  }
+}
+
+TEST(LexerTest, FunctionBodySkippedWithLines) {
+  llvm::StringRef Text = ".func f()\n{\n  { \"}\" // }\n  /* {\n */ }\n}\n.func g";
+  Lexer L(Text);
+  Token LBrace;
+  do
+    LBrace = L.next();
+  while (!LBrace.isPunct('{'));
+  Token Close = L.skipFunctionBody(LBrace);
+  ASSERT_TRUE(Close.isPunct('}'));
+  EXPECT_EQ(Close.Offset, Text.rfind('}'));
+  EXPECT_EQ(Close.Loc.Line, 6u);
+  EXPECT_EQ(Close.Loc.Column, 1u);
+  Token Next = L.next();
+  EXPECT_TRUE(Next.isDirective(".func"));
+  EXPECT_EQ(Next.Loc.Line, 7u);
+}
+
+TEST(LexerTest, FunctionBodyErrors) {
+  {
+    Lexer L("x\n {\n  ret;\n");
+    L.next();
+    Token LBrace = L.next();
+    Token E = L.skipFunctionBody(LBrace);
+    ASSERT_TRUE(E.is(TokKind::Error));
+    EXPECT_EQ(L.errorMessage(), "unterminated function body: expected '}'");
+    EXPECT_EQ(E.Offset, 3u); // at the '{'
+    EXPECT_EQ(E.Loc.Line, 2u);
+    EXPECT_EQ(E.Loc.Column, 2u);
+    Token End = L.next();
+    EXPECT_TRUE(End.is(TokKind::Eof));
+    EXPECT_EQ(End.Loc.Line, 4u);
+  }
+  {
+    Lexer L("{\n a; /* open\n");
+    Token LBrace = L.next();
+    Token E = L.skipFunctionBody(LBrace);
+    ASSERT_TRUE(E.is(TokKind::Error));
+    EXPECT_EQ(L.errorMessage(), "unterminated /* comment");
+    EXPECT_EQ(E.Loc.Line, 2u);
+    EXPECT_EQ(E.Loc.Column, 5u);
+  }
+}
+
+TEST(LexerTest, ContinueAtATokenAByteScannerReached) {
+  llvm::StringRef Text = ".b8 1\n.b32 $L__tmp1, 0x10\n  .b64 .debug_loc+96\n}";
+  Lexer L(Text);
+  L.next();
+  // A scanner read up to `96` on line 3 (which starts at offset 26).
+  size_t At = Text.find("96");
+  Token T = L.continueAt(LexPos{At, 3, 26});
+  EXPECT_EQ(T.Kind, TokKind::Integer);
+  EXPECT_EQ(T.Text, "96");
+  EXPECT_EQ(T.Loc.Line, 3u);
+  EXPECT_EQ(T.Loc.Column, At - 26 + 1);
+  Token Close = L.next();
+  EXPECT_TRUE(Close.isPunct('}'));
+  EXPECT_EQ(Close.Loc.Line, 4u);
+}
+
+TEST(LexerTest, OneLineStatement) {
+  llvm::StringRef Text = "@@DWARF .4byte 7, x\n.version 8.0";
+  Lexer L(Text);
+  ASSERT_TRUE(L.next().isPunct('@'));
+  EXPECT_FALSE(L.consume("@DWARFX"));
+  ASSERT_TRUE(L.consume("@DWARF"));
+  Lexer Line = L.splitLine();
+  Token Dir = Line.lexDotWord();
+  EXPECT_EQ(Dir.Kind, TokKind::Directive);
+  EXPECT_EQ(Dir.Text, ".4byte");
+  EXPECT_EQ(Dir.Loc.Column, 9u);
+  EXPECT_EQ(Line.next().Text, "7");
+  EXPECT_TRUE(Line.next().isPunct(','));
+  EXPECT_EQ(Line.next().Text, "x");
+  EXPECT_TRUE(Line.next().is(TokKind::Eof)); // the line's lexer ends with the line
+  Token Next = L.next();                     // and the module's goes on at the next one
+  EXPECT_TRUE(Next.isDirective(".version"));
+  EXPECT_EQ(Next.Loc.Line, 2u);
+  // No name after the dot: the token is just the dot.
+  Lexer Bare("  . x");
+  EXPECT_EQ(Bare.lexDotWord().Text, ".");
 }
 
 } // namespace
