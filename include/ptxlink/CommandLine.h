@@ -21,6 +21,10 @@ namespace ptxlink {
 /// `@file`s). An unreadable or self-including file is an Error naming it.
 llvm::Expected<std::vector<std::string>> expandResponseFiles(llvm::ArrayRef<std::string> Args);
 
+/// Parses a size such as "500M", "2G", "1048576" (K, M, G: binary multiples), as the tools' size
+/// options take it (--max-decompressed, --cache-size); std::nullopt if malformed.
+std::optional<uint64_t> parseByteSize(llvm::StringRef Text);
+
 /// Splits the text of an options file (nvlink's -optf) into arguments, with the same GNU quoting.
 std::vector<std::string> tokenizeOptionsText(llvm::StringRef Text);
 

@@ -190,20 +190,4 @@ uint64_t CompileCache::prune() const {
   return Removed;
 }
 
-std::optional<uint64_t> parseByteSize(StringRef Text) {
-  Text = Text.trim();
-  uint64_t Mult = 1;
-  if (!Text.empty()) {
-    char Last = toLower(Text.back());
-    if (Last == 'k' || Last == 'm' || Last == 'g') {
-      Mult = Last == 'k' ? 1ull << 10 : Last == 'm' ? 1ull << 20 : 1ull << 30;
-      Text = Text.drop_back();
-    }
-  }
-  uint64_t N;
-  if (Text.empty() || Text.getAsInteger(10, N) || N > (~0ull / Mult))
-    return std::nullopt;
-  return N * Mult;
-}
-
 } // namespace ptxlink

@@ -10,6 +10,8 @@
 // entry's modification time).
 #pragma once
 
+#include "ptxlink/CommandLine.h" // parseByteSize, for the cache size option
+
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
@@ -58,8 +60,5 @@ private:
   std::string Dir;
   uint64_t Limit;
 };
-
-/// Parses a size such as "500M", "2G", "1048576" (K, M, G: binary multiples); std::nullopt if malformed.
-std::optional<uint64_t> parseByteSize(llvm::StringRef Text);
 
 } // namespace ptxlink

@@ -2,6 +2,7 @@
 #include "ptxlink/CommandLine.h"
 
 #include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Allocator.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/StringSaver.h"
@@ -217,6 +218,22 @@ std::optional<int> answerInformationalOptions(const opt::OptTable &Table, const 
   else
     return std::nullopt;
   return 0;
+}
+
+std::optional<uint64_t> parseByteSize(StringRef Text) {
+  Text = Text.trim();
+  uint64_t Mult = 1;
+  if (!Text.empty()) {
+    char Last = toLower(Text.back());
+    if (Last == 'k' || Last == 'm' || Last == 'g') {
+      Mult = Last == 'k' ? 1ull << 10 : Last == 'm' ? 1ull << 20 : 1ull << 30;
+      Text = Text.drop_back();
+    }
+  }
+  uint64_t N;
+  if (Text.empty() || Text.getAsInteger(10, N) || N > (~0ull / Mult))
+    return std::nullopt;
+  return N * Mult;
 }
 
 } // namespace ptxlink

@@ -253,7 +253,7 @@ std::vector<FatbinImage> readFatbin(StringRef Bytes, const std::function<void(ui
                    I.UncompressedSize <= codecBound(I.Compression, I.CompressedSize) && // else implausible
                    !Budget->take(I.UncompressedSize)) {
           Warn(PayloadPos, formatv("image of {0} bytes exceeds what is left of this run's decompression "
-                                   "budget ({1} bytes): not decompressed",
+                                   "budget ({1} bytes): not decompressed (raise the budget with --max-decompressed SIZE)",
                                    I.UncompressedSize, Budget->remaining()));
           Good = false;
         } else if (Decompress && (I.Compression == FatbinCompression::Lz4 ||

@@ -29,6 +29,8 @@ struct Options {
   std::string ExtractMatch;
   std::string SelectArch; // "sm_90" etc; empty = no --select
   uint32_t SelectSm = 0;
+  /// --max-decompressed: the run's decompression budget, replacing 100 MB plus twice the inputs.
+  std::optional<uint64_t> MaxDecompressed;
 };
 
 /// Where a node's bytes are: its display name (path, then "(member)" / "[image N]" parts) and, when
@@ -42,14 +44,15 @@ struct Origin {
 
 class Context {
 public:
-  Context(const Options &Opts, llvm::raw_ostream &Err) : Opts(Opts), Err(Err) {}
+  Context(const Options &Opts, llvm::raw_ostream &Err)
+      : Opts(Opts), Err(Err), Budget(Opts.MaxDecompressed.value_or(DecompressionBudget::Base)) {}
 
   const Options &Opts;
   llvm::raw_ostream &Err;
   bool HadError = false;
   llvm::json::Array Diagnostics;
   unsigned ExtractCounter = 0;
-  DecompressionBudget Budget; // one for the whole run, grown by each input read
+  DecompressionBudget Budget; // one for the whole run, grown by each input read (unless --max-decompressed)
   /// Text output, when the tree is not wanted whole (no --json): a top-level archive renders each
   /// member here as soon as it is described, so memory does not grow with the member count.
   llvm::raw_ostream *TextOut = nullptr;

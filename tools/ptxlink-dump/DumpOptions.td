@@ -33,6 +33,9 @@ defm extract : Value<["--"], "extract", "<dir>",
   "Write the images of a fatbinary / the members of an archive to <dir>">, Group<grp_output>;
 defm select : Value<["--"], "select", "<sm_XX>",
   "Only the variant / image for this architecture (sm_90, sm_90a, sm_100f)">, Group<grp_output>;
+defm max_decompressed : Value<["--"], "max-decompressed", "<size>",
+  "Most bytes this run may decompress from compressed fatbinary images, all inputs together "
+  "(500M, 2G; default: 100M plus twice the inputs' size)">, Group<grp_output>;
 
 def grp_cuobjdump : OptionGroup<"cuobjdump">, HelpText<"CUOBJDUMP'S SPELLINGS">;
 def list_elf : Flag<["--"], "list-elf">, Group<grp_cuobjdump>, HelpText<"--list of the cubin images only">;

@@ -408,6 +408,13 @@ int runDumpTool(ArrayRef<std::string> RawArgs, raw_ostream &Out, raw_ostream &Er
         return 1;
       }
       break;
+    case OPT_max_decompressed:
+      Opts.MaxDecompressed = parseByteSize(Value);
+      if (!Opts.MaxDecompressed) {
+        Err << "ptxlink-dump: error: --max-decompressed needs a size such as 500M or 2G, got '" << Value << "'\n";
+        return 1;
+      }
+      break;
     case OPT_select:
       Opts.SelectArch = Value;
       if (!parseArch(Value, Opts)) {
@@ -447,7 +454,8 @@ int runDumpTool(ArrayRef<std::string> RawArgs, raw_ostream &Out, raw_ostream &Er
       C.error(File, Buffer.getError().message());
       continue;
     }
-    C.Budget.addInput((*Buffer)->getBufferSize());
+    if (!Opts.MaxDecompressed)
+      C.Budget.addInput((*Buffer)->getBufferSize());
     Origin O{File, File, 0, true};
     C.ExtractCounter = 0; // image numbers restart with each input, as cuobjdump's do
     json::Object Node = describe(C, O, (*Buffer)->getBuffer());
