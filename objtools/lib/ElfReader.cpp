@@ -5,6 +5,7 @@
 // every offset, size, count and index before using it, never allocates more than the input could
 // justify, and reports the first problem as `<file>: offset 0x..: what`, with the offset in the file.
 
+#include "ElfView.h"
 #include "PtxlinkElf.h"
 #include "ptxlink/ObjectFormat.h"
 
@@ -20,6 +21,9 @@ namespace {
 
 using namespace elf;
 using llvm::StringRef;
+
+// Fields of an Elf64_Rela that messages point at: r_info's type (low half) and symbol (high half), r_addend.
+constexpr uint64_t RelaTypeAt = offsetof(ElfRel, r_info), RelaSymbolAt = RelaTypeAt + 4, RelaAddendAt = sizeof(ElfRel);
 
 /// A sticky-error cursor over one region of the file: reads past the end yield zeros and record the
 /// first failure, so record parsers can read a whole record and check once.
@@ -118,14 +122,6 @@ private:
   std::string FailMessage;
 };
 
-struct SectionHeader {
-  uint32_t Name, Type;
-  uint64_t Flags, Offset, Size;
-  uint32_t Link, Info;
-  uint64_t Align, EntSize;
-  uint64_t HeaderOffset; // where this header is, for messages
-};
-
 class VariantReader {
 public:
   VariantReader(StringRef File, StringRef Bytes, uint64_t Base) : File(File), Bytes(Bytes), Base(Base) {}
@@ -136,9 +132,8 @@ public:
 private:
   StringRef File, Bytes;
   uint64_t Base; // offset of Bytes within the file, so messages give file offsets
-  std::vector<SectionHeader> Headers;
+  std::optional<ElfView> View; // once readHeaders succeeded
   StringRef Strtab;
-  uint64_t StrtabOffset = 0;
 
   llvm::Error err(uint64_t Offset, const llvm::Twine &Msg) const {
     return llvm::createStringError(llvm::inconvertibleErrorCode(),
@@ -149,14 +144,17 @@ private:
                                    File + ": offset 0x" + llvm::utohexstr(C.failOffset()) + ": " +
                                        C.failMessage());
   }
-  Cursor cursor(const SectionHeader &H) const { return Cursor(data(H), Base + H.Offset); }
-  StringRef data(const SectionHeader &H) const { return Bytes.substr(H.Offset, H.Size); }
+  Cursor cursor(const ElfSectionHeader &H) const { return Cursor(data(H), Base + H.sh_offset); }
+  StringRef data(const ElfSectionHeader &H) const { return View->contents(H); }
+  /// Where header H lies in Bytes, for messages.
+  uint64_t headerOffset(const ElfSectionHeader &H) const { return reinterpret_cast<const char *>(&H) - Bytes.data(); }
+  size_t sectionCount() const { return View->sectionCount(); }
 
   llvm::Error readHeaders(uint32_t &EFlags);
-  llvm::Expected<const SectionHeader *> unique(uint32_t Type, const char *What, bool Required = true);
+  llvm::Expected<const ElfSectionHeader *> unique(uint32_t Type, const char *What, bool Required = true);
   StringRef str(Cursor &C, const char *What);
   StringRef strAt(Cursor &C, uint64_t At, uint32_t Offset, uint32_t Length, const char *What);
-  llvm::Error readNote(const SectionHeader &H, ModuleVariant *V, uint32_t &Flags, uint32_t &Count);
+  llvm::Error readNote(const ElfSectionHeader &H, ModuleVariant *V, uint32_t &Flags, uint32_t &Count);
   llvm::Error readPlain(ModuleVariant &V);
   llvm::Error readFat(std::vector<ModuleVariant> &Out, uint32_t Count);
   void readParams(Cursor &C, std::vector<ParamInfo> &Out, size_t NSym);
@@ -165,83 +163,60 @@ private:
 };
 
 llvm::Error VariantReader::readHeaders(uint32_t &EFlags) {
-  using namespace llvm::support::endian;
-  if (Bytes.size() < EhdrSize)
+  using namespace llvm::ELF;
+  if (Bytes.size() < sizeof(ElfHeader))
     return err(0, "file too small for an ELF header (" + llvm::Twine(Bytes.size()) + " bytes)");
-  const char *P = Bytes.data();
-  if (StringRef(P, 4) != "\x7f" "ELF")
+  const auto &H = *reinterpret_cast<const ElfHeader *>(Bytes.data());
+  if (!Bytes.starts_with(ElfMagic))
     return err(0, "not an ELF file");
-  if (P[4] != 2 || P[5] != 1)
-    return err(4, "not a 64-bit little-endian ELF file");
-  if (P[6] != 1)
-    return err(6, "unknown ELF version");
-  if (static_cast<uint8_t>(P[7]) != OsAbi)
-    return err(7, "not a ptxlink object (EI_OSABI 0x" + llvm::utohexstr(static_cast<uint8_t>(P[7])) +
-                      (static_cast<uint8_t>(P[7]) == 0x41 || static_cast<uint8_t>(P[7]) == 0x33
-                           ? ", an NVIDIA cubin)"
-                           : ")"));
-  if (static_cast<uint8_t>(P[8]) > ObjectFormatVersion)
-    return err(8, "object format version " + llvm::Twine(static_cast<uint8_t>(P[8])) +
-                      " is newer than this reader (" + llvm::Twine(ObjectFormatVersion) + ")");
-  if (read16le(P + 16) != 1)
-    return err(16, "not a relocatable ELF file (e_type " + llvm::Twine(read16le(P + 16)) + ")");
-  if (read16le(P + 18) != MachineCuda)
-    return err(18, "e_machine is " + llvm::Twine(read16le(P + 18)) + ", not EM_CUDA (190)");
-  EFlags = read32le(P + 48);
+  if (H.e_ident[EI_CLASS] != ELFCLASS64 || H.e_ident[EI_DATA] != ELFDATA2LSB)
+    return err(EI_CLASS, "not a 64-bit little-endian ELF file");
+  if (H.e_ident[EI_VERSION] != EV_CURRENT)
+    return err(EI_VERSION, "unknown ELF version");
+  const uint8_t Abi = H.e_ident[EI_OSABI], FormatVersion = H.e_ident[EI_ABIVERSION];
+  if (Abi != OsAbi)
+    return err(EI_OSABI, "not a ptxlink object (EI_OSABI 0x" + llvm::utohexstr(Abi) +
+                             (Abi == nvelf::ELFOSABI_CUDA_V2 || Abi == ELFOSABI_CUDA ? ", an NVIDIA cubin)" : ")"));
+  if (FormatVersion > ObjectFormatVersion)
+    return err(EI_ABIVERSION, "object format version " + llvm::Twine(FormatVersion) +
+                                  " is newer than this reader (" + llvm::Twine(ObjectFormatVersion) + ")");
+  if (H.e_type != ET_REL)
+    return err(offsetof(ElfHeader, e_type), "not a relocatable ELF file (e_type " + llvm::Twine(H.e_type) + ")");
+  if (H.e_machine != EM_CUDA)
+    return err(offsetof(ElfHeader, e_machine), "e_machine is " + llvm::Twine(H.e_machine) + ", not EM_CUDA (190)");
+  EFlags = H.e_flags;
   // Version 1 marked a fat object with bit 0, where NVIDIA's SM number now sits: normalise.
-  if (static_cast<uint8_t>(P[8]) < 2)
+  if (FormatVersion < 2)
     EFlags = (EFlags & FlagFatV1) ? FlagFat : 0;
-  uint64_t ShOff = read64le(P + 40);
-  uint16_t ShEntSize = read16le(P + 58);
-  uint64_t ShNum = read16le(P + 60);
-  uint32_t ShStrNdx = read16le(P + 62);
-  if (read16le(P + 52) != EhdrSize)
-    return err(52, "unexpected e_ehsize");
-  if (ShEntSize != ShdrSize)
-    return err(58, "unexpected e_shentsize " + llvm::Twine(ShEntSize));
-  if (ShOff == 0)
-    return err(40, "no section headers");
-  if (ShOff > Bytes.size() || ShdrSize > Bytes.size() - ShOff)
-    return err(40, "section header table (offset 0x" + llvm::utohexstr(ShOff) + ") extends past the end of the file");
-  // Extended section numbering: the real count and string table index live in section 0.
-  if (ShNum == 0)
-    ShNum = read64le(P + ShOff + 32);
-  if (ShStrNdx == ShnXindex)
-    ShStrNdx = read32le(P + ShOff + 40);
-  if (ShNum == 0)
-    return err(60, "no section headers");
-  if (ShNum > (Bytes.size() - ShOff) / ShdrSize)
-    return err(40, "section header table (offset 0x" + llvm::utohexstr(ShOff) + ", " + llvm::Twine(ShNum) +
-                       " entries) extends past the end of the file");
-  if (ShStrNdx >= ShNum)
-    return err(62, "e_shstrndx out of range");
-  Headers.resize(ShNum);
-  for (uint32_t I = 0; I < ShNum; ++I) {
-    uint64_t At = ShOff + uint64_t(I) * ShdrSize;
-    const char *H = P + At;
-    SectionHeader &S = Headers[I];
-    S = {read32le(H), read32le(H + 4), read64le(H + 8), read64le(H + 24), read64le(H + 32),
-         read32le(H + 40), read32le(H + 44), read64le(H + 48), read64le(H + 56), At};
-    if (S.Type == 0 || S.Type == 8 /*SHT_NOBITS*/) {
-      if (S.Type == 0)
-        S.Size = 0;
-      continue;
-    }
-    if (S.Offset > Bytes.size() || S.Size > Bytes.size() - S.Offset)
-      return err(At, "section " + llvm::Twine(I) + " data (offset 0x" + llvm::utohexstr(S.Offset) + ", size " +
-                         llvm::Twine(S.Size) + ") extends past the end of the file");
-  }
+  if (H.e_ehsize != sizeof(ElfHeader))
+    return err(offsetof(ElfHeader, e_ehsize), "unexpected e_ehsize");
+  if (H.e_shentsize != sizeof(ElfSectionHeader))
+    return err(offsetof(ElfHeader, e_shentsize), "unexpected e_shentsize " + llvm::Twine(H.e_shentsize));
+  if (H.e_shoff == 0)
+    return err(offsetof(ElfHeader, e_shoff), "no section headers");
+  // Our writer writes the whole table and every section: the first problem the view finds is the error.
+  std::optional<std::pair<uint64_t, std::string>> Problem;
+  View = ElfView::open(Bytes, ElfView::TablePolicy::Whole, [&](uint64_t At, const llvm::Twine &Message) {
+    if (!Problem)
+      Problem.emplace(At, Message.str());
+  });
+  if (Problem)
+    return err(Problem->first, Problem->second);
+  if (View->sectionCount() == 0)
+    return err(offsetof(ElfHeader, e_shnum), "no section headers");
   return llvm::Error::success();
 }
 
-llvm::Expected<const SectionHeader *> VariantReader::unique(uint32_t Type, const char *What, bool Required) {
-  const SectionHeader *Found = nullptr;
-  for (const SectionHeader &H : Headers)
-    if (H.Type == Type) {
+llvm::Expected<const ElfSectionHeader *> VariantReader::unique(uint32_t Type, const char *What, bool Required) {
+  const ElfSectionHeader *Found = nullptr;
+  for (size_t I = 0, N = sectionCount(); I < N; ++I) {
+    const ElfSectionHeader &H = View->section(I);
+    if (H.sh_type == Type) {
       if (Found)
-        return err(H.HeaderOffset, llvm::Twine("more than one ") + What + " section");
+        return err(headerOffset(H), llvm::Twine("more than one ") + What + " section");
       Found = &H;
     }
+  }
   if (!Found && Required)
     return err(0, llvm::Twine("missing ") + What + " section");
   return Found;
@@ -271,7 +246,7 @@ StringRef VariantReader::str(Cursor &C, const char *What) {
   return strAt(C, At, Offset, Length, What);
 }
 
-llvm::Error VariantReader::readNote(const SectionHeader &H, ModuleVariant *V, uint32_t &Flags, uint32_t &Count) {
+llvm::Error VariantReader::readNote(const ElfSectionHeader &H, ModuleVariant *V, uint32_t &Flags, uint32_t &Count) {
   Cursor C = cursor(H);
   uint32_t NameSize = C.u32("note"), DescSize = C.u32("note"), Type = C.u32("note");
   StringRef Owner = C.bytes(NameSize, "note name");
@@ -279,7 +254,7 @@ llvm::Error VariantReader::readNote(const SectionHeader &H, ModuleVariant *V, ui
   if (!C.ok())
     return cursorError(C);
   if (Owner != StringRef(NoteOwner, sizeof(NoteOwner)) || Type != NoteType)
-    return err(H.Offset, "the .note.ptxlink note is not a ptxlink module note");
+    return err(H.sh_offset, "the .note.ptxlink note is not a ptxlink module note");
   uint64_t DescAt = C.offset() - Base;
   StringRef DescBytes = C.bytes(DescSize, "note descriptor");
   if (!C.ok())
@@ -486,21 +461,23 @@ void VariantReader::readAbi(Cursor &C, ModuleVariant &V) {
 
 llvm::Error VariantReader::readPlain(ModuleVariant &V) {
   using namespace llvm::support::endian;
-  auto SymtabH = unique(ShtSymtab, ".symtab");
+  using llvm::ELF::SHT_PROGBITS, llvm::ELF::SHT_RELA, llvm::ELF::SHT_STRTAB;
+  const size_t NumSections = sectionCount();
+  auto SymtabH = unique(llvm::ELF::SHT_SYMTAB, ".symtab");
   if (!SymtabH)
     return SymtabH.takeError();
-  const SectionHeader &Symtab = **SymtabH;
-  if (Symtab.EntSize != SymSize || Symtab.Size % SymSize || Symtab.Size == 0)
-    return err(Symtab.HeaderOffset, "malformed .symtab (entry size or section size)");
-  if (Symtab.Link >= Headers.size() || Headers[Symtab.Link].Type != ShtStrtab)
-    return err(Symtab.HeaderOffset, ".symtab's sh_link is not a string table");
-  const SectionHeader &StrH = Headers[Symtab.Link];
+  const ElfSectionHeader &Symtab = **SymtabH;
+  // Our writer's table shapes, exactly: the view then needs no further check.
+  if (Symtab.sh_entsize != sizeof(ElfSymbol) || Symtab.sh_size % sizeof(ElfSymbol) || Symtab.sh_size == 0)
+    return err(headerOffset(Symtab), "malformed .symtab (entry size or section size)");
+  if (Symtab.sh_link >= NumSections || View->section(Symtab.sh_link).sh_type != SHT_STRTAB)
+    return err(headerOffset(Symtab), ".symtab's sh_link is not a string table");
+  const ElfSectionHeader &StrH = View->section(Symtab.sh_link);
   Strtab = data(StrH);
-  StrtabOffset = StrH.Offset;
   if (Strtab.empty() || Strtab.back() != '\0')
-    return err(StrH.HeaderOffset, "string table is empty or not NUL-terminated");
-  const uint64_t NElf = Symtab.Size / SymSize;
-  StringRef SymData = data(Symtab);
+    return err(headerOffset(StrH), "string table is empty or not NUL-terminated");
+  const ElfTable<ElfSymbol> ElfSymbols = View->table<ElfSymbol>(Symtab, ".symtab", [](uint64_t, const llvm::Twine &) {});
+  const uint64_t NElf = ElfSymbols.size();
 
   auto Sections = unique(ShtSections, ".ptxlink.sections");
   auto SymSide = unique(ShtSymbols, ".ptxlink.symbols");
@@ -509,23 +486,23 @@ llvm::Error VariantReader::readPlain(ModuleVariant &V) {
   for (auto *E : {&Sections, &SymSide, &Abi, &Files})
     if (!*E)
       return E->takeError();
-  if ((*Sections)->Size % SectionRecordSize)
-    return err((*Sections)->HeaderOffset, ".ptxlink.sections size is not a multiple of the record size");
-  if ((*SymSide)->Size % SymbolRecordSize)
-    return err((*SymSide)->HeaderOffset, ".ptxlink.symbols size is not a multiple of the record size");
-  if ((*Files)->Size % FileRecordSize)
-    return err((*Files)->HeaderOffset, ".ptxlink.files size is not a multiple of the record size");
-  const size_t NSec = (*Sections)->Size / SectionRecordSize;
-  const size_t NSym = (*SymSide)->Size / SymbolRecordSize;
+  if ((*Sections)->sh_size % SectionRecordSize)
+    return err(headerOffset(**Sections), ".ptxlink.sections size is not a multiple of the record size");
+  if ((*SymSide)->sh_size % SymbolRecordSize)
+    return err(headerOffset(**SymSide), ".ptxlink.symbols size is not a multiple of the record size");
+  if ((*Files)->sh_size % FileRecordSize)
+    return err(headerOffset(**Files), ".ptxlink.files size is not a multiple of the record size");
+  const size_t NSec = (*Sections)->sh_size / SectionRecordSize;
+  const size_t NSym = (*SymSide)->sh_size / SymbolRecordSize;
   if (NSym > NElf)
-    return err((*SymSide)->HeaderOffset, "more symbol records than ELF symbols");
+    return err(headerOffset(**SymSide), "more symbol records than ELF symbols");
 
-  auto ShndxTable = unique(ShtSymtabShndx, ".symtab_shndx", /*Required=*/false);
+  auto ShndxTable = unique(llvm::ELF::SHT_SYMTAB_SHNDX, ".symtab_shndx", /*Required=*/false);
   if (!ShndxTable)
     return ShndxTable.takeError();
   const bool HasShndxTable = *ShndxTable != nullptr;
-  if (HasShndxTable && (*ShndxTable)->Size != NElf * 4)
-    return err((*ShndxTable)->HeaderOffset, ".symtab_shndx does not have one entry per symbol");
+  if (HasShndxTable && (*ShndxTable)->sh_size != NElf * 4)
+    return err(headerOffset(**ShndxTable), ".symtab_shndx does not have one entry per symbol");
 
   // Symbols: ELF fields through the side table, which fixes the model order.
   std::vector<uint32_t> ElfToModel(NElf, NoSymbol);
@@ -562,35 +539,35 @@ llvm::Error VariantReader::readPlain(ModuleVariant &V) {
     S.Space = static_cast<StateSpace>(Space);
     S.Initialized = Flags & SymInitialized;
 
-    uint64_t EAt = Symtab.Offset + uint64_t(ElfIndex) * SymSize;
-    const char *E = SymData.data() + uint64_t(ElfIndex) * SymSize;
-    uint32_t NameOff = read32le(E);
-    uint8_t Info = static_cast<uint8_t>(E[4]);
-    uint16_t Shndx = read16le(E + 6);
-    S.Name = strAt(C, Base + EAt, NameOff, NameLen, "symbol name");
+    using namespace llvm::ELF;
+    const ElfSymbol &E = ElfSymbols[ElfIndex];
+    const uint64_t EAt = ElfSymbols.offsetOf(ElfIndex);
+    const uint16_t Shndx = E.st_shndx;
+    S.Name = strAt(C, Base + EAt, E.st_name, NameLen, "symbol name");
     if (!C.ok())
       break;
-    uint8_t Bind = Info >> 4;
-    if (Shndx == ShnXindex && !HasShndxTable)
-      return err(EAt + 6, "symbol '" + S.Name + "' uses SHN_XINDEX but there is no SHT_SYMTAB_SHNDX section");
-    if (Shndx >= Headers.size() && Shndx != ShnAbs && Shndx != ShnCommon && Shndx != ShnXindex)
-      return err(EAt + 6, "symbol '" + S.Name + "' has section index " + llvm::Twine(Shndx));
-    if (Bind == StbLocal)
+    const uint8_t Bind = E.getBinding();
+    if (Shndx == SHN_XINDEX && !HasShndxTable)
+      return err(EAt + offsetof(ElfSymbol, st_shndx),
+                 "symbol '" + S.Name + "' uses SHN_XINDEX but there is no SHT_SYMTAB_SHNDX section");
+    if (Shndx >= NumSections && Shndx != SHN_ABS && Shndx != SHN_COMMON && Shndx != SHN_XINDEX)
+      return err(EAt + offsetof(ElfSymbol, st_shndx), "symbol '" + S.Name + "' has section index " + llvm::Twine(Shndx));
+    if (Bind == STB_LOCAL)
       S.Bind = Binding::Local;
-    else if (Bind == StbWeak)
+    else if (Bind == STB_WEAK)
       S.Bind = Binding::Weak;
-    else if (Bind != StbGlobal)
-      return err(EAt + 4, "symbol '" + S.Name + "' has unknown binding " + llvm::Twine(Bind));
-    else if (Shndx == ShnUndef)
+    else if (Bind != STB_GLOBAL)
+      return err(EAt + offsetof(ElfSymbol, st_info), "symbol '" + S.Name + "' has unknown binding " + llvm::Twine(Bind));
+    else if (Shndx == SHN_UNDEF)
       S.Bind = Binding::Undefined;
-    else if (Shndx == ShnCommon || (Flags & SymInitializedCommon))
+    else if (Shndx == SHN_COMMON || (Flags & SymInitializedCommon))
       S.Bind = Binding::Common;
     else
       S.Bind = Binding::Global;
-    S.Value = Shndx == ShnCommon ? 0 : read64le(E + 8);
+    S.Value = Shndx == SHN_COMMON ? 0 : uint64_t(E.st_value);
     if (S.Section == NoSection && S.AliasOf != NoSymbol)
       S.Value = 0; // written on the aliasee's place; the model keeps only the link
-    S.Size = read64le(E + 16);
+    S.Size = E.st_size;
   }
   if (!C.ok())
     return cursorError(C);
@@ -615,36 +592,35 @@ llvm::Error VariantReader::readPlain(ModuleVariant &V) {
     S.Where.Column = read32le(Rec + 32);
     if (!C.ok())
       break;
-    if (Content == 0 || Content >= Headers.size() || Headers[Content].Type != ShtProgbits)
+    if (Content == 0 || Content >= NumSections || View->section(Content).sh_type != SHT_PROGBITS)
       return err(At, "section record " + llvm::Twine(I) + " refers to ELF section " + llvm::Twine(Content));
     if (Kind > static_cast<uint8_t>(SectionKind::Module))
       return err(At + 8, "invalid section kind " + llvm::Twine(Kind));
     if (S.Symbol != NoSymbol && S.Symbol >= NSym)
       return err(At + 12, "section refers to symbol " + llvm::Twine(S.Symbol));
     S.Kind = static_cast<SectionKind>(Kind);
-    S.Contents = data(Headers[Content]);
+    S.Contents = data(View->section(Content));
     if (S.HeaderLength > S.Contents.size())
       return err(At + 16, "header length exceeds the section size");
     if (Rela == 0)
       continue;
-    if (Rela >= Headers.size() || Headers[Rela].Type != ShtRela || Headers[Rela].Info != Content)
+    if (Rela >= NumSections || View->section(Rela).sh_type != SHT_RELA || View->section(Rela).sh_info != Content)
       return err(At + 4, "section record " + llvm::Twine(I) + " names ELF section " + llvm::Twine(Rela) +
                              " as its relocations, which is not a matching SHT_RELA section");
-    const SectionHeader &R = Headers[Rela];
-    if (R.EntSize != RelaSize || R.Size % RelaSize)
-      return err(R.HeaderOffset, "malformed relocation section (entry size or section size)");
-    StringRef RD = data(R);
-    size_t N = R.Size / RelaSize;
+    const ElfSectionHeader &R = View->section(Rela);
+    if (R.sh_entsize != sizeof(ElfRela) || R.sh_size % sizeof(ElfRela))
+      return err(headerOffset(R), "malformed relocation section (entry size or section size)");
+    const ElfTable<ElfRela> Relocs = View->table<ElfRela>(R, "relocation section", [](uint64_t, const llvm::Twine &) {});
+    const size_t N = Relocs.size();
     S.Relocs.resize(N);
     uint64_t Previous = 0;
     for (size_t K = 0; K < N; ++K) {
-      const char *E = RD.data() + K * RelaSize;
-      uint64_t EAt = R.Offset + K * RelaSize;
-      uint64_t Info = read64le(E + 8);
-      uint64_t Addend = read64le(E + 16);
+      const ElfRela &E = Relocs[K];
+      const uint64_t EAt = Relocs.offsetOf(K);
+      const uint64_t Addend = uint64_t(int64_t(E.r_addend));
       Relocation &Rel = S.Relocs[K];
-      Rel.Offset = read64le(E);
-      uint32_t Type = static_cast<uint32_t>(Info), Sym = static_cast<uint32_t>(Info >> 32);
+      Rel.Offset = E.r_offset;
+      const uint32_t Type = E.getType(false), Sym = E.getSymbol(false);
       uint64_t Width = 0;
       if (Type == RelFile) {
         Rel.Kind = RelocKind::FileIndex;
@@ -653,14 +629,14 @@ llvm::Error VariantReader::readPlain(ModuleVariant &V) {
         Width = Rel.Length;
       } else {
         if (Type < RelName || Type > RelSectionOffset)
-          return err(EAt + 8, "unknown relocation type " + llvm::Twine(Type));
+          return err(EAt + RelaTypeAt, "unknown relocation type " + llvm::Twine(Type));
         if (Sym == 0 || Sym >= NElf || ElfToModel[Sym] == NoSymbol)
-          return err(EAt + 12, "relocation refers to ELF symbol " + llvm::Twine(Sym) + ", which has no record");
+          return err(EAt + RelaSymbolAt, "relocation refers to ELF symbol " + llvm::Twine(Sym) + ", which has no record");
         Rel.Symbol = ElfToModel[Sym];
         if (Type == RelName) {
           Rel.Kind = RelocKind::NameRef;
           if (Addend > 0xffffffffu)
-            return err(EAt + 16, "name relocation length out of range");
+            return err(EAt + RelaAddendAt, "name relocation length out of range");
           Rel.Length = static_cast<uint32_t>(Addend);
           Width = Rel.Length;
         } else if (Type == RelSectionOffset) {
@@ -669,7 +645,7 @@ llvm::Error VariantReader::readPlain(ModuleVariant &V) {
           Rel.Addend = static_cast<int64_t>(Addend >> SectionOffsetLengthBits);
           Width = Rel.Length;
           if (V.Symbols[Rel.Symbol].Kind != SymbolKind::Section)
-            return err(EAt + 12, "section offset relocation refers to '" + V.Symbols[Rel.Symbol].Name +
+            return err(EAt + RelaSymbolAt, "section offset relocation refers to '" + V.Symbols[Rel.Symbol].Name +
                                      "', which is not a section symbol");
         } else {
           Rel.Kind = Type == RelData32 ? RelocKind::Data32 : RelocKind::Data64;
@@ -690,7 +666,7 @@ llvm::Error VariantReader::readPlain(ModuleVariant &V) {
 
   // Files.
   C = cursor(**Files);
-  size_t NFiles = (*Files)->Size / FileRecordSize;
+  size_t NFiles = (*Files)->sh_size / FileRecordSize;
   V.Files.resize(NFiles);
   for (size_t I = 0; I < NFiles && C.ok(); ++I) {
     FileEntry &F = V.Files[I];
@@ -715,15 +691,16 @@ llvm::Error VariantReader::readPlain(ModuleVariant &V) {
 
 llvm::Error VariantReader::readFat(std::vector<ModuleVariant> &Out, uint32_t Count) {
   size_t Found = 0;
-  for (const SectionHeader &H : Headers)
-    Found += H.Type == ShtVariant;
+  for (size_t I = 0, N = sectionCount(); I < N; ++I)
+    Found += View->section(I).sh_type == ShtVariant;
   if (Found != Count)
     return err(0, "fat object note announces " + llvm::Twine(Count) + " variants but " + llvm::Twine(Found) +
                       " variant sections exist");
-  for (const SectionHeader &H : Headers) {
-    if (H.Type != ShtVariant)
+  for (size_t I = 0, N = sectionCount(); I < N; ++I) {
+    const ElfSectionHeader &H = View->section(I);
+    if (H.sh_type != ShtVariant)
       continue;
-    VariantReader Inner(File, data(H), Base + H.Offset);
+    VariantReader Inner(File, data(H), Base + H.sh_offset);
     if (llvm::Error E = Inner.read(Out, /*AllowFat=*/false))
       return E;
   }
@@ -734,7 +711,7 @@ llvm::Error VariantReader::read(std::vector<ModuleVariant> &Out, bool AllowFat) 
   uint32_t EFlags = 0;
   if (llvm::Error E = readHeaders(EFlags))
     return E;
-  auto Note = unique(ShtNote, ".note.ptxlink");
+  auto Note = unique(llvm::ELF::SHT_NOTE, ".note.ptxlink");
   if (!Note)
     return Note.takeError();
   uint32_t Flags = 0, Count = 0;
@@ -750,7 +727,7 @@ llvm::Error VariantReader::read(std::vector<ModuleVariant> &Out, bool AllowFat) 
     return readFat(Out, Count);
   }
   if (Count != 1)
-    return err((*Note)->Offset, "plain object note announces " + llvm::Twine(Count) + " variants");
+    return err((*Note)->sh_offset, "plain object note announces " + llvm::Twine(Count) + " variants");
   if (llvm::Error E = readPlain(V))
     return E;
   Out.push_back(std::move(V));
@@ -760,8 +737,8 @@ llvm::Error VariantReader::read(std::vector<ModuleVariant> &Out, bool AllowFat) 
 } // namespace
 
 bool isPtxlinkObject(StringRef Bytes) {
-  return Bytes.size() >= EhdrSize && Bytes.starts_with("\x7f" "ELF") && Bytes[4] == 2 && Bytes[5] == 1 &&
-         static_cast<uint8_t>(Bytes[7]) == OsAbi && llvm::support::endian::read16le(Bytes.data() + 18) == MachineCuda;
+  const ElfHeader *H = elf64Header(Bytes);
+  return H && H->e_ident[llvm::ELF::EI_OSABI] == OsAbi && H->e_machine == llvm::ELF::EM_CUDA;
 }
 
 llvm::Expected<std::unique_ptr<ObjectFile>> readObject(std::unique_ptr<llvm::MemoryBuffer> Buffer) {
