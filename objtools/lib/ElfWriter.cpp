@@ -5,6 +5,7 @@
 // streams the header, each section's bytes straight from the model (one write each), the small tables it
 // built, and the section headers. Everything is a function of the model only, so output is deterministic.
 
+#include "ElfView.h"
 #include "PtxlinkElf.h"
 #include "ptxlink/ObjectFormat.h"
 #include "ptxlink/Target.h"
@@ -27,6 +28,7 @@ namespace ptxlink {
 namespace {
 
 using namespace elf;
+namespace ELF = llvm::ELF;
 
 /// Little-endian byte buffer for the tables the writer builds. Grows without zero-filling and writes
 /// fields with a single store, since a large module has hundreds of thousands of relocations and ABI
@@ -181,39 +183,39 @@ public:
   void write(llvm::raw_ostream &OS) {
     // Offsets are a running sum over the sections; computed here for the header's e_shoff, again while
     // the data are written, and a third time for the section headers (cheaper than storing them).
-    uint64_t Pos = EhdrSize;
+    uint64_t Pos = sizeof(ElfHeader);
     for (size_t I = 1; I < Sections.size(); ++I)
       Pos = llvm::alignTo(Pos, Sections[I].Align) + data(Sections[I]).size();
     uint64_t ShOff = llvm::alignTo(Pos, 8);
 
     Bytes H;
     H.raw(llvm::StringRef("\x7f" "ELF", 4));
-    H.u8(2); // ELFCLASS64
-    H.u8(1); // ELFDATA2LSB
-    H.u8(1); // EV_CURRENT
+    H.u8(ELF::ELFCLASS64);
+    H.u8(ELF::ELFDATA2LSB);
+    H.u8(ELF::EV_CURRENT);
     H.u8(OsAbi);
     H.u8(ObjectFormatVersion);
     H.pad(16);
-    H.u16(1); // ET_REL
-    H.u16(MachineCuda);
-    H.u32(1);
+    H.u16(ELF::ET_REL);
+    H.u16(ELF::EM_CUDA);
+    H.u32(ELF::EV_CURRENT);
     H.u64(0); // e_entry
     H.u64(0); // e_phoff
     H.u64(ShOff);
     H.u32(EFlags);
-    H.u16(EhdrSize);
+    H.u16(sizeof(ElfHeader));
     H.u16(0); // e_phentsize
     H.u16(0); // e_phnum
-    H.u16(ShdrSize);
+    H.u16(sizeof(ElfSectionHeader));
     // Extended section numbering (gABI): with 0xff00 sections or more, e_shnum is 0 and the count is
     // section 0's sh_size; an e_shstrndx that does not fit is SHN_XINDEX with the index in sh_link.
-    const bool ManySections = Sections.size() >= ShnLoReserve, BigStrIndex = ShStrIndex >= ShnLoReserve;
+    const bool ManySections = Sections.size() >= ELF::SHN_LORESERVE, BigStrIndex = ShStrIndex >= ELF::SHN_LORESERVE;
     H.u16(ManySections ? 0 : static_cast<uint16_t>(Sections.size()));
-    H.u16(BigStrIndex ? ShnXindex : static_cast<uint16_t>(ShStrIndex));
+    H.u16(BigStrIndex ? uint16_t(ELF::SHN_XINDEX) : static_cast<uint16_t>(ShStrIndex));
     OS << H.str();
 
     static const char Zeros[16] = {};
-    uint64_t At = EhdrSize;
+    uint64_t At = sizeof(ElfHeader);
     for (size_t I = 1; I < Sections.size(); ++I) {
       const OutSection &S = Sections[I];
       uint64_t Offset = llvm::alignTo(At, S.Align);
@@ -227,16 +229,16 @@ public:
     // The section header table, streamed in blocks (whole, it was 64 bytes per section in memory).
     constexpr size_t Block = 1024;
     Bytes SH;
-    SH.reserve(Block * ShdrSize);
-    At = EhdrSize;
+    SH.reserve(Block * sizeof(ElfSectionHeader));
+    At = sizeof(ElfHeader);
     for (size_t I = 0; I < Sections.size(); ++I) {
       const OutSection &S = Sections[I];
       if (I == 0) {
-        SH.zeros(ShdrSize);
+        SH.zeros(sizeof(ElfSectionHeader));
         if (ManySections)
-          llvm::support::endian::write64le(SH.data() + 32, Sections.size());
+          llvm::support::endian::write64le(SH.data() + offsetof(ElfSectionHeader, sh_size), Sections.size());
         if (BigStrIndex)
-          llvm::support::endian::write32le(SH.data() + 40, ShStrIndex);
+          llvm::support::endian::write32le(SH.data() + offsetof(ElfSectionHeader, sh_link), ShStrIndex);
         continue;
       }
       uint64_t Offset = llvm::alignTo(At, S.Align), Size = data(S).size();
@@ -251,7 +253,7 @@ public:
       SH.u32(S.Info);
       SH.u64(S.Align);
       SH.u64(S.EntSize);
-      if (SH.size() == Block * ShdrSize) {
+      if (SH.size() == Block * sizeof(ElfSectionHeader)) {
         OS << SH.str();
         SH.clear();
       }
@@ -495,15 +497,15 @@ uint8_t symType(SymbolKind K) {
   switch (K) {
   case SymbolKind::Function:
   case SymbolKind::Kernel:
-    return SttFunc;
+    return ELF::STT_FUNC;
   case SymbolKind::Variable:
-    return SttObject;
+    return ELF::STT_OBJECT;
   case SymbolKind::Label:
-    return SttNotype;
+    return ELF::STT_NOTYPE;
   case SymbolKind::Section:
-    return SttSection;
+    return ELF::STT_SECTION;
   }
-  return SttNotype;
+  return ELF::STT_NOTYPE;
 }
 
 llvm::StringRef sectionPrefix(SectionKind K) {
@@ -556,7 +558,7 @@ llvm::Error writeVariant(const ModuleVariant &V, llvm::raw_ostream &OS) {
     if (V.Symbols[I].Bind != Binding::Local)
       ElfSym[I] = NextSym++;
 
-  L.addOwned(sec(Strings.add(".note.ptxlink"), ShtNote, 0, 4), buildNote(&V, 0, 1));
+  L.addOwned(sec(Strings.add(".note.ptxlink"), ELF::SHT_NOTE, 0, 4), buildNote(&V, 0, 1));
   L.Sections.reserve(size_t(Next) + 8);
 
   // Every relocation section's entries in one buffer sized exactly up front (it never moves, so the
@@ -566,7 +568,7 @@ llvm::Error writeVariant(const ModuleVariant &V, llvm::raw_ostream &OS) {
   for (const Section &S : V.Sections)
     NRelocs += S.Relocs.size();
   Bytes RelaPool;
-  RelaPool.reserve(NRelocs * RelaSize);
+  RelaPool.reserve(NRelocs * sizeof(ElfRela));
 
   for (size_t I = 0; I < NSec; ++I) {
     const Section &S = V.Sections[I];
@@ -575,10 +577,10 @@ llvm::Error writeVariant(const ModuleVariant &V, llvm::raw_ostream &OS) {
                                                              : S.Name;
     uint32_t Name = Strings.addConcat(sectionPrefix(S.Kind), Suffix);
     // Allocated like code and data so that ELF tools classify the symbols (llvm-nm: T, D), not as debug.
-    uint64_t Flags = S.Kind == SectionKind::Function ? ShfAlloc | ShfExecInstr
-                     : S.Kind == SectionKind::Variable ? ShfAlloc | ShfWrite
+    uint64_t Flags = S.Kind == SectionKind::Function ? ELF::SHF_ALLOC | ELF::SHF_EXECINSTR
+                     : S.Kind == SectionKind::Variable ? ELF::SHF_ALLOC | ELF::SHF_WRITE
                                                        : 0;
-    OutSection Content = sec(Name, ShtProgbits, Flags, 1);
+    OutSection Content = sec(Name, ELF::SHT_PROGBITS, Flags, 1);
     L.addExternal(Content, S.Contents);
     if (S.Relocs.empty())
       continue;
@@ -607,7 +609,7 @@ llvm::Error writeVariant(const ModuleVariant &V, llvm::raw_ostream &OS) {
       }
     }
     uint32_t RelaName = Strings.addConcat(".rela", sectionPrefix(S.Kind), Suffix);
-    L.addExternal(sec(RelaName, ShtRela, ShfInfoLink, 8, RelaSize, SymtabIndex, ContentIndex[I]),
+    L.addExternal(sec(RelaName, ELF::SHT_RELA, ELF::SHF_INFO_LINK, 8, sizeof(ElfRela), SymtabIndex, ContentIndex[I]),
                   R.str().substr(Begin));
   }
 
@@ -630,7 +632,7 @@ llvm::Error writeVariant(const ModuleVariant &V, llvm::raw_ostream &OS) {
 
   // Symbols: ELF entries (in ELF order) and the side table (in model order).
   Bytes Symtab;
-  Symtab.zeros(size_t(NextSym) * SymSize);
+  Symtab.zeros(size_t(NextSym) * sizeof(ElfSymbol));
   std::vector<uint32_t> ShndxTable; // SHT_SYMTAB_SHNDX entries, only if some index needs them
   Bytes SymTable;
   SymTable.reserve(NSym * SymbolRecordSize);
@@ -645,20 +647,20 @@ llvm::Error writeVariant(const ModuleVariant &V, llvm::raw_ostream &OS) {
       Value = Target.Value;
     }
     bool InitCommon = false;
-    uint8_t Bind = StbGlobal;
-    uint32_t Shndx = Sec == NoSection ? ShnAbs : ContentIndex[Sec];
+    uint8_t Bind = ELF::STB_GLOBAL;
+    uint32_t Shndx = Sec == NoSection ? uint32_t(ELF::SHN_ABS) : ContentIndex[Sec];
     bool Special = Sec == NoSection;
     switch (S.Bind) {
     case Binding::Local:
-      Bind = StbLocal;
+      Bind = ELF::STB_LOCAL;
       break;
     case Binding::Global:
       break;
     case Binding::Weak:
-      Bind = StbWeak;
+      Bind = ELF::STB_WEAK;
       break;
     case Binding::Undefined:
-      Shndx = ShnUndef;
+      Shndx = ELF::SHN_UNDEF;
       Special = true;
       Value = 0;
       break;
@@ -667,27 +669,26 @@ llvm::Error writeVariant(const ModuleVariant &V, llvm::raw_ostream &OS) {
         InitCommon = true;
         Value = 0;
       } else {
-        Shndx = ShnCommon;
+        Shndx = ELF::SHN_COMMON;
         Special = true;
         Value = S.Align ? S.Align : 1;
       }
       break;
     }
     uint32_t Name = Strings.add(S.Name);
-    char *E = Symtab.data() + size_t(ElfSym[I]) * SymSize;
-    using namespace llvm::support::endian;
-    write32le(E, Name);
-    E[4] = static_cast<char>(Bind << 4 | symType(S.Kind));
-    E[5] = 0;
-    if (!Special && Shndx >= ShnLoReserve) {
+    auto &E = *reinterpret_cast<ElfSymbol *>(Symtab.data() + size_t(ElfSym[I]) * sizeof(ElfSymbol));
+    E.st_name = Name;
+    E.setBindingAndType(Bind, symType(S.Kind));
+    E.st_other = 0;
+    if (!Special && Shndx >= ELF::SHN_LORESERVE) {
       if (ShndxTable.empty())
         ShndxTable.resize(NextSym, 0);
       ShndxTable[ElfSym[I]] = Shndx;
-      Shndx = ShnXindex;
+      Shndx = ELF::SHN_XINDEX;
     }
-    write16le(E + 6, static_cast<uint16_t>(Shndx));
-    write64le(E + 8, Value);
-    write64le(E + 16, S.Size);
+    E.st_shndx = static_cast<uint16_t>(Shndx);
+    E.st_value = Value;
+    E.st_size = S.Size;
 
     SymTable.u32(ElfSym[I]);
     SymTable.u8(static_cast<uint8_t>(S.Kind));
@@ -720,15 +721,15 @@ llvm::Error writeVariant(const ModuleVariant &V, llvm::raw_ostream &OS) {
   uint32_t SymtabName = Strings.add(".symtab");
   uint32_t StrtabName = Strings.add(".strtab");
   uint32_t ShndxName = ShndxTable.empty() ? 0 : Strings.add(".symtab_shndx");
-  L.addOwned(sec(SymtabName, ShtSymtab, 0, 8, SymSize, StrtabIndex, FirstGlobal), std::move(Symtab));
-  L.addOwned(sec(StrtabName, ShtStrtab, 0, 1), std::move(Strings.Data));
+  L.addOwned(sec(SymtabName, ELF::SHT_SYMTAB, 0, 8, sizeof(ElfSymbol), StrtabIndex, FirstGlobal), std::move(Symtab));
+  L.addOwned(sec(StrtabName, ELF::SHT_STRTAB, 0, 1), std::move(Strings.Data));
   if (!ShndxTable.empty()) {
     // Symbols in sections numbered 0xff00 and up: their indices live in SHT_SYMTAB_SHNDX (last section).
     Bytes Shndx;
     Shndx.reserve(ShndxTable.size() * 4);
     for (uint32_t X : ShndxTable)
       Shndx.u32(X);
-    L.addOwned(sec(ShndxName, ShtSymtabShndx, 0, 4, 4, SymtabIndex), std::move(Shndx));
+    L.addOwned(sec(ShndxName, ELF::SHT_SYMTAB_SHNDX, 0, 4, 4, SymtabIndex), std::move(Shndx));
   }
   (void)SecTableIndex, (void)SymTableIndex, (void)AbiIndex, (void)FilesIndex;
   L.ShStrIndex = StrtabIndex;
@@ -747,7 +748,7 @@ llvm::Error writeFat(const ObjectFile &Object, llvm::raw_ostream &OS) {
   L.EFlags = FlagFat | (Object.Variants.empty() ? 0 : cudaMachineFlags(Object.Variants.front().Target));
   StringPool Strings;
   const size_t N = Object.Variants.size();
-  L.addOwned(sec(Strings.add(".note.ptxlink"), ShtNote, 0, 4), buildNote(nullptr, NoteFat, static_cast<uint32_t>(N)));
+  L.addOwned(sec(Strings.add(".note.ptxlink"), ELF::SHT_NOTE, 0, 4), buildNote(nullptr, NoteFat, static_cast<uint32_t>(N)));
   for (const ModuleVariant &V : Object.Variants) {
     std::string Inner;
     llvm::raw_string_ostream IS(Inner);
@@ -756,14 +757,14 @@ llvm::Error writeFat(const ObjectFile &Object, llvm::raw_ostream &OS) {
     IS.flush();
     Bytes Data;
     Data.raw(Inner);
-    L.addOwned(sec(Strings.addConcat(".ptxlink.variant.", V.Target.Arch), ShtVariant, ShfAlloc | ShfExecInstr, 8),
+    L.addOwned(sec(Strings.addConcat(".ptxlink.variant.", V.Target.Arch), ShtVariant, ELF::SHF_ALLOC | ELF::SHF_EXECINSTR, 8),
                std::move(Data));
   }
   const uint32_t SymtabIndex = static_cast<uint32_t>(N) + 2, StrtabIndex = SymtabIndex + 1;
 
   // One outer symbol per external name, defined in the first variant that defines it.
   Bytes Symtab;
-  Symtab.zeros(SymSize);
+  Symtab.zeros(sizeof(ElfSymbol));
   llvm::StringMap<bool> Seen;
   for (size_t VI = 0; VI < N; ++VI)
     for (const Symbol &S : Object.Variants[VI].Symbols) {
@@ -771,16 +772,16 @@ llvm::Error writeFat(const ObjectFile &Object, llvm::raw_ostream &OS) {
         continue;
       bool Common = S.Bind == Binding::Common && !(S.Initialized && S.Section != NoSection);
       Symtab.u32(Strings.add(S.Name));
-      Symtab.u8(static_cast<uint8_t>((S.Bind == Binding::Weak ? StbWeak : StbGlobal) << 4 | symType(S.Kind)));
+      Symtab.u8(static_cast<uint8_t>((S.Bind == Binding::Weak ? ELF::STB_WEAK : ELF::STB_GLOBAL) << 4 | symType(S.Kind)));
       Symtab.u8(0);
-      Symtab.u16(Common ? ShnCommon : static_cast<uint16_t>(VI + 2));
+      Symtab.u16(Common ? uint16_t(ELF::SHN_COMMON) : static_cast<uint16_t>(VI + 2));
       Symtab.u64(Common ? (S.Align ? S.Align : 1) : 0);
       Symtab.u64(S.Size);
     }
   uint32_t SymtabName = Strings.add(".symtab");
   uint32_t StrtabName = Strings.add(".strtab");
-  L.addOwned(sec(SymtabName, ShtSymtab, 0, 8, SymSize, StrtabIndex, 1), std::move(Symtab));
-  L.addOwned(sec(StrtabName, ShtStrtab, 0, 1), std::move(Strings.Data));
+  L.addOwned(sec(SymtabName, ELF::SHT_SYMTAB, 0, 8, sizeof(ElfSymbol), StrtabIndex, 1), std::move(Symtab));
+  L.addOwned(sec(StrtabName, ELF::SHT_STRTAB, 0, 1), std::move(Strings.Data));
   L.ShStrIndex = StrtabIndex;
   L.write(OS);
   return llvm::Error::success();

@@ -1,13 +1,13 @@
 // Constants of the ptxlink object format (docs/object-format.md) shared by the writer and the reader, so
-// the two cannot drift apart. Everything here is described, byte by byte, in that document.
+// the two cannot drift apart. Everything here is described, byte by byte, in that document. Standard ELF
+// values and record types are not here: they come from llvm/BinaryFormat/ELF.h and ElfView.h.
 #pragma once
 
 #include <cstdint>
 
 namespace ptxlink::elf {
 
-constexpr uint8_t OsAbi = 0x50; // 'P': distinct from NVIDIA's cubin OSABIs 0x41 and 0x33
-constexpr uint16_t MachineCuda = 190;
+constexpr uint8_t OsAbi = 0x50; // 'P': distinct from NVIDIA's cubin OSABIs 0x41 and 0x33 (ElfView.h)
 // e_flags. The low bits carry NVIDIA's EF_CUDA_* machine flags (the SM number, 64-bit addressing, the
 // virtual SM the PTX targets) so that LLVM's tools can tell the processor (llvm-objdump crashed on 0);
 // the fat-object flag therefore lives in bit 31, which NVIDIA does not use. Format version 1 kept it in
@@ -39,14 +39,5 @@ constexpr uint8_t SymInitialized = 1, SymInitializedCommon = 2;
 constexpr uint32_t RelName = 1, RelFile = 2, RelData32 = 3, RelData64 = 4, RelSectionOffset = 5;
 // RelSectionOffset packs the replaced text's length into the addend's low 16 bits, the offset above them.
 constexpr unsigned SectionOffsetLengthBits = 16;
-
-// Standard ELF values we need (kept here to avoid depending on a particular header's spelling).
-constexpr uint32_t ShtProgbits = 1, ShtSymtab = 2, ShtStrtab = 3, ShtRela = 4, ShtNote = 7, ShtSymtabShndx = 18;
-constexpr uint64_t ShfWrite = 1, ShfAlloc = 2, ShfExecInstr = 4, ShfInfoLink = 0x40;
-constexpr uint16_t ShnUndef = 0, ShnAbs = 0xfff1, ShnCommon = 0xfff2, ShnXindex = 0xffff, ShnLoReserve = 0xff00;
-constexpr uint8_t StbLocal = 0, StbGlobal = 1, StbWeak = 2;
-constexpr uint8_t SttNotype = 0, SttObject = 1, SttFunc = 2, SttSection = 3;
-
-constexpr uint32_t EhdrSize = 64, ShdrSize = 64, SymSize = 24, RelaSize = 24;
 
 } // namespace ptxlink::elf
