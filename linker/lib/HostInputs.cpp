@@ -25,7 +25,7 @@
 #include "llvm/ADT/StringSet.h"
 #include "llvm/BinaryFormat/ELF.h"
 #include "llvm/Object/Archive.h"
-#include "llvm/Support/Endian.h"
+#include "llvm/Object/ELFTypes.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MemoryBuffer.h"
 
@@ -34,8 +34,10 @@ using namespace llvm;
 namespace ptxlink {
 
 bool isX86HostObject(StringRef Bytes) {
-  return isHostElf(Bytes) && support::endian::read16le(Bytes.data() + 0x10) == ELF::ET_REL &&
-         support::endian::read16le(Bytes.data() + 0x12) == ELF::EM_X86_64;
+  if (!isHostElf(Bytes)) // a 64-bit little-endian ELF header, not EM_CUDA
+    return false;
+  const auto &Header = *reinterpret_cast<const object::ELF64LE::Ehdr *>(Bytes.data());
+  return Header.e_type == ELF::ET_REL && Header.e_machine == ELF::EM_X86_64;
 }
 
 std::unique_ptr<ObjectFile> hostObjectFromBuffer(std::unique_ptr<MemoryBuffer> Buffer, StringRef DisplayName,

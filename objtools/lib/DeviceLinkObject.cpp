@@ -20,6 +20,7 @@
 
 #include "llvm/ADT/StringMap.h"
 #include "llvm/BinaryFormat/ELF.h"
+#include "llvm/Object/ELFTypes.h"
 #include "llvm/Support/Endian.h"
 
 #include <cstring>
@@ -30,6 +31,11 @@ using namespace llvm;
 
 namespace ptxlink {
 namespace {
+
+// Record sizes of an x86-64 relocatable object, from LLVM's ELF64 types.
+using X86Elf = object::ELF64LE;
+constexpr uint64_t EhdrSize = sizeof(X86Elf::Ehdr), ShdrSize = sizeof(X86Elf::Shdr), SymSize = sizeof(X86Elf::Sym),
+                   RelaSize = sizeof(X86Elf::Rela);
 
 // ELF constants (x86-64 relocatable object), from LLVM's ELF.h.
 using ELF::SHT_PROGBITS, ELF::SHT_SYMTAB, ELF::SHT_STRTAB, ELF::SHT_RELA, ELF::SHT_NOBITS;
@@ -358,18 +364,18 @@ Error writeDeviceLinkObject(StringRef Fatbin, ArrayRef<std::string> ModuleIds, r
   };
   std::vector<Sec> Secs(NumSections);
   Secs[SecText] = {".text", SHT_PROGBITS, SHF_ALLOC | SHF_EXECINSTR, T.Bytes, 0, 0, 0, 16, 0};
-  Secs[SecRelaText] = {".rela.text", SHT_RELA, SHF_INFO_LINK, relaBytes(T.Relocs), 0, SecSymtab, SecText, 8, 24};
+  Secs[SecRelaText] = {".rela.text", SHT_RELA, SHF_INFO_LINK, relaBytes(T.Relocs), 0, SecSymtab, SecText, 8, RelaSize};
   Secs[SecBss] = {".bss", SHT_NOBITS, SHF_ALLOC | SHF_WRITE, "", BssSize, 0, 0, 16, 0};
   Secs[SecModuleId] = {"__nv_module_id", SHT_PROGBITS, SHF_ALLOC, ModuleIdSection, 0, 0, 0, 1, 0};
   Secs[SecFatbin] = {".nv_fatbin", SHT_PROGBITS, SHF_ALLOC, std::move(FatbinBytes), 0, 0, 0, 8, 0};
   Secs[SecSegment] = {".nvFatBinSegment", SHT_PROGBITS, SHF_ALLOC | SHF_WRITE, Segment, 0, 0, 0, 8, 0};
   Secs[SecRelaSegment] = {".rela.nvFatBinSegment", SHT_RELA, SHF_INFO_LINK, relaBytes(SegmentRelocs), 0, SecSymtab,
-                          SecSegment, 8, 24};
+                          SecSegment, 8, RelaSize};
   Secs[SecEhFrame] = {".eh_frame", SHT_PROGBITS, SHF_ALLOC, EhFrame, 0, 0, 0, 8, 0};
   Secs[SecRelaEhFrame] = {".rela.eh_frame", SHT_RELA, SHF_INFO_LINK, relaBytes(EhFrameRelocs), 0, SecSymtab,
-                          SecEhFrame, 8, 24};
+                          SecEhFrame, 8, RelaSize};
   Secs[SecNote] = {".note.GNU-stack", SHT_PROGBITS, 0, "", 0, 0, 0, 1, 0};
-  Secs[SecSymtab] = {".symtab", SHT_SYMTAB, 0, Symtab, 0, SecStrtab, FirstGlobal, 8, 24};
+  Secs[SecSymtab] = {".symtab", SHT_SYMTAB, 0, Symtab, 0, SecStrtab, FirstGlobal, 8, SymSize};
   Secs[SecStrtab] = {".strtab", SHT_STRTAB, 0, Strtab, 0, 0, 0, 1, 0};
   std::vector<uint32_t> NameAt(NumSections, 0);
   for (uint16_t I = 1; I < NumSections; ++I)
@@ -377,7 +383,7 @@ Error writeDeviceLinkObject(StringRef Fatbin, ArrayRef<std::string> ModuleIds, r
   Secs[SecShstrtab] = {".shstrtab", SHT_STRTAB, 0, Shstrtab, 0, 0, 0, 1, 0};
 
   // File: header, section contents, section header table.
-  std::string File(64, '\0');
+  std::string File(EhdrSize, '\0');
   std::vector<uint64_t> OffsetOf(NumSections, 0);
   for (uint16_t I = 1; I < NumSections; ++I) {
     pad(File, Secs[I].Align);
@@ -402,10 +408,10 @@ Error writeDeviceLinkObject(StringRef Fatbin, ArrayRef<std::string> ModuleIds, r
   }
   std::string Header;
   Header += "\x7f" "ELF";
-  Header += '\x02'; // ELFCLASS64
-  Header += '\x01'; // little-endian
-  Header += '\x01'; // EV_CURRENT
-  Header += '\x00'; // ELFOSABI_NONE (System V), as the host compiler writes it
+  Header += char(ELF::ELFCLASS64);
+  Header += char(ELF::ELFDATA2LSB);
+  Header += char(ELF::EV_CURRENT);
+  Header += char(ELF::ELFOSABI_NONE); // System V, as the host compiler writes it
   Header.append(8, '\0');
   put16(Header, ELF::ET_REL);
   put16(Header, ELF::EM_X86_64);
@@ -414,13 +420,13 @@ Error writeDeviceLinkObject(StringRef Fatbin, ArrayRef<std::string> ModuleIds, r
   put64(Header, 0); // e_phoff
   put64(Header, ShOff);
   put32(Header, 0); // e_flags
-  put16(Header, 64);
-  put16(Header, 0);
-  put16(Header, 0);
-  put16(Header, 64);
+  put16(Header, EhdrSize);
+  put16(Header, 0); // e_phentsize
+  put16(Header, 0); // e_phnum
+  put16(Header, ShdrSize);
   put16(Header, NumSections);
   put16(Header, SecShstrtab);
-  File.replace(0, 64, Header);
+  File.replace(0, EhdrSize, Header);
   OS << File;
   return Error::success();
 }
