@@ -12,6 +12,7 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -39,6 +40,13 @@ struct FatbinImage {
   /// without holding it in memory (the linker's printed PTX). writeFatbin calls it twice, once to measure,
   /// once to write: it must produce the same bytes both times.
   std::function<void(llvm::raw_ostream &)> PayloadWriter;
+  /// Set by packFatbinImage, instead of Payload and PayloadWriter: the payload as stored, compressed.
+  struct PackedPayload {
+    std::string Bytes;         // the compressed stream
+    uint64_t Uncompressed = 0; // what it decompresses to (PTX: with its terminating NUL)
+    FatbinCompression With = FatbinCompression::None;
+  };
+  std::optional<PackedPayload> Packed;
 
   // Filled by the reader, ignored by the writer:
   uint64_t EntryOffset = 0;        // from the start of the container's first byte
@@ -70,6 +78,11 @@ constexpr uint64_t Is64Bit = 0x1, Debug = 0x2, HostLinux = 0x10, HostMac = 0x20,
 } // namespace fatbin_flags
 
 constexpr uint32_t FatbinMagic = 0xBA55ED50;
+
+/// Compresses a PTX image's payload now, as writeFatbin would with Options, and keeps only the result
+/// (Image.Packed), so that the work can be done ahead, on another thread: a `--sass` link's PTX image is
+/// known before ptxas and nvlink run. Does nothing where Options compress no PTX.
+llvm::Error packFatbinImage(FatbinImage &Image, const FatbinWriteOptions &Options);
 
 /// Writes one container holding Images in order. Deterministic.
 llvm::Error writeFatbin(llvm::ArrayRef<FatbinImage> Images, const FatbinWriteOptions &Options, llvm::raw_ostream &OS);

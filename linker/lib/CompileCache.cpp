@@ -28,7 +28,10 @@ namespace ptxlink {
 namespace {
 constexpr char Magic[8] = {'P', 'T', 'X', 'L', 'K', 'C', 'C', '1'};
 constexpr size_t HeaderSize = 32; // magic, u64 size, u64 checksum, u64 reserved (zero)
-constexpr StringRef EntrySuffix = ".cubin";
+constexpr StringRef CubinSuffix = ".cubin", LinkSuffix = ".link";
+StringRef suffixOf(CompileCache::EntryKind Kind) {
+  return Kind == CompileCache::EntryKind::Link ? LinkSuffix : CubinSuffix;
+}
 
 void put64(std::string &S, uint64_t V) {
   for (int I = 0; I < 8; ++I)
@@ -95,14 +98,14 @@ std::optional<std::string> CompileCache::decodeEntry(StringRef Bytes) {
   return Payload.str();
 }
 
-std::string CompileCache::entryPath(StringRef Key) const {
+std::string CompileCache::entryPath(StringRef Key, EntryKind Kind) const {
   SmallString<256> P(Dir);
-  sys::path::append(P, Key.take_front(2), (Key + EntrySuffix).str());
+  sys::path::append(P, Key.take_front(2), (Key + suffixOf(Kind)).str());
   return std::string(P);
 }
 
-std::optional<std::string> CompileCache::lookup(StringRef Key) const {
-  std::string Path = entryPath(Key);
+std::optional<std::string> CompileCache::lookup(StringRef Key, EntryKind Kind) const {
+  std::string Path = entryPath(Key, Kind);
   int FD;
   if (sys::fs::openFileForRead(Path, FD))
     return std::nullopt;
@@ -116,8 +119,17 @@ std::optional<std::string> CompileCache::lookup(StringRef Key) const {
   return Payload;
 }
 
-Error CompileCache::store(StringRef Key, StringRef Payload) const {
-  std::string Path = entryPath(Key);
+bool CompileCache::touch(StringRef Key, EntryKind Kind) const {
+  int FD;
+  if (sys::fs::openFileForRead(entryPath(Key, Kind), FD))
+    return false;
+  bool Done = !sys::fs::setLastAccessAndModificationTime(FD, sys::toTimePoint(std::time(nullptr)));
+  sys::Process::SafelyCloseFileDescriptor(FD);
+  return Done;
+}
+
+Error CompileCache::store(StringRef Key, StringRef Payload, EntryKind Kind) const {
+  std::string Path = entryPath(Key, Kind);
   StringRef Parent = sys::path::parent_path(Path);
   if (std::error_code EC = sys::fs::create_directories(Parent))
     return createStringError(EC, "cannot create the cache directory " + Parent);
@@ -168,7 +180,7 @@ uint64_t CompileCache::prune() const {
           Removed += St.getSize();
         continue;
       }
-      if (!Name.ends_with(EntrySuffix))
+      if (!Name.ends_with(CubinSuffix) && !Name.ends_with(LinkSuffix))
         continue;
       Entries.push_back({St.getLastModificationTime(), St.getSize(), F->path()});
       Total += St.getSize();

@@ -24,6 +24,10 @@ namespace ptxlink {
 
 class CompileCache {
 public:
+  /// What an entry holds, which is also its file name's suffix: a relocatable cubin from `ptxas -c`
+  /// (".cubin"), or nvlink's result from a list of them (".link"). Both count towards the size limit.
+  enum class EntryKind { Cubin, Link };
+
   /// Default size limit: 2 GiB (a 100-module program's cubins for one arch take ~15 MB).
   static constexpr uint64_t DefaultLimitBytes = 2ull << 30;
 
@@ -38,17 +42,21 @@ public:
 
   /// The stored bytes for Key, or std::nullopt if absent or not intact (a miss). A hit marks the entry as
   /// recently used.
-  std::optional<std::string> lookup(llvm::StringRef Key) const;
+  std::optional<std::string> lookup(llvm::StringRef Key, EntryKind Kind = EntryKind::Cubin) const;
+
+  /// Marks Key's entry as recently used without reading it (a link whose nvlink result came from the cache
+  /// still uses its units: they must not be evicted before it). False if there is no such entry.
+  bool touch(llvm::StringRef Key, EntryKind Kind = EntryKind::Cubin) const;
 
   /// Stores Payload under Key atomically (temporary file in the cache, then rename).
-  llvm::Error store(llvm::StringRef Key, llvm::StringRef Payload) const;
+  llvm::Error store(llvm::StringRef Key, llvm::StringRef Payload, EntryKind Kind = EntryKind::Cubin) const;
 
   /// Removes least recently used entries until the cache holds at most the limit; also removes
   /// temporary files that a killed link left behind (older than an hour). Returns the bytes removed.
   uint64_t prune() const;
 
   /// Where Key's entry lives (tests corrupt it on purpose).
-  std::string entryPath(llvm::StringRef Key) const;
+  std::string entryPath(llvm::StringRef Key, EntryKind Kind = EntryKind::Cubin) const;
   const std::string &directory() const { return Dir; }
 
   /// The on-disk form of an entry (header with magic, size and checksum, then the payload), and its

@@ -29,6 +29,7 @@
 #include "llvm/Support/Threading.h"
 
 #include <chrono>
+#include <future>
 
 #include <sys/resource.h>
 
@@ -450,6 +451,8 @@ static bool linkImpl(const LinkOptions &Options, DiagnosticEngine &Diags, raw_os
 
   auto State = std::make_unique<LinkState>();
   auto Abandon = make_scope_exit([&] {
+    if (State->Program.Toolchain.valid()) // its temporary file goes before the process does
+      State->Program.Toolchain.wait();
     if (Options.ExitWithoutFreeing)
       (void)State.release();
   });
@@ -457,6 +460,10 @@ static bool linkImpl(const LinkOptions &Options, DiagnosticEngine &Diags, raw_os
   // Nothing is read or removed before this check.
   if (!checkOutputsAreNotInputs(Options, Diags))
     return false;
+
+  // --sass: `ptxas --version` (part of every cache key) runs beside the link, not after it.
+  if (Options.Sass && writesFatbin(Options.Emit))
+    State->Program.Toolchain = std::async(std::launch::async, [&Options] { return findSassToolchain(Options.LibraryPaths); });
 
   // Inputs. After: State->Inputs holds every input in command-line order, then the archive members
   // extracted (lazily, as lld does) in extraction order; PTX is assembled, nvcc host objects' PTX read.

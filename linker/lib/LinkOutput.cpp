@@ -10,11 +10,13 @@
 #include "ptxlink/ObjectFormat.h"
 
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/Support/Parallel.h"
 #include "llvm/Support/Process.h"
 
 #include <chrono>
 #include <optional>
+#include <thread>
 
 using namespace llvm;
 
@@ -68,7 +70,10 @@ bool writeLinkOutput(const LinkOptions &Options, LinkedProgram &Program, Diagnos
   } else {
     std::optional<SassToolchain> Tools;
     if (Options.Sass) {
-      auto T = findSassToolchain(Options.LibraryPaths);
+      // Looked for on another thread since the link began (LinkDriver.cpp): `ptxas --version` is a process.
+      auto FindStart = std::chrono::steady_clock::now();
+      auto T = Program.Toolchain.valid() ? Program.Toolchain.get() : findSassToolchain(Options.LibraryPaths);
+      Times.add("sass: find ptxas", "", FindStart);
       if (!T) {
         Diags.error(toString(T.takeError()), std::vector<DiagSite>(), "no-ptxas");
         consumeError(std::move(E));
@@ -94,6 +99,46 @@ bool writeLinkOutput(const LinkOptions &Options, LinkedProgram &Program, Diagnos
       Texts[I].reserve(Estimate);
       raw_string_ostream OS(Texts[I]);
       printModule(Linked.Variants[Outputs[I].Variant], Outputs[I].Target, OS, Layouts[I]);
+    });
+    // The PTX images. With --sass they are known before ptxas runs: their compression (~10 ms per MB of
+    // PTX at zstd:3), as the printing of a per-module link's image, then happens on another thread while
+    // ptxas and nvlink run. The image of an arch compiled whole gets its text, which ptxas reads, after.
+    FatbinWriteOptions WriteOptions = fatbinWriteOptions(Options);
+    std::vector<std::optional<FatbinImage>> PtxImages(Outputs.size());
+    for (size_t I = 0; I < Outputs.size(); ++I) {
+      const ModuleVariant &Module = Linked.Variants[Outputs[I].Variant];
+      const TargetInfo &Target = Outputs[I].Target;
+      // Two arches whose inputs' PTX version cannot name them (sm_100 and sm_120 linking PTX ISA 8.0)
+      // print the same module for the same older target: one PTX image serves both.
+      bool SamePtxAsBefore = llvm::any_of(llvm::ArrayRef(Outputs).take_front(I), [&](const ArchOutput &Earlier) {
+        return Earlier.Variant == Outputs[I].Variant && Earlier.Target.Arch == Target.Arch &&
+               Earlier.Target.VersionMajor == Target.VersionMajor && Earlier.Target.VersionMinor == Target.VersionMinor;
+      });
+      if (SamePtxAsBefore)
+        continue;
+      FatbinImage &Img = PtxImages[I].emplace();
+      if (auto Spec = parseArch(Target.Arch))
+        Img.Arch = *Spec;
+      Img.Is64Bit = Target.AddressSize == 64;
+      Img.Debug = Target.Debug;
+      Img.Kind = FatbinKind::Ptx;
+      Img.VersionMajor = Target.VersionMajor;
+      Img.VersionMinor = Target.VersionMinor;
+      if (!compiledWhole(I))
+        Img.PayloadWriter = [&Module, &Target](raw_ostream &OS) { printModule(Module, Target, OS); };
+    }
+    std::vector<std::string> PackErrors(Outputs.size());
+    std::thread Packer;
+    if (Tools && WriteOptions.Compression != FatbinCompression::None)
+      Packer = std::thread([&] {
+        for (size_t I = 0; I < Outputs.size(); ++I)
+          if (PtxImages[I] && !compiledWhole(I))
+            if (Error PE = packFatbinImage(*PtxImages[I], WriteOptions))
+              PackErrors[I] = toString(std::move(PE));
+      });
+    auto JoinPacker = make_scope_exit([&] {
+      if (Packer.joinable())
+        Packer.join();
     });
     std::vector<std::optional<std::string>> Cubins;
     if (Tools) {
@@ -121,45 +166,46 @@ bool writeLinkOutput(const LinkOptions &Options, LinkedProgram &Program, Diagnos
       Settings.Progress = Options.Progress && !Options.Json && sys::Process::StandardErrIsDisplayed();
       Cubins = buildSass(Requests, Settings, *Tools, Diags, Times, Out);
     }
+    auto FatbinStart = std::chrono::steady_clock::now();
+    auto FatbinTimed = make_scope_exit([&] { Times.add("write fatbinary", "", FatbinStart); });
+    if (Packer.joinable())
+      Packer.join();
+    Times.add("wait for the PTX images' compression", "", FatbinStart);
+    for (const std::string &PE : PackErrors)
+      if (!PE.empty()) {
+        consumeError(std::move(E));
+        E = createStringError(inconvertibleErrorCode(), PE);
+        break;
+      }
     std::vector<FatbinImage> Images;
     for (size_t I = 0; I < Outputs.size(); ++I) {
-      const ModuleVariant &Module = Linked.Variants[Outputs[I].Variant];
       const TargetInfo &Target = Outputs[I].Target;
-      auto Spec = parseArch(Target.Arch);
-      FatbinImage Img;
-      if (Spec)
-        Img.Arch = *Spec;
-      Img.Is64Bit = Target.AddressSize == 64;
-      Img.Debug = Target.Debug;
       if (Tools) {
         if (!Cubins[I])
           continue; // reported
         std::string &Cubin = *Cubins[I];
-        FatbinImage Elf = Img;
+        FatbinImage Elf;
         if (auto Requested = parseArch(Outputs[I].Requested))
           Elf.Arch = *Requested;
+        else if (auto Spec = parseArch(Target.Arch))
+          Elf.Arch = *Spec;
+        Elf.Is64Bit = Target.AddressSize == 64;
+        Elf.Debug = Target.Debug;
         Elf.Kind = FatbinKind::Elf;
         Elf.VersionMajor = 1;
         Elf.VersionMinor = Cubin.size() > 8 ? static_cast<uint8_t>(Cubin[8]) : 0;
         Elf.Payload = std::move(Cubin);
         Images.push_back(std::move(Elf));
       }
-      // Two arches whose inputs' PTX version cannot name them (sm_100 and sm_120 linking PTX ISA 8.0)
-      // print the same module for the same older target: one PTX image serves both.
-      bool SamePtxAsBefore = llvm::any_of(llvm::ArrayRef(Outputs).take_front(I), [&](const ArchOutput &Earlier) {
-        return Earlier.Variant == Outputs[I].Variant && Earlier.Target.Arch == Target.Arch &&
-               Earlier.Target.VersionMajor == Target.VersionMajor && Earlier.Target.VersionMinor == Target.VersionMinor;
-      });
-      if (SamePtxAsBefore)
+      if (!PtxImages[I])
         continue;
-      Img.Kind = FatbinKind::Ptx;
-      Img.VersionMajor = Target.VersionMajor;
-      Img.VersionMinor = Target.VersionMinor;
       if (compiledWhole(I))
-        Img.Payload = std::move(Texts[I]);
-      else
-        Img.PayloadWriter = [&Module, &Target](raw_ostream &OS) { printModule(Module, Target, OS); };
-      Images.push_back(std::move(Img));
+        PtxImages[I]->Payload = std::move(Texts[I]);
+      Images.push_back(std::move(*PtxImages[I]));
+    }
+    if (E) {
+      Diags.error(toString(std::move(E)), std::vector<DiagSite>(), "cannot-write");
+      return false;
     }
     if (Diags.hasErrors()) {
       consumeError(std::move(E));
@@ -169,7 +215,7 @@ bool writeLinkOutput(const LinkOptions &Options, LinkedProgram &Program, Diagnos
       // The fatbinary goes inside another file: build it in memory first.
       std::string Fatbin;
       raw_string_ostream FatbinOS(Fatbin);
-      if (Error W = writeFatbin(Images, fatbinWriteOptions(Options), FatbinOS)) {
+      if (Error W = writeFatbin(Images, WriteOptions, FatbinOS)) {
         consumeError(std::move(E));
         E = std::move(W);
       } else if (Options.Emit == EmitKind::HostObject) {
@@ -182,7 +228,7 @@ bool writeLinkOutput(const LinkOptions &Options, LinkedProgram &Program, Diagnos
       }
     } else {
       E = writeOutput(Options, Out, [&](raw_ostream &OS) {
-        FatbinWriteOptions Write = fatbinWriteOptions(Options);
+        FatbinWriteOptions Write = WriteOptions;
         // writeFileAtomically writes through a raw_fd_ostream (ObjectFormat.h): a fresh temporary file.
         if (Options.Output != "-")
           Write.PatchableFile = static_cast<raw_fd_ostream *>(&OS);

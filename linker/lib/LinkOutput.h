@@ -8,11 +8,13 @@
 #pragma once
 
 #include "LinkContext.h"
+#include "SassBuild.h"
 
 #include "llvm/Support/Error.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <functional>
+#include <future>
 #include <string>
 #include <vector>
 
@@ -34,6 +36,8 @@ struct LinkedProgram {
   std::vector<std::vector<CodegenUnit>> UnitsOf;
   std::vector<bool> DeviceRuntimeOf;
   std::vector<std::string> ModuleIds; // --emit host-object: the nvcc module ids to register, each once
+  // --sass: ptxas and nvlink, looked for (`ptxas --version` runs) while the link runs.
+  std::future<llvm::Expected<SassToolchain>> Toolchain;
 };
 
 /// The outputs that hold a fatbinary (and so SASS, with --sass).

@@ -209,7 +209,7 @@ std::vector<std::optional<std::string>> buildSass(ArrayRef<SassRequest> Requests
   if (!Settings.CacheDir.empty())
     Cache.emplace(Settings.CacheDir, Settings.CacheLimit);
 
-  // Print, hash, look up.
+  // Print and hash.
   parallelFor(0, Jobs.size(), [&](size_t I) {
     Job &J = Jobs[I];
     const SassRequest &Q = Requests[J.Request];
@@ -225,16 +225,79 @@ std::vector<std::optional<std::string>> buildSass(ArrayRef<SassRequest> Requests
     }
     if (!Cache)
       return;
-    bool Debug = J.Debug;
     StringRef Mode = J.Relocatable ? "ptxas -c" : "ptxas";
     std::string Extra = join(Settings.PtxasOptions, "\x1f");
-    J.Key = CompileCache::key({"ptxlink-sass-1", Tools.Version, Mode, Debug ? "-g" : "", Extra, Q.Arch, J.Text});
-    if (auto Hit = Cache->lookup(J.Key)) {
-      J.Cubin = std::move(*Hit);
-      J.FromCache = true;
-    }
+    J.Key = CompileCache::key({"ptxlink-sass-1", Tools.Version, Mode, J.Debug ? "-g" : "", Extra, Q.Arch, J.Text});
   });
-  Times.add("sass: print and look up", "", Start);
+  Times.add("sass: print and hash", "", Start);
+
+  // Look up. nvlink's result is cached too, under the list of its inputs' keys: a link whose units all
+  // come from the cache (a rebuild of unchanged sources) then runs neither ptxas nor nvlink. The device
+  // runtime's library is not part of any key, so such links always run nvlink.
+  auto LookupStart = std::chrono::steady_clock::now();
+  std::vector<std::vector<size_t>> JobsOf(Requests.size());
+  for (size_t I = 0; I < Jobs.size(); ++I)
+    JobsOf[Jobs[I].Request].push_back(I);
+  auto needsNvlink = [&](size_t R) {
+    return !JobsOf[R].empty() && !(JobsOf[R].size() == 1 && !Jobs[JobsOf[R].front()].Relocatable);
+  };
+  std::vector<std::string> LinkKeys(Requests.size());
+  std::vector<char> LinkedFromCache(Requests.size(), 0);
+  size_t LinkHits = 0;
+  if (Cache)
+    for (size_t R = 0; R < Requests.size(); ++R) {
+      const SassRequest &Q = Requests[R];
+      if (!needsNvlink(R) || Q.DeviceRuntime)
+        continue;
+      SmallVector<StringRef, 64> Parts{"ptxlink-sass-link-1", Tools.Version, Tools.Nvlink, Q.Arch,
+                                       Q.Target.Debug ? "-g" : ""};
+      for (size_t I : JobsOf[R])
+        Parts.push_back(Jobs[I].Key);
+      LinkKeys[R] = CompileCache::key(Parts);
+      if (auto Hit = Cache->lookup(LinkKeys[R], CompileCache::EntryKind::Link)) {
+        Results[R] = std::move(*Hit);
+        LinkedFromCache[R] = 1;
+        ++LinkHits;
+      }
+    }
+  if (Cache)
+    parallelFor(0, Jobs.size(), [&](size_t I) {
+      Job &J = Jobs[I];
+      if (LinkedFromCache[J.Request]) { // not needed now, but still in use: keep it from eviction
+        (void)Cache->touch(J.Key);
+        J.FromCache = true;
+        return;
+      }
+      if (auto Hit = Cache->lookup(J.Key)) {
+        J.Cubin = std::move(*Hit);
+        J.FromCache = true;
+      }
+    });
+  Times.add("sass: look up", "", LookupStart);
+
+  size_t Misses = 0, Hits = 0;
+  bool NvlinkToRun = false;
+  for (const Job &J : Jobs)
+    (J.FromCache ? Hits : Misses)++;
+  for (size_t R = 0; R < Requests.size(); ++R)
+    NvlinkToRun |= needsNvlink(R) && !LinkedFromCache[R];
+  auto report = [&] {
+    if (Settings.Verbose) {
+      Log << "ptxlink: SASS: " << Jobs.size() << " ptxas units, " << Hits << " from the cache"
+          << (Cache ? " (" + Cache->directory() + ")" : std::string(" (no cache)")) << ", " << Misses << " compiled";
+      if (LinkHits)
+        Log << ", nvlink's result from the cache for " << LinkHits << " of " << Requests.size() << " arch"
+            << (Requests.size() == 1 ? "" : "es");
+      Log << "\n";
+    }
+  };
+  if (!Misses && !NvlinkToRun) { // no tool to run: no temporary files
+    report();
+    for (size_t R = 0; R < Requests.size(); ++R)
+      if (!LinkedFromCache[R] && !JobsOf[R].empty())
+        Results[R] = std::move(Jobs[JobsOf[R].front()].Cubin); // a whole-program cubin
+    return Results;
+  }
 
   SmallString<128> TempDir;
   if (auto EC = sys::fs::createUniqueDirectory("ptxlink-sass", TempDir)) {
@@ -242,6 +305,8 @@ std::vector<std::optional<std::string>> buildSass(ArrayRef<SassRequest> Requests
     return Results;
   }
   auto Cleanup = make_scope_exit([&] {
+    auto CleanStart = std::chrono::steady_clock::now();
+    auto Timed = make_scope_exit([&] { Times.add("sass: remove temporary files", "", CleanStart); });
     if (Settings.SaveTemps) {
       Log << "ptxlink: note: temporary files kept in " << TempDir << "\n";
       return;
@@ -261,16 +326,22 @@ std::vector<std::optional<std::string>> buildSass(ArrayRef<SassRequest> Requests
     J.CubinPath = Base + ".cubin";
   }
 
-  // Compile the misses.
+  // Compile the misses, and write the cached cubins that nvlink will read (nvlink reads files: the cached
+  // bytes go where ptxas would have written them). One work list, taken in order by --threads workers:
+  // the misses first, largest first, so that no worker is left with a large unit at the end while the
+  // others idle; then the writes, which thus run beside ptxas when few units changed.
   auto CompileStart = std::chrono::steady_clock::now();
-  size_t Misses = 0, Hits = 0;
-  for (const Job &J : Jobs)
-    (J.FromCache ? Hits : Misses)++;
+  std::vector<size_t> Work;
+  for (size_t I = 0; I < Jobs.size(); ++I)
+    if (!Jobs[I].FromCache)
+      Work.push_back(I);
+  llvm::stable_sort(Work, [&](size_t A, size_t B) { return Jobs[A].Text.size() > Jobs[B].Text.size(); });
+  for (size_t I = 0; I < Jobs.size(); ++I)
+    if (Jobs[I].FromCache && !LinkedFromCache[Jobs[I].Request] && needsNvlink(Jobs[I].Request))
+      Work.push_back(I);
+  std::vector<char> WriteFailed(Jobs.size(), 0);
   Progress Bar(Settings.Progress && Misses > 0, Misses, Hits);
-  parallelFor(0, Jobs.size(), [&](size_t I) {
-    Job &J = Jobs[I];
-    if (J.FromCache)
-      return;
+  auto compile = [&](Job &J) {
     auto Done = make_scope_exit([&] { Bar.step(); });
     const SassRequest &Q = Requests[J.Request];
     {
@@ -307,15 +378,47 @@ std::vector<std::optional<std::string>> buildSass(ArrayRef<SassRequest> Requests
       return;
     }
     J.Cubin = (*B)->getBuffer().str();
+  };
+  std::atomic<size_t> NextWork{0};
+  size_t Workers = std::min<size_t>(std::max(1u, parallel::strategy.compute_thread_count()), Work.size());
+  parallelFor(0, Workers, [&](size_t) {
+    for (size_t W; (W = NextWork++) < Work.size();) {
+      Job &J = Jobs[Work[W]];
+      if (!J.FromCache) {
+        compile(J);
+        continue;
+      }
+      std::error_code EC;
+      raw_fd_ostream OS(J.CubinPath, EC);
+      OS << J.Cubin;
+      if (EC || OS.has_error()) {
+        OS.clear_error();
+        WriteFailed[Work[W]] = 1;
+      }
+    }
   });
   Bar.finish();
   Times.add("sass: ptxas", "", CompileStart);
 
   // Report failures in job order; store successes.
   std::vector<bool> RequestFailed(Requests.size(), false);
+  std::vector<std::string> LinkErrors(Requests.size());
   bool Stored = false;
-  for (Job &J : Jobs) {
+  auto store = [&](StringRef Key, StringRef Payload, CompileCache::EntryKind Kind) {
+    if (Error E = Cache->store(Key, Payload, Kind)) {
+      if (Settings.Verbose)
+        Log << "ptxlink: note: " << toString(std::move(E)) << "\n";
+      else
+        consumeError(std::move(E));
+    } else {
+      Stored = true;
+    }
+  };
+  for (size_t I = 0; I < Jobs.size(); ++I) {
+    Job &J = Jobs[I];
     const SassRequest &Q = Requests[J.Request];
+    if (WriteFailed[I] && LinkErrors[J.Request].empty())
+      LinkErrors[J.Request] = "cannot write " + J.CubinPath;
     if (J.Failed) {
       RequestFailed[J.Request] = true;
       // Its messages at the inputs' lines, then which compilation failed.
@@ -330,34 +433,18 @@ std::vector<std::optional<std::string>> buildSass(ArrayRef<SassRequest> Requests
       Diags.error(Msg, std::vector<DiagSite>(), "ptxas-failed");
       continue;
     }
-    if (!J.FromCache && Cache) {
-      if (Error E = Cache->store(J.Key, J.Cubin)) {
-        if (Settings.Verbose)
-          Log << "ptxlink: note: " << toString(std::move(E)) << "\n";
-        else
-          consumeError(std::move(E));
-      } else {
-        Stored = true;
-      }
-    }
+    if (!J.FromCache && Cache)
+      store(J.Key, J.Cubin, CompileCache::EntryKind::Cubin);
   }
-  if (Stored)
-    Cache->prune();
-  if (Settings.Verbose)
-    Log << "ptxlink: SASS: " << Jobs.size() << " ptxas units, " << Hits << " from the cache"
-        << (Cache ? " (" + Cache->directory() + ")" : std::string(" (no cache)")) << ", " << Misses << " compiled\n";
+  report();
 
   // Join each arch's relocatable cubins.
   auto LinkStart = std::chrono::steady_clock::now();
-  std::vector<std::vector<size_t>> JobsOf(Requests.size());
-  for (size_t I = 0; I < Jobs.size(); ++I)
-    JobsOf[Jobs[I].Request].push_back(I);
-  std::vector<std::string> LinkErrors(Requests.size());
   parallelFor(0, Requests.size(), [&](size_t R) {
-    if (RequestFailed[R] || JobsOf[R].empty())
+    if (RequestFailed[R] || JobsOf[R].empty() || LinkedFromCache[R] || !LinkErrors[R].empty())
       return;
     const SassRequest &Q = Requests[R];
-    if (JobsOf[R].size() == 1 && !Jobs[JobsOf[R].front()].Relocatable) {
+    if (!needsNvlink(R)) {
       Results[R] = std::move(Jobs[JobsOf[R].front()].Cubin);
       return;
     }
@@ -378,20 +465,8 @@ std::vector<std::optional<std::string>> buildSass(ArrayRef<SassRequest> Requests
     SmallVector<StringRef, 16> Argv{Tools.Nvlink, ArchArg, "-o", OutPath};
     if (Q.Target.Debug) // keep and merge the cubins' DWARF
       Argv.push_back("-g");
-    for (size_t I : JobsOf[R]) {
-      Job &J = Jobs[I];
-      if (J.FromCache) { // nvlink reads files: the cached bytes go where ptxas would have written them
-        std::error_code EC;
-        raw_fd_ostream OS(J.CubinPath, EC);
-        OS << J.Cubin;
-        if (EC || OS.has_error()) {
-          OS.clear_error();
-          LinkErrors[R] = "cannot write " + J.CubinPath;
-          return;
-        }
-      }
-      Argv.push_back(J.CubinPath);
-    }
+    for (size_t I : JobsOf[R])
+      Argv.push_back(Jobs[I].CubinPath);
     if (Q.DeviceRuntime)
       Argv.append({LibArg, "-lcudadevrt"});
     std::string Output;
@@ -414,9 +489,14 @@ std::vector<std::optional<std::string>> buildSass(ArrayRef<SassRequest> Requests
     }
     Results[R] = (*B)->getBuffer().str();
   });
-  for (const std::string &E : LinkErrors)
-    if (!E.empty())
-      Diags.error(E, std::vector<DiagSite>(), "nvlink-failed");
+  for (size_t R = 0; R < Requests.size(); ++R) {
+    if (!LinkErrors[R].empty())
+      Diags.error(LinkErrors[R], std::vector<DiagSite>(), "nvlink-failed");
+    else if (Results[R] && !LinkedFromCache[R] && !LinkKeys[R].empty())
+      store(LinkKeys[R], *Results[R], CompileCache::EntryKind::Link);
+  }
+  if (Stored)
+    Cache->prune();
   Times.add("sass: nvlink", "", LinkStart);
   return Results;
 }

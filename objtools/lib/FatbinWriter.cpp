@@ -56,6 +56,21 @@ Expected<std::string> compress(StringRef Data, FatbinCompression C, int Level) {
   return createStringError(inconvertibleErrorCode(), "unsupported compression scheme");
 }
 
+// The stored form of a payload compressed with Options' scheme and level. Input is what decompression
+// gives back (a PTX payload with its terminating NUL).
+Expected<FatbinImage::PackedPayload> packPayload(StringRef Input, const FatbinWriteOptions &Options) {
+  FatbinCompression C = Options.Compression;
+  if (C != FatbinCompression::Lz4 && C != FatbinCompression::Zstd)
+    return createStringError(inconvertibleErrorCode(), "cannot write compression scheme '%s'",
+                             fatbinCompressionName(C).data());
+  auto Packed = compress(Input, C, C == FatbinCompression::Lz4 ? Options.Lz4Level : Options.ZstdLevel);
+  if (!Packed)
+    return Packed.takeError();
+  if (Packed->size() > UINT32_MAX || Input.size() > UINT32_MAX)
+    return createStringError(inconvertibleErrorCode(), "image too large to compress");
+  return FatbinImage::PackedPayload{std::move(*Packed), Input.size(), C};
+}
+
 // fatbinary stores a copy of an sm_100+ cubin's .nv.compat section in the entry's options data, shifted
 // by one byte: a leading zero, then the section bytes, keeping the section's length (observed with
 // fatbinary 13.0; see docs/nvidia-formats.md).
@@ -143,7 +158,10 @@ Error planEntry(const FatbinImage &Image, const FatbinWriteOptions &Options, boo
   FatbinCompression C = Options.Compression;
   bool Compress = C != FatbinCompression::None &&
                   (Image.Kind != FatbinKind::Elf || Options.CompressElf);
-  if (Image.PayloadWriter) {
+  if (Image.Packed && (!Compress || Image.Packed->With != C))
+    return createStringError(inconvertibleErrorCode(),
+                             "fatbinary image compressed ahead with another scheme than the container's");
+  if (Image.PayloadWriter && !Image.Packed) {
     if (!Compress && Image.Kind != FatbinKind::Elf) {
       // Streamed: written by writeFatbin; measured now unless its size can be patched in afterwards.
       P.Generate = &Image.PayloadWriter;
@@ -177,27 +195,27 @@ Error planEntry(const FatbinImage &Image, const FatbinWriteOptions &Options, boo
   }
 
   if (Compress) {
-    if (C != FatbinCompression::Lz4 && C != FatbinCompression::Zstd)
-      return createStringError(inconvertibleErrorCode(), "cannot write compression scheme '%s'",
-                               fatbinCompressionName(C).data());
-    // The compressed stream covers the terminating NUL too, so PTX needs one contiguous copy here.
-    std::string Terminated;
-    StringRef Input = Raw;
-    if (IsPtx) {
-      Terminated.reserve(Raw.size() + 1);
-      Terminated.append(Raw.data(), Raw.size());
-      Terminated.push_back('\0');
-      Input = Terminated;
+    if (Image.Packed) {
+      P.Stored = Image.Packed->Bytes;
+      Uncompressed = Image.Packed->Uncompressed;
+    } else {
+      // The compressed stream covers the terminating NUL too, so PTX needs one contiguous copy here.
+      std::string Terminated;
+      StringRef Input = Raw;
+      if (IsPtx) {
+        Terminated.reserve(Raw.size() + 1);
+        Terminated.append(Raw.data(), Raw.size());
+        Terminated.push_back('\0');
+        Input = Terminated;
+      }
+      auto Packed = packPayload(Input, Options);
+      if (!Packed)
+        return Packed.takeError();
+      P.Packed = std::move(Packed->Bytes);
+      P.Stored = P.Packed;
+      Uncompressed = Packed->Uncompressed;
     }
-    auto Packed = compress(Input, C, C == FatbinCompression::Lz4 ? Options.Lz4Level : Options.ZstdLevel);
-    if (!Packed)
-      return Packed.takeError();
-    if (Packed->size() > UINT32_MAX || Input.size() > UINT32_MAX)
-      return createStringError(inconvertibleErrorCode(), "image too large to compress");
-    P.Packed = std::move(*Packed);
-    P.Stored = P.Packed;
     Compressed = uint32_t(P.Stored.size());
-    Uncompressed = Input.size();
     Flags |= C == FatbinCompression::Lz4 ? fatbin_flags::CompressedLz4 : fatbin_flags::CompressedZstd;
   } else {
     P.Stored = Raw;
@@ -249,6 +267,30 @@ Error planEntry(const FatbinImage &Image, const FatbinWriteOptions &Options, boo
 }
 
 } // namespace
+
+Error packFatbinImage(FatbinImage &Image, const FatbinWriteOptions &Options) {
+  if (Image.Kind != FatbinKind::Ptx || Options.Compression == FatbinCompression::None || Image.Packed)
+    return Error::success();
+  std::string Input;
+  if (Image.PayloadWriter) {
+    raw_string_ostream OS(Input);
+    Image.PayloadWriter(OS);
+    OS.flush();
+  } else {
+    Input = std::move(Image.Payload);
+  }
+  // As planEntry: PTX is cut at an embedded NUL and terminated, and the stream covers the terminator.
+  if (size_t Nul = Input.find('\0'); Nul != std::string::npos)
+    Input.resize(Nul);
+  Input.push_back('\0');
+  auto Packed = packPayload(Input, Options);
+  if (!Packed)
+    return Packed.takeError();
+  Image.Packed = std::move(*Packed);
+  Image.Payload.clear();
+  Image.PayloadWriter = nullptr;
+  return Error::success();
+}
 
 // Every entry is planned first (headers, compression) so the container size is known; then headers
 // and payloads go straight to the stream: an uncompressed payload is never copied. A generated payload

@@ -90,6 +90,42 @@ TEST(CompileCache, PruneEvictsLeastRecentlyUsedFirst) {
   EXPECT_FALSE(sys::fs::exists(C.entryPath(K2)));
 }
 
+// nvlink's results (EntryKind::Link) live beside the cubins under the same key space without clashing,
+// count towards the limit and are evicted like them; touch() makes an entry recent without reading it.
+TEST(CompileCache, LinkEntriesAndTouch) {
+  TempDir D;
+  std::string Big(1000, 'x');
+  CompileCache C(std::string(D.Path), 2500);
+  std::string K = CompileCache::key({"k"}), L = CompileCache::key({"l"});
+  ASSERT_FALSE(errorToBool(C.store(K, "cubin")));
+  EXPECT_EQ(C.lookup(K, CompileCache::EntryKind::Link), std::nullopt);
+  ASSERT_FALSE(errorToBool(C.store(K, "linked", CompileCache::EntryKind::Link)));
+  EXPECT_EQ(C.lookup(K), std::string("cubin"));
+  EXPECT_EQ(C.lookup(K, CompileCache::EntryKind::Link), std::string("linked"));
+  EXPECT_NE(C.entryPath(K), C.entryPath(K, CompileCache::EntryKind::Link));
+  EXPECT_FALSE(C.touch(L, CompileCache::EntryKind::Link));
+  // Three ~1 KB entries of both kinds against a limit of two: the oldest goes, whatever its kind; a touched
+  // entry is recent.
+  ASSERT_FALSE(errorToBool(C.store(L, Big, CompileCache::EntryKind::Link)));
+  std::string M = CompileCache::key({"m"}), N = CompileCache::key({"n"});
+  ASSERT_FALSE(errorToBool(C.store(M, Big)));
+  ASSERT_FALSE(errorToBool(C.store(N, Big)));
+  auto Now = std::chrono::system_clock::now();
+  auto age = [&](const std::string &Path, int Seconds) {
+    int FD;
+    ASSERT_FALSE(sys::fs::openFileForWrite(Path, FD, sys::fs::CD_OpenExisting));
+    ASSERT_FALSE(sys::fs::setLastAccessAndModificationTime(FD, Now - std::chrono::seconds(Seconds)));
+    sys::fs::closeFile(FD);
+  };
+  age(C.entryPath(L, CompileCache::EntryKind::Link), 400);
+  age(C.entryPath(M), 300);
+  age(C.entryPath(N), 200);
+  EXPECT_TRUE(C.touch(L, CompileCache::EntryKind::Link));
+  C.prune();
+  EXPECT_TRUE(sys::fs::exists(C.entryPath(L, CompileCache::EntryKind::Link)));
+  EXPECT_FALSE(sys::fs::exists(C.entryPath(M)));
+}
+
 TEST(CompileCache, ByteSizes) {
   EXPECT_EQ(parseByteSize("0"), 0u);
   EXPECT_EQ(parseByteSize("16K"), 16u << 10);

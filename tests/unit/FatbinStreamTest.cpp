@@ -135,3 +135,41 @@ TEST(FatbinStreamTest, WriterThatChangesIsAnError) {
 }
 
 } // namespace
+
+// packFatbinImage (a PTX image compressed ahead, on another thread in the linker): the container is the
+// same as when writeFatbin compresses, for held and streamed payloads, with an embedded NUL, for zstd
+// and LZ4; a packed image written with another compression than it was packed with is an error; without
+// compression packing does nothing.
+TEST(FatbinStreamTest, PackedAheadGivesTheSameBytes) {
+  std::string Big;
+  for (int I = 0; Big.size() < 200000; ++I)
+    Big += "  add.s32 %r" + std::to_string(I) + ", %r1, 1;\n";
+  for (FatbinCompression C : {FatbinCompression::Zstd, FatbinCompression::Lz4}) {
+    for (const std::string &Text : {Big, std::string("cut\0here", 8)}) {
+      FatbinImage Held = ptxImage(90);
+      Held.Payload = Text;
+      FatbinImage Streamed = ptxImage(90);
+      Streamed.PayloadWriter = [&Text](raw_ostream &OS) { OS << Text; };
+      std::string Expected = write({Held}, C);
+      FatbinWriteOptions O;
+      O.Compression = C;
+      for (FatbinImage *I : {&Held, &Streamed}) {
+        ASSERT_FALSE(errorToBool(packFatbinImage(*I, O)));
+        ASSERT_TRUE(I->Packed.has_value());
+        EXPECT_TRUE(I->Payload.empty());
+        EXPECT_FALSE(I->PayloadWriter);
+        EXPECT_EQ(write({*I}, C), Expected);
+      }
+      std::string Out;
+      raw_string_ostream OS(Out);
+      FatbinWriteOptions Other;
+      Other.Compression = C == FatbinCompression::Zstd ? FatbinCompression::Lz4 : FatbinCompression::Zstd;
+      EXPECT_TRUE(errorToBool(writeFatbin({Held}, Other, OS)));
+    }
+  }
+  FatbinImage Plain = ptxImage(90);
+  Plain.Payload = "text";
+  ASSERT_FALSE(errorToBool(packFatbinImage(Plain, FatbinWriteOptions())));
+  EXPECT_FALSE(Plain.Packed.has_value());
+  EXPECT_EQ(Plain.Payload, "text");
+}
