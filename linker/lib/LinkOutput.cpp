@@ -141,6 +141,7 @@ bool writeLinkOutput(const LinkOptions &Options, LinkedProgram &Program, Diagnos
         Packer.join();
     });
     std::vector<std::optional<std::string>> Cubins;
+    SassBackground Background;
     if (Tools) {
       std::vector<SassRequest> Requests;
       for (size_t I = 0; I < Outputs.size(); ++I) {
@@ -164,7 +165,7 @@ bool writeLinkOutput(const LinkOptions &Options, LinkedProgram &Program, Diagnos
       Settings.Verbose = Options.Verbose;
       Settings.PtxasOptions = Options.PtxasOptions;
       Settings.Progress = Options.Progress && !Options.Json && sys::Process::StandardErrIsDisplayed();
-      Cubins = buildSass(Requests, Settings, *Tools, Diags, Times, Out);
+      Cubins = buildSass(Requests, Settings, *Tools, Diags, Times, Out, Background);
     }
     auto FatbinStart = std::chrono::steady_clock::now();
     auto FatbinTimed = make_scope_exit([&] { Times.add("write fatbinary", "", FatbinStart); });
@@ -235,6 +236,7 @@ bool writeLinkOutput(const LinkOptions &Options, LinkedProgram &Program, Diagnos
         return writeFatbin(Images, Write, OS);
       });
     }
+    Background.finish(Options.Verbose ? &Out : nullptr);
   }
   Times.add("write output", "", Start);
   if (E) {

@@ -52,6 +52,17 @@ std::string safeFileName(StringRef Name) {
   return S.empty() ? "module" : S;
 }
 
+/// Removes a temporary folder and the files in it.
+void removeFolder(StringRef Folder) {
+  std::error_code EC;
+  std::vector<std::string> Files;
+  for (sys::fs::directory_iterator F(Folder, EC), End; !EC && F != End; F.increment(EC))
+    Files.push_back(F->path());
+  for (const std::string &F : Files)
+    sys::fs::remove(F);
+  sys::fs::remove(Folder);
+}
+
 /// One ptxas run: a unit (or the whole module) for one arch.
 struct Job {
   size_t Request = 0;
@@ -173,7 +184,7 @@ Expected<SassToolchain> findSassToolchain(ArrayRef<std::string> LibraryPaths) {
 
 std::vector<std::optional<std::string>> buildSass(ArrayRef<SassRequest> Requests, const SassSettings &Settings,
                                                   const SassToolchain &Tools, DiagnosticEngine &Diags,
-                                                  PassTimes &Times, raw_ostream &Log) {
+                                                  PassTimes &Times, raw_ostream &Log, SassBackground &Background) {
   std::vector<std::optional<std::string>> Results(Requests.size());
   auto Start = std::chrono::steady_clock::now();
 
@@ -305,19 +316,10 @@ std::vector<std::optional<std::string>> buildSass(ArrayRef<SassRequest> Requests
     return Results;
   }
   auto Cleanup = make_scope_exit([&] {
-    auto CleanStart = std::chrono::steady_clock::now();
-    auto Timed = make_scope_exit([&] { Times.add("sass: remove temporary files", "", CleanStart); });
-    if (Settings.SaveTemps) {
+    if (Settings.SaveTemps)
       Log << "ptxlink: note: temporary files kept in " << TempDir << "\n";
-      return;
-    }
-    std::error_code EC;
-    std::vector<std::string> Files;
-    for (sys::fs::directory_iterator F(TempDir, EC), End; !EC && F != End; F.increment(EC))
-      Files.push_back(F->path());
-    for (const std::string &F : Files)
-      sys::fs::remove(F);
-    sys::fs::remove(TempDir);
+    else
+      removeFolder(TempDir);
   });
   for (size_t I = 0; I < Jobs.size(); ++I) {
     Job &J = Jobs[I];
@@ -492,13 +494,46 @@ std::vector<std::optional<std::string>> buildSass(ArrayRef<SassRequest> Requests
   for (size_t R = 0; R < Requests.size(); ++R) {
     if (!LinkErrors[R].empty())
       Diags.error(LinkErrors[R], std::vector<DiagSite>(), "nvlink-failed");
-    else if (Results[R] && !LinkedFromCache[R] && !LinkKeys[R].empty())
-      store(LinkKeys[R], *Results[R], CompileCache::EntryKind::Link);
   }
-  if (Stored)
-    Cache->prune();
   Times.add("sass: nvlink", "", LinkStart);
+
+  // The rest does not change the output: storing nvlink's results (megabytes), pruning the cache,
+  // removing the temporary files. It runs on another thread while the caller writes the output.
+  std::vector<std::pair<std::string, std::string>> LinkEntries;
+  for (size_t R = 0; R < Requests.size(); ++R)
+    if (LinkErrors[R].empty() && Results[R] && !LinkedFromCache[R] && !LinkKeys[R].empty())
+      LinkEntries.push_back({LinkKeys[R], *Results[R]});
+  std::string Folder;
+  if (Settings.SaveTemps)
+    Log << "ptxlink: note: temporary files kept in " << TempDir << "\n";
+  else
+    Folder = TempDir.str().str();
+  Cleanup.release();
+  bool Prune = Stored || !LinkEntries.empty();
+  Background.start([Cache, LinkEntries = std::move(LinkEntries), Prune, Folder = std::move(Folder)](std::vector<std::string> &Notes) {
+    for (const auto &[Key, Cubin] : LinkEntries)
+      if (Error E = Cache->store(Key, Cubin, CompileCache::EntryKind::Link))
+        Notes.push_back(toString(std::move(E)));
+    if (Prune)
+      Cache->prune();
+    if (!Folder.empty())
+      removeFolder(Folder);
+  });
   return Results;
+}
+
+void SassBackground::start(std::function<void(std::vector<std::string> &)> Work) {
+  finish(nullptr);
+  Worker = std::thread([this, Work = std::move(Work)] { Work(Notes); });
+}
+
+void SassBackground::finish(raw_ostream *Log) {
+  if (Worker.joinable())
+    Worker.join();
+  if (Log)
+    for (const std::string &N : Notes)
+      *Log << "ptxlink: note: " << N << "\n";
+  Notes.clear();
 }
 
 } // namespace ptxlink

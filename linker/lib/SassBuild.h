@@ -18,7 +18,9 @@
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 
+#include <functional>
 #include <optional>
+#include <thread>
 #include <string>
 #include <utility>
 #include <vector>
@@ -60,10 +62,28 @@ struct SassSettings {
   std::vector<std::string> PtxasOptions; // -Xptxas: given to every ptxas run, part of every cache key
 };
 
+/// What buildSass leaves to do once the cubins are known, none of which changes the output (storing
+/// nvlink's results in the cache, pruning it, removing the temporary files): it runs on another thread
+/// while the caller writes the output. finish() waits for it and writes its notes (-v) to Log; the
+/// destructor waits too.
+class SassBackground {
+public:
+  SassBackground() = default;
+  SassBackground(const SassBackground &) = delete;
+  SassBackground &operator=(const SassBackground &) = delete;
+  ~SassBackground() { finish(nullptr); }
+  void start(std::function<void(std::vector<std::string> &Notes)> Work);
+  void finish(llvm::raw_ostream *Log);
+
+private:
+  std::thread Worker;
+  std::vector<std::string> Notes;
+};
+
 /// Builds one cubin per request, in order (std::nullopt where it failed; the reasons are reported to
 /// Diags). Notes (cache statistics with -v, kept temporaries) go to Log.
 std::vector<std::optional<std::string>> buildSass(llvm::ArrayRef<SassRequest> Requests, const SassSettings &Settings,
                                                   const SassToolchain &Tools, DiagnosticEngine &Diags,
-                                                  PassTimes &Times, llvm::raw_ostream &Log);
+                                                  PassTimes &Times, llvm::raw_ostream &Log, SassBackground &Background);
 
 } // namespace ptxlink
