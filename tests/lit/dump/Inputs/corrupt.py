@@ -14,6 +14,16 @@ def first_entry():
     return 16
 
 
+def section_header(sh_type):
+    """File offset of the first section header of type sh_type in an ELF64 file."""
+    shoff, = struct.unpack_from("<Q", d, 0x28)
+    shnum, = struct.unpack_from("<H", d, 0x3C)
+    for i in range(shnum):
+        if struct.unpack_from("<I", d, shoff + 64 * i + 4)[0] == sh_type:
+            return shoff + 64 * i
+    sys.exit("no section of type %d" % sh_type)
+
+
 if kind == "truncate-half":
     d = d[: len(d) // 2]
 elif kind == "truncate-header":
@@ -34,6 +44,13 @@ elif kind == "cubin-bad-shoff":    # section header table beyond the file
     struct.pack_into("<Q", d, 0x28, 1 << 50)
 elif kind == "cubin-truncate":
     d = d[: len(d) * 2 // 3]
+elif kind == "elf-section-past-end":  # the first SHT_PROGBITS section's contents at 2^40
+    struct.pack_into("<Q", d, section_header(1) + 0x18, 1 << 40)
+elif kind == "elf-rela-entsize":      # the first SHT_RELA section's entry size: 8
+    struct.pack_into("<Q", d, section_header(4) + 0x38, 8)
+elif kind == "elf-rela-size":         # the first SHT_RELA section's size: one byte more
+    h = section_header(4)
+    struct.pack_into("<Q", d, h + 0x20, struct.unpack_from("<Q", d, h + 0x20)[0] + 1)
 else:
     sys.exit("unknown kind " + kind)
 open(dst, "wb").write(bytes(d))
