@@ -9,6 +9,7 @@
 #include "ptxlink/Target.h"
 
 #include "llvm/ADT/StringRef.h"
+#include "llvm/BinaryFormat/ELF.h"
 #include "llvm/ADT/Twine.h"
 
 #include <cstdint>
@@ -18,6 +19,45 @@
 #include <vector>
 
 namespace ptxlink {
+
+/// NVIDIA's ELF values that llvm/BinaryFormat/ELF.h does not name (EM_CUDA, ELFOSABI_CUDA and EF_CUDA_*
+/// are there), in one place for the readers, the writers and ptxlink-dump (docs/nvidia-formats.md).
+namespace nvelf {
+constexpr uint8_t ELFOSABI_CUDA_V2 = 0x41; // today's cubins (ABI version 8); older ones: ELFOSABI_CUDA, 0x33
+
+// Processor-specific section types, as cuobjdump names them: PTXLINK_CUDA_SECTION_TYPES(X) calls
+// X(name, value) for each, so that the constants below and cudaSectionTypeName come from one list.
+#define PTXLINK_CUDA_SECTION_TYPES(X)                                                                         \
+  X(SHT_CUDA_INFO, 0x70000000)          /* .nv.info, .nv.info.<function>: attribute records */               \
+  X(SHT_CUDA_CALLGRAPH, 0x70000001)     /* .nv.callgraph: {caller, callee} pairs */                          \
+  X(SHT_CUDA_PROTOTYPE, 0x70000002)                                                                           \
+  X(SHT_CUDA_RESOLVED_RELA, 0x70000003)                                                                       \
+  X(SHT_CUDA_METADATA, 0x70000004)                                                                            \
+  X(SHT_CUDA_CONSTANT, 0x70000006)                                                                            \
+  X(SHT_CUDA_GLOBAL, 0x70000007)                                                                              \
+  X(SHT_CUDA_GLOBAL_INIT, 0x70000008)                                                                         \
+  X(SHT_CUDA_LOCAL, 0x70000009)                                                                               \
+  X(SHT_CUDA_SHARED, 0x7000000a)                                                                              \
+  X(SHT_CUDA_RELOCINFO, 0x7000000b)                                                                           \
+  X(SHT_CUDA_UFT, 0x7000000e)                                                                                 \
+  X(SHT_CUDA_UFT_INDEX, 0x70000010)                                                                           \
+  X(SHT_CUDA_UFT_ENTRY, 0x70000011)                                                                           \
+  X(SHT_CUDA_UDT, 0x70000012)                                                                                 \
+  X(SHT_CUDA_UDT_ENTRY, 0x70000014)                                                                           \
+  X(SHT_CUDA_RESERVED_SHARED, 0x70000015)                                                                     \
+  X(SHT_CUDA_COMPAT, 0x70000086)
+#define PTXLINK_DEFINE_CUDA_SECTION_TYPE(Name, Value) constexpr uint32_t Name = Value;
+PTXLINK_CUDA_SECTION_TYPES(PTXLINK_DEFINE_CUDA_SECTION_TYPE)
+#undef PTXLINK_DEFINE_CUDA_SECTION_TYPE
+/// Constant banks 0..17: SHT_CUDA_CONSTANT_B0 + bank.
+constexpr uint32_t SHT_CUDA_CONSTANT_B0 = 0x70000064, CudaConstantBanks = 18;
+
+/// st_other of a cubin symbol: the kernel flag and the state space (bits 5-7).
+constexpr uint8_t STO_CUDA_ENTRY = 0x10, STO_CUDA_SPACE_MASK = 0xe0, STO_CUDA_GLOBAL = 0x20,
+                  STO_CUDA_SHARED = 0x40, STO_CUDA_CONSTANT = 0x80;
+/// st_info type of a variable in a relocatable cubin (STT_LOPROC).
+constexpr uint8_t STT_CUDA_VARIABLE = llvm::ELF::STT_LOPROC;
+} // namespace nvelf
 
 using CubinWarnFn = std::function<void(uint64_t Offset, const llvm::Twine &Message)>;
 
@@ -36,7 +76,7 @@ struct CubinSymbol {
   uint8_t Bind = 0, Type = 0, Other = 0;
   uint16_t Shndx = 0;
   uint64_t Value = 0, Size = 0;
-  bool isKernel() const { return Other & 0x10; }
+  bool isKernel() const { return Other & nvelf::STO_CUDA_ENTRY; }
 };
 
 struct CubinReloc {

@@ -78,35 +78,22 @@ StringRef cudaAttributeName(uint8_t Id) {
 
 StringRef cudaSectionTypeName(uint32_t Type) {
   switch (Type) {
-  case 0x70000000: return "SHT_CUDA_INFO";
-  case 0x70000001: return "SHT_CUDA_CALLGRAPH";
-  case 0x70000002: return "SHT_CUDA_PROTOTYPE";
-  case 0x70000003: return "SHT_CUDA_RESOLVED_RELA";
-  case 0x70000004: return "SHT_CUDA_METADATA";
-  case 0x70000006: return "SHT_CUDA_CONSTANT";
-  case 0x70000007: return "SHT_CUDA_GLOBAL";
-  case 0x70000008: return "SHT_CUDA_GLOBAL_INIT";
-  case 0x70000009: return "SHT_CUDA_LOCAL";
-  case 0x7000000a: return "SHT_CUDA_SHARED";
-  case 0x7000000b: return "SHT_CUDA_RELOCINFO";
-  case 0x7000000e: return "SHT_CUDA_UFT";
-  case 0x70000010: return "SHT_CUDA_UFT_INDEX";
-  case 0x70000011: return "SHT_CUDA_UFT_ENTRY";
-  case 0x70000012: return "SHT_CUDA_UDT";
-  case 0x70000014: return "SHT_CUDA_UDT_ENTRY";
-  case 0x70000015: return "SHT_CUDA_RESERVED_SHARED";
-  case 0x70000086: return "SHT_CUDA_COMPAT";
+#define PTXLINK_CUDA_SECTION_TYPE_NAME(Name, Value)                                                             \
+  case nvelf::Name:                                                                                              \
+    return #Name;
+    PTXLINK_CUDA_SECTION_TYPES(PTXLINK_CUDA_SECTION_TYPE_NAME)
+#undef PTXLINK_CUDA_SECTION_TYPE_NAME
   default:
     break;
   }
-  if (Type >= 0x70000064 && Type <= 0x70000075) {
-    static constexpr const char *Banks[] = {
+  if (Type >= nvelf::SHT_CUDA_CONSTANT_B0 && Type < nvelf::SHT_CUDA_CONSTANT_B0 + nvelf::CudaConstantBanks) {
+    static constexpr const char *Banks[nvelf::CudaConstantBanks] = {
         "SHT_CUDA_CONSTANT_B0",  "SHT_CUDA_CONSTANT_B1",  "SHT_CUDA_CONSTANT_B2",  "SHT_CUDA_CONSTANT_B3",
         "SHT_CUDA_CONSTANT_B4",  "SHT_CUDA_CONSTANT_B5",  "SHT_CUDA_CONSTANT_B6",  "SHT_CUDA_CONSTANT_B7",
         "SHT_CUDA_CONSTANT_B8",  "SHT_CUDA_CONSTANT_B9",  "SHT_CUDA_CONSTANT_B10", "SHT_CUDA_CONSTANT_B11",
         "SHT_CUDA_CONSTANT_B12", "SHT_CUDA_CONSTANT_B13", "SHT_CUDA_CONSTANT_B14", "SHT_CUDA_CONSTANT_B15",
         "SHT_CUDA_CONSTANT_B16", "SHT_CUDA_CONSTANT_B17"};
-    return Banks[Type - 0x70000064];
+    return Banks[Type - nvelf::SHT_CUDA_CONSTANT_B0];
   }
   return "";
 }

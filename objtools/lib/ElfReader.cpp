@@ -7,6 +7,7 @@
 
 #include "ElfView.h"
 #include "PtxlinkElf.h"
+#include "ptxlink/Cubin.h"
 #include "ptxlink/ObjectFormat.h"
 
 #include "llvm/ADT/StringExtras.h"

@@ -6,7 +6,7 @@
 // H + 0x18 for sh_offset, 24-byte symbols decoded field by field), and each had its own bounds checks.
 // Here the records are LLVM's types for `llvm::object::ELFFile<ELF64LE>` (Elf_Ehdr, Elf_Shdr, Elf_Sym,
 // Elf_Rela; packed, so they can be read in place at any offset) and the values are the constants of
-// llvm/BinaryFormat/ELF.h. Every offset, size and count is checked once, when the view is made or a
+// llvm/BinaryFormat/ELF.h (NVIDIA's own values are named in include/ptxlink/Cubin.h). Every offset, size and count is checked once, when the view is made or a
 // table is asked for; what the view hands out afterwards lies inside the file.
 //
 // Why not ELFFile's own sections() and symbols(): they reject the whole table on the first inconsistent
@@ -34,14 +34,6 @@ using ElfSymbol = ElfTypes::Sym;
 using ElfRela = ElfTypes::Rela;
 using ElfRel = ElfTypes::Rel;
 using ElfProgramHeader = ElfTypes::Phdr;
-
-/// NVIDIA's ELF values that llvm/BinaryFormat/ELF.h does not name (docs/nvidia-formats.md); kept here
-/// so that no reader spells them as numbers. (EM_CUDA, ELFOSABI_CUDA and EF_CUDA_* are in ELF.h.)
-namespace nvelf {
-constexpr uint8_t ELFOSABI_CUDA_V2 = 0x41;          // today's cubins (ABI version 8); older: ELFOSABI_CUDA, 0x33
-constexpr uint32_t SHT_CUDA_INFO = 0x70000000;      // .nv.info, .nv.info.<function>: attribute records
-constexpr uint32_t SHT_CUDA_CALLGRAPH = 0x70000001; // .nv.callgraph: {caller, callee} pairs
-} // namespace nvelf
 
 /// Receives one problem found in the file: the offset (from the start of the viewed bytes) of the
 /// field or record at fault, and what is wrong.

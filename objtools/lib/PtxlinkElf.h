@@ -7,7 +7,7 @@
 
 namespace ptxlink::elf {
 
-constexpr uint8_t OsAbi = 0x50; // 'P': distinct from NVIDIA's cubin OSABIs 0x41 and 0x33 (ElfView.h)
+constexpr uint8_t OsAbi = 0x50; // 'P': distinct from NVIDIA's cubin OSABIs 0x41 and 0x33 (Cubin.h)
 // e_flags. The low bits carry NVIDIA's EF_CUDA_* machine flags (the SM number, 64-bit addressing, the
 // virtual SM the PTX targets) so that LLVM's tools can tell the processor (llvm-objdump crashed on 0);
 // the fat-object flag therefore lives in bit 31, which NVIDIA does not use. Format version 1 kept it in

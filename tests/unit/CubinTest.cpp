@@ -149,7 +149,7 @@ TEST_F(CubinTest, CorruptSectionTableIsReported) {
   // Scribble over the .nv.info records: warnings, no crash.
   std::string D = **Cubin;
   for (const CubinSection &S : readElfSections(D, [](uint64_t, const Twine &) {}))
-    if (S.Type == 0x70000000)
+    if (S.Type == nvelf::SHT_CUDA_INFO)
       for (uint64_t I = 0; I < S.Size; I += 4)
         D[S.Offset + I] = char(0x04), D[S.Offset + I + 2] = char(0xff), D[S.Offset + I + 3] = char(0xff);
   Count = 0;
@@ -166,14 +166,14 @@ TEST_F(CubinTest, CallGraphWithReservedHashKeysIsNamedAsUnknown) {
     std::string D = **Cubin;
     bool Patched = false;
     for (const CubinSection &S : readElfSections(D, [](uint64_t, const Twine &) {})) {
-      if (S.Type == 0x70000001) // SHT_CUDA_CALLGRAPH
+      if (S.Type == nvelf::SHT_CUDA_CALLGRAPH)
         for (uint64_t P = 0; P + 8 <= S.Size; P += 8) {
           uint32_t Callee;
           memcpy(&Callee, &D[S.Offset + P + 4], 4);
           if (Callee < 0xfffffffc)
             memcpy(&D[S.Offset + P], &Key, 4), Patched = true;
         }
-      if (S.Type == 0x70000000) // .nv.info: point every symbol-valued attribute at the key too
+      if (S.Type == nvelf::SHT_CUDA_INFO) // .nv.info: point every symbol-valued attribute at the key too
         for (uint64_t P = 0; P + 12 <= S.Size;) {
           uint8_t Format = D[S.Offset + P];
           uint16_t Size;

@@ -16,40 +16,49 @@ namespace {
 
 const char *bindingName(uint8_t B) {
   switch (B) {
-  case 0: return "local";
-  case 1: return "global";
-  case 2: return "weak";
+  case ELF::STB_LOCAL: return "local";
+  case ELF::STB_GLOBAL: return "global";
+  case ELF::STB_WEAK: return "weak";
   default: return "other";
   }
 }
 
 std::string symbolKind(const CubinSymbol &S) {
   switch (S.Type) {
-  case 0: return "notype";
-  case 1: return "object";
-  case 2: return S.isKernel() ? "kernel" : "function";
-  case 3: return "section";
-  case 4: return "file";
-  case 13: return "variable"; // STT_LOPROC: NVIDIA's variables in relocatable cubins
+  case ELF::STT_NOTYPE: return "notype";
+  case ELF::STT_OBJECT: return "object";
+  case ELF::STT_FUNC: return S.isKernel() ? "kernel" : "function";
+  case ELF::STT_SECTION: return "section";
+  case ELF::STT_FILE: return "file";
+  case nvelf::STT_CUDA_VARIABLE: return "variable"; // NVIDIA's variables in relocatable cubins
   default: return "type" + std::to_string(S.Type);
   }
 }
 
 const char *spaceName(uint8_t Other) {
-  switch (Other & 0xe0) {
-  case 0x20: return "global";
-  case 0x40: return "shared";
-  case 0x80: return "const";
-  case 0x00: return "";
+  switch (Other & nvelf::STO_CUDA_SPACE_MASK) {
+  case nvelf::STO_CUDA_GLOBAL: return "global";
+  case nvelf::STO_CUDA_SHARED: return "shared";
+  case nvelf::STO_CUDA_CONSTANT: return "const";
+  case 0: return "";
   default: return "other";
   }
 }
 
 std::string sectionTypeName(uint32_t T) {
-  static constexpr const char *Std[] = {"NULL", "PROGBITS", "SYMTAB", "STRTAB", "RELA", "HASH", "DYNAMIC",
-                                        "NOTE", "NOBITS", "REL"};
-  if (T < std::size(Std))
-    return Std[T];
+  switch (T) {
+  case ELF::SHT_NULL: return "NULL";
+  case ELF::SHT_PROGBITS: return "PROGBITS";
+  case ELF::SHT_SYMTAB: return "SYMTAB";
+  case ELF::SHT_STRTAB: return "STRTAB";
+  case ELF::SHT_RELA: return "RELA";
+  case ELF::SHT_HASH: return "HASH";
+  case ELF::SHT_DYNAMIC: return "DYNAMIC";
+  case ELF::SHT_NOTE: return "NOTE";
+  case ELF::SHT_NOBITS: return "NOBITS";
+  case ELF::SHT_REL: return "REL";
+  default: break;
+  }
   StringRef N = cudaSectionTypeName(T);
   return N.empty() ? hex(T) : N.str();
 }
