@@ -378,8 +378,9 @@ size_t abiSize(const ModuleVariant &V) {
   for (const FunctionAbi &F : V.Functions)
     N += 16 + Params(F.Returns) + Params(F.Params) + 4 + 8 * F.Attributes.size() + 60 +
          8 * F.Tuning->Pragmas.size() + 8;
+  // symbol, flags, type; align, dimension count; dimensions; attribute count, attributes; location
   for (const VariableAbi &Var : V.Variables)
-    N += 16 + 8 + 4 + 8 * Var.ArrayDims.size() + 4 + 8 * Var.Attributes.size() + 8;
+    N += 16 + 4 + 4 + 8 * Var.ArrayDims.size() + 4 + 8 * Var.Attributes.size() + 8;
   for (const PrototypeAbi &P : V.Prototypes)
     N += 8 + 4 + 12 + Params(P.Returns) + Params(P.Params) + 4 + 4 * P.CallTargets.size() + 8;
   return N;
