@@ -2,11 +2,16 @@
 # Builds the sanitizer + libFuzzer configuration of ptxlink, makes seed corpora from the test inputs, and
 # fuzzes every target for a fixed time each (docs/reliability.md records what the campaigns found).
 #
-# Usage: scripts/fuzz.sh [build | seeds | run SECONDS [TARGET...] | all SECONDS]     (default: all 60)
+# Usage: scripts/fuzz.sh [build | seeds | run SECONDS [TARGET...] | all SECONDS | ci SECONDS]  (default: all 60)
+#   ci: the time-boxed pass that scripts/test.sh runs on every build: skipped (exit 3, with a line saying
+#       why) where no clang++ with libFuzzer is installed; otherwise build, seeds, and every target for
+#       SECONDS with a fixed seed; exit 1 if any target crashed, leaked, hit a sanitizer or timed out.
 #   targets: readers assembler object archive hostobj linker   (tests/fuzz/CMakeLists.txt says what each reads)
 #   PTXLINK_FUZZ_BUILD_DIR  build directory (default: <repo>/build-fuzz)
 #   PTXLINK_JOBS            ninja -j (default: number of cores)
 #   PTXLINK_FUZZ_JOBS       libFuzzer processes per target (default 1; the campaign runs targets in turn)
+#   PTXLINK_FUZZ_SEED       libFuzzer's -seed (default: random; the ci pass uses 1, so that a failure on CI
+#                           is the same walk through the inputs on a developer's machine)
 #   CXX                     the compiler (default: clang++-14, else clang++); it must ship libFuzzer
 #
 # What a developer needs to know (each of these cost someone an afternoon):
@@ -43,6 +48,18 @@ find_cxx() {
   done
   echo "fuzz.sh: clang++ not found (libFuzzer comes with clang)" >&2
   exit 2
+}
+
+# Whether this machine can build the fuzz configuration at all: a clang++ whose libFuzzer and sanitizer
+# runtimes link a trivial fuzz target (Debian: clang-14 and libclang-rt-14-dev).
+can_build_fuzzers() {
+  local cxx tmp ok=1
+  cxx="$(find_cxx 2>/dev/null)" || return 1
+  tmp="$(mktemp -d)"
+  printf '#include <cstdint>\n#include <cstddef>\nextern "C" int LLVMFuzzerTestOneInput(const uint8_t *, size_t) { return 0; }\n' > "$tmp/t.cpp"
+  "$cxx" $SANITIZE -fsanitize=fuzzer "$tmp/t.cpp" -o "$tmp/t" >/dev/null 2>&1 || ok=0
+  rm -rf "$tmp"
+  [[ $ok -eq 1 ]]
 }
 
 build() {
@@ -122,11 +139,14 @@ run() {
     # -rss_limit_mb: the issue-15 memory bound (2x input + 100 MB) with room for ASan's shadow.
     local parallel=()
     [[ "${PTXLINK_FUZZ_JOBS:-1}" -gt 1 ]] && parallel=(-fork="$PTXLINK_FUZZ_JOBS")
+    [[ -n "${PTXLINK_FUZZ_SEED:-}" ]] && parallel+=(-seed="$PTXLINK_FUZZ_SEED")
     if ! "$BUILD_DIR/bin/ptxlink-fuzz-$n" -max_total_time="$seconds" -timeout=25 -rss_limit_mb=2560 \
         -max_len=65536 -print_final_stats=1 "${parallel[@]}" \
         -artifact_prefix="$BUILD_DIR/artifacts/$n-" "$corpus" "$BUILD_DIR/seeds/$n" "$ROOT/tests/fuzz/regressions/$n" \
         >"$log" 2>&1; then
       echo "   FAILED: see $log and $BUILD_DIR/artifacts/"
+      # What CI's log needs to reproduce it: the report's first lines and the input (Base64).
+      grep -E "ERROR|SUMMARY|Assertion|runtime error|Test unit written|^Base64" "$log" | head -n 20 || true
       failed=1
     fi
     grep -E "stat::number_of_executed_runs|stat::peak_rss_mb" "$log" | tr '\n' ' ' || true
@@ -140,5 +160,16 @@ case "${1:-all}" in
   seeds) seeds ;;
   run) shift; run "${1:-60}" "${@:2}" ;;
   all) build && seeds && run "${2:-60}" ;;
+  ci)
+    if ! can_build_fuzzers; then
+      echo "fuzz pass: skipped (no clang++ with libFuzzer and the sanitizer runtimes; Debian: clang-14 libclang-rt-14-dev)"
+      exit 3
+    fi
+    export PTXLINK_FUZZ_SEED="${PTXLINK_FUZZ_SEED:-1}"
+    echo "fuzz pass: ASan/UBSan build in $BUILD_DIR, then ${2:-30}s per target (seed $PTXLINK_FUZZ_SEED)"
+    mkdir -p "$BUILD_DIR"
+    build >"$BUILD_DIR/ci-build.log" 2>&1 ||
+      { tail -n 30 "$BUILD_DIR/ci-build.log"; echo "fuzz pass: the sanitizer build FAILED"; exit 1; }
+    seeds && run "${2:-30}" ;;
   *) sed -n '2,9p' "$0"; exit 2 ;;
 esac

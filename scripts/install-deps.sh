@@ -13,6 +13,7 @@ PACKAGES=(
   libxxhash-dev libgtest-dev googletest libzstd-dev liblz4-dev
   time                                # /usr/bin/time -v for the benchmark's peak-memory figures
   graphviz                            # dot: the tests render --callgraph-dot / ptxlink-dump --format dot
+  clang-14 libclang-rt-14-dev         # the fuzz pass of scripts/test.sh: libFuzzer + ASan/UBSan (scripts/fuzz.sh ci)
 )
 
 missing=()
