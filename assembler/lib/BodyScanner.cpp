@@ -5,6 +5,8 @@
 #include "BodyScanner.h"
 #include "ByteScan.h"
 
+#include "llvm/Support/Compiler.h"
+
 #include <algorithm>
 #include <cstring>
 #if defined(__SSE2__)
@@ -98,7 +100,6 @@ inline size_t wordEnd(const char *B, size_t I, size_t End) {
   }
 }
 
-enum class Mode : uint8_t { Normal, Decl, DeclInit, CallTargets, Skip };
 } // namespace
 
 BodyScanner::BodyScanner(StringRef Text, SourceDiags &Diags, const SymbolNameMap &SymMap,
@@ -333,9 +334,45 @@ bool BodyScanner::scanLoc(size_t &IRef, size_t End) {
   return true;
 }
 
+/// Where the scan is within the current statement: what the next identifier would be (opcode, label,
+/// declared name, operand) and what a brace means there. Reset at every `;` and scope brace.
+struct BodyScanner::Statement {
+  bool AtStart = true;     // the next word is a label or an opcode
+  bool Guard = false;      // after `@`: the next word is a predicate
+  bool InVector = false;   // inside `{...}` of a vector operand
+  bool ExpectName = false; // in a declaration, the next word is the name it declares
+  Mode Md = Mode::Normal;
+  int InitBrace = 0;       // braces open in a declaration's initializer
+  StringRef LastLabel;     // the label just before this statement (a .callprototype's name)
+  size_t LastLabelOffset = 0;
+
+  /// A `;` or a `}` that closes a scope: the next word begins a statement.
+  void endStatement() {
+    AtStart = true;
+    Md = Mode::Normal;
+    InVector = Guard = ExpectName = false;
+    LastLabel = StringRef();
+  }
+};
+
 void BodyScanner::scan(const PtxFunction &F, uint32_t SecIdx, uint32_t FuncSym, Section &Sec,
                        std::vector<PrototypeAbi> &Protos, bool KeepStrings, ObjectFile &Obj) {
-  const char *B = Text.data();
+  // The steps of one body; each says what is fixed after it.
+  startBody(F, SecIdx, Sec);
+  // Parameters hide module-scope names of the same spelling (or define the names debug data expects).
+  declareParameters(F);
+  size_t FirstProto = Protos.size();
+  // Every statement read: references recorded in Sec.Relocs, labels defined, prototypes appended to
+  // Protos; label uses and the names of local labels are still pending.
+  scanStatements(F, FuncSym, Protos, KeepStrings, Obj);
+  // Label uses kept where the label is defined in this body, references hidden by local labels dropped:
+  // Sec.Relocs is complete.
+  resolveLabelUses(F);
+  // The scanner is ready for the next body, and this body's prototypes name their call targets.
+  endBody(Protos, FirstProto);
+}
+
+void BodyScanner::startBody(const PtxFunction &F, uint32_t SecIdx, Section &Sec) {
   Base = F.Begin;
   SectionIdx = SecIdx;
   Relocs = &Sec.Relocs;
@@ -346,8 +383,11 @@ void BodyScanner::scan(const PtxFunction &F, uint32_t SecIdx, uint32_t FuncSym, 
   CallTargets.clear();
   if (ShadowCount.size() < Symbols.size())
     ShadowCount.resize(Symbols.size(), 0);
-  size_t FirstProto = Protos.size();
+  BodyStart = F.BodyPos;
+  Known = BodyStart;
+}
 
+void BodyScanner::declareParameters(const PtxFunction &F) {
   // Parameter names are locals of the whole body (and may be what debug data points at).
   for (const auto *List : {&F.Returns, &F.Params})
     for (const ParamInfo &P : *List)
@@ -356,37 +396,134 @@ void BodyScanner::scan(const PtxFunction &F, uint32_t SecIdx, uint32_t FuncSym, 
         if (S != NoSymbol)
           declareLocalOrDebugName(S, static_cast<size_t>(P.Name.data() - Text.data()), P.Where);
       }
+}
 
-  size_t I = F.BodyBegin + 1;
-  size_t End = F.End - 1; // the closing '}'
-  BodyStart = F.BodyPos;
-  Known = BodyStart;
-  bool AtStart = true, Guard = false, InVector = false, ExpectName = false;
-  Mode Md = Mode::Normal;
-  int InitBrace = 0;
-  StringRef LastLabel;
-  size_t LastLabelOffset = 0;
-
+// Inlined: called for every word of every operand list, and for every directive at a statement's start,
+// from the byte loop, where a call with the statement state in memory costs more than the work (callgrind).
+LLVM_ATTRIBUTE_ALWAYS_INLINE void BodyScanner::nameOperand(Statement &St, size_t Start, size_t Stop) {
   // A name operand spanning [Start, Stop): the name a declaration introduces (a local that may hide a
   // module-scope symbol, or a name the debug sections refer to), or a use of a module-scope symbol.
-  auto nameOperand = [&](size_t Start, size_t Stop) {
-    uint32_t Sym = lookup(Text.slice(Start, Stop));
-    if (Md == Mode::Decl && ExpectName) {
-      ExpectName = false;
-      if (Sym != NoSymbol)
-        declareLocalOrDebugName(Sym, Start, std::nullopt);
-      return;
+  uint32_t Sym = lookup(Text.slice(Start, Stop));
+  if (St.Md == Mode::Decl && St.ExpectName) {
+    St.ExpectName = false;
+    if (Sym != NoSymbol)
+      declareLocalOrDebugName(Sym, Start, std::nullopt);
+    return;
+  }
+  if (Sym == NoSymbol)
+    return;
+  reference(Sym, Start, uint32_t(Stop - Start));
+  if (St.Md == Mode::CallTargets &&
+      (Symbols[Sym].Kind == SymbolKind::Function || Symbols[Sym].Kind == SymbolKind::Kernel))
+    CallTargets.push_back(Sym);
+}
+
+void BodyScanner::defineLabel(size_t Begin, size_t End) {
+  // `name:` at the start of a statement. Only names the module knows matter: a label that debug data
+  // refers to is defined here; one spelled like a module-scope symbol hides it in this body.
+  StringRef Name = Text.slice(Begin, End);
+  uint32_t Sym = lookup(Name);
+  if (Sym == NoSymbol)
+    return;
+  SourceLoc Loc = locAt(Begin);
+  Symbol &Sy = Symbols[Sym];
+  if (Sy.Kind == SymbolKind::Label && IsFunctionLabel[Sym]) {
+    if (Sy.Section == NoSection) {
+      Sy.Section = SectionIdx;
+      Sy.Value = Begin - Base;
+      Sy.Where = Loc;
+      LabelUses.push_back({Sym, Begin, uint32_t(End - Begin)});
+    } else if (Sy.Section == SectionIdx) {
+      D.error(Begin, Loc, "duplicate label '" + Name + "'");
+    } else {
+      D.warning(Begin, Loc,
+                "label '" + Name +
+                    "' is referenced from debug data and defined in more than one function; "
+                    "debug data refers to the first");
     }
-    if (Sym == NoSymbol)
-      return;
-    reference(Sym, Start, uint32_t(Stop - Start));
-    if (Md == Mode::CallTargets &&
-        (Symbols[Sym].Kind == SymbolKind::Function || Symbols[Sym].Kind == SymbolKind::Kernel))
-      CallTargets.push_back(Sym);
-  };
+  } else if (Sy.Kind != SymbolKind::Label) {
+    LocalLabels.push_back(Sym);
+  }
+}
+
+LLVM_ATTRIBUTE_ALWAYS_INLINE void BodyScanner::statementDirective(Statement &St, size_t Begin, size_t &I, size_t End,
+                                                               uint32_t FuncSym, std::vector<PrototypeAbi> &Protos,
+                                                               bool KeepStrings, ObjectFile &Obj) {
+  // A directive [Begin, I) that begins a statement decides how the rest of the statement is read.
+  StringRef Dir = Text.slice(Begin, I);
+  St.AtStart = false;
+  St.Md = Mode::Skip;
+  if (Dir == ".loc") {
+    scanLoc(I, End);
+    St.AtStart = true;
+    St.Md = Mode::Normal;
+  } else if (Dir == ".reg" || Dir == ".param" || Dir == ".local" || Dir == ".shared" || Dir == ".const" ||
+             Dir == ".global" || Dir == ".tex" || Dir.starts_with(".reg.") || Dir.starts_with(".param.") ||
+             Dir.starts_with(".local.") || Dir.starts_with(".shared.") || Dir.starts_with(".const.") ||
+             Dir.starts_with(".global.")) {
+    St.Md = Mode::Decl;
+    St.ExpectName = true;
+  } else if (Dir == ".calltargets") {
+    St.Md = Mode::CallTargets;
+  } else if (Dir == ".callprototype") {
+    callPrototype(St, Begin, I, End, FuncSym, Protos, KeepStrings, Obj);
+  }
+}
+
+void BodyScanner::callPrototype(Statement &St, size_t Begin, size_t &I, size_t End, uint32_t FuncSym,
+                                std::vector<PrototypeAbi> &Protos, bool KeepStrings, ObjectFile &Obj) {
+  // `label: .callprototype (...) _ (...);` is parsed by the module parser's prototype reader and kept as
+  // an ABI record named by the label.
+  PtxCallPrototype P;
+  LexPos After;
+  LexPos Start = posAt(Begin);
+  SourceLoc DirLoc{Start.Line, uint32_t(Begin - Start.LineStart + 1)};
+  if (!parseCallPrototypeAt(Text.take_front(End), Start, D, P, After)) {
+    // Reported; skip to the end of the statement.
+    const char *B = Text.data();
+    while (I < End && B[I] != ';')
+      ++I;
+    return;
+  }
+  if (St.LastLabel.empty()) {
+    D.error(Begin, DirLoc, ".callprototype needs a label");
+  } else {
+    PrototypeAbi A;
+    A.Label = KeepStrings ? Obj.save(St.LastLabel) : St.LastLabel;
+    A.Function = FuncSym;
+    A.Returns = std::move(P.Returns);
+    A.Params = std::move(P.Params);
+    if (KeepStrings)
+      for (auto *List : {&A.Returns, &A.Params})
+        for (ParamInfo &Q : *List) {
+          Q.Type = Obj.save(Q.Type);
+          Q.Name = Obj.save(Q.Name);
+        }
+    A.NoReturn = P.NoReturn;
+    A.AbiPreserve = P.AbiPreserve;
+    A.AbiPreserveControl = P.AbiPreserveControl;
+    A.Where = locAt(St.LastLabelOffset);
+    Protos.push_back(std::move(A));
+  }
+  // Resume after the ';' (the sub-lexer counted the lines it crossed).
+  I = After.Offset;
+  Known = After;
+  St.AtStart = true;
+  St.Md = Mode::Normal;
+  St.LastLabel = StringRef();
+}
+
+void BodyScanner::scanStatements(const PtxFunction &F, uint32_t FuncSym, std::vector<PrototypeAbi> &Protos,
+                                 bool KeepStrings, ObjectFile &Obj) {
+  // One pass over the body's bytes. Only the bytes that can change the statement's state or begin a
+  // name are looked at one by one; operands are skipped 16 bytes at a time (skipOperands).
+  const char *B = Text.data();
+  size_t I = F.BodyBegin + 1;
+  size_t End = F.End - 1; // the closing '}'
+  Statement St;
 
   while (I < End) {
-    if (!AtStart && Md == Mode::Normal) {
+    if (!St.AtStart && St.Md == Mode::Normal) {
       I = skipOperands(I, End);
       if (I >= End)
         break;
@@ -395,10 +532,7 @@ void BodyScanner::scan(const PtxFunction &F, uint32_t SecIdx, uint32_t FuncSym, 
     if (C == ';') {
       // The end of a statement, the most frequent byte that matters: tested before the dispatch, which
       // then mostly sees the words that follow.
-      AtStart = true;
-      Md = Mode::Normal;
-      InVector = Guard = ExpectName = false;
-      LastLabel = StringRef();
+      St.endStatement();
       ++I;
       // The line break and indentation before the next statement, without a dispatch per byte (the
       // Space and Newline cases below do nothing else with these bytes either).
@@ -442,47 +576,47 @@ void BodyScanner::scan(const PtxFunction &F, uint32_t SecIdx, uint32_t FuncSym, 
         D.error(S, locAt(S), "unterminated string");
       else
         ++I;
-      AtStart = false;
+      St.AtStart = false;
       break;
     }
     case LBrace:
-      if (Md == Mode::DeclInit)
-        ++InitBrace;
-      else if (AtStart) {
+      if (St.Md == Mode::DeclInit)
+        ++St.InitBrace;
+      else if (St.AtStart) {
         ++Depth;
-        LastLabel = StringRef();
+        St.LastLabel = StringRef();
       } else
-        InVector = true;
+        St.InVector = true;
       ++I;
       break;
     case RBrace:
-      if (Md == Mode::DeclInit && InitBrace > 0)
-        --InitBrace;
-      else if (InVector)
-        InVector = false;
+      if (St.Md == Mode::DeclInit && St.InitBrace > 0)
+        --St.InitBrace;
+      else if (St.InVector)
+        St.InVector = false;
       else {
         if (Depth > 0) {
           popScope();
           --Depth;
         }
-        AtStart = true;
-        Md = Mode::Normal;
-        LastLabel = StringRef();
+        St.AtStart = true;
+        St.Md = Mode::Normal;
+        St.LastLabel = StringRef();
       }
       ++I;
       break;
     case Comma:
-      if (Md == Mode::Decl || (Md == Mode::DeclInit && InitBrace == 0)) {
-        Md = Mode::Decl;
-        ExpectName = true;
+      if (St.Md == Mode::Decl || (St.Md == Mode::DeclInit && St.InitBrace == 0)) {
+        St.Md = Mode::Decl;
+        St.ExpectName = true;
       }
       ++I;
       break;
     case Equal:
-      if (Md == Mode::Decl) {
-        Md = Mode::DeclInit;
-        InitBrace = 0;
-        ExpectName = false;
+      if (St.Md == Mode::Decl) {
+        St.Md = Mode::DeclInit;
+        St.InitBrace = 0;
+        St.ExpectName = false;
       }
       ++I;
       break;
@@ -492,7 +626,7 @@ void BodyScanner::scan(const PtxFunction &F, uint32_t SecIdx, uint32_t FuncSym, 
         const void *NL = memchr(B + I, '\n', End - I);
         I = NL ? static_cast<const char *>(NL) - B : End;
       } else {
-        Guard = true;
+        St.Guard = true;
         ++I;
       }
       break;
@@ -509,123 +643,48 @@ void BodyScanner::scan(const PtxFunction &F, uint32_t SecIdx, uint32_t FuncSym, 
         break;
       }
       I = wordEnd(B, I + 1, End);
-      if (!AtStart)
-        break;
-      StringRef Dir = Text.slice(S, I);
-      AtStart = false;
-      Md = Mode::Skip;
-      if (Dir == ".loc") {
-        scanLoc(I, End);
-        AtStart = true;
-        Md = Mode::Normal;
-      } else if (Dir == ".reg" || Dir == ".param" || Dir == ".local" || Dir == ".shared" || Dir == ".const" ||
-                 Dir == ".global" || Dir == ".tex" || Dir.starts_with(".reg.") || Dir.starts_with(".param.") ||
-                 Dir.starts_with(".local.") || Dir.starts_with(".shared.") || Dir.starts_with(".const.") ||
-                 Dir.starts_with(".global.")) {
-        Md = Mode::Decl;
-        ExpectName = true;
-      } else if (Dir == ".calltargets") {
-        Md = Mode::CallTargets;
-      } else if (Dir == ".callprototype") {
-        PtxCallPrototype P;
-        LexPos After;
-        LexPos Start = posAt(S);
-        SourceLoc DirLoc{Start.Line, uint32_t(S - Start.LineStart + 1)};
-        if (parseCallPrototypeAt(Text.take_front(End), Start, D, P, After)) {
-          if (LastLabel.empty()) {
-            D.error(S, DirLoc, ".callprototype needs a label");
-          } else {
-            PrototypeAbi A;
-            A.Label = KeepStrings ? Obj.save(LastLabel) : LastLabel;
-            A.Function = FuncSym;
-            A.Returns = std::move(P.Returns);
-            A.Params = std::move(P.Params);
-            if (KeepStrings)
-              for (auto *List : {&A.Returns, &A.Params})
-                for (ParamInfo &Q : *List) {
-                  Q.Type = Obj.save(Q.Type);
-                  Q.Name = Obj.save(Q.Name);
-                }
-            A.NoReturn = P.NoReturn;
-            A.AbiPreserve = P.AbiPreserve;
-            A.AbiPreserveControl = P.AbiPreserveControl;
-            A.Where = locAt(LastLabelOffset);
-            Protos.push_back(std::move(A));
-          }
-          // Resume after the ';' (the sub-lexer counted the lines it crossed).
-          I = After.Offset;
-          Known = After;
-          AtStart = true;
-          Md = Mode::Normal;
-          LastLabel = StringRef();
-        } else {
-          // Reported; skip to the end of the statement.
-          while (I < End && B[I] != ';')
-            ++I;
-        }
-      }
+      if (St.AtStart)
+        statementDirective(St, S, I, End, FuncSym, Protos, KeepStrings, Obj);
       break;
     }
     case Ident:
     IdentCase: {
       size_t S = I;
       I = wordEnd(B, I + 1, End);
-      if (Guard) {
-        Guard = false; // a predicate name without '%'
+      if (St.Guard) {
+        St.Guard = false; // a predicate name without '%'
         break;
       }
-      if (AtStart) {
+      if (St.AtStart) {
         // A label (`name:` or `name :`) or the opcode.
         size_t J = I;
         while (J < End && isSpaceOrTab(B[J]))
           ++J;
         if (J < End && B[J] == ':' && !(J + 1 < End && B[J + 1] == ':')) {
-          StringRef Name = Text.slice(S, I);
-          uint32_t Sym = lookup(Name);
-          if (Sym != NoSymbol) {
-            SourceLoc Loc = locAt(S);
-            Symbol &Sy = Symbols[Sym];
-            if (Sy.Kind == SymbolKind::Label && IsFunctionLabel[Sym]) {
-              if (Sy.Section == NoSection) {
-                Sy.Section = SectionIdx;
-                Sy.Value = S - Base;
-                Sy.Where = Loc;
-                LabelUses.push_back({Sym, S, uint32_t(I - S)});
-              } else if (Sy.Section == SectionIdx) {
-                D.error(S, Loc, "duplicate label '" + Name + "'");
-              } else {
-                D.warning(S, Loc,
-                          "label '" + Name +
-                              "' is referenced from debug data and defined in more than one function; "
-                              "debug data refers to the first");
-              }
-            } else if (Sy.Kind != SymbolKind::Label) {
-              LocalLabels.push_back(Sym);
-            }
-          }
-          LastLabel = Name;
-          LastLabelOffset = S;
+          defineLabel(S, I);
+          St.LastLabel = Text.slice(S, I);
+          St.LastLabelOffset = S;
           I = J + 1;
           break;
         }
-        AtStart = false;
-        Md = Mode::Normal;
+        St.AtStart = false;
+        St.Md = Mode::Normal;
         I = J; // the blanks after the opcode were just skipped
         break;
       }
-      nameOperand(S, I);
+      nameOperand(St, S, I);
       break;
     }
     case Percent: {
       size_t S = I;
       I = wordEnd(B, I + 1, End);
-      if (Guard) {
-        Guard = false;
+      if (St.Guard) {
+        St.Guard = false;
         break;
       }
       if (!FirstChar['%'])
         break;
-      nameOperand(S, I);
+      nameOperand(St, S, I);
       break;
     }
     default:
@@ -633,7 +692,9 @@ void BodyScanner::scan(const PtxFunction &F, uint32_t SecIdx, uint32_t FuncSym, 
       break;
     }
   }
+}
 
+void BodyScanner::resolveLabelUses(const PtxFunction &F) {
   // Function labels: keep the uses only if the label was defined in this body.
   for (const Use &U : LabelUses)
     if (Symbols[U.Sym].Section == SectionIdx)
@@ -646,6 +707,9 @@ void BodyScanner::scan(const PtxFunction &F, uint32_t SecIdx, uint32_t FuncSym, 
              std::find(LocalLabels.begin(), LocalLabels.end(), R.Symbol) != LocalLabels.end();
     });
   }
+}
+
+void BodyScanner::endBody(std::vector<PrototypeAbi> &Protos, size_t FirstProto) {
   // Undo the parameter shadows.
   while (!ShadowStack.empty()) {
     --ShadowCount[ShadowStack.back().first];

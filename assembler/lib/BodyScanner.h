@@ -42,6 +42,27 @@ public:
             std::vector<PrototypeAbi> &Protos, bool KeepStrings, ObjectFile &Obj);
 
 private:
+  /// How the words of a statement are read: operands (Normal), the names a declaration introduces and
+  /// its initializer (Decl, DeclInit), a `.calltargets` list, or nothing more (Skip).
+  enum class Mode : uint8_t { Normal, Decl, DeclInit, CallTargets, Skip };
+  struct Statement;
+
+  // The steps of scan(), in order.
+  void startBody(const PtxFunction &F, uint32_t SectionIdx, Section &Sec);
+  void declareParameters(const PtxFunction &F);
+  void scanStatements(const PtxFunction &F, uint32_t FuncSym, std::vector<PrototypeAbi> &Protos, bool KeepStrings,
+                      ObjectFile &Obj);
+  void resolveLabelUses(const PtxFunction &F);
+  void endBody(std::vector<PrototypeAbi> &Protos, size_t FirstProto);
+
+  // What scanStatements does with a word that matters.
+  void nameOperand(Statement &St, size_t Start, size_t Stop);
+  void defineLabel(size_t Begin, size_t End);
+  void statementDirective(Statement &St, size_t Begin, size_t &I, size_t End, uint32_t FuncSym,
+                          std::vector<PrototypeAbi> &Protos, bool KeepStrings, ObjectFile &Obj);
+  void callPrototype(Statement &St, size_t Begin, size_t &I, size_t End, uint32_t FuncSym,
+                     std::vector<PrototypeAbi> &Protos, bool KeepStrings, ObjectFile &Obj);
+
   struct Use {
     uint32_t Sym;
     size_t Offset;
