@@ -95,8 +95,7 @@ void Printer::aliasDeclaration(uint32_t Alias) {
     }
   }
   if (auto It = FunctionOf.find(Alias); It != FunctionOf.end()) {
-    std::string Prefix = A.Bind == Binding::Global ? ".visible " : A.Bind == Binding::Weak ? ".weak " : "";
-    functionDeclaration(A, V.Functions[It->second], Prefix);
+    functionDeclaration(A, V.Functions[It->second], linkageDirective(A.Bind));
   }
 }
 

@@ -178,9 +178,8 @@ std::vector<AbiFinding> compareExports(const Export &Old, const Export &New) {
     Findings = compareVariableAbi(*Old.Variable, *New.Variable, "old", "new");
   Binding OB = Old.sym().Bind, NB = New.sym().Bind;
   if (OB != NB) {
-    auto Name = [](Binding B) {
-      return B == Binding::Weak ? ".weak" : B == Binding::Common ? ".common" : ".visible";
-    };
+    // Exports are visible, weak or common: each has its PTX directive.
+    auto Name = [](Binding B) { return linkageDirective(B).rtrim().str(); };
     // Clients link either way; a weak definition may now be overridden by theirs.
     Findings.push_back({Severity::Note, "abi-binding",
                         std::string("linkage: ") + Name(OB) + " in old, " + Name(NB) + " in new"});
