@@ -6,6 +6,7 @@
 // declared anywhere in the function counts as declared everywhere in it, which can only make the check
 // accept more (ptxas stays the judge of the rest).
 #include "BodyChecks.h"
+#include "ByteScan.h"
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
@@ -141,15 +142,11 @@ void checkFunctionBody(StringRef Text, const PtxFunction &F, function_ref<bool(S
       char C = B[I];
       if (C == ' ' || C == '\t' || C == '\n' || C == '\r' || C == '\f' || C == '\v')
         ++I;
-      else if (C == '/' && I + 1 < End && B[I + 1] == '/') {
-        const void *NL = memchr(B + I, '\n', End - I);
-        I = NL ? static_cast<const char *>(NL) - B : End;
-      } else if (C == '/' && I + 1 < End && B[I + 1] == '*') {
-        I += 2;
-        while (I + 1 < End && !(B[I] == '*' && B[I + 1] == '/'))
-          ++I;
-        I += 2;
-      } else
+      else if (C == '/' && I + 1 < End && B[I + 1] == '/')
+        I = lineCommentEnd(B, I, End);
+      else if (C == '/' && I + 1 < End && B[I + 1] == '*')
+        I = blockCommentEnd(B, I, End);
+      else
         return;
     }
   };

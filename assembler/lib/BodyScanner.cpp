@@ -553,25 +553,16 @@ void BodyScanner::scanStatements(const PtxFunction &F, uint32_t FuncSym, std::ve
       ++I;
       break;
     case Slash:
-      if (I + 1 < End && B[I + 1] == '/') {
-        const void *NL = memchr(B + I, '\n', End - I);
-        I = NL ? static_cast<const char *>(NL) - B : End;
-      } else if (I + 1 < End && B[I + 1] == '*') {
-        size_t J = I + 2;
-        while (J + 1 < End && !(B[J] == '*' && B[J + 1] == '/'))
-          ++J;
-        I = J + 2; // the parser already checked the comment is closed
-      } else {
+      if (I + 1 < End && B[I + 1] == '/')
+        I = lineCommentEnd(B, I, End);
+      else if (I + 1 < End && B[I + 1] == '*')
+        I = blockCommentEnd(B, I, End); // the parser already checked the comment is closed
+      else
         ++I;
-      }
       break;
     case Quote: {
-      size_t S = I++;
-      while (I < End && B[I] != '"' && B[I] != '\n') {
-        if (B[I] == '\\' && I + 1 < End && B[I + 1] != '\n')
-          ++I;
-        ++I;
-      }
+      size_t S = I;
+      I = stringLiteralEnd(B, I, End);
       if (I >= End || B[I] != '"')
         D.error(S, locAt(S), "unterminated string");
       else
@@ -623,8 +614,7 @@ void BodyScanner::scanStatements(const PtxFunction &F, uint32_t FuncSym, std::ve
     case At:
       if (I + 1 < End && B[I + 1] == '@') {
         // Legacy `@@DWARF` line inside a body: not ours to interpret.
-        const void *NL = memchr(B + I, '\n', End - I);
-        I = NL ? static_cast<const char *>(NL) - B : End;
+        I = lineCommentEnd(B, I, End);
       } else {
         St.Guard = true;
         ++I;

@@ -12,6 +12,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
@@ -58,6 +59,36 @@ inline size_t identEnd(const char *P, size_t I, size_t N) {
   while (I < N && isIdentChar(P[I]))
     ++I;
   return I;
+}
+
+// Where a comment or a string literal ends: the lexer, its function-body skipper, the body scanner and
+// the body checks all step over them, by this one rule.
+
+/// Where the `//` comment at I ends: at its line break (not consumed), or at N.
+inline size_t lineCommentEnd(const char *P, size_t I, size_t N) {
+  const void *NL = memchr(P + I, '\n', N - I);
+  return NL ? static_cast<size_t>(static_cast<const char *>(NL) - P) : N;
+}
+
+/// Just past the `*/` that closes the `/*` comment at I, or N + 1 if it is not closed before N.
+inline size_t blockCommentEnd(const char *P, size_t I, size_t N) {
+  size_t J = I + 2;
+  while (J + 1 < N && !(P[J] == '*' && P[J + 1] == '/'))
+    ++J;
+  return J + 1 < N ? J + 2 : N + 1;
+}
+
+/// For the string literal whose opening quote is at I: the position of its closing quote, or, if it is
+/// unterminated, of the line break or N where it stops. A backslash escapes the next character but a
+/// line break.
+inline size_t stringLiteralEnd(const char *P, size_t I, size_t N) {
+  size_t J = I + 1;
+  while (J < N && P[J] != '"' && P[J] != '\n') {
+    if (P[J] == '\\' && J + 1 < N && P[J + 1] != '\n')
+      ++J;
+    ++J;
+  }
+  return J;
 }
 
 // How the lexer cuts a directive and an identifier, for the byte scanners that must read exactly what

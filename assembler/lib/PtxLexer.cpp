@@ -31,9 +31,9 @@ void Lexer::skipSpaceAndComments() {
       ++Pos.Line;
       Pos.LineStart = I;
     } else if (C == '/' && I + 1 < N && B[I + 1] == '/') {
-      const void *NL = memchr(B + I, '\n', N - I);
-      I = NL ? static_cast<const char *>(NL) - B : N;
+      I = lineCommentEnd(B, I, N);
     } else if (C == '/' && I + 1 < N && B[I + 1] == '*') {
+      // Not blockCommentEnd: the lines inside are counted on the way.
       uint32_t SavedLine = Pos.Line;
       size_t SavedLineStart = Pos.LineStart;
       size_t J = I + 2;
@@ -134,11 +134,7 @@ Token Lexer::lex() {
     }
     T.Kind = IsFloat ? TokKind::Float : TokKind::Integer;
   } else if (C == '"') {
-    while (J < N && B[J] != '"' && B[J] != '\n') {
-      if (B[J] == '\\' && J + 1 < N && B[J + 1] != '\n')
-        ++J;
-      ++J;
-    }
+    J = stringLiteralEnd(B, I, N);
     if (J >= N || B[J] != '"') {
       T.Kind = TokKind::Error;
       ErrorMsg = "unterminated string";
@@ -322,24 +318,16 @@ Token Lexer::skipFunctionBody(const Token &LBrace) {
       if (--Depth == 0)
         break;
     } else if (C == '"') {
-      ++I;
-      while (I < N && B[I] != '"' && B[I] != '\n') {
-        if (B[I] == '\\' && I + 1 < N && B[I + 1] != '\n')
-          ++I;
-        ++I;
-      }
+      I = stringLiteralEnd(B, I, N);
       if (I < N && B[I] == '"')
         ++I; // an unterminated string is reported by the body scanner
     } else if (I + 1 < N && B[I + 1] == '/') {
-      const void *NL = memchr(B + I, '\n', N - I);
-      I = NL ? static_cast<const char *>(NL) - B : N;
+      I = lineCommentEnd(B, I, N);
     } else if (I + 1 < N && B[I + 1] == '*') {
-      size_t J = I + 2;
-      while (J + 1 < N && !(B[J] == '*' && B[J + 1] == '/'))
-        ++J;
-      if (J + 1 >= N)
+      size_t J = blockCommentEnd(B, I, N);
+      if (J > N)
         return Fail(I, "unterminated /* comment");
-      I = J + 2;
+      I = J;
     } else {
       ++I;
     }
