@@ -17,7 +17,8 @@ kept by content under bench/work/cuda-ptx (nvcc takes ~10 s a file).
 Wall-clock times on a shared machine drift by tens of percent within minutes, so with --rounds N each
 case runs N times with NVIDIA's and ptxlink's commands interleaved (their order alternating), and the
 ratio printed is the median of the per-round ratios. The cache lives in a temporary folder (never the
-user's) and is emptied before every cold build.
+user's) and is emptied before every cold build. Each case also prints the CPU time (user + system) of the
+processes it ran (ptxlink's own threads, ptxas, nvlink), which varies much less on a shared machine.
 
 Usage: sass_bench.py [--modules 100] [--funcs 20] [--cuda [--cuda-files 24]] [--no-generated]
                      [--rounds 1] [--jobs N] [--arch sm_90] [--keep DIR] [--whole-program]
@@ -27,6 +28,7 @@ import argparse
 import hashlib
 import os
 import re
+import resource
 import shutil
 import statistics
 import subprocess
@@ -42,10 +44,29 @@ def run(argv, **kw):
     subprocess.run(argv, check=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE, **kw)
 
 
+class Span(float):
+    """Wall-clock seconds (the float itself) with the CPU seconds (user + system) of the child processes
+    that ran meanwhile, `.cpu`: on a shared machine the CPU time of the tools varies much less than the
+    wall-clock time. Sums add both."""
+
+    def __new__(cls, wall, cpu):
+        s = super().__new__(cls, wall)
+        s.cpu = cpu
+        return s
+
+    def __add__(self, other):
+        return Span(float(self) + float(other), self.cpu + getattr(other, "cpu", 0.0))
+
+    __radd__ = __add__
+
+
 def timed(fn):
+    r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
     t = time.perf_counter()
     fn()
-    return time.perf_counter() - t
+    wall = time.perf_counter() - t
+    r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return Span(wall, r1.ru_utime - r0.ru_utime + r1.ru_stime - r0.ru_stime)
 
 
 def cuda_program_ptx(a, pool):
@@ -182,9 +203,15 @@ def bench_program(a, label, ptx_files, work, pool):
     def med(key):
         return statistics.median(R[key])
 
+    def cpu(key):
+        return statistics.median(x.cpu for x in R[key])
+
     def ratio(num, den):
         rs = [n / d for n, d in zip(num, den)]
         return statistics.median(rs), rs
+
+    def cpu_ratio(num, den):
+        return statistics.median(n.cpu / d.cpu for n, d in zip(num, den) if d.cpu > 0)
 
     def fmt(rs):
         return ", ".join("%.2f" % r for r in rs)
@@ -196,14 +223,21 @@ def bench_program(a, label, ptx_files, work, pool):
     lines.append("  full build: NVIDIA (ptxas -c x%d, -P%d, + nvlink) %.2f s (nvlink %.2f s); ptxlink, cold cache "
                  "(ptxlink-as + ptxlink --sass) %.2f s -> %.2fx NVIDIA's time [%s]"
                  % (len(mods), a.jobs, med("nv_full"), med("nv_link"), med("cold"), r, fmt(rs)))
+    lines.append("    CPU: NVIDIA %.2f s, ptxlink %.2f s -> %.2fx"
+                 % (cpu("nv_full"), cpu("cold"), cpu_ratio(R["cold"], R["nv_full"])))
     for where, victim in victims:
         r, rs = ratio(R["one " + victim], R["one_nv " + victim])
         lines.append("  one module changed (%s, %s): NVIDIA %.3f s, ptxlink %.3f s -> %.2fx [%s]"
                      % (where, victim, med("one_nv " + victim), med("one " + victim), r, fmt(rs)))
+        lines.append("    CPU: NVIDIA %.3f s, ptxlink %.3f s -> %.2fx"
+                     % (cpu("one_nv " + victim), cpu("one " + victim),
+                        cpu_ratio(R["one " + victim], R["one_nv " + victim])))
     ref = [p + n for p, n in zip(R["ptx_only"], R["nv_link"])]
     r, rs = ratio(R["warm"], ref)
     lines.append("  warm-cache full link: %.3f s; PTX-only link %.3f s + nvlink %.3f s -> %.2fx [%s]"
                  % (med("warm"), med("ptx_only"), med("nv_link"), r, fmt(rs)))
+    lines.append("    CPU: %.3f s; PTX-only link %.3f s + nvlink %.3f s -> %.2fx"
+                 % (cpu("warm"), cpu("ptx_only"), cpu("nv_link"), cpu_ratio(R["warm"], ref)))
     own, big = max(R["own_rss"]), max(R["ptxas_rss"])
     lines.append("  peak RSS: ptxlink itself %.1f MB, largest ptxas %.1f MB -> %.2fx" % (own / 1024, big / 1024, own / big))
     if t_whole is not None:
