@@ -78,7 +78,6 @@ public:
   /// Each problem goes to Problem; a section whose contents do not fit keeps its header, with no contents.
   static std::optional<ElfView> open(llvm::StringRef Bytes, TablePolicy Policy, ElfProblemFn Problem);
 
-  llvm::StringRef bytes() const { return File.getBufSize() ? llvm::StringRef(base(), File.getBufSize()) : ""; }
   const ElfHeader &header() const { return File.getHeader(); }
   bool contains(uint64_t Offset, uint64_t Size) const {
     return Offset <= File.getBufSize() && Size <= File.getBufSize() - Offset;
