@@ -5,6 +5,7 @@
 #include "ptxlink/Diagnostics.h"
 
 #include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 #include "llvm/Support/raw_ostream.h"
@@ -124,6 +125,26 @@ private:
 /// declared size exceeds what is left of it is reported and skipped, undecompressed.
 std::vector<FatbinImage> readFatbin(llvm::StringRef Bytes, const std::function<void(uint64_t Offset, const llvm::Twine &)> &Warn,
                                     bool Decompress = true, DecompressionBudget *Budget = nullptr);
+
+/// One entry of a fatbinary as a walk meets it: the header fields decoded into Image (its Payload still
+/// empty) and the payload bytes as stored, so that a caller can hold one image at a time.
+struct FatbinEntry {
+  FatbinImage Image;
+  llvm::StringRef Stored;     // within the walked bytes; still compressed for compressed images
+  uint64_t PayloadOffset = 0; // of Stored, from the start of the walked bytes
+};
+
+/// The walk readFatbin makes, one entry at a time: header problems are reported through Warn, then Visit
+/// is called with the entry (it may load the payload, see loadFatbinPayload), then the next entry is
+/// read. Nothing is kept: memory does not grow with the number of entries.
+void forEachFatbinEntry(llvm::StringRef Bytes, const std::function<void(uint64_t Offset, const llvm::Twine &)> &Warn,
+                        llvm::function_ref<void(FatbinEntry &)> Visit);
+
+/// Fills Entry.Image.Payload as readFatbin does (decompressed when Decompress, charged to Budget when one
+/// is given); false, with the reason through Warn, when the payload cannot be had (readFatbin then
+/// leaves the image out).
+bool loadFatbinPayload(FatbinEntry &Entry, const std::function<void(uint64_t Offset, const llvm::Twine &)> &Warn,
+                       bool Decompress, DecompressionBudget *Budget);
 
 /// "sm_90a" / "sm_100f" / "sm_80" spelled from an image's fields.
 std::string fatbinArchName(const FatbinImage &Image);

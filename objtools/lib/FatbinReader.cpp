@@ -137,9 +137,8 @@ Expected<std::string> decompressFatbinPayload(StringRef Stored, FatbinCompressio
   return createStringError(inconvertibleErrorCode(), "unknown compression scheme");
 }
 
-std::vector<FatbinImage> readFatbin(StringRef Bytes, const std::function<void(uint64_t, const Twine &)> &Warn,
-                                    bool Decompress, DecompressionBudget *Budget) {
-  std::vector<FatbinImage> Images;
+void forEachFatbinEntry(StringRef Bytes, const std::function<void(uint64_t, const Twine &)> &Warn,
+                        function_ref<void(FatbinEntry &)> Visit) {
   uint64_t Pos = 0;
   while (Pos < Bytes.size()) {
     // Host sections pad between containers with zeros (a container never starts with a zero byte).
@@ -176,7 +175,8 @@ std::vector<FatbinImage> readFatbin(StringRef Bytes, const std::function<void(ui
         Warn(E, formatv("truncated fatbinary entry header: {0} bytes left, need 64", End - E));
         break;
       }
-      FatbinImage I;
+      FatbinEntry Entry;
+      FatbinImage &I = Entry.Image;
       I.EntryOffset = E;
       uint16_t Kind = rd16(Bytes, E);
       I.Kind = FatbinKind(Kind);
@@ -240,53 +240,66 @@ std::vector<FatbinImage> readFatbin(StringRef Bytes, const std::function<void(ui
             I.Options = Header.substr(DataOff, DataLen).str();
         }
       }
-      StringRef Payload = Bytes.substr(E + I.HeaderSize, Stored);
-      uint64_t PayloadPos = E + I.HeaderSize;
-      bool Good = true;
-      if (I.Compression != FatbinCompression::None) {
-        if (I.CompressedSize > Payload.size()) {
-          Warn(E + 0x10, formatv("compressed size {0} exceeds the stored payload ({1} bytes)", I.CompressedSize,
-                                 Payload.size()));
-          Good = false;
-        } else if (Decompress && Budget &&
-                   (I.Compression == FatbinCompression::Lz4 || I.Compression == FatbinCompression::Zstd) &&
-                   I.UncompressedSize <= codecBound(I.Compression, I.CompressedSize) && // else implausible
-                   !Budget->take(I.UncompressedSize)) {
-          Warn(PayloadPos, formatv("image of {0} bytes exceeds what is left of this run's decompression "
-                                   "budget ({1} bytes): not decompressed (raise the budget with --max-decompressed SIZE)",
-                                   I.UncompressedSize, Budget->remaining()));
-          Good = false;
-        } else if (Decompress && (I.Compression == FatbinCompression::Lz4 ||
-                                  I.Compression == FatbinCompression::Zstd)) {
-          auto Out = decompressFatbinPayload(Payload.take_front(I.CompressedSize), I.Compression,
-                                             I.UncompressedSize);
-          if (!Out) {
-            Warn(PayloadPos, toString(Out.takeError()));
-            Good = false;
-          } else {
-            I.Payload = std::move(*Out);
-          }
-        } else {
-          I.Payload = Payload.take_front(I.CompressedSize ? I.CompressedSize : Payload.size()).str();
-        }
-      } else {
-        I.Payload = Payload.str();
-      }
-      if (Good && I.Kind == FatbinKind::Ptx &&
-          (I.Compression == FatbinCompression::None || Decompress))
-        I.Payload.resize(StringRef(I.Payload).find('\0') == StringRef::npos ? I.Payload.size()
-                                                                            : StringRef(I.Payload).find('\0'));
+      Entry.Stored = Bytes.substr(E + I.HeaderSize, Stored);
+      Entry.PayloadOffset = E + I.HeaderSize;
+      Visit(Entry);
       if (Kind != 1 && Kind != 2 && Kind != 8 && Kind != 4)
         Warn(E, formatv("unknown fatbinary image kind {0}", Kind));
-      uint64_t Next = E + I.HeaderSize + Stored;
-      if (Good)
-        Images.push_back(std::move(I));
       if (Stop)
         break;
-      E = Next;
+      E = E + I.HeaderSize + Stored;
     }
     Pos = End;
   }
+}
+
+bool loadFatbinPayload(FatbinEntry &Entry, const std::function<void(uint64_t, const Twine &)> &Warn,
+                       bool Decompress, DecompressionBudget *Budget) {
+  FatbinImage &I = Entry.Image;
+  StringRef Payload = Entry.Stored;
+  uint64_t PayloadPos = Entry.PayloadOffset;
+  bool Good = true;
+  if (I.Compression != FatbinCompression::None) {
+    bool Decodable = I.Compression == FatbinCompression::Lz4 || I.Compression == FatbinCompression::Zstd;
+    if (I.CompressedSize > Payload.size()) {
+      Warn(I.EntryOffset + 0x10, formatv("compressed size {0} exceeds the stored payload ({1} bytes)",
+                                         I.CompressedSize, Payload.size()));
+      Good = false;
+    } else if (Decompress && Budget && Decodable &&
+               I.UncompressedSize <= codecBound(I.Compression, I.CompressedSize) && // else implausible
+               !Budget->take(I.UncompressedSize)) {
+      // Only ptxlink-dump hands the reader a budget (the linker charges its own, HostInputs.cpp).
+      Warn(PayloadPos, formatv("image of {0} bytes exceeds what is left of this run's decompression "
+                               "budget ({1} bytes): not decompressed (raise the budget with --max-decompressed SIZE)",
+                               I.UncompressedSize, Budget->remaining()));
+      Good = false;
+    } else if (Decompress && Decodable) {
+      auto Out = decompressFatbinPayload(Payload.take_front(I.CompressedSize), I.Compression, I.UncompressedSize);
+      if (!Out) {
+        Warn(PayloadPos, toString(Out.takeError()));
+        Good = false;
+      } else {
+        I.Payload = std::move(*Out);
+      }
+    } else {
+      I.Payload = Payload.take_front(I.CompressedSize ? I.CompressedSize : Payload.size()).str();
+    }
+  } else {
+    I.Payload = Payload.str();
+  }
+  if (Good && I.Kind == FatbinKind::Ptx && (I.Compression == FatbinCompression::None || Decompress))
+    I.Payload.resize(StringRef(I.Payload).find('\0') == StringRef::npos ? I.Payload.size()
+                                                                        : StringRef(I.Payload).find('\0'));
+  return Good;
+}
+
+std::vector<FatbinImage> readFatbin(StringRef Bytes, const std::function<void(uint64_t, const Twine &)> &Warn,
+                                    bool Decompress, DecompressionBudget *Budget) {
+  std::vector<FatbinImage> Images;
+  forEachFatbinEntry(Bytes, Warn, [&](FatbinEntry &Entry) {
+    if (loadFatbinPayload(Entry, Warn, Decompress, Budget))
+      Images.push_back(std::move(Entry.Image));
+  });
   return Images;
 }
 

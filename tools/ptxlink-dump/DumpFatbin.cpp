@@ -64,43 +64,47 @@ std::string imageExtension(const FatbinImage &I) {
 // The bytes an image really holds: ELF without the padding to 8, PTX without NULs.
 StringRef trueBytes(const FatbinImage &I) { return StringRef(I.Payload).take_front(payloadTrueSize(I)); }
 
-void extractImage(Context &C, const Origin &O, const FatbinImage &I, json::Object &Entry) {
+// The file --extract writes image I to, the Number-th of its input (numbers restart with each input).
+SmallString<256> extractPath(const Context &C, const Origin &O, const FatbinImage &I, unsigned Number) {
   // An image compressed with a scheme we cannot undo (nvcc -dlto's LTO-IR) is written as stored.
   bool Opaque = I.Compression == FatbinCompression::Unknown;
   std::string Stem = sanitizeFileName(sys::path::stem(O.File));
   SmallString<256> Path(C.Opts.ExtractDir);
-  sys::path::append(Path, formatv("{0}.{1}.{2}.{3}{4}", Stem, ++C.ExtractCounter, fatbinArchName(I),
-                                  imageExtension(I), Opaque ? ".compressed" : "")
+  sys::path::append(Path, formatv("{0}.{1}.{2}.{3}{4}", Stem, Number, fatbinArchName(I), imageExtension(I),
+                                  Opaque ? ".compressed" : "")
                               .str());
+  return Path;
+}
+
+// Writes image I (its payload loaded) to its --extract file; true if it was written.
+bool extractImage(Context &C, const Origin &O, const FatbinImage &I, unsigned Number) {
+  SmallString<256> Path = extractPath(C, O, I, Number);
   if (!StringRef(sys::path::filename(Path)).contains(C.Opts.ExtractMatch))
-    return; // -xelf NAME: not one of the named images
+    return false; // -xelf NAME: not one of the named images
   if (std::error_code EC = sys::fs::create_directories(C.Opts.ExtractDir)) {
     C.error(C.Opts.ExtractDir, "cannot create directory: " + EC.message());
-    return;
+    return false;
   }
+  bool Opaque = I.Compression == FatbinCompression::Unknown;
   StringRef Data = Opaque ? StringRef(I.Payload) : trueBytes(I);
   if (Error E = writeFileAtomically(Path, [&](raw_ostream &OS) {
         OS << Data;
         return Error::success();
       })) {
     C.error(Path, toString(std::move(E)));
-    return;
+    return false;
   }
-  Entry["extracted"] = std::string(Path.str());
+  return true;
 }
 
-} // namespace
+// Which image the CUDA driver would load on device Opts.SelectSm (docs/dump.md), decided image by image:
+// consider() is called for every readable image in order, candidate() gives an image's line of the
+// "candidates" table, result() the decision.
+class ImageSelection {
+public:
+  explicit ImageSelection(const Options &Opts) : Opts(Opts), N(Opts.SelectSm) {}
 
-json::Object selectImage(const Options &Opts, const std::vector<FatbinImage> &Images) {
-  uint32_t N = Opts.SelectSm;
-  json::Array Candidates;
-  int BestSass = -1, BestPtx = -1;
-  auto Rank = [&](const FatbinImage &I) {
-    // Exact arch first, then the newest compatible one; among equals, `a` before plain before `f`.
-    return std::make_tuple(I.Arch.Sm == N, I.Arch.Sm, I.Arch.isArchSpecific() ? 2 : I.Arch.isFamilySpecific() ? 0 : 1);
-  };
-  for (size_t K = 0; K < Images.size(); ++K) {
-    const FatbinImage &I = Images[K];
+  json::Object candidate(const FatbinImage &I, size_t Index, bool *Compatible = nullptr) const {
     uint32_t M = I.Arch.Sm;
     bool SameMajor = M / 10 == N / 10; // SASS is binary compatible within a major version
     bool InFamily = I.Arch.family() != 0 && I.Arch.family() == Target{N, 0}.family();
@@ -119,8 +123,6 @@ json::Object selectImage(const Options &Opts, const std::vector<FatbinImage> &Im
         Why = Ok ? (M == N ? "SASS for exactly this arch" : "SASS for an older minor version of the same major")
                  : (SameMajor ? "SASS for a newer minor version" : "SASS never runs across major versions");
       }
-      if (Ok && (BestSass < 0 || Rank(I) > Rank(Images[BestSass])))
-        BestSass = int(K);
     } else if (I.Kind == FatbinKind::Ptx) {
       if (I.Arch.isArchSpecific()) {
         Ok = M == N;
@@ -133,47 +135,129 @@ json::Object selectImage(const Options &Opts, const std::vector<FatbinImage> &Im
         Why = Ok ? "PTX can be JIT-compiled for any device at or above its target"
                  : "PTX targets a newer arch than the device";
       }
-      if (Ok && (BestPtx < 0 || Rank(I) > Rank(Images[BestPtx])))
-        BestPtx = int(K);
     } else {
       Why = "LTO-IR is not loaded by the driver (it needs nvJitLink)";
     }
-    Candidates.push_back(json::Object{{"index", int64_t(K + 1)},
-                                      {"kind", fatbinKindName(I.Kind)},
-                                      {"arch", fatbinArchName(I)},
-                                      {"compatible", Ok},
-                                      {"why", Why}});
+    if (Compatible)
+      *Compatible = Ok;
+    return json::Object{{"index", int64_t(Index)},
+                        {"kind", fatbinKindName(I.Kind)},
+                        {"arch", fatbinArchName(I)},
+                        {"compatible", Ok},
+                        {"why", Why}};
   }
-  json::Object Out{{"device", Opts.SelectArch}, {"candidates", std::move(Candidates)}};
-  if (BestSass >= 0) {
-    const FatbinImage &I = Images[BestSass];
-    Out["selected"] = int64_t(BestSass + 1);
-    Out["selectedArch"] = fatbinArchName(I);
-    Out["how"] = "sass";
-    Out["reason"] = I.Arch.Sm == N ? "SASS matching the device exactly"
-                              : formatv("SASS for {0}: same major version, older minor ({1} <= {2})",
-                                        fatbinArchName(I), I.Arch.Sm, N)
-                                    .str();
-  } else if (BestPtx >= 0) {
-    const FatbinImage &I = Images[BestPtx];
-    Out["selected"] = int64_t(BestPtx + 1);
-    Out["selectedArch"] = fatbinArchName(I);
-    Out["how"] = "ptx-jit";
-    Out["reason"] = formatv("no compatible SASS; JIT-compiling PTX for {0}, the highest PTX target not above "
-                            "the device",
-                            fatbinArchName(I))
-                        .str();
-  } else {
-    Out["selected"] = nullptr;
-    Out["how"] = "none";
-    Out["reason"] = "no image can run on this device";
-  }
-  return Out;
-}
 
-void describeFatbin(Context &C, const Origin &O, StringRef Bytes, json::Object &Node, unsigned Depth) {
+  void consider(const FatbinImage &I, size_t Index) {
+    bool Ok = false;
+    candidate(I, Index, &Ok);
+    if (!Ok)
+      return;
+    // Exact arch first, then the newest compatible one; among equals, `a` before plain before `f`.
+    auto Rank = [&](const Target &A) {
+      return std::make_tuple(A.Sm == N, A.Sm, A.isArchSpecific() ? 2 : A.isFamilySpecific() ? 0 : 1);
+    };
+    Best &B = I.Kind == FatbinKind::Elf ? Sass : Ptx;
+    if (!B.Index || Rank(I.Arch) > Rank(B.Image.Arch)) {
+      B.Index = Index;
+      B.Image = I;
+      B.Image.Payload.clear();
+    }
+  }
+
+  json::Object result() const {
+    json::Object Out{{"device", Opts.SelectArch}};
+    if (Sass.Index) {
+      const FatbinImage &I = Sass.Image;
+      Out["selected"] = int64_t(Sass.Index);
+      Out["selectedArch"] = fatbinArchName(I);
+      Out["how"] = "sass";
+      Out["reason"] = I.Arch.Sm == N ? "SASS matching the device exactly"
+                                : formatv("SASS for {0}: same major version, older minor ({1} <= {2})",
+                                          fatbinArchName(I), I.Arch.Sm, N)
+                                      .str();
+    } else if (Ptx.Index) {
+      const FatbinImage &I = Ptx.Image;
+      Out["selected"] = int64_t(Ptx.Index);
+      Out["selectedArch"] = fatbinArchName(I);
+      Out["how"] = "ptx-jit";
+      Out["reason"] = formatv("no compatible SASS; JIT-compiling PTX for {0}, the highest PTX target not above "
+                              "the device",
+                              fatbinArchName(I))
+                          .str();
+    } else {
+      Out["selected"] = nullptr;
+      Out["how"] = "none";
+      Out["reason"] = "no image can run on this device";
+    }
+    return Out;
+  }
+
+private:
+  struct Best {
+    size_t Index = 0; // 1-based; 0: none yet
+    FatbinImage Image;
+  };
+  const Options &Opts;
+  uint32_t N;
+  Best Sass, Ptx;
+};
+
+// What the first walk over a fatbinary's entries learned, for the walks that write its views: each entry
+// is read again from the input rather than kept (a few bytes per entry are kept instead of the image).
+struct FatbinFacts {
+  static constexpr uint64_t Unreadable = ~uint64_t(0);
+  std::vector<uint64_t> TrueSize; // per entry walked: payloadTrueSize(), or Unreadable (left out)
+  std::vector<bool> Extracted;    // per entry walked: written by --extract
+  size_t Readable = 0;            // images (entries not left out)
+  unsigned ExtractBase = 0;       // the input's --extract number before this fatbinary
+  bool AnyChild = false;          // an image is described as a child node
+};
+
+} // namespace
+
+void describeFatbin(Context &C, const Origin &O, StringRef Bytes, Node &N, unsigned Depth) {
+  // The first walk reads and decompresses each image once, in order, with every warning and the charge to
+  // the run's budget (as reading them all at once did), extracts it, and drops it. The views are written
+  // by further walks: the list and the selection from the entry headers and these facts, the described
+  // images by decompressing each again, one at a time, when the output reaches it.
   auto Warn = [&](uint64_t Off, const Twine &Msg) { C.warn(O, Off, Msg); };
-  std::vector<FatbinImage> Images = readFatbin(Bytes, Warn, /*Decompress=*/true, &C.Budget);
+  auto Facts = std::make_shared<FatbinFacts>();
+  Facts->ExtractBase = C.ExtractCounter;
+  auto Selection = std::make_shared<ImageSelection>(C.Opts);
+  bool Details = wantImageDetails(C.Opts);
+  forEachFatbinEntry(Bytes, Warn, [&](FatbinEntry &E) {
+    bool Readable = loadFatbinPayload(E, Warn, /*Decompress=*/true, &C.Budget);
+    Facts->TrueSize.push_back(Readable ? payloadTrueSize(E.Image) : FatbinFacts::Unreadable);
+    bool Extracted = false;
+    if (Readable) {
+      size_t K = ++Facts->Readable;
+      const FatbinImage &I = E.Image;
+      if (!C.Opts.SelectArch.empty())
+        Selection->consider(I, K);
+      if (!C.Opts.OnlyKind || I.Kind == *C.Opts.OnlyKind) {
+        unsigned Number = ++C.ExtractCounter;
+        if (!C.Opts.ExtractDir.empty())
+          Extracted = extractImage(C, O, I, Number);
+        Facts->AnyChild |= Details;
+      }
+    }
+    Facts->Extracted.push_back(Extracted);
+  });
+  // The later walks meet the same entries (the bytes do not change) and have nothing new to say.
+  auto Quiet = [](uint64_t, const Twine &) {};
+  // Calls Visit(entry, walk index, 1-based image index) for each readable image of the wanted kind.
+  auto ForEachImage = [Bytes, Facts, Quiet, OnlyKind = C.Opts.OnlyKind](
+                          bool AllKinds, llvm::function_ref<void(FatbinEntry &, size_t, size_t)> Visit) {
+    size_t W = 0, K = 0;
+    forEachFatbinEntry(Bytes, Quiet, [&](FatbinEntry &E) {
+      size_t Walked = W++;
+      if (Walked >= Facts->TrueSize.size() || Facts->TrueSize[Walked] == FatbinFacts::Unreadable)
+        return;
+      ++K;
+      if (AllKinds || !OnlyKind || E.Image.Kind == *OnlyKind)
+        Visit(E, Walked, K);
+    });
+  };
 
   if (C.Opts.Headers) {
     json::Array Containers;
@@ -194,68 +278,90 @@ void describeFatbin(Context &C, const Origin &O, StringRef Bytes, json::Object &
         break;
       Pos += HeaderSize + Size;
     }
-    Node["headers"] = json::Object{{"containers", std::move(Containers)}, {"images", int64_t(Images.size())}};
+    N.Fields["headers"] =
+        json::Object{{"containers", std::move(Containers)}, {"images", int64_t(Facts->Readable)}};
   }
 
-  json::Array List, Children;
-  for (size_t K = 0; K < Images.size(); ++K) {
-    const FatbinImage &I = Images[K];
-    if (C.Opts.OnlyKind && I.Kind != *C.Opts.OnlyKind)
-      continue;
-    json::Object E{{"index", int64_t(K + 1)},
-                   {"kind", fatbinKindName(I.Kind)},
-                   {"arch", fatbinArchName(I)},
-                   {"sm", I.Arch.Sm},
-                   {"offset", O.Base + I.EntryOffset},
-                   {"headerSize", I.HeaderSize},
-                   {"storedSize", I.StoredSize},
-                   {"compression", fatbinCompressionName(I.Compression)},
-                   {"compressedSize", I.CompressedSize},
-                   {"uncompressedSize", I.UncompressedSize},
-                   {"payloadSize", payloadTrueSize(I)},
-                   {"flags", hex(I.RawFlags)},
-                   {"flagNames", flagNames(I.RawFlags)}};
-    if (I.Kind == FatbinKind::Ptx)
-      E["ptxVersion"] = formatv("{0}.{1}", I.VersionMajor, I.VersionMinor).str();
-    else
-      E["version"] = formatv("{0}.{1}", I.VersionMajor, I.VersionMinor).str();
-    if (!I.Identifier.empty())
-      E["identifier"] = I.Identifier;
-    if (!I.Options.empty())
-      E["options"] = bytesAsJson(I.Options);
-    if (!C.Opts.ExtractDir.empty())
-      extractImage(C, O, I, E);
-    List.push_back(std::move(E));
-
-    if (!wantImageDetails(C.Opts))
-      continue;
-    Origin IO{formatv("{0}[{1}:{2}]", O.Name, K + 1, fatbinArchName(I)).str(), O.File,
-              O.Base + I.EntryOffset + I.HeaderSize, O.InFile && I.Compression == FatbinCompression::None};
-    json::Object Child;
-    if (I.Compression == FatbinCompression::Unknown || I.Kind == FatbinKind::LtoIr) {
-      Child = json::Object{{"name", IO.Name}, {"kind", fatbinKindName(I.Kind)}, {"size", I.Payload.size()}};
-    } else if (I.Kind == FatbinKind::Ptx) {
-      Child = json::Object{{"name", IO.Name}, {"kind", "ptx"}, {"size", I.Payload.size()}};
-      describePtxText(C, IO, I.Payload, Child);
-    } else {
-      Child = describe(C, IO, trueBytes(I), Depth + 1);
-    }
-    Child["imageKind"] = fatbinKindName(I.Kind);
-    Child["imageIndex"] = int64_t(K + 1);
-    Child["arch"] = fatbinArchName(I);
-    Children.push_back(std::move(Child));
-  }
   if (C.Opts.List || !C.Opts.ExtractDir.empty())
-    Node["list"] = std::move(List);
-  if (!C.Opts.SelectArch.empty())
-    Node["select"] = selectImage(C.Opts, Images);
-  if (!Children.empty())
-    Node["children"] = std::move(Children);
+    N.Streams.emplace_back("list", [&C, O, Facts, ForEachImage](Node::Emit Emit) {
+      unsigned Number = Facts->ExtractBase;
+      ForEachImage(false, [&](FatbinEntry &Entry, size_t Walked, size_t K) {
+        const FatbinImage &I = Entry.Image;
+        ++Number;
+        Node Row;
+        json::Object &E = Row.Fields;
+        E = json::Object{{"index", int64_t(K)},
+                         {"kind", fatbinKindName(I.Kind)},
+                         {"arch", fatbinArchName(I)},
+                         {"sm", I.Arch.Sm},
+                         {"offset", O.Base + I.EntryOffset},
+                         {"headerSize", I.HeaderSize},
+                         {"storedSize", I.StoredSize},
+                         {"compression", fatbinCompressionName(I.Compression)},
+                         {"compressedSize", I.CompressedSize},
+                         {"uncompressedSize", I.UncompressedSize},
+                         {"payloadSize", Facts->TrueSize[Walked]},
+                         {"flags", hex(I.RawFlags)},
+                         {"flagNames", flagNames(I.RawFlags)}};
+        if (I.Kind == FatbinKind::Ptx)
+          E["ptxVersion"] = formatv("{0}.{1}", I.VersionMajor, I.VersionMinor).str();
+        else
+          E["version"] = formatv("{0}.{1}", I.VersionMajor, I.VersionMinor).str();
+        if (!I.Identifier.empty())
+          E["identifier"] = I.Identifier;
+        if (!I.Options.empty())
+          E["options"] = bytesAsJson(I.Options);
+        if (Facts->Extracted[Walked])
+          E["extracted"] = std::string(extractPath(C, O, I, Number).str());
+        Emit(Row);
+      });
+    });
+
+  if (!C.Opts.SelectArch.empty()) {
+    Node Select;
+    Select.Fields = Selection->result();
+    Select.Streams.emplace_back("candidates", [Selection, ForEachImage](Node::Emit Emit) {
+      ForEachImage(true, [&](FatbinEntry &Entry, size_t, size_t K) {
+        Node Row;
+        Row.Fields = Selection->candidate(Entry.Image, K);
+        Emit(Row);
+      });
+    });
+    N.Objects.emplace_back("select", std::move(Select));
+  }
+
+  if (Facts->AnyChild)
+    N.Streams.emplace_back("children", [&C, O, Depth, ForEachImage](Node::Emit Emit) {
+      ForEachImage(false, [&](FatbinEntry &Entry, size_t, size_t K) {
+        // Read and decompressed again, described, written out and dropped before the next image. Its
+        // share of the budget was taken by the first walk.
+        FatbinImage &I = Entry.Image;
+        if (!loadFatbinPayload(Entry, [](uint64_t, const Twine &) {}, /*Decompress=*/true, nullptr))
+          return;
+        Origin IO{formatv("{0}[{1}:{2}]", O.Name, K, fatbinArchName(I)).str(), O.File,
+                  O.Base + I.EntryOffset + I.HeaderSize, O.InFile && I.Compression == FatbinCompression::None};
+        Node Child;
+        if (I.Compression == FatbinCompression::Unknown || I.Kind == FatbinKind::LtoIr) {
+          Child.Fields = json::Object{{"name", IO.Name}, {"kind", fatbinKindName(I.Kind)}, {"size", I.Payload.size()}};
+        } else if (I.Kind == FatbinKind::Ptx) {
+          Child.Fields = json::Object{{"name", IO.Name}, {"kind", "ptx"}, {"size", I.Payload.size()}};
+          describePtxText(C, IO, I.Payload, Child.Fields);
+        } else {
+          Child = describe(C, IO, trueBytes(I), Depth + 1);
+        }
+        Child.Fields["imageKind"] = fatbinKindName(I.Kind);
+        Child.Fields["imageIndex"] = int64_t(K);
+        Child.Fields["arch"] = fatbinArchName(I);
+        Emit(Child);
+      });
+    });
 }
 
-void describeHostElf(Context &C, const Origin &O, StringRef Bytes, json::Object &Node, unsigned Depth) {
+void describeHostElf(Context &C, const Origin &O, StringRef Bytes, Node &N, unsigned Depth) {
   auto Warn = [&](uint64_t Off, const Twine &Msg) { C.warn(O, Off, Msg); };
-  HostEmbedInfo Info = readHostEmbedding(Bytes, Warn);
+  auto Shared = std::make_shared<HostEmbedInfo>(readHostEmbedding(Bytes, Warn));
+  const HostEmbedInfo &Info = *Shared;
+  json::Object &Node = N.Fields;
   if (C.Opts.Headers) {
     static constexpr const char *Types[] = {"NONE", "REL", "EXEC", "DYN", "CORE"};
     json::Array Wrappers, Refs;
@@ -302,17 +408,20 @@ void describeHostElf(Context &C, const Origin &O, StringRef Bytes, json::Object 
                                   {"flags", hex(S.Flags)}, {"offset", O.Base + S.Offset}, {"size", S.Size}});
     Node["sections"] = std::move(Secs);
   }
-  json::Array Children;
-  for (const EmbeddedFatbin &F : Info.Fatbins) {
-    Origin FO{O.Name + "(" + F.SectionName + ")", O.File, O.Base + F.FileOffset, O.InFile};
-    json::Object Child{{"name", FO.Name}, {"kind", "fatbin"}, {"size", F.Bytes.size()}, {"section", F.SectionName}};
-    if (O.InFile)
-      Child["fileOffset"] = FO.Base;
-    describeFatbin(C, FO, F.Bytes, Child, Depth + 1);
-    Children.push_back(std::move(Child));
-  }
-  if (!Children.empty())
-    Node["children"] = std::move(Children);
+  if (Info.Fatbins.empty())
+    return;
+  // Each embedded fatbinary is described when the output reaches it (its images one at a time).
+  N.Streams.emplace_back("children", [&C, O, Shared, Depth](dump::Node::Emit Emit) {
+    for (const EmbeddedFatbin &F : Shared->Fatbins) {
+      Origin FO{O.Name + "(" + F.SectionName + ")", O.File, O.Base + F.FileOffset, O.InFile};
+      dump::Node Child;
+      Child.Fields = json::Object{{"name", FO.Name}, {"kind", "fatbin"}, {"size", F.Bytes.size()}, {"section", F.SectionName}};
+      if (O.InFile)
+        Child.Fields["fileOffset"] = FO.Base;
+      describeFatbin(C, FO, F.Bytes, Child, Depth + 1);
+      Emit(Child);
+    }
+  });
 }
 
 } // namespace ptxlink::dump

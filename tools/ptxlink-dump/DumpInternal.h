@@ -1,6 +1,8 @@
 // Shared state of ptxlink-dump's pieces. Every view is first built as JSON (the documented, versioned
 // document of docs/dump.md) and the text output is rendered from that same JSON, so the two can never
-// disagree about a value.
+// disagree about a value. Parts whose length grows with the input (an archive's members, a fatbinary's
+// images and their list) are not held as JSON: they are streams, produced element by element when the
+// output (JSON or text) reaches them, so the dump's memory does not grow with the number of entries.
 #pragma once
 
 #include "Dump.h"
@@ -13,6 +15,8 @@
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -42,6 +46,19 @@ struct Origin {
   bool InFile = true;    // false for decompressed images: offsets are relative to the image
 };
 
+/// A described input, archive member or image. Fields holds its small values; Objects its nested
+/// objects that have streamed parts (a fatbinary's select view); Streams the arrays too long to hold,
+/// each a function that produces the elements one by one and hands each to Emit, which writes it out at
+/// once. A stream may be run more than once (the text output measures a table's columns first) and only
+/// while the bytes it describes are alive: a node is written out before its input is released.
+struct Node {
+  using Emit = llvm::function_ref<void(Node &)>;
+  using Stream = std::function<void(Emit)>;
+  llvm::json::Object Fields;
+  std::vector<std::pair<std::string, Node>> Objects;
+  std::vector<std::pair<std::string, Stream>> Streams;
+};
+
 class Context {
 public:
   Context(const Options &Opts, llvm::raw_ostream &Err)
@@ -53,9 +70,6 @@ public:
   llvm::json::Array Diagnostics;
   unsigned ExtractCounter = 0;
   DecompressionBudget Budget; // one for the whole run, grown by each input read (unless --max-decompressed)
-  /// Text output, when the tree is not wanted whole (no --json): a top-level archive renders each
-  /// member here as soon as it is described, so memory does not grow with the member count.
-  llvm::raw_ostream *TextOut = nullptr;
 
   /// A problem with the input at `Offset` (relative to the node): printed at once, kept for --json,
   /// and makes the exit status 1.
@@ -73,17 +87,17 @@ struct ReaderProblem {
 };
 ReaderProblem readerProblem(const Origin &O, llvm::Error E);
 
-/// Describes Bytes (detected by content) as a JSON node with the requested views and its children.
-llvm::json::Object describe(Context &C, const Origin &O, llvm::StringRef Bytes, unsigned Depth = 0);
+/// Describes Bytes (detected by content) as a node with the requested views and its children.
+Node describe(Context &C, const Origin &O, llvm::StringRef Bytes, unsigned Depth = 0);
 
 // Per-format builders (each adds its views to Node).
 void describePtxlinkObject(Context &C, const Origin &O, llvm::StringRef Bytes, llvm::json::Object &Node);
 void describePtxText(Context &C, const Origin &O, llvm::StringRef Text, llvm::json::Object &Node);
 void describeObjectModel(Context &C, const Origin &O, const ObjectFile &Object, llvm::json::Object &Node);
 void describeCubin(Context &C, const Origin &O, llvm::StringRef Bytes, llvm::json::Object &Node);
-void describeFatbin(Context &C, const Origin &O, llvm::StringRef Bytes, llvm::json::Object &Node, unsigned Depth);
-void describeHostElf(Context &C, const Origin &O, llvm::StringRef Bytes, llvm::json::Object &Node, unsigned Depth);
-void describeArchive(Context &C, const Origin &O, llvm::StringRef Bytes, llvm::json::Object &Node, unsigned Depth);
+void describeFatbin(Context &C, const Origin &O, llvm::StringRef Bytes, Node &N, unsigned Depth);
+void describeHostElf(Context &C, const Origin &O, llvm::StringRef Bytes, Node &N, unsigned Depth);
+void describeArchive(Context &C, const Origin &O, llvm::StringRef Bytes, Node &N, unsigned Depth);
 
 /// DWARF units of an ELF file (cubin) or of in-memory debug sections (our objects).
 llvm::json::Object describeDwarfOfElf(Context &C, const Origin &O, llvm::StringRef Bytes);
@@ -91,11 +105,32 @@ llvm::json::Object describeDwarfOfSections(Context &C, const Origin &O,
                                            const std::vector<std::pair<std::string, std::string>> &Sections,
                                            uint8_t AddressSize);
 
-/// Which image the CUDA driver would load on device Opts.SelectSm (see docs/dump.md).
-llvm::json::Object selectImage(const Options &Opts, const std::vector<FatbinImage> &Images);
-
 /// Renders one node (and its children) as text.
 void renderText(const llvm::json::Object &Node, const Options &Opts, llvm::raw_ostream &OS, unsigned Indent = 0);
+/// The same for a node with streams: each stream's elements are written as they are produced.
+void renderText(Node &N, const Options &Opts, llvm::raw_ostream &OS, unsigned Indent = 0);
+/// Writes a node as JSON (keys sorted, as llvm::json prints an object), its streams as they are produced.
+void writeJson(llvm::json::OStream &J, Node &N);
+/// The whole node as JSON, its streams run into arrays (--format dot, which needs every input at once).
+llvm::json::Object toJson(Node &N);
+
+/// `--json`: the document of docs/dump.md, written while the inputs are described. Its "diagnostics"
+/// come before "inputs" (keys are sorted) yet are known only at the end, so the inputs are kept in a
+/// spill buffer: in memory up to a few megabytes, then in an unnamed temporary file.
+class JsonDocumentWriter {
+public:
+  JsonDocumentWriter();
+  ~JsonDocumentWriter();
+  /// Writes one input's node into the "inputs" array.
+  void addInput(Node &N);
+  /// Writes the whole document to OS.
+  llvm::Error finish(llvm::json::Array Diagnostics, llvm::raw_ostream &OS);
+
+private:
+  class Spill;
+  std::unique_ptr<Spill> Inputs;
+  std::unique_ptr<llvm::json::OStream> Writer;
+};
 /// `--callgraph --format dot`: the call graphs of every input (built with the callgraph and abi views) as
 /// one Graphviz digraph, one cluster per object, member or image (DumpDot.cpp).
 void renderCallgraphDot(const llvm::json::Array &Inputs, llvm::raw_ostream &OS, llvm::StringRef Title);

@@ -85,8 +85,11 @@ std::string sanitizeFileName(StringRef Name) {
   return S;
 }
 
-json::Object describe(Context &C, const Origin &O, StringRef Bytes, unsigned Depth) {
-  json::Object Node{{"name", O.Name}, {"size", Bytes.size()}};
+Node describe(Context &C, const Origin &O, StringRef Bytes, unsigned Depth) {
+  Node N;
+  json::Object &Node = N.Fields;
+  Node["name"] = O.Name;
+  Node["size"] = Bytes.size();
   if (!O.InFile)
     Node["decompressed"] = true;
   else
@@ -95,14 +98,14 @@ json::Object describe(Context &C, const Origin &O, StringRef Bytes, unsigned Dep
   if (Depth > 8) {
     C.warn(O, 0, "inputs nested too deeply; not descending further");
     Node["kind"] = "unknown";
-    return Node;
+    return N;
   }
   if (isFatbin(Bytes)) {
     Node["kind"] = "fatbin";
-    describeFatbin(C, O, Bytes, Node, Depth);
+    describeFatbin(C, O, Bytes, N, Depth);
   } else if (isArchive(Bytes)) {
     Node["kind"] = "archive";
-    describeArchive(C, O, Bytes, Node, Depth);
+    describeArchive(C, O, Bytes, N, Depth);
   } else if (isPtxlinkObject(Bytes)) {
     Node["kind"] = "ptxlink-object";
     describePtxlinkObject(C, O, Bytes, Node);
@@ -111,7 +114,7 @@ json::Object describe(Context &C, const Origin &O, StringRef Bytes, unsigned Dep
     describeCubin(C, O, Bytes, Node);
   } else if (isHostElf(Bytes)) {
     Node["kind"] = "host-elf";
-    describeHostElf(C, O, Bytes, Node, Depth);
+    describeHostElf(C, O, Bytes, N, Depth);
   } else if (Bytes.starts_with("\x7f" "ELF")) {
     Node["kind"] = "unknown";
     C.warn(O, 0, "unsupported ELF file (not 64-bit little-endian, or an unknown device ELF)");
@@ -128,49 +131,41 @@ json::Object describe(Context &C, const Origin &O, StringRef Bytes, unsigned Dep
       C.warn(O, 0, "unrecognised input: not a fatbinary, archive, ELF file or PTX text");
     }
   }
-  return Node;
+  return N;
 }
 
-void describeArchive(Context &C, const Origin &O, StringRef Bytes, json::Object &Node, unsigned Depth) {
-  auto Lib = StaticLibrary::open(MemoryBuffer::getMemBuffer(Bytes, O.Name, false));
-  if (!Lib) {
-    ReaderProblem P = readerProblem(O, Lib.takeError());
+void describeArchive(Context &C, const Origin &O, StringRef Bytes, Node &N, unsigned Depth) {
+  auto Opened = StaticLibrary::open(MemoryBuffer::getMemBuffer(Bytes, O.Name, false));
+  if (!Opened) {
+    ReaderProblem P = readerProblem(O, Opened.takeError());
     C.warn(O, P.Offset, P.Message);
     return;
   }
-  json::Array Children;
-  json::Array Index;
-  size_t N = (*Lib)->memberCount();
+  std::shared_ptr<StaticLibrary> Lib = std::move(*Opened);
+  size_t Count = Lib->memberCount();
   if (C.Opts.Headers || C.Opts.Symbols) {
-    for (auto &[Sym, Member] : (*Lib)->symbolIndex())
-      Index.push_back(json::Object{{"symbol", Sym.str()}, {"member", (*Lib)->memberName(Member).str()}});
-    Node["headers"] = json::Object{{"members", N}, {"symbolIndex", std::move(Index)}};
+    json::Array Index;
+    for (auto &[Sym, Member] : Lib->symbolIndex())
+      Index.push_back(json::Object{{"symbol", Sym.str()}, {"member", Lib->memberName(Member).str()}});
+    N.Fields["headers"] = json::Object{{"members", Count}, {"symbolIndex", std::move(Index)}};
   }
-  // Text output of an archive named on the command line is streamed: its own lines now, then each
-  // member as soon as it is described (100,000 empty members took 839 MB as one tree).
-  bool Stream = C.TextOut && Depth == 0;
-  if (Stream) {
-    renderText(Node, C.Opts, *C.TextOut);
-    Node["streamed"] = true;
-  }
-  for (size_t I = 0; I < N; ++I) {
-    auto Member = (*Lib)->memberBuffer(I);
-    std::string Name = O.Name + "(" + (*Lib)->memberName(I).str() + ")";
-    if (!Member) {
-      C.warn(O, 0, formatv("member {0}: {1}", I, toString(Member.takeError())));
-      continue;
+  // The members are described one at a time as the output reaches them, each written out before the
+  // next is read (100,000 empty members took 839 MB as one tree).
+  N.Streams.emplace_back("children", [&C, O, Bytes, Lib, Count, Depth](Node::Emit Emit) {
+    for (size_t I = 0; I < Count; ++I) {
+      auto Member = Lib->memberBuffer(I);
+      std::string Name = O.Name + "(" + Lib->memberName(I).str() + ")";
+      if (!Member) {
+        C.warn(O, 0, formatv("member {0}: {1}", I, toString(Member.takeError())));
+        continue;
+      }
+      Origin MO{Name, O.File, O.Base, O.InFile};
+      if (Member->getBufferStart() >= Bytes.begin() && Member->getBufferStart() <= Bytes.end())
+        MO.Base = O.Base + uint64_t(Member->getBufferStart() - Bytes.data());
+      Node Child = describe(C, MO, Member->getBuffer(), Depth + 1);
+      Emit(Child);
     }
-    Origin MO{Name, O.File, O.Base, O.InFile};
-    if (Member->getBufferStart() >= Bytes.begin() && Member->getBufferStart() <= Bytes.end())
-      MO.Base = O.Base + uint64_t(Member->getBufferStart() - Bytes.data());
-    json::Object Child = describe(C, MO, Member->getBuffer(), Depth + 1);
-    if (Stream)
-      renderText(Child, C.Opts, *C.TextOut, 2);
-    else
-      Children.push_back(std::move(Child));
-  }
-  if (!Stream)
-    Node["children"] = std::move(Children);
+  });
 }
 
 namespace {
@@ -445,9 +440,11 @@ int runDumpTool(ArrayRef<std::string> RawArgs, raw_ostream &Out, raw_ostream &Er
     Opts.Headers = true;
 
   Context C(Opts, Err);
-  if (!Opts.Json && !Dot)
-    C.TextOut = &Out;
-  json::Array Inputs;
+  // Each input is written out as soon as it is described (its streams as they run), then released.
+  std::optional<JsonDocumentWriter> Document;
+  if (Opts.Json)
+    Document.emplace();
+  json::Array DotInputs; // --format dot draws every input in one picture: the tree is kept whole
   for (const std::string &File : Files) {
     auto Buffer = readInputFile(File);
     if (!Buffer) {
@@ -458,21 +455,21 @@ int runDumpTool(ArrayRef<std::string> RawArgs, raw_ostream &Out, raw_ostream &Er
       C.Budget.addInput((*Buffer)->getBufferSize());
     Origin O{File, File, 0, true};
     C.ExtractCounter = 0; // image numbers restart with each input, as cuobjdump's do
-    json::Object Node = describe(C, O, (*Buffer)->getBuffer());
-    if (Opts.Json || Dot)
-      Inputs.push_back(std::move(Node)); // printed whole at the end: the document, or the graph
-    else if (!Node.getBoolean("streamed"))
-      renderText(Node, Opts, Out);
+    Node N = describe(C, O, (*Buffer)->getBuffer());
+    if (Dot)
+      DotInputs.push_back(toJson(N));
+    else if (Document)
+      Document->addInput(N);
+    else
+      renderText(N, Opts, Out);
   }
   if (Dot)
-    renderCallgraphDot(Inputs, Out, "call graph: " + join(Files, " "));
-  if (Opts.Json) {
-    json::Object Doc{{"schema", "ptxlink-dump"},
-                     {"schemaVersion", DumpJsonSchemaVersion},
-                     {"inputs", std::move(Inputs)},
-                     {"diagnostics", std::move(C.Diagnostics)}};
-    Out << formatv("{0:2}", json::Value(std::move(Doc))) << "\n";
-  }
+    renderCallgraphDot(DotInputs, Out, "call graph: " + join(Files, " "));
+  if (Document)
+    if (Error E = Document->finish(std::move(C.Diagnostics), Out)) {
+      Err << "ptxlink-dump: error: " << toString(std::move(E)) << "\n";
+      return 1;
+    }
   return C.HadError ? 1 : 0;
 }
 

@@ -5,6 +5,9 @@ the dump's peak resident memory stays within twice the input plus 100 MB (plus t
   bombs.py lz4 WORK_DIR   - one 512 KB invalid LZ4 image that claims 2.1 GB
   bombs.py many WORK_DIR  - 64 valid LZ4 images of 16 KB, each 4 MB of zeros (254:1, which LZ4 allows)
 
+Further arguments are ptxlink-dump options used instead of --list (e.g. a --max-decompressed that
+admits every image: they are then decompressed one at a time, never all at once).
+
 Prints the dump's stderr (for FileCheck) and a line "peak within bound" or exits non-zero.
 """
 import os
@@ -14,6 +17,7 @@ import subprocess
 import sys
 
 mode, work = sys.argv[1:3]
+options = sys.argv[3:] or ["--list"]
 
 
 def zstd_zeros(size):
@@ -70,7 +74,7 @@ path = os.path.join(work, mode + ".fatbin")
 with open(path, "wb") as f:
     f.write(data)
 dump = shutil.which("ptxlink-dump")
-p = subprocess.Popen([dump, "--list", path], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+p = subprocess.Popen([dump] + options + [path], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
 err = p.stderr.read().decode(errors="replace")
 _, status, usage = os.wait4(p.pid, 0)
 p.returncode = os.waitstatus_to_exitcode(status)
