@@ -59,6 +59,8 @@ struct Node {
   std::vector<std::pair<std::string, Stream>> Streams;
 };
 
+class JsonDocumentWriter;
+
 class Context {
 public:
   Context(const Options &Opts, llvm::raw_ostream &Err)
@@ -67,7 +69,8 @@ public:
   const Options &Opts;
   llvm::raw_ostream &Err;
   bool HadError = false;
-  llvm::json::Array Diagnostics;
+  /// --json: the document being written, which takes each diagnostic as it happens.
+  JsonDocumentWriter *Document = nullptr;
   unsigned ExtractCounter = 0;
   DecompressionBudget Budget; // one for the whole run, grown by each input read (unless --max-decompressed)
 
@@ -115,21 +118,24 @@ void writeJson(llvm::json::OStream &J, Node &N);
 llvm::json::Object toJson(Node &N);
 
 /// `--json`: the document of docs/dump.md, written while the inputs are described. Its "diagnostics"
-/// come before "inputs" (keys are sorted) yet are known only at the end, so the inputs are kept in a
-/// spill buffer: in memory up to a few megabytes, then in an unnamed temporary file.
+/// come before "inputs" (keys are sorted) yet are complete only at the end, so both arrays are written
+/// into spill buffers (in memory up to a few megabytes, then in an unnamed temporary file) and put
+/// together at the end.
 class JsonDocumentWriter {
 public:
   JsonDocumentWriter();
   ~JsonDocumentWriter();
   /// Writes one input's node into the "inputs" array.
   void addInput(Node &N);
+  /// Writes one diagnostic into the "diagnostics" array.
+  void addDiagnostic(llvm::json::Object Diagnostic);
   /// Writes the whole document to OS.
-  llvm::Error finish(llvm::json::Array Diagnostics, llvm::raw_ostream &OS);
+  llvm::Error finish(llvm::raw_ostream &OS);
 
 private:
   class Spill;
-  std::unique_ptr<Spill> Inputs;
-  std::unique_ptr<llvm::json::OStream> Writer;
+  std::unique_ptr<Spill> Inputs, Diagnostics;
+  std::unique_ptr<llvm::json::OStream> InputWriter, DiagnosticWriter;
 };
 /// `--callgraph --format dot`: the call graphs of every input (built with the callgraph and abi views) as
 /// one Graphviz digraph, one cluster per object, member or image (DumpDot.cpp).

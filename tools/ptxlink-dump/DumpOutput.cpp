@@ -3,8 +3,8 @@
 // The problem: a fatbinary of a million images, or an archive of a million members, made the dump hold a
 // JSON tree of every entry (8-13 KB each) until the end, to print it in one go. Here a node's streams are
 // written as they produce their elements, in the order llvm::json prints an object's keys (sorted), so the
-// document is byte for byte what printing the whole tree gave. Only the "inputs" array waits, in a spill
-// buffer, because the document's "diagnostics" sort before it and are known only at the end.
+// document is byte for byte what printing the whole tree gave. The "inputs" and "diagnostics" arrays wait
+// in spill buffers, because "diagnostics" sorts first yet is complete only at the end.
 #include "DumpInternal.h"
 
 #include "llvm/Support/FileSystem.h"
@@ -161,36 +161,52 @@ private:
 };
 
 JsonDocumentWriter::JsonDocumentWriter()
-    : Inputs(std::make_unique<Spill>()), Writer(std::make_unique<json::OStream>(*Inputs, 2)) {
-  Writer->arrayBegin();
+    : Inputs(std::make_unique<Spill>()), Diagnostics(std::make_unique<Spill>()),
+      InputWriter(std::make_unique<json::OStream>(*Inputs, 2)),
+      DiagnosticWriter(std::make_unique<json::OStream>(*Diagnostics, 2)) {
+  InputWriter->arrayBegin();
+  DiagnosticWriter->arrayBegin();
 }
 
 JsonDocumentWriter::~JsonDocumentWriter() {
-  if (Writer)
-    Writer->arrayEnd(); // keeps json::OStream's nesting balanced when finish() was never reached
+  // Keeps json::OStream's nesting balanced when finish() was never reached.
+  if (InputWriter)
+    InputWriter->arrayEnd();
+  if (DiagnosticWriter)
+    DiagnosticWriter->arrayEnd();
 }
 
-void JsonDocumentWriter::addInput(Node &N) { writeJson(*Writer, N); }
+void JsonDocumentWriter::addInput(Node &N) { writeJson(*InputWriter, N); }
 
-Error JsonDocumentWriter::finish(json::Array Diagnostics, raw_ostream &OS) {
-  Writer->arrayEnd();
-  Writer.reset();
-  // The document without its inputs, printed by llvm::json as before; the inputs go where a placeholder
-  // string stands (its control characters cannot appear unescaped in any other value).
-  constexpr StringLiteral Placeholder = "\x01ptxlink-dump-inputs\x01";
+void JsonDocumentWriter::addDiagnostic(json::Object Diagnostic) {
+  DiagnosticWriter->value(json::Value(std::move(Diagnostic)));
+}
+
+Error JsonDocumentWriter::finish(raw_ostream &OS) {
+  InputWriter->arrayEnd();
+  InputWriter.reset();
+  DiagnosticWriter->arrayEnd();
+  DiagnosticWriter.reset();
+  // The document without its arrays, printed by llvm::json as before; each array goes where its
+  // placeholder string stands (their control characters cannot appear unescaped in any other value).
   json::Object Doc{{"schema", "ptxlink-dump"},
                    {"schemaVersion", DumpJsonSchemaVersion},
-                   {"inputs", Placeholder},
-                   {"diagnostics", std::move(Diagnostics)}};
+                   {"inputs", "\x01" "inputs" "\x01"},
+                   {"diagnostics", "\x01" "diagnostics" "\x01"}};
   std::string Text = formatv("{0:2}", json::Value(std::move(Doc))).str();
-  StringRef Marker = "\n  \"inputs\": \"\\u0001ptxlink-dump-inputs\\u0001\"";
-  size_t At = StringRef(Text).find(Marker);
-  if (At == StringRef::npos)
-    return createStringError(inconvertibleErrorCode(), "internal error: no place for the inputs in the JSON document");
-  OS << StringRef(Text).take_front(At) << "\n  \"inputs\": ";
-  if (Error E = Inputs->copyTo(OS, "  "))
-    return E;
-  OS << StringRef(Text).drop_front(At + Marker.size()) << "\n";
+  StringRef Rest = Text;
+  for (auto [Key, Array] : {std::pair{StringRef("diagnostics"), Diagnostics.get()}, {"inputs", Inputs.get()}}) {
+    std::string Marker = ("\n  \"" + Key + "\": \"\\u0001" + Key + "\\u0001\"").str();
+    size_t At = Rest.find(Marker);
+    if (At == StringRef::npos)
+      return createStringError(inconvertibleErrorCode(), "internal error: no place for the %s in the JSON document",
+                               Key.str().c_str());
+    OS << Rest.take_front(At) << "\n  \"" << Key << "\": ";
+    if (Error E = Array->copyTo(OS, "  "))
+      return E;
+    Rest = Rest.drop_front(At + Marker.size());
+  }
+  OS << Rest << "\n";
   return Error::success();
 }
 

@@ -28,14 +28,14 @@ void Context::warn(const Origin &O, uint64_t Offset, const Twine &Message) {
   std::string Where = O.InFile ? formatv("offset {0}", hex(O.Base + Offset)).str()
                                : formatv("offset {0} in the decompressed image", hex(Offset)).str();
   Err << "ptxlink-dump: warning: " << O.Name << ": " << Where << ": " << Msg << "\n";
-  if (!Opts.Json) // only the JSON document lists them again: text output keeps nothing per warning
+  if (!Document) // only the JSON document lists them again: text output keeps nothing per warning
     return;
   json::Object D{{"severity", "warning"}, {"input", O.Name}, {"message", Msg}};
   if (O.InFile)
     D["fileOffset"] = O.Base + Offset;
   else
     D["imageOffset"] = Offset;
-  Diagnostics.push_back(std::move(D));
+  Document->addDiagnostic(std::move(D));
 }
 
 ReaderProblem readerProblem(const Origin &O, Error E) {
@@ -59,8 +59,8 @@ void Context::error(StringRef Name, const Twine &Message) {
   bool Named = Name.empty() || StringRef(Msg).starts_with((Name + ": ").str()) ||
                StringRef(Msg).contains(("'" + Name + "'").str());
   Err << "ptxlink-dump: error: " << (Named ? "" : Name.str() + ": ") << Msg << "\n";
-  if (Opts.Json)
-    Diagnostics.push_back(json::Object{{"severity", "error"}, {"input", Name.str()}, {"message", Msg}});
+  if (Document)
+    Document->addDiagnostic(json::Object{{"severity", "error"}, {"input", Name.str()}, {"message", Msg}});
 }
 
 std::string hex(uint64_t V) { return "0x" + utohexstr(V, /*LowerCase=*/true); }
@@ -442,8 +442,10 @@ int runDumpTool(ArrayRef<std::string> RawArgs, raw_ostream &Out, raw_ostream &Er
   Context C(Opts, Err);
   // Each input is written out as soon as it is described (its streams as they run), then released.
   std::optional<JsonDocumentWriter> Document;
-  if (Opts.Json)
+  if (Opts.Json) {
     Document.emplace();
+    C.Document = &*Document;
+  }
   json::Array DotInputs; // --format dot draws every input in one picture: the tree is kept whole
   for (const std::string &File : Files) {
     auto Buffer = readInputFile(File);
@@ -466,7 +468,7 @@ int runDumpTool(ArrayRef<std::string> RawArgs, raw_ostream &Out, raw_ostream &Er
   if (Dot)
     renderCallgraphDot(DotInputs, Out, "call graph: " + join(Files, " "));
   if (Document)
-    if (Error E = Document->finish(std::move(C.Diagnostics), Out)) {
+    if (Error E = Document->finish(Out)) {
       Err << "ptxlink-dump: error: " << toString(std::move(E)) << "\n";
       return 1;
     }
