@@ -43,8 +43,10 @@ uint64_t elfExtent(StringRef Elf) {
       return;
     End = std::max(End, Off + std::min<uint64_t>(Size, Elf.size() - Off));
   };
-  if (H.e_shnum && H.e_shentsize)
-    Extend(H.e_shoff, uint64_t(H.e_shnum) * H.e_shentsize);
+  // The section header table at its real count: e_shnum is 0 under extended numbering (the count is in
+  // section 0, which the view read).
+  if (uint64_t Sections = H.e_shnum ? uint64_t(H.e_shnum) : V->sectionCount(); Sections && H.e_shentsize)
+    Extend(H.e_shoff, Sections * H.e_shentsize);
   if (H.e_phnum && H.e_phentsize)
     Extend(H.e_phoff, uint64_t(H.e_phnum) * H.e_phentsize);
   for (size_t I = 1; I < V->sectionCount(); ++I) {

@@ -2,6 +2,7 @@
 // section header table under each policy, which problems it reports and at which file offsets, and the
 // table rules (entry size, remainder, extended numbering) that every ELF reader of ptxlink now shares.
 #include "ElfView.h"
+#include "FatbinInternal.h"
 
 #include "llvm/BinaryFormat/ELF.h"
 #include "llvm/Support/Endian.h"
@@ -186,6 +187,20 @@ TEST(ElfView, ExtendedSectionNumbering) {
   EXPECT_EQ(V->sectionCount(), 4u);
   EXPECT_EQ(V->sectionNameTableIndex(), 1u);
   EXPECT_EQ(V->sectionName(3), ".strtab");
+}
+
+// elfExtent (a cubin's true size inside a zero-padded fatbinary entry) counts the section header table
+// at the count extended numbering gives: e_shnum is 0 there, and the table (last in this file) must not
+// be cut off.
+TEST(ElfView, ExtentUnderExtendedSectionNumbering) {
+  TinyElf E;
+  const uint64_t Size = E.Bytes.size();
+  EXPECT_EQ(elfExtent(E.Bytes + std::string(128, '\0')), Size);
+  TinyElf::put(E.Bytes, 0x3c, 0, 2);
+  TinyElf::put(E.Bytes, 0x3e, ELF::SHN_XINDEX, 2);
+  TinyElf::put(E.Bytes, E.ShOff + 0x20, 4, 8);
+  TinyElf::put(E.Bytes, E.ShOff + 0x28, 1, 4);
+  EXPECT_EQ(elfExtent(E.Bytes + std::string(128, '\0')), Size);
 }
 
 // One rule for every table: entries sh_entsize apart (sizeof(T) for 0), a too small entry size gives no
