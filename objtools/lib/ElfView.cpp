@@ -87,7 +87,8 @@ void ElfView::readSectionTable(TablePolicy Policy, ElfProblemFn Problem) {
   }
   if (Cut)
     Problem(sectionHeaderOffset(Count), formatv("section header {0} lies outside the file ({1} bytes)", Count, Size));
-  if (NameIndex >= Count)
+  // SHN_UNDEF says the file has no section name table: not a problem (its sections have no names).
+  if (NameIndex != ELF::SHN_UNDEF && NameIndex >= Count)
     Problem(offsetof(ElfHeader, e_shstrndx), formatv("section name table index {0} is out of range", NameIndex));
   if (NameIndex < Count)
     SectionNames = contents(NameIndex);

@@ -3,9 +3,12 @@
 // table rules (entry size, remainder, extended numbering) that every ELF reader of ptxlink now shares.
 #include "ElfView.h"
 #include "FatbinInternal.h"
+#include "PtxlinkElf.h"
+#include "ptxlink/ObjectFormat.h"
 
 #include "llvm/BinaryFormat/ELF.h"
 #include "llvm/Support/Endian.h"
+#include "llvm/Support/MemoryBuffer.h"
 
 #include <gtest/gtest.h>
 
@@ -159,6 +162,25 @@ TEST(ElfView, NameTableIndexOutOfRange) {
   ASSERT_EQ(P.size(), 1u);
   EXPECT_EQ(P[0].first, 0x3eu);
   EXPECT_EQ(P[0].second, "section name table index 9 is out of range");
+}
+
+// e_shstrndx SHN_UNDEF says "no section name table", which is no problem: a file whose table holds no
+// section (e_shnum 0, section 0's sh_size 0) is not reported for it, the cubin reader says nothing (as
+// before the view), and the object reader's error is that there are no section headers.
+TEST(ElfView, NoSectionsAndNoNameTableIsNoProblem) {
+  TinyElf E;
+  TinyElf::put(E.Bytes, 0x3c, 0, 2); // e_shnum
+  TinyElf::put(E.Bytes, 0x3e, ELF::SHN_UNDEF, 2);
+  Problems P;
+  auto V = open(E.Bytes, ElfView::TablePolicy::Readable, P);
+  ASSERT_TRUE(V);
+  EXPECT_EQ(V->sectionCount(), 0u);
+  EXPECT_TRUE(P.empty()) << P[0].second;
+
+  E.Bytes[ELF::EI_OSABI] = char(elf::OsAbi);
+  auto Object = readObject(MemoryBuffer::getMemBuffer(E.Bytes, "empty.o", false));
+  ASSERT_FALSE(Object);
+  EXPECT_EQ(toString(Object.takeError()), "empty.o: offset 0x3C: no section headers");
 }
 
 TEST(ElfView, SmallHeaderEntrySizeGivesNoSections) {
