@@ -179,6 +179,10 @@ Expected<SassToolchain> findSassToolchain(ArrayRef<std::string> LibraryPaths) {
   StringRef Argv[] = {T.Ptxas, "--version"};
   if (int RC = runTool(T.Ptxas, Argv, Log, T.Version); RC != 0)
     return createStringError(inconvertibleErrorCode(), "cannot run " + T.Ptxas + " --version (exit " + std::to_string(RC) + ")");
+  // An nvlink that cannot say its version keeps an empty one: a link that needs it reports its failure.
+  StringRef NvlinkArgv[] = {T.Nvlink, "--version"};
+  if (!T.Nvlink.empty() && runTool(T.Nvlink, NvlinkArgv, Log, T.NvlinkVersion) != 0)
+    T.NvlinkVersion.clear();
   return T;
 }
 
@@ -260,8 +264,8 @@ std::vector<std::optional<std::string>> buildSass(ArrayRef<SassRequest> Requests
       const SassRequest &Q = Requests[R];
       if (!needsNvlink(R) || Q.DeviceRuntime)
         continue;
-      SmallVector<StringRef, 64> Parts{"ptxlink-sass-link-1", Tools.Version, Tools.Nvlink, Q.Arch,
-                                       Q.Target.Debug ? "-g" : ""};
+      SmallVector<StringRef, 64> Parts{"ptxlink-sass-link-1", Tools.Version, Tools.Nvlink, Tools.NvlinkVersion,
+                                       Q.Arch, Q.Target.Debug ? "-g" : ""};
       for (size_t I : JobsOf[R])
         Parts.push_back(Jobs[I].Key);
       LinkKeys[R] = CompileCache::key(Parts);

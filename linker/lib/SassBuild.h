@@ -33,6 +33,10 @@ namespace ptxlink {
 struct SassToolchain {
   std::string Ptxas, Nvlink, LibDir;
   std::string Version; // `ptxas --version` output: part of every cache key
+  // `nvlink --version` output (empty without nvlink): part of the key of nvlink's cached result. The path
+  // alone does not say which nvlink runs: a wrapper script (`exec /usr/local/cuda-13.0/bin/nvlink "$@"`)
+  // or an nvlink replaced in place keeps it.
+  std::string NvlinkVersion;
 };
 llvm::Expected<SassToolchain> findSassToolchain(llvm::ArrayRef<std::string> LibraryPaths);
 
