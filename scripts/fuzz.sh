@@ -10,8 +10,9 @@
 #   PTXLINK_FUZZ_BUILD_DIR  build directory (default: <repo>/build-fuzz)
 #   PTXLINK_JOBS            ninja -j (default: number of cores)
 #   PTXLINK_FUZZ_JOBS       libFuzzer processes per target (default 1; the campaign runs targets in turn)
-#   PTXLINK_FUZZ_SEED       libFuzzer's -seed (default: random; the ci pass uses 1, so that a failure on CI
-#                           is the same walk through the inputs on a developer's machine)
+#   PTXLINK_FUZZ_SEED       libFuzzer's -seed (default: random; the ci pass uses 1, so that a developer's run
+#                           takes the same mutations in the same order as CI's, as far as its time reaches;
+#                           the input CI prints in Base64 is the exact reproducer)
 #   CXX                     the compiler (default: clang++-14, else clang++); it must ship libFuzzer
 #
 # What a developer needs to know (each of these cost someone an afternoon):
