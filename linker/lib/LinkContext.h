@@ -105,18 +105,51 @@ struct SymRef {
   bool operator==(const SymRef &O) const { return Module == O.Module && Symbol == O.Symbol; }
 };
 
-/// One name that is visible across modules (anything but module-local symbols).
+/// One name that is visible across modules (anything but module-local symbols). One exists per visible
+/// name of the link, so its size is a per-function cost (10^5 trivial functions: issue 15, finding 8):
+/// the fields are ordered without padding, and a name is usually defined once (and declared by few), so
+/// one definition and one declaration are held inline.
 struct GlobalSymbol {
   llvm::StringRef Name;
   SymRef Def;                         // the winning definition; invalid if undefined
-  Binding Bind = Binding::Undefined;  // the winner's binding
   uint64_t Size = 0;                  // variables: the resolved size (largest .common)
+  llvm::SmallVector<SymRef, 1> Defs;  // every definition (visible, weak, common, alias), in input order
+  llvm::SmallVector<SymRef, 1> Decls; // every declaration (.extern or implicit), in input order
+  uint32_t Out = NoSymbol;            // index in the output module
+  Binding Bind = Binding::Undefined;  // the winner's binding
   bool Initialized = false;
-  llvm::SmallVector<SymRef, 2> Defs;  // every definition (visible, weak, common, alias), in input order
-  llvm::SmallVector<SymRef, 2> Decls; // every declaration (.extern or implicit), in input order
   bool Live = false;
-  uint32_t Out = NoSymbol;   // index in the output module
-  std::string DropReason;    // for --map: why a definition was not kept
+};
+
+/// Name -> index of its GlobalSymbol: the resolver's table of every visible name of the link. A slot is
+/// the index and the name's hash (8 bytes), the name itself is the GlobalSymbol's (a view of the inputs,
+/// which outlive the link): a map holding the name would take 24 bytes a slot, 4 MB more for 10^5
+/// functions at the link's peak (issue 15, finding 8). Open addressing with linear probing, sized once
+/// for at most every name, at most half full.
+class GlobalNameIndex {
+public:
+  /// Empties the index and sizes it for up to MaxNames names.
+  void reset(size_t MaxNames);
+  /// Name's index in Globals, or NoGlobal.
+  uint32_t find(llvm::StringRef Name, llvm::ArrayRef<GlobalSymbol> Globals) const;
+  bool contains(llvm::StringRef Name, llvm::ArrayRef<GlobalSymbol> Globals) const {
+    return find(Name, Globals) != NoGlobal;
+  }
+  /// Name's index in Globals; if it has none, Globals gets a new GlobalSymbol of that name. Returns the
+  /// index and whether it is new.
+  std::pair<uint32_t, bool> insert(llvm::StringRef Name, std::vector<GlobalSymbol> &Globals);
+
+private:
+  struct Slot {
+    uint32_t Index = NoGlobal;
+    uint32_t Hash = 0;
+  };
+  static uint32_t hashOf(llvm::StringRef Name);
+  void grow();
+  /// The position of the slot holding Name, or of the empty slot where it would go.
+  size_t probe(llvm::StringRef Name, uint32_t Hash, llvm::ArrayRef<GlobalSymbol> Globals) const;
+  std::vector<Slot> Slots;
+  size_t Count = 0;
 };
 
 /// One module (the selected variant of one input) in the link for one arch.
@@ -229,8 +262,8 @@ public:
   std::vector<GlobalSymbol> Globals;
   const ModuleVariant *Output = nullptr; // set by emit()
   std::vector<SymRef> OutOrigin;         // set by emit(): per output symbol, the input symbol it came from
-  /// Name -> index in Globals. The names point into the inputs, which outlive the link: no copies.
-  llvm::DenseMap<llvm::CachedHashStringRef, uint32_t> GlobalIndex;
+  /// Name -> index in Globals.
+  GlobalNameIndex GlobalIndex;
 
   // Helpers shared by the passes.
   const Symbol &sym(SymRef R) const { return Modules[R.Module].M->Symbols[R.Symbol]; }

@@ -242,14 +242,16 @@ public:
 
   /// Names that a renamed local must not take.
   void takeVisibleNames() {
-    // Names: every visible name is taken first, so a renamed local can never land on one. (The names are
-    // views of the inputs or of Storage, which outlive this pass: the set holds no copies.) Its size: the
-    // visible names and about as many kept locals, never more than all symbols.
-    Taken.reserve(std::min(MaxSymbols, Globals.size() * 2 + 64));
-    for (const GlobalSymbol &G : Globals)
-      Taken.insert(CachedHashStringRef(G.Name));
+    // Names: every visible name is taken, so a renamed local can never land on one. The visible names are
+    // the keys of the resolver's GlobalIndex, which isTaken consults directly: a copy of it would cost a
+    // table entry per visible name at the link's peak (4 MB for 10^5 functions). This set holds the rest:
+    // labels that another function also defines, then the kept locals (views of the inputs or of Storage,
+    // which outlive this pass: no copies). Its size: about as many locals as visible names, never more
+    // than all the other symbols.
+    TakenLocals.reserve(std::min(MaxSymbols - std::min(MaxSymbols, Globals.size()), Globals.size()) + 64);
     for (StringRef Label : labelsDefinedElsewhere(Modules))
-      Taken.insert(CachedHashStringRef(Label));
+      if (!Link.GlobalIndex.contains(Label, Globals))
+        TakenLocals.insert(CachedHashStringRef(Label));
   }
 
   /// The debug sections of every input, by name.
@@ -258,9 +260,12 @@ public:
     DebugBase.resize(Modules.size());
     for (uint32_t MI = 0; MI < Modules.size(); ++MI) {
       const ModuleVariant &M = *Modules[MI].M;
-      DebugBase[MI].assign(M.Sections.size(), 0);
       for (uint32_t SI = 0; SI < M.Sections.size(); ++SI)
         if (M.Sections[SI].Kind == SectionKind::Debug) {
+          // Offsets are kept only for modules with debug sections (only those are looked up): 8 bytes
+          // per section of every module otherwise (0.8 MB for 10^5 functions).
+          if (DebugBase[MI].empty())
+            DebugBase[MI].assign(M.Sections.size(), 0);
           auto &Parts = DebugParts[M.Sections[SI].Name];
           if (Parts.empty())
             DebugNames.push_back(M.Sections[SI].Name);
@@ -321,13 +326,13 @@ public:
         if (Home == NoSection || !isLive(MI, Home))
           continue;
         Symbol N = S;
-        if (!Taken.insert(CachedHashStringRef(S.Name)).second) {
+        if (Link.GlobalIndex.contains(S.Name, Globals) || !TakenLocals.insert(CachedHashStringRef(S.Name)).second) {
           std::string Base = S.Name.str() + "$" + std::to_string(LM.Input + 1);
           std::string Candidate = Base;
           for (unsigned K = 1; isTaken(Candidate); ++K)
             Candidate = Base + "$" + std::to_string(K);
           N.Name = Storage.save(Candidate);
-          Taken.insert(CachedHashStringRef(N.Name));
+          TakenLocals.insert(CachedHashStringRef(N.Name));
         }
         LM.SymOut[SI] = addSymbol(N, MI, SI);
       }
@@ -548,7 +553,9 @@ public:
   }
 
 private:
-  bool isTaken(StringRef Name) const { return Taken.contains(CachedHashStringRef(Name)); }
+  bool isTaken(StringRef Name) const {
+    return Link.GlobalIndex.contains(Name, Globals) || TakenLocals.contains(CachedHashStringRef(Name));
+  }
   uint32_t addSymbol(const Symbol &From, uint32_t MI, uint32_t SI) {
     Out.Symbols.push_back(From);
     Origins.push_back({MI, SI});
@@ -619,7 +626,8 @@ private:
   ModuleVariant &Out;
   ObjectFile &Storage;
   size_t MaxSymbols = 0, MaxSections = 0; // at most every input symbol and section is kept
-  DenseSet<CachedHashStringRef> Taken;    // names a renamed local must not take
+  // Names a renamed local must not take, besides the visible ones (Link.GlobalIndex): see takeVisibleNames.
+  DenseSet<CachedHashStringRef> TakenLocals;
   // Debug sections: names in order of first appearance, the parts of each, each part's offset in its
   // merged section.
   std::vector<StringRef> DebugNames;

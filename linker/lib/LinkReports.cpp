@@ -47,8 +47,8 @@ static StringRef kindWord(SymbolKind K) {
 void ArchLink::traceSymbols(raw_ostream &OS) const {
   for (const std::string &Name : Options.TraceSymbols) {
     OS << "trace-symbol " << displayName(Name) << " [" << Arch.name() << "]:\n";
-    auto GI = GlobalIndex.find(CachedHashStringRef(Name));
-    const GlobalSymbol *G = GI == GlobalIndex.end() ? nullptr : &Globals[GI->second];
+    uint32_t GI = GlobalIndex.find(Name, Globals);
+    const GlobalSymbol *G = GI == NoGlobal ? nullptr : &Globals[GI];
     for (uint32_t MI = 0; MI < Modules.size(); ++MI) {
       const ModuleVariant &M = *Modules[MI].M;
       for (uint32_t SI = 0; SI < M.Symbols.size(); ++SI) {
