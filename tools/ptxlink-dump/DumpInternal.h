@@ -51,12 +51,23 @@ struct Origin {
 /// each a function that produces the elements one by one and hands each to Emit, which writes it out at
 /// once. A stream may be run more than once (the text output measures a table's columns first) and only
 /// while the bytes it describes are alive: a node is written out before its input is released.
+struct NamedNode;
 struct Node {
   using Emit = llvm::function_ref<void(Node &)>;
   using Stream = std::function<void(Emit)>;
   llvm::json::Object Fields;
-  std::vector<std::pair<std::string, Node>> Objects;
+  // Not std::pair<std::string, Node>: a pair needs Node complete where it is named, and clang with
+  // libstdc++ 12 rejects it here (the sanitizer build of the fuzz pass); a vector of a declared struct
+  // is fine (C++17).
+  std::vector<NamedNode> Objects;
   std::vector<std::pair<std::string, Stream>> Streams;
+};
+
+/// A nested object of a Node and its key (first/second, as the std::pair it replaces).
+struct NamedNode {
+  NamedNode(std::string Key, Node Value) : first(std::move(Key)), second(std::move(Value)) {}
+  std::string first;
+  Node second;
 };
 
 class JsonDocumentWriter;
