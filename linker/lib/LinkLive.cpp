@@ -156,35 +156,48 @@ void ArchLink::checkUndefined() {
     for (const GlobalSymbol &G : Globals)
       if (G.Def.valid())
         Defined.push_back(G.Name);
+  auto referencedBy = [&](StringRef Words, const RefSite &RS) {
+    const LinkModule &LM = Modules[RS.Module];
+    const Section &S = LM.M->Sections[RS.Sec];
+    std::string In = S.Kind == SectionKind::Debug ? S.Name.str() : displayName(S.Name);
+    return DiagSite::at(Words, siteText(LM, locationIn(RS.Module, RS.Sec, RS.Offset)), " in " + In);
+  };
+  // Dynamic parallelism (a kernel launching kernels) calls into the CUDA device runtime, which NVIDIA
+  // ships only as SASS (libcudadevrt.a): a PTX-only link cannot include it; with --sass nvlink links it
+  // (and this check lets its names through). A program that launches from the device calls five to ten
+  // of its functions: one error names them all, each with its first use, and says once what to do.
+  std::vector<DiagSite> RuntimeSites;
+  std::vector<std::string> RuntimeNames;
   for (uint32_t Index = 0; Index < Order.size(); ++Index) {
     uint32_t G = Order[Index];
     const std::vector<RefSite> &Uses = Refs[Index];
-    std::vector<DiagSite> Sites;
-    const size_t Shown = 3;
-    for (size_t I = 0; I < Uses.size() && I < Shown; ++I) {
-      const RefSite &RS = Uses[I];
-      const LinkModule &LM = Modules[RS.Module];
-      const Section &S = LM.M->Sections[RS.Sec];
-      std::string In = S.Kind == SectionKind::Debug ? S.Name.str() : displayName(S.Name);
-      Sites.push_back(
-          DiagSite::at("referenced by", siteText(LM, locationIn(RS.Module, RS.Sec, RS.Offset)), " in " + In));
-    }
-    if (Uses.size() > Shown)
-      Sites.push_back({"referenced " + std::to_string(Uses.size() - Shown) + " more times"});
-    // Dynamic parallelism (a kernel launching kernels) calls into the CUDA device runtime, which NVIDIA
-    // ships only as SASS (libcudadevrt.a): a PTX-only link cannot include it; with --sass nvlink links it
-    // (and this check lets its names through).
     if (isDeviceRuntimeName(Globals[G].Name)) {
-      Sites.push_back({"the CUDA device runtime (libcudadevrt, nvcc -lcudadevrt) defines it; NVIDIA ships it as SASS only, "
-                       "which a PTX-only link cannot include: link with --sass (nvlink then links the device runtime), "
-                       "or --emit ptx for ptxas -c and nvlink -lcudadevrt"});
-      Diags.error("undefined symbol: " + displayName(Globals[G].Name) +
-                      " (dynamic parallelism needs the CUDA device runtime: link with --sass)",
-                  std::move(Sites), "device-runtime");
+      RuntimeNames.push_back(displayName(Globals[G].Name));
+      RuntimeSites.push_back(referencedBy(RuntimeNames.back() + " referenced by", Uses.front()));
       continue;
     }
+    std::vector<DiagSite> Sites;
+    const size_t Shown = 3;
+    for (size_t I = 0; I < Uses.size() && I < Shown; ++I)
+      Sites.push_back(referencedBy("referenced by", Uses[I]));
+    if (Uses.size() > Shown)
+      Sites.push_back({"referenced " + std::to_string(Uses.size() - Shown) + " more times"});
     suggestNearMisses(Globals[G].Name, Defined, Sites);
     Diags.error("undefined symbol: " + displayName(Globals[G].Name), std::move(Sites), "undefined-symbol");
+  }
+  if (!RuntimeNames.empty()) {
+    std::string Which = RuntimeNames.front();
+    if (RuntimeNames.size() > 1)
+      Which += " and " + std::to_string(RuntimeNames.size() - 1) +
+               (RuntimeNames.size() > 2 ? " more functions" : " more function") + " of the CUDA device runtime";
+    RuntimeSites.push_back({std::string(RuntimeNames.size() > 1 ? "the CUDA device runtime (libcudadevrt, nvcc "
+                                                                  "-lcudadevrt) defines them"
+                                                                : "the CUDA device runtime (libcudadevrt, nvcc "
+                                                                  "-lcudadevrt) defines it") +
+                            "; NVIDIA ships it as SASS only, which a PTX-only link cannot include: link with --sass "
+                            "(nvlink then links the device runtime), or --emit ptx for ptxas -c and nvlink -lcudadevrt"});
+    Diags.error("undefined symbol: " + Which + " (dynamic parallelism needs the CUDA device runtime: link with --sass)",
+                std::move(RuntimeSites), "device-runtime");
   }
   Times.add("check undefined", Arch.name(), Start);
 }
