@@ -12,19 +12,9 @@ import struct
 import subprocess
 import sys
 
+from zstd_frames import zstd_rle
+
 work, count = sys.argv[1], int(sys.argv[2])
-
-
-def zstd_rle(byte, size):
-    """A zstd frame of `size` copies of `byte` made of RLE blocks (4 bytes per 128 KiB)."""
-    frame = struct.pack("<I", 0xFD2FB528) + bytes([0x00, 0x38])  # no content size; window 128 KiB
-    block = 128 * 1024
-    while size:
-        n = min(size, block)
-        size -= n
-        last = 1 if size == 0 else 0
-        frame += struct.pack("<I", last | (1 << 1) | (n << 3))[:3] + bytes([byte])
-    return frame
 
 
 def fatbin(payload, uncompressed):
