@@ -167,11 +167,13 @@ bool writeLinkOutput(const LinkOptions &Options, LinkedProgram &Program, Diagnos
       Settings.Progress = Options.Progress && !Options.Json && sys::Process::StandardErrIsDisplayed();
       Cubins = buildSass(Requests, Settings, *Tools, Diags, Times, Out, Background);
     }
-    auto FatbinStart = std::chrono::steady_clock::now();
-    auto FatbinTimed = make_scope_exit([&] { Times.add("write fatbinary", "", FatbinStart); });
+    auto WaitStart = std::chrono::steady_clock::now();
     if (Packer.joinable())
       Packer.join();
-    Times.add("wait for the PTX images' compression", "", FatbinStart);
+    Times.add("wait for the PTX images' compression", "", WaitStart);
+    // Started after the wait, so that --time does not count the wait twice.
+    auto FatbinStart = std::chrono::steady_clock::now();
+    auto FatbinTimed = make_scope_exit([&] { Times.add("write fatbinary", "", FatbinStart); });
     for (const std::string &PE : PackErrors)
       if (!PE.empty()) {
         consumeError(std::move(E));
