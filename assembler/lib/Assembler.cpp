@@ -236,29 +236,13 @@ static int assembleEach(ArrayRef<std::string> Inputs, StringRef Dir, DiagnosticE
 
 namespace {
 
-// ptxlink-as's option table: AssemblerOptions.td, turned into AssemblerOptions.inc by llvm-tblgen (its
-// entries name llvm::opt's flags unqualified).
-using namespace llvm::opt;
-enum AssemblerOptionID {
-  OPT_INVALID = 0,
-#define OPTION(...) LLVM_MAKE_OPT_ID(__VA_ARGS__),
-#include "AssemblerOptions.inc"
-#undef OPTION
-};
-#define PREFIX(NAME, VALUE)                                                                                \
-  constexpr StringLiteral NAME##_init[] = VALUE;                                                           \
-  constexpr ArrayRef<StringLiteral> NAME(NAME##_init, std::size(NAME##_init) - 1);
-#include "AssemblerOptions.inc"
-#undef PREFIX
-constexpr OptTable::Info AssemblerOptionInfos[] = {
-#define OPTION(...) LLVM_CONSTRUCT_OPT_INFO(__VA_ARGS__),
-#include "AssemblerOptions.inc"
-#undef OPTION
-};
+// ptxlink-as's option table: AssemblerOptions.td, turned into AssemblerOptions.inc by llvm-tblgen.
+#define PTXLINK_OPTION_TABLE "AssemblerOptions.inc"
+#include "ptxlink/OptionTableDefinitions.inc"
 
 class AssemblerOptTable : public GenericOptTable {
 public:
-  AssemblerOptTable() : GenericOptTable(AssemblerOptionInfos) { setDashDashParsing(true); }
+  AssemblerOptTable() : GenericOptTable(ToolOptionInfos) { setDashDashParsing(true); }
 };
 
 constexpr ToolDescription AssemblerDescription = {

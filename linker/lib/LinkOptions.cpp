@@ -25,29 +25,13 @@ namespace ptxlink {
 
 namespace {
 
-// The option table: LinkOptions.td, turned into LinkOptions.inc by llvm-tblgen (its entries name
-// llvm::opt's flags unqualified).
-using namespace llvm::opt;
-enum LinkOptionID {
-  OPT_INVALID = 0,
-#define OPTION(...) LLVM_MAKE_OPT_ID(__VA_ARGS__),
-#include "LinkOptions.inc"
-#undef OPTION
-};
-#define PREFIX(NAME, VALUE)                                                                                \
-  constexpr StringLiteral NAME##_init[] = VALUE;                                                           \
-  constexpr ArrayRef<StringLiteral> NAME(NAME##_init, std::size(NAME##_init) - 1);
-#include "LinkOptions.inc"
-#undef PREFIX
-constexpr OptTable::Info LinkOptionInfos[] = {
-#define OPTION(...) LLVM_CONSTRUCT_OPT_INFO(__VA_ARGS__),
-#include "LinkOptions.inc"
-#undef OPTION
-};
+// The option table: LinkOptions.td, turned into LinkOptions.inc by llvm-tblgen.
+#define PTXLINK_OPTION_TABLE "LinkOptions.inc"
+#include "ptxlink/OptionTableDefinitions.inc"
 
 class LinkOptTable : public GenericOptTable {
 public:
-  LinkOptTable() : GenericOptTable(LinkOptionInfos) {}
+  LinkOptTable() : GenericOptTable(ToolOptionInfos) {}
 };
 
 constexpr ToolDescription LinkDescription = {

@@ -229,29 +229,13 @@ int createFatbin(ArrayRef<std::string> Files, StringRef Out, StringRef EmbedSour
   return 0;
 }
 
-// ptxlink-dump's option table: DumpOptions.td, turned into DumpOptions.inc by llvm-tblgen (its entries
-// name llvm::opt's flags unqualified).
-using namespace llvm::opt;
-enum DumpOptionID {
-  OPT_INVALID = 0,
-#define OPTION(...) LLVM_MAKE_OPT_ID(__VA_ARGS__),
-#include "DumpOptions.inc"
-#undef OPTION
-};
-#define PREFIX(NAME, VALUE)                                                                                \
-  constexpr StringLiteral NAME##_init[] = VALUE;                                                           \
-  constexpr ArrayRef<StringLiteral> NAME(NAME##_init, std::size(NAME##_init) - 1);
-#include "DumpOptions.inc"
-#undef PREFIX
-constexpr OptTable::Info DumpOptionInfos[] = {
-#define OPTION(...) LLVM_CONSTRUCT_OPT_INFO(__VA_ARGS__),
-#include "DumpOptions.inc"
-#undef OPTION
-};
+// ptxlink-dump's option table: DumpOptions.td, turned into DumpOptions.inc by llvm-tblgen.
+#define PTXLINK_OPTION_TABLE "DumpOptions.inc"
+#include "ptxlink/OptionTableDefinitions.inc"
 
 class DumpOptTable : public GenericOptTable {
 public:
-  DumpOptTable() : GenericOptTable(DumpOptionInfos) {}
+  DumpOptTable() : GenericOptTable(ToolOptionInfos) {}
 };
 
 constexpr ToolDescription DumpDescription = {
