@@ -32,6 +32,16 @@ llvm::ErrorOr<int> openInputFile(llvm::StringRef Path, uint64_t &Size);
 /// Reads an input whole with openInputFile's rules (standard input up to MaxStandardInputBytes).
 llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> readInputFile(llvm::StringRef Path);
 
+/// A ptxlink object at least this large is not mapped up front (mapInputFile) and its reader gives back
+/// the pages of each table once it has read it (releaseMappedPages): a module of 10^6 small functions is
+/// a 430 MB object, of which a link needs only the names again (and the text of what it keeps).
+constexpr uint64_t LargeObjectBytes = uint64_t(32) << 20;
+
+/// If Buffer is a read-only file mapping (mapInputFile's, or LLVM's), tells the kernel it may drop the
+/// pages that lie wholly inside Range (a part of Buffer): they leave the process's resident memory and are
+/// read back from the file, unchanged, if touched again. Any other buffer is left alone.
+void releaseMappedPages(const llvm::MemoryBuffer &Buffer, llvm::StringRef Range);
+
 /// The errors openInputFile returns for an input that is not a regular file, and for standard input
 /// beyond MaxStandardInputBytes; their message() says so.
 std::error_code notRegularFileError();

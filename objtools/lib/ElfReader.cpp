@@ -8,6 +8,7 @@
 #include "ElfView.h"
 #include "PtxlinkElf.h"
 #include "ptxlink/Cubin.h"
+#include "ptxlink/InputFiles.h"
 #include "ptxlink/ObjectFormat.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -125,7 +126,10 @@ private:
 
 class VariantReader {
 public:
-  VariantReader(StringRef File, StringRef Bytes, uint64_t Base) : File(File), Bytes(Bytes), Base(Base) {}
+  /// Mapped: the file mapping Bytes lies in, when the reader should give back the pages of each table it
+  /// has read (a large object, InputFiles.h's LargeObjectBytes); nullptr otherwise.
+  VariantReader(StringRef File, StringRef Bytes, uint64_t Base, const llvm::MemoryBuffer *Mapped)
+      : File(File), Bytes(Bytes), Base(Base), Mapped(Mapped) {}
 
   /// Parses a plain object into V, or (if it is fat and AllowFat) each variant into Out.
   llvm::Error read(std::vector<ModuleVariant> &Out, bool AllowFat);
@@ -133,6 +137,7 @@ public:
 private:
   StringRef File, Bytes;
   uint64_t Base; // offset of Bytes within the file, so messages give file offsets
+  const llvm::MemoryBuffer *Mapped;
   std::optional<ElfView> View; // once readHeaders succeeded
   StringRef Strtab;
 
@@ -150,6 +155,16 @@ private:
   /// Where header H lies in Bytes, for messages.
   uint64_t headerOffset(const ElfSectionHeader &H) const { return reinterpret_cast<const char *>(&H) - Bytes.data(); }
   size_t sectionCount() const { return View->sectionCount(); }
+  /// The model keeps no view into these bytes (or only into pages it may fault back in): their pages
+  /// can leave the process's memory.
+  void release(StringRef Range) const {
+    if (Mapped)
+      releaseMappedPages(*Mapped, Range);
+  }
+  void release(const ElfSectionHeader *H) const {
+    if (Mapped && H)
+      release(data(*H));
+  }
 
   llvm::Error readHeaders(uint32_t &EFlags);
   llvm::Expected<const ElfSectionHeader *> unique(uint32_t Type, const char *What, bool Required = true);
@@ -572,6 +587,9 @@ llvm::Error VariantReader::readPlain(ModuleVariant &V) {
   }
   if (!C.ok())
     return cursorError(C);
+  release(*SymSide);
+  release(&Symtab);
+  release(*ShndxTable);
 
   // Sections and their relocations.
   V.Sections.resize(NSec);
@@ -664,6 +682,10 @@ llvm::Error VariantReader::readPlain(ModuleVariant &V) {
   }
   if (!C.ok())
     return cursorError(C);
+  // The section header table too: what is left to read (files, ABI) has its header at hand.
+  release(*Sections);
+  if (Mapped)
+    release(StringRef(reinterpret_cast<const char *>(&View->section(0)), NumSections * sizeof(ElfSectionHeader)));
 
   // Files.
   C = cursor(**Files);
@@ -683,10 +705,16 @@ llvm::Error VariantReader::readPlain(ModuleVariant &V) {
   if (!C.ok())
     return cursorError(C);
 
+  const StringRef AbiBytes = data(**Abi);
   C = cursor(**Abi);
   readAbi(C, V);
   if (!C.ok())
     return cursorError(C);
+  // All but the string table, which the link reads again (names): section text faults back in when a
+  // section is printed.
+  release(AbiBytes);
+  release(StringRef(Bytes.begin(), Strtab.begin() - Bytes.begin()));
+  release(StringRef(Strtab.end(), Bytes.end() - Strtab.end()));
   return llvm::Error::success();
 }
 
@@ -701,7 +729,7 @@ llvm::Error VariantReader::readFat(std::vector<ModuleVariant> &Out, uint32_t Cou
     const ElfSectionHeader &H = View->section(I);
     if (H.sh_type != ShtVariant)
       continue;
-    VariantReader Inner(File, data(H), Base + H.sh_offset);
+    VariantReader Inner(File, data(H), Base + H.sh_offset, Mapped);
     if (llvm::Error E = Inner.read(Out, /*AllowFat=*/false))
       return E;
   }
@@ -744,7 +772,9 @@ bool isPtxlinkObject(StringRef Bytes) {
 
 llvm::Expected<std::unique_ptr<ObjectFile>> readObject(std::unique_ptr<llvm::MemoryBuffer> Buffer) {
   auto Object = std::make_unique<ObjectFile>();
-  VariantReader Reader(Buffer->getBufferIdentifier(), Buffer->getBuffer(), 0);
+  const bool Large = Buffer->getBufferKind() == llvm::MemoryBuffer::MemoryBuffer_MMap &&
+                     Buffer->getBufferSize() >= LargeObjectBytes;
+  VariantReader Reader(Buffer->getBufferIdentifier(), Buffer->getBuffer(), 0, Large ? Buffer.get() : nullptr);
   if (llvm::Error E = Reader.read(Object->Variants, /*AllowFat=*/true))
     return E;
   Object->adopt(std::move(Buffer));

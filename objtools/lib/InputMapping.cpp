@@ -5,7 +5,9 @@
 // 800 of them for a 200-module link, a few percent of its time. Asking the kernel to map the whole
 // file at once (MADV_POPULATE_READ, Linux 5.14+) costs one call. Archives are the exception: a link
 // reads only the members it extracts, so an archive is mapped lazily, as are standard input, special
-// and small files (which LLVM reads instead of mapping). Anything but a regular file or standard input
+// and small files (which LLVM reads instead of mapping). So is a very large object (LargeObjectBytes):
+// its reader touches each table once and then gives its pages back (releaseMappedPages), which keeps
+// the link's memory near the names and text it needs instead of the whole file. Anything but a regular file or standard input
 // is refused (InputFiles.h).
 
 #include "ptxlink/Archive.h"
@@ -13,6 +15,7 @@
 #include "ptxlink/ObjectFormat.h"
 
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MathExtras.h"
 #include "llvm/Support/MemoryBuffer.h"
 
 #include <cerrno>
@@ -69,9 +72,22 @@ llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> mapInputFile(llvm::StringRef 
   ::close(FD);
   if (Base == MAP_FAILED)
     return readInputFile(Path);
-  if (!isArchive(llvm::StringRef(static_cast<const char *>(Base), Size)))
+  llvm::StringRef Bytes(static_cast<const char *>(Base), Size);
+  if (!isArchive(Bytes) && !(Size >= LargeObjectBytes && isPtxlinkObject(Bytes)))
     (void)::madvise(Base, Size, MADV_POPULATE_READ); // an older kernel refuses: pages then fault in as usual
   return std::unique_ptr<llvm::MemoryBuffer>(new FileMapping(Base, Size, Path));
+}
+
+void releaseMappedPages(const llvm::MemoryBuffer &Buffer, llvm::StringRef Range) {
+  // Only a file mapping: MADV_DONTNEED on heap memory would zero it. Both kinds of mapping here are
+  // read-only, so no page holds a private change that dropping it would lose.
+  if (Buffer.getBufferKind() != llvm::MemoryBuffer::MemoryBuffer_MMap || Range.empty())
+    return;
+  const uintptr_t Page = uintptr_t(::sysconf(_SC_PAGESIZE));
+  const uintptr_t Begin = llvm::alignTo(reinterpret_cast<uintptr_t>(Range.data()), Page),
+                  End = llvm::alignDown(reinterpret_cast<uintptr_t>(Range.data() + Range.size()), Page);
+  if (Begin < End)
+    (void)::madvise(reinterpret_cast<void *>(Begin), End - Begin, MADV_DONTNEED);
 }
 
 } // namespace ptxlink
