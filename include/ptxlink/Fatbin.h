@@ -71,6 +71,17 @@ struct FatbinWriteOptions {
   llvm::raw_fd_ostream *PatchableFile = nullptr;
 };
 
+/// A `--compress` value as ptxlink and ptxlink-dump both take it: `none`, `lz4[:1-12]` (a level selects LZ4
+/// HC, without one the fast compressor) or `zstd[:1-22]`.
+struct FatbinCompressionSetting {
+  FatbinCompression Scheme = FatbinCompression::None;
+  int Level = 0; // 0: no level given (the tool picks its default for the scheme)
+};
+
+/// Parses a `--compress` value ("zstd", "zstd:19", "lz4:9", "none"); the Error says what is accepted and
+/// quotes Text.
+llvm::Expected<FatbinCompressionSetting> parseFatbinCompression(llvm::StringRef Text);
+
 /// Flag bits of an entry header (docs/nvidia-formats.md).
 namespace fatbin_flags {
 constexpr uint64_t Is64Bit = 0x1, Debug = 0x2, HostLinux = 0x10, HostMac = 0x20, HostWindows = 0x40,

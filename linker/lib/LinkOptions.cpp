@@ -275,21 +275,15 @@ std::optional<LinkOptions> parseLinkOptions(ArrayRef<std::string> RawArgs, Diagn
       O.Progress = false;
       break;
     case OPT_compress: {
-      auto [Scheme, Level] = Value.split(':');
       O.CompressionGiven = true;
-      O.Compression = StringSwitch<FatbinCompression>(Scheme)
-                          .Case("zstd", FatbinCompression::Zstd)
-                          .Case("lz4", FatbinCompression::Lz4)
-                          .Case("none", FatbinCompression::None)
-                          .Default(FatbinCompression::Unknown);
-      int MaxLevel = O.Compression == FatbinCompression::Zstd ? 22 : O.Compression == FatbinCompression::Lz4 ? 12 : 0;
-      if (O.Compression == FatbinCompression::Unknown ||
-          (!Level.empty() && (Level.getAsInteger(10, O.CompressionLevel) || O.CompressionLevel < 1 ||
-                              O.CompressionLevel > MaxLevel))) {
-        Diags.error("--compress takes zstd[:1-22], lz4[:1-12] or none, got '" + Value + "'", std::vector<DiagSite>(),
-                    "bad-option");
+      auto Setting = parseFatbinCompression(Value);
+      if (!Setting) {
+        Diags.error(toString(Setting.takeError()), std::vector<DiagSite>(), "bad-option");
         Ok = false;
+        break;
       }
+      O.Compression = Setting->Scheme;
+      O.CompressionLevel = Setting->Level;
       break;
     }
     case OPT_no_gc:

@@ -9,6 +9,7 @@
 
 #include "FatbinInternal.h"
 
+#include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/Endian.h"
 #include "llvm/Support/Parallel.h"
 #include "llvm/Support/raw_ostream.h"
@@ -267,6 +268,25 @@ Error planEntry(const FatbinImage &Image, const FatbinWriteOptions &Options, boo
 }
 
 } // namespace
+
+Expected<FatbinCompressionSetting> parseFatbinCompression(StringRef Text) {
+  auto [SchemeName, LevelText] = Text.split(':');
+  FatbinCompressionSetting Setting;
+  Setting.Scheme = StringSwitch<FatbinCompression>(SchemeName)
+                       .Case("zstd", FatbinCompression::Zstd)
+                       .Case("lz4", FatbinCompression::Lz4)
+                       .Case("none", FatbinCompression::None)
+                       .Default(FatbinCompression::Unknown);
+  // The levels each library accepts: zstd 1-22, LZ4 HC 1-12; `none` takes none.
+  int MaxLevel = Setting.Scheme == FatbinCompression::Zstd  ? 22
+                 : Setting.Scheme == FatbinCompression::Lz4 ? 12
+                                                            : 0;
+  if (Setting.Scheme == FatbinCompression::Unknown ||
+      (!LevelText.empty() && (LevelText.getAsInteger(10, Setting.Level) || Setting.Level < 1 || Setting.Level > MaxLevel)))
+    return createStringError(inconvertibleErrorCode(),
+                             "--compress takes zstd[:1-22], lz4[:1-12] or none, got '" + Text + "'");
+  return Setting;
+}
 
 Error packFatbinImage(FatbinImage &Image, const FatbinWriteOptions &Options) {
   if (Image.Kind != FatbinKind::Ptx || Options.Compression == FatbinCompression::None || Image.Packed)

@@ -138,6 +138,30 @@ TEST(FatbinTest, RoundTripEveryCompression) {
   }
 }
 
+// The --compress values ptxlink and ptxlink-dump both take (one parser, in objtools).
+TEST(FatbinTest, CompressionSettingParser) {
+  auto Parse = [](StringRef Text) { return parseFatbinCompression(Text); };
+  auto Zstd = Parse("zstd");
+  ASSERT_TRUE(bool(Zstd));
+  EXPECT_EQ(Zstd->Scheme, FatbinCompression::Zstd);
+  EXPECT_EQ(Zstd->Level, 0);
+  auto Zstd22 = Parse("zstd:22");
+  ASSERT_TRUE(bool(Zstd22));
+  EXPECT_EQ(Zstd22->Level, 22);
+  auto Lz4Hc = Parse("lz4:9");
+  ASSERT_TRUE(bool(Lz4Hc));
+  EXPECT_EQ(Lz4Hc->Scheme, FatbinCompression::Lz4);
+  EXPECT_EQ(Lz4Hc->Level, 9);
+  auto None = Parse("none");
+  ASSERT_TRUE(bool(None));
+  EXPECT_EQ(None->Scheme, FatbinCompression::None);
+  for (StringRef Bad : {"gzip", "zstd:0", "zstd:23", "lz4:13", "none:1", "zstd:x", "ZSTD", ""}) {
+    auto R = Parse(Bad);
+    ASSERT_FALSE(bool(R)) << Bad.str();
+    EXPECT_EQ(toString(R.takeError()), "--compress takes zstd[:1-22], lz4[:1-12] or none, got '" + Bad.str() + "'");
+  }
+}
+
 TEST(FatbinTest, SeveralContainersWithPaddingBetween) {
   auto P = makePtxImage(Ptx);
   ASSERT_TRUE(bool(P));

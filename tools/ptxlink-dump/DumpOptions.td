@@ -61,8 +61,11 @@ def : Flag<["-"], "elf">, Alias<dump_elf>, HelpText<"Alias for --dump-elf">;
 def grp_create : OptionGroup<"create">, HelpText<"WRITING A FATBINARY">;
 defm create_fatbin : Value<["--"], "create-fatbin", "<out>",
   "Wrap the input cubins and PTX files, in order, into the fatbinary <out>">, Group<grp_create>;
-defm compress : Value<["--"], "compress", "<none|lz4|zstd>",
-  "Compression of the images in --create-fatbin's output">, Group<grp_create>;
+defm compress : Value<["--"], "compress", "<none|lz4|zstd>[:level]",
+  "Compression of the PTX images in --create-fatbin's output: zstd levels 1-22 (default 19), "
+  "lz4 levels 1-12 (LZ4 HC; without a level the fast compressor)">, Group<grp_create>;
+def compress_all : Flag<["--"], "compress-all">, Group<grp_create>,
+  HelpText<"Compress the cubin images too, as fatbinary --compress-all (default scheme zstd)">;
 defm embed_source : Value<["--"], "embed-source", "<out.c>",
   "Also write the fatbinary as C source that embeds it, as nvcc's .fatbin.c">, Group<grp_create>;
 def relocatable : Flag<["--"], "relocatable">, Group<grp_create>,

@@ -180,7 +180,7 @@ bool parseArch(StringRef Arch, Options &Opts) {
 
 // `--create-fatbin OUT` / `--embed-source OUT.c`: the inverse of --extract, wrapping cubins and PTX
 // files (detected by content) into one fatbinary with writeFatbin, in command-line order.
-int createFatbin(ArrayRef<std::string> Files, StringRef Out, StringRef EmbedSource, FatbinCompression Compress,
+int createFatbin(ArrayRef<std::string> Files, StringRef Out, StringRef EmbedSource, const FatbinWriteOptions &WO,
                  bool Relocatable, raw_ostream &Err) {
   std::vector<FatbinImage> Images;
   for (StringRef Written : {Out, EmbedSource})
@@ -202,8 +202,6 @@ int createFatbin(ArrayRef<std::string> Files, StringRef Out, StringRef EmbedSour
     }
     Images.push_back(std::move(*Image));
   }
-  FatbinWriteOptions WO;
-  WO.Compression = Compress;
   std::string Fatbin;
   raw_string_ostream FS(Fatbin);
   if (Error E = writeFatbin(Images, WO, FS)) {
@@ -243,8 +241,8 @@ constexpr ToolDescription DumpDescription = {
     "[views] [--json] [--extract DIR] [--select sm_XX] FILE...",
     R"(Other forms:
   ptxlink-dump --abi-diff OLD NEW [--json]
-  ptxlink-dump --create-fatbin OUT [--compress none|lz4|zstd] [--embed-source OUT.c [--relocatable]]
-               CUBIN-OR-PTX...
+  ptxlink-dump --create-fatbin OUT [--compress none|lz4|zstd[:LEVEL]] [--compress-all]
+               [--embed-source OUT.c [--relocatable]] CUBIN-OR-PTX...
 
 The format of each input is detected from its content (fatbinaries also inside host objects'
 .nv_fatbin). A damaged part of a file is a warning with its byte offset, and the dump goes on.
@@ -286,7 +284,8 @@ int runDumpTool(ArrayRef<std::string> RawArgs, raw_ostream &Out, raw_ostream &Er
   std::vector<std::string> Files;
   bool AnyView = false;
   std::string CreateFatbin, EmbedSource;
-  FatbinCompression Compress = FatbinCompression::None;
+  std::optional<FatbinCompressionSetting> Compress; // --compress
+  bool CompressAll = false;                          // --compress-all
   bool Relocatable = false;
   bool Dot = false; // --format dot: the call graph as Graphviz
   // In command-line order: a later view selector (-lelf after -lptx, --format) overrides an earlier one.
@@ -366,16 +365,17 @@ int runDumpTool(ArrayRef<std::string> RawArgs, raw_ostream &Out, raw_ostream &Er
     case OPT_relocatable:
       Relocatable = true;
       break;
-    case OPT_compress:
-      Compress = StringSwitch<FatbinCompression>(Value)
-                     .Case("none", FatbinCompression::None)
-                     .Case("lz4", FatbinCompression::Lz4)
-                     .Case("zstd", FatbinCompression::Zstd)
-                     .Default(FatbinCompression::Unknown);
-      if (Compress == FatbinCompression::Unknown) {
-        Err << "ptxlink-dump: error: --compress expects none, lz4 or zstd, got '" << Value << "'\n";
+    case OPT_compress: {
+      auto Setting = parseFatbinCompression(Value);
+      if (!Setting) {
+        Err << "ptxlink-dump: error: " << toString(Setting.takeError()) << "\n";
         return 1;
       }
+      Compress = *Setting;
+      break;
+    }
+    case OPT_compress_all:
+      CompressAll = true;
       break;
     case OPT_format:
       if (Value == "dot")
@@ -404,8 +404,18 @@ int runDumpTool(ArrayRef<std::string> RawArgs, raw_ostream &Out, raw_ostream &Er
       break;
     }
   }
-  if (!CreateFatbin.empty() || !EmbedSource.empty())
-    return createFatbin(Files, CreateFatbin, EmbedSource, Compress, Relocatable, Err);
+  if (!CreateFatbin.empty() || !EmbedSource.empty()) {
+    // As fatbinary: --compress-all without a scheme compresses with the default one, zstd. zstd without
+    // a level is 19 here (the smallest images for a tool that writes test inputs; ptxlink's links use 3).
+    FatbinWriteOptions WO;
+    WO.Compression = Compress ? Compress->Scheme : CompressAll ? FatbinCompression::Zstd : FatbinCompression::None;
+    WO.CompressElf = CompressAll;
+    int Level = Compress ? Compress->Level : 0;
+    if (Level)
+      WO.ZstdLevel = Level;
+    WO.Lz4Level = Level;
+    return createFatbin(Files, CreateFatbin, EmbedSource, WO, Relocatable, Err);
+  }
   if (Files.empty()) {
     Err << "ptxlink-dump: error: no input files\n";
     printToolHelp(Table, DumpDescription, Err);

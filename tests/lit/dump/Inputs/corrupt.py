@@ -32,6 +32,8 @@ elif kind == "lying-payload":      # first entry's payload size: 2^40
     struct.pack_into("<Q", d, 16 + 8, 1 << 40)
 elif kind == "lying-uncompressed":  # first entry's uncompressed size: 2^62
     struct.pack_into("<Q", d, 16 + 0x38, 1 << 62)
+elif kind == "uncompressed-plus-8":  # first entry's uncompressed size: 8 bytes more than the truth
+    struct.pack_into("<Q", d, 16 + 0x38, struct.unpack_from("<Q", d, 16 + 0x38)[0] + 8)
 elif kind == "bad-entry-header":   # first entry's header size: 8
     struct.pack_into("<I", d, 16 + 4, 8)
 elif kind == "corrupt-zstd":       # flip bytes inside the first entry's compressed payload
