@@ -1,6 +1,7 @@
 // Static device libraries (GNU ar format with a symbol index): the linker's view, for lazy extraction.
 #pragma once
 
+#include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -39,8 +40,9 @@ public:
   virtual llvm::Expected<llvm::MemoryBufferRef> memberBuffer(size_t Member) const = 0;
   /// The member the symbol index says defines Name (the first such member), if any.
   virtual std::optional<size_t> memberDefining(llvm::StringRef Name) const = 0;
-  /// Every (symbol, member) pair of the index, in index order.
-  virtual std::vector<std::pair<llvm::StringRef, size_t>> symbolIndex() const = 0;
+  /// Every (symbol, member) pair of the index, in index order (the library's own table, not a copy: an
+  /// index of millions of names is walked, not duplicated).
+  virtual llvm::ArrayRef<std::pair<llvm::StringRef, size_t>> symbolIndex() const = 0;
 };
 
 /// True if Bytes starts with the ar magic ("!<arch>\n").

@@ -168,7 +168,7 @@ public:
       return std::nullopt;
     return It->second;
   }
-  std::vector<std::pair<StringRef, size_t>> symbolIndex() const override { return Index; }
+  ArrayRef<std::pair<StringRef, size_t>> symbolIndex() const override { return Index; }
 
   std::unique_ptr<MemoryBuffer> Buffer;
   struct Member {

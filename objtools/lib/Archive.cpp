@@ -4,9 +4,10 @@
 // the program is missing, so opening a library must cost no more than reading its symbol index. The
 // member headers are spread through the whole file; walking them touches every page of it (at 10,000
 // members that walk costs far more than the index). So open() parses only the index, with every bound
-// checked since the archive may be corrupt, into a hash map from name to member; a member's header is
-// read, and checked, only when the member is extracted or named. The full walk happens only for callers
-// that want every member (--whole-archive, dump tools).
+// checked since the archive may be corrupt, into a table (the hash map from name to member is made at the
+// first lookup: a dump that only lists the index never needs it); a member's header is read, and
+// checked, only when the member is extracted or named. The full walk happens only for callers that want
+// every member (--whole-archive, dump tools).
 //
 // Only the GNU (and GNU64) flavour is read: it is what ptxlink-ar, GNU ar and llvm-ar on Linux write.
 // Its index is a member named "/" (or "/SYM64/"): a big-endian count N, N big-endian member header
@@ -20,6 +21,7 @@
 #include "llvm/Support/Endian.h"
 
 #include <algorithm>
+#include <mutex>
 
 namespace ptxlink {
 
@@ -47,14 +49,18 @@ public:
   StringRef memberName(size_t Member) const override;
   Expected<MemoryBufferRef> memberBuffer(size_t Member) const override;
   std::optional<size_t> memberDefining(StringRef Name) const override {
+    // Built on first use: a dump that lists the index never needs it (a million names: 48 MB).
+    std::call_once(DefiningBuilt, [this] {
+      Defining.reserve(Index.size());
+      for (const auto &[Symbol, Member] : Index)
+        Defining.try_emplace(Symbol, Member);
+    });
     auto It = Defining.find(Name);
     if (It == Defining.end())
       return std::nullopt;
     return It->second;
   }
-  std::vector<std::pair<StringRef, size_t>> symbolIndex() const override {
-    return {Index.begin(), Index.end()};
-  }
+  ArrayRef<std::pair<StringRef, size_t>> symbolIndex() const override { return Index; }
 
 private:
   Error malformed(const Twine &Message) const {
@@ -74,7 +80,8 @@ private:
   // others in archive order.
   mutable std::vector<uint64_t> Offsets;
   std::vector<std::pair<StringRef, size_t>> Index;
-  DenseMap<StringRef, size_t> Defining; // first member in index order that defines each name
+  mutable DenseMap<StringRef, size_t> Defining; // first member in index order that defines each name
+  mutable std::once_flag DefiningBuilt;
   mutable bool Walked = false;
   mutable std::string WalkError;
 };
@@ -124,8 +131,9 @@ Error GnuStaticLibrary::readIndex() {
     return malformed("symbol index at offset " + Twine(TableOffset) + " claims " + Twine(Count) +
                      " symbols but holds only " + Twine(Table.size()) + " bytes");
 
-  std::vector<std::pair<StringRef, uint64_t>> Entries;
-  Entries.reserve(Count);
+  // Index holds each entry's member header offset first, turned into the member number below in place
+  // (one table, not two: a million names take 24 MB).
+  Index.reserve(Count);
   const uint64_t Size = Buffer->getBufferSize();
   uint64_t NamePos = Width + Count * Width;
   for (uint64_t I = 0; I < Count; ++I) {
@@ -140,31 +148,25 @@ Error GnuStaticLibrary::readIndex() {
       return malformed("symbol index entry " + Twine(I) + " ('" + Name + "', at offset " +
                        Twine(TableOffset + Width + I * Width) + ") refers to offset " + Twine(Target) +
                        ", which is not the start of a member");
-    Entries.emplace_back(Name, Target);
+    Index.emplace_back(Name, size_t(Target));
     NamePos = End + 1;
   }
 
   // Archive writers list members in order, so the offsets are usually sorted already: then member
   // numbers are assigned in one pass; otherwise through a sorted copy and a map.
-  Index.reserve(Entries.size());
-  Defining.reserve(Entries.size());
-  auto Add = [&](StringRef Name, size_t Member) {
-    Index.emplace_back(Name, Member);
-    Defining.try_emplace(Name, Member);
-  };
-  bool Sorted = std::is_sorted(Entries.begin(), Entries.end(),
+  bool Sorted = std::is_sorted(Index.begin(), Index.end(),
                                [](const auto &A, const auto &B) { return A.second < B.second; });
   if (Sorted) {
-    for (const auto &[Name, Target] : Entries) {
-      if (Offsets.empty() || Offsets.back() != Target)
-        Offsets.push_back(Target);
-      Add(Name, Offsets.size() - 1);
+    for (auto &Entry : Index) {
+      if (Offsets.empty() || Offsets.back() != Entry.second)
+        Offsets.push_back(Entry.second);
+      Entry.second = Offsets.size() - 1;
     }
     IndexedMembers = Offsets.size();
     return Error::success();
   }
-  for (const auto &E : Entries)
-    Offsets.push_back(E.second);
+  for (const auto &Entry : Index)
+    Offsets.push_back(Entry.second);
   std::sort(Offsets.begin(), Offsets.end());
   Offsets.erase(std::unique(Offsets.begin(), Offsets.end()), Offsets.end());
   IndexedMembers = Offsets.size();
@@ -172,8 +174,8 @@ Error GnuStaticLibrary::readIndex() {
   MemberAt.reserve(Offsets.size());
   for (size_t I = 0; I < Offsets.size(); ++I)
     MemberAt.try_emplace(Offsets[I], I);
-  for (const auto &[Name, Target] : Entries)
-    Add(Name, MemberAt.find(Target)->second);
+  for (auto &Entry : Index)
+    Entry.second = MemberAt.find(Entry.second)->second;
   return Error::success();
 }
 

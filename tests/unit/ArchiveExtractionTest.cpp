@@ -52,12 +52,13 @@ public:
     return It->second;
   }
   bool hasSymbolIndex() const override { return HasIndex; }
-  std::vector<std::pair<StringRef, size_t>> symbolIndex() const override {
-    std::vector<std::pair<StringRef, size_t>> Out;
+  ArrayRef<std::pair<StringRef, size_t>> symbolIndex() const override {
+    IndexRefs.clear();
     for (const auto &[N, M] : Index)
-      Out.emplace_back(N, M);
-    return Out;
+      IndexRefs.emplace_back(N, M);
+    return IndexRefs;
   }
+  mutable std::vector<std::pair<StringRef, size_t>> IndexRefs;
 
   std::string File;
   std::vector<FakeMember> Members;

@@ -6,6 +6,7 @@
 #pragma once
 
 #include "Dump.h"
+#include "ptxlink/CallGraphDot.h"
 #include "ptxlink/Diagnostics.h"
 #include "ptxlink/Fatbin.h"
 #include "ptxlink/ObjectModel.h"
@@ -125,7 +126,7 @@ void renderText(const llvm::json::Object &Node, const Options &Opts, llvm::raw_o
 void renderText(Node &N, const Options &Opts, llvm::raw_ostream &OS, unsigned Indent = 0);
 /// Writes a node as JSON (keys sorted, as llvm::json prints an object), its streams as they are produced.
 void writeJson(llvm::json::OStream &J, Node &N);
-/// The whole node as JSON, its streams run into arrays (--format dot, which needs every input at once).
+/// The whole node as JSON, its streams run into arrays (one record of a stream whose records are no table).
 llvm::json::Object toJson(Node &N);
 
 /// `--json`: the document of docs/dump.md, written while the inputs are described. Its "diagnostics"
@@ -148,9 +149,10 @@ private:
   std::unique_ptr<Spill> Inputs, Diagnostics;
   std::unique_ptr<llvm::json::OStream> InputWriter, DiagnosticWriter;
 };
-/// `--callgraph --format dot`: the call graphs of every input (built with the callgraph and abi views) as
-/// one Graphviz digraph, one cluster per object, member or image (DumpDot.cpp).
-void renderCallgraphDot(const llvm::json::Array &Inputs, llvm::raw_ostream &OS, llvm::StringRef Title);
+/// `--callgraph --format dot`: adds one input's call graph (built with the callgraph and abi views) to the
+/// Graphviz picture of every input, one cluster per object, member or image (DumpDot.cpp). The node's
+/// children streams are run here, each child added and released before the next is described.
+void addToCallgraphDot(Node &N, CallGraphDot &G);
 
 // Small helpers.
 std::string hex(uint64_t V);

@@ -144,10 +144,19 @@ void describeArchive(Context &C, const Origin &O, StringRef Bytes, Node &N, unsi
   std::shared_ptr<StaticLibrary> Lib = std::move(*Opened);
   size_t Count = Lib->memberCount();
   if (C.Opts.Headers || C.Opts.Symbols) {
-    json::Array Index;
-    for (auto &[Sym, Member] : Lib->symbolIndex())
-      Index.push_back(json::Object{{"symbol", Sym.str()}, {"member", Lib->memberName(Member).str()}});
-    N.Fields["headers"] = json::Object{{"members", Count}, {"symbolIndex", std::move(Index)}};
+    // The index is streamed too, one {symbol, member} record at a time from the library's own table: as
+    // one JSON array, a million names took 4.3 GB.
+    Node Headers;
+    Headers.Fields["members"] = Count;
+    Headers.Streams.emplace_back("symbolIndex", [Lib](Node::Emit Emit) {
+      for (auto &[Sym, Member] : Lib->symbolIndex()) {
+        Node Entry;
+        Entry.Fields["symbol"] = Sym.str();
+        Entry.Fields["member"] = Lib->memberName(Member).str();
+        Emit(Entry);
+      }
+    });
+    N.Objects.emplace_back("headers", std::move(Headers));
   }
   // The members are described one at a time as the output reaches them, each written out before the
   // next is read (100,000 empty members took 839 MB as one tree).
@@ -440,7 +449,7 @@ int runDumpTool(ArrayRef<std::string> RawArgs, raw_ostream &Out, raw_ostream &Er
     Document.emplace();
     C.Document = &*Document;
   }
-  json::Array DotInputs; // --format dot draws every input in one picture: the tree is kept whole
+  CallGraphDot DotGraph; // --format dot draws every input in one picture: each is added, then dropped
   for (const std::string &File : Files) {
     auto Buffer = readInputFile(File);
     if (!Buffer) {
@@ -453,14 +462,14 @@ int runDumpTool(ArrayRef<std::string> RawArgs, raw_ostream &Out, raw_ostream &Er
     C.ExtractCounter = 0; // image numbers restart with each input, as cuobjdump's do
     Node N = describe(C, O, (*Buffer)->getBuffer());
     if (Dot)
-      DotInputs.push_back(toJson(N));
+      addToCallgraphDot(N, DotGraph);
     else if (Document)
       Document->addInput(N);
     else
       renderText(N, Opts, Out);
   }
   if (Dot)
-    renderCallgraphDot(DotInputs, Out, "call graph: " + join(Files, " "));
+    DotGraph.write(Out, "call graph: " + join(Files, " "));
   if (Document)
     if (Error E = Document->finish(Out)) {
       Err << "ptxlink-dump: error: " << toString(std::move(E)) << "\n";
