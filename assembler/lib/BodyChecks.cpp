@@ -80,8 +80,8 @@ size_t nextOperandByteThatMatters(const char *B, size_t I, size_t End) {
 
 } // namespace
 
-void checkFunctionBody(StringRef Text, const PtxFunction &F, function_ref<bool(StringRef)> IsModuleName,
-                       SourceDiags &Diags) {
+void checkFunctionBody(StringRef Text, const PtxFunction &F, const FunctionAbi &Abi,
+                       function_ref<bool(StringRef)> IsModuleName, SourceDiags &Diags) {
   const char *B = Text.data();
   size_t I = F.BodyBegin + 1, End = F.End - 1;
   SmallVector<StringRef, 16> Labels;
@@ -94,7 +94,7 @@ void checkFunctionBody(StringRef Text, const PtxFunction &F, function_ref<bool(S
   SmallVector<Range, 8> Ranges;   // `%r<5>`: {"%r", 5}; the largest declaration of each prefix
   SmallVector<Use, 16> Targets;   // branch targets
   SmallVector<Use, 16> Registers; // `%name` uses not covered by a range when seen (checked at the end)
-  for (const auto *List : {&F.Returns, &F.Params})
+  for (const auto *List : {&Abi.Returns, &Abi.Params})
     for (const ParamInfo &P : *List)
       if (!P.Name.empty())
         Declared.push_back(P.Name);

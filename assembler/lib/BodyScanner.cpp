@@ -355,12 +355,12 @@ struct BodyScanner::Statement {
   }
 };
 
-void BodyScanner::scan(const PtxFunction &F, uint32_t SecIdx, uint32_t FuncSym, Section &Sec,
+void BodyScanner::scan(const PtxFunction &F, const FunctionAbi &Abi, uint32_t SecIdx, uint32_t FuncSym, Section &Sec,
                        std::vector<PrototypeAbi> &Protos, bool KeepStrings, ObjectFile &Obj) {
   // The steps of one body; each says what is fixed after it.
   startBody(F, SecIdx, Sec);
   // Parameters hide module-scope names of the same spelling (or define the names debug data expects).
-  declareParameters(F);
+  declareParameters(Abi);
   size_t FirstProto = Protos.size();
   // Every statement read: references recorded in Sec.Relocs, labels defined, prototypes appended to
   // Protos; label uses and the names of local labels are still pending.
@@ -387,9 +387,9 @@ void BodyScanner::startBody(const PtxFunction &F, uint32_t SecIdx, Section &Sec)
   Known = BodyStart;
 }
 
-void BodyScanner::declareParameters(const PtxFunction &F) {
+void BodyScanner::declareParameters(const FunctionAbi &Abi) {
   // Parameter names are locals of the whole body (and may be what debug data points at).
-  for (const auto *List : {&F.Returns, &F.Params})
+  for (const auto *List : {&Abi.Returns, &Abi.Params})
     for (const ParamInfo &P : *List)
       if (!P.Name.empty()) {
         uint32_t S = lookup(P.Name);

@@ -38,7 +38,8 @@ public:
   /// sorted), defines the function labels found in the body (Section = SectionIdx), and appends the
   /// body's `.callprototype` records to Protos (their CallTargets are the functions named in the body's
   /// `.calltargets` lists).
-  void scan(const PtxFunction &F, uint32_t SectionIdx, uint32_t FuncSym, Section &Sec,
+  /// Abi: F's signature (its parameter names still pointing into Text).
+  void scan(const PtxFunction &F, const FunctionAbi &Abi, uint32_t SectionIdx, uint32_t FuncSym, Section &Sec,
             std::vector<PrototypeAbi> &Protos, bool KeepStrings, ObjectFile &Obj);
 
 private:
@@ -49,7 +50,7 @@ private:
 
   // The steps of scan(), in order.
   void startBody(const PtxFunction &F, uint32_t SectionIdx, Section &Sec);
-  void declareParameters(const PtxFunction &F);
+  void declareParameters(const FunctionAbi &Abi);
   void scanStatements(const PtxFunction &F, uint32_t FuncSym, std::vector<PrototypeAbi> &Protos, bool KeepStrings,
                       ObjectFile &Obj);
   void resolveLabelUses(const PtxFunction &F);

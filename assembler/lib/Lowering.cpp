@@ -37,12 +37,12 @@ Binding definitionBinding(Linkage L) {
 
 class Lowerer {
 public:
-  Lowerer(const PtxModule &M, ObjectFile &Obj, ModuleVariant &V, SourceDiags &D, bool Zero)
+  Lowerer(PtxModule &M, ObjectFile &Obj, ModuleVariant &V, SourceDiags &D, bool Zero)
       : M(M), Obj(Obj), V(V), D(D), Zero(Zero) {}
   bool run();
 
 private:
-  const PtxModule &M;
+  PtxModule &M; // its FunctionAbis become V.Functions (adoptFunctionAbis); the rest is only read
   ObjectFile &Obj;
   ModuleVariant &V;
   SourceDiags &D;
@@ -106,15 +106,6 @@ private:
     auto It = SymMap.find(Name);
     return It == SymMap.end() ? NoSymbol : It->second;
   }
-  std::vector<ParamInfo> keepParams(const std::vector<ParamInfo> &Ps) {
-    std::vector<ParamInfo> R = Ps;
-    if (!Zero)
-      for (ParamInfo &P : R) {
-        P.Type = Obj.save(P.Type);
-        P.Name = Obj.save(P.Name);
-      }
-    return R;
-  }
   std::vector<StringRef> keepAll(const std::vector<StringRef> &In) {
     std::vector<StringRef> R;
     R.reserve(In.size());
@@ -123,13 +114,16 @@ private:
     return R;
   }
 
-  uint32_t declareFunction(const PtxFunction &F, uint32_t SectionIdx);
+  uint32_t declareFunction(const PtxFunction &F, FunctionAbi &A, uint32_t SectionIdx);
+  void adoptFunctionAbis();
+  void keepFunctionAbiStrings();
   uint32_t declareVariable(const PtxVariable &Var, const PtxDeclarator &Decl, uint32_t SectionIdx);
   void declareDebugLabels(const PtxDebugSection &S, uint32_t SectionIdx);
   void declareDebugRefs();
   void lowerAlias(const PtxAlias &A);
   template <typename PendingList> void rejectUndefinedNonExternFunctions(const PendingList &Work);
-  void lowerFunction(const PtxFunction &F, uint32_t Sym, uint32_t SectionIdx, BodyScanner &Scanner);
+  void lowerFunction(const PtxFunction &F, const FunctionAbi &A, uint32_t Sym, uint32_t SectionIdx,
+                     BodyScanner &Scanner);
   void lowerVariable(const PtxVariable &Var, const PtxDeclarator &Decl, uint32_t Sym, uint32_t SectionIdx);
   void lowerDebug(const PtxDebugSection &S, ArrayRef<uint32_t> FixupSymbols, uint32_t SectionIdx);
 };
@@ -168,7 +162,10 @@ template <typename PendingList> void Lowerer::rejectUndefinedNonExternFunctions(
   }
 }
 
-uint32_t Lowerer::declareFunction(const PtxFunction &F, uint32_t SectionIdx) {
+/// A is F's signature in M.FunctionAbis. It stays there as the symbol's ABI record when it is the first
+/// declaration (FuncAbiOf points at it until adoptFunctionAbis moves the records into V), replaces the
+/// earlier record when it is the definition, and is dropped otherwise (its Symbol stays NoSymbol).
+uint32_t Lowerer::declareFunction(const PtxFunction &F, FunctionAbi &A, uint32_t SectionIdx) {
   SymbolKind K = F.IsKernel ? SymbolKind::Kernel : SymbolKind::Function;
   bool Added;
   uint32_t Sym = findOrAddSymbol(F.Name, K, Binding::Undefined, F.Loc, Added);
@@ -201,27 +198,12 @@ uint32_t Lowerer::declareFunction(const PtxFunction &F, uint32_t SectionIdx) {
   }
   if (FuncAbiOf[Sym] != ~0u && !F.HasBody)
     return Sym; // a repeated declaration adds nothing
-  FunctionAbi A;
-  A.Symbol = Sym;
-  A.IsKernel = F.IsKernel;
-  A.HasBody = F.HasBody;
-  A.Returns = keepParams(F.Returns);
-  A.Params = keepParams(F.Params);
-  A.NoReturn = F.NoReturn;
-  A.AbiPreserve = F.AbiPreserve;
-  A.AbiPreserveControl = F.AbiPreserveControl;
-  A.Attributes = keepAll(F.Attributes);
-  if (!F.Tuning->empty()) {
-    TuningInfo T = F.Tuning.get();
-    T.Pragmas = keepAll(F.Tuning->Pragmas);
-    A.Tuning = std::move(T);
-  }
-  A.Where = F.Loc;
+  const uint32_t Index = static_cast<uint32_t>(&A - M.FunctionAbis.data());
   if (FuncAbiOf[Sym] == ~0u) {
-    FuncAbiOf[Sym] = static_cast<uint32_t>(V.Functions.size());
-    V.Functions.push_back(std::move(A));
+    A.Symbol = Sym;
+    FuncAbiOf[Sym] = Index;
   } else {
-    const FunctionAbi &Old = V.Functions[FuncAbiOf[Sym]];
+    FunctionAbi &Old = M.FunctionAbis[FuncAbiOf[Sym]];
     // Compared field by field (every declared-then-defined function comes here; building a text key
     // per parameter with Twine was ~10% of the assembler's instructions on a generated module).
     auto SameShape = [](const std::vector<ParamInfo> &X, const std::vector<ParamInfo> &Y) {
@@ -233,10 +215,55 @@ uint32_t Lowerer::declareFunction(const PtxFunction &F, uint32_t SectionIdx) {
     if (!SameShape(Old.Returns, A.Returns) || !SameShape(Old.Params, A.Params))
       D.error(F.NameOffset, F.NameLoc,
               "definition of '" + F.Name + "' does not match its declaration at line " + Twine(Old.Where.Line));
-    V.Functions[FuncAbiOf[Sym]] = std::move(A);
+    A.Symbol = Sym;
+    Old = std::move(A);
+    A.Symbol = NoSymbol; // moved from: dropped
   }
   return Sym;
 }
+
+/// The records declareFunction kept, in order, become V.Functions (moved, not copied: the parser's
+/// table of signatures is the object's), and FuncAbiOf follows them.
+void Lowerer::adoptFunctionAbis() {
+  std::vector<FunctionAbi> &Abis = M.FunctionAbis;
+  std::vector<uint32_t> NewIndex(Abis.size(), ~0u);
+  size_t Kept = 0;
+  for (size_t I = 0; I < Abis.size(); ++I) {
+    if (Abis[I].Symbol == NoSymbol)
+      continue;
+    NewIndex[I] = static_cast<uint32_t>(Kept);
+    if (I != Kept)
+      Abis[Kept] = std::move(Abis[I]);
+    ++Kept;
+  }
+  Abis.erase(Abis.begin() + Kept, Abis.end());
+  for (uint32_t &Index : FuncAbiOf)
+    if (Index != ~0u)
+      Index = NewIndex[Index];
+  V.Functions = std::move(Abis);
+  Abis.clear();
+}
+
+/// A record's strings point into the PTX text until here (the body scanner reads parameter names by
+/// their place in the text); an object that outlives the text gets copies.
+void Lowerer::keepFunctionAbiStrings() {
+  if (Zero)
+    return;
+  for (FunctionAbi &A : V.Functions) {
+    for (auto *List : {&A.Returns, &A.Params})
+      for (ParamInfo &P : *List) {
+        P.Type = keep(P.Type);
+        P.Name = keep(P.Name);
+      }
+    for (StringRef &S : A.Attributes)
+      S = keep(S);
+    if (!A.Tuning->empty())
+      for (StringRef &S : A.Tuning.edit().Pragmas)
+        S = keep(S);
+  }
+}
+
+
 
 static uint64_t product(ArrayRef<uint64_t> Dims) {
   uint64_t P = 1;
@@ -407,7 +434,8 @@ void Lowerer::lowerAlias(const PtxAlias &A) {
   Al.Where = A.Loc;
 }
 
-void Lowerer::lowerFunction(const PtxFunction &F, uint32_t Sym, uint32_t SectionIdx, BodyScanner &Scanner) {
+void Lowerer::lowerFunction(const PtxFunction &F, const FunctionAbi &A, uint32_t Sym, uint32_t SectionIdx,
+                            BodyScanner &Scanner) {
   Section &Sec = V.Sections[SectionIdx];
   Sec.Symbol = Sym;
   Sec.Name = V.Symbols[Sym].Name;
@@ -416,7 +444,7 @@ void Lowerer::lowerFunction(const PtxFunction &F, uint32_t Sym, uint32_t Section
   Sec.Where = F.Loc;
   Sec.Relocs.push_back(Relocation{F.NameOffset - F.Begin, Sym, RelocKind::NameRef, uint32_t(F.Name.size()), 0});
   size_t Before = Sec.Relocs.size();
-  Scanner.scan(F, SectionIdx, Sym, Sec, V.Prototypes, !Zero, Obj);
+  Scanner.scan(F, A, SectionIdx, Sym, Sec, V.Prototypes, !Zero, Obj);
   auto ByOffset = [](const Relocation &A, const Relocation &B) { return A.Offset < B.Offset; };
   if (Sec.Relocs.size() > Before && !std::is_sorted(Sec.Relocs.begin(), Sec.Relocs.end(), ByOffset))
     std::stable_sort(Sec.Relocs.begin(), Sec.Relocs.end(),
@@ -499,7 +527,6 @@ bool Lowerer::run() {
   // very many small functions (bench/memory_bench.py).
   Work.reserve(M.Items.size());
   V.Sections.reserve(M.Items.size() + M.DebugSections.size());
-  V.Functions.reserve(M.Functions.size());
   for (const PtxItem &It : M.Items) {
     auto NewSection = [&](SectionKind K) {
       V.Sections.emplace_back();
@@ -548,12 +575,13 @@ bool Lowerer::run() {
   }
   for (Pending &W : Work) {
     if (W.Item.K == PtxItem::Function)
-      W.Symbol = declareFunction(M.Functions[W.Item.Index], W.Section);
+      W.Symbol = declareFunction(M.Functions[W.Item.Index], M.FunctionAbis[W.Item.Index], W.Section);
     else if (W.Item.K == PtxItem::Variable) {
       const PtxVariable &Var = M.Variables[W.Item.Index];
       W.Symbol = declareVariable(Var, Var.Decls[W.Decl], W.Section);
     }
   }
+  adoptFunctionAbis();
   for (const Pending &W : Work)
     if (W.Item.K == PtxItem::Debug)
       declareDebugLabels(M.DebugSections[W.Item.Index], W.Section);
@@ -582,8 +610,10 @@ bool Lowerer::run() {
     case PtxItem::Function: {
       const PtxFunction &F = M.Functions[W.Item.Index];
       if (F.HasBody && W.Symbol != NoSymbol && V.Symbols[W.Symbol].Section == W.Section) {
-        lowerFunction(F, W.Symbol, W.Section, Scanner);
-        checkFunctionBody(M.Text, F, [&](StringRef Name) { return SymMap.count(Name) != 0; }, D);
+        // The definition's own signature: declareFunction made it the symbol's record.
+        const FunctionAbi &A = V.Functions[FuncAbiOf[W.Symbol]];
+        lowerFunction(F, A, W.Symbol, W.Section, Scanner);
+        checkFunctionBody(M.Text, F, A, [&](StringRef Name) { return SymMap.count(Name) != 0; }, D);
       }
       break;
     }
@@ -609,6 +639,7 @@ bool Lowerer::run() {
       break;
     }
   }
+  keepFunctionAbiStrings();
   for (uint32_t S = 0; S < V.Symbols.size(); ++S)
     if (PendingLabel[S] && V.Symbols[S].Section == NoSection)
       D.error(FirstRefOffset[S], FirstRefLoc[S],
@@ -618,7 +649,7 @@ bool Lowerer::run() {
 
 } // namespace
 
-bool lowerPtxModule(const PtxModule &Module, ObjectFile &Object, ModuleVariant &Variant, SourceDiags &Diags,
+bool lowerPtxModule(PtxModule &Module, ObjectFile &Object, ModuleVariant &Variant, SourceDiags &Diags,
                     bool TextOutlivesObject) {
   Lowerer L(Module, Object, Variant, Diags, TextOutlivesObject);
   return L.run();

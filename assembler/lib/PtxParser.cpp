@@ -288,6 +288,7 @@ void Parser::parseModule() {
       Directives += Rest.starts_with("func") || Rest.starts_with("entry");
     }
     M.Functions.reserve(Directives);
+    M.FunctionAbis.reserve(Directives);
     M.Items.reserve(Directives);
   }
   advance();
@@ -701,23 +702,24 @@ bool Parser::parseTriple(std::optional<std::array<uint32_t, 3>> &Out, StringRef 
 bool Parser::parseFunction(Linkage Link) {
   noteItem();
   PtxFunction F;
+  FunctionAbi A; // the signature (PtxModule::FunctionAbis)
   F.Link = Link;
-  F.IsKernel = Tok.Text == ".entry";
+  F.IsKernel = A.IsKernel = Tok.Text == ".entry";
   F.Begin = Tok.Offset;
-  F.Loc = Tok.Loc;
+  F.Loc = A.Where = Tok.Loc;
   advance();
   while (Tok.isDirective(".attribute"))
-    if (!parseAttribute(F.Attributes))
+    if (!parseAttribute(A.Attributes))
       return false;
   if (Tok.isPunct('(')) {
     if (F.IsKernel)
       return errorHere("a kernel (.entry) cannot have return parameters");
-    if (!parseParamList(F.Returns, "return parameter list"))
+    if (!parseParamList(A.Returns, "return parameter list"))
       return false;
   }
   if (!parseName(F.Name, F.NameOffset, F.NameLoc, F.IsKernel ? "a kernel name" : "a function name"))
     return false;
-  if (Tok.isPunct('(') && !parseParamList(F.Params, "parameter list"))
+  if (Tok.isPunct('(') && !parseParamList(A.Params, "parameter list"))
     return false;
   F.HeaderEnd = PrevEnd;
   bool EndedWithPragma = false;
@@ -740,47 +742,47 @@ bool Parser::parseFunction(Linkage Link) {
     if (Dir == ".noreturn") {
       if (!FuncOnly())
         return false;
-      if (!F.Returns.empty())
+      if (!A.Returns.empty())
         return error(DirTok, ".noreturn cannot be applied to a function with return parameters");
-      F.NoReturn = true;
+      A.NoReturn = true;
     } else if (Dir == ".abi_preserve" || Dir == ".abi_preserve_control") {
       if (!FuncOnly() || !parseU32(V, "a register count"))
         return false;
-      (Dir == ".abi_preserve" ? F.AbiPreserve : F.AbiPreserveControl) = V;
+      (Dir == ".abi_preserve" ? A.AbiPreserve : A.AbiPreserveControl) = V;
     } else if (Dir == ".maxnreg") {
       if (!parseU32(V, "a register count"))
         return false;
-      F.Tuning.edit().MaxNReg = V;
+      A.Tuning.edit().MaxNReg = V;
     } else if (Dir == ".maxntid") {
-      if (!parseTriple(F.Tuning.edit().MaxNTid, "a thread count"))
+      if (!parseTriple(A.Tuning.edit().MaxNTid, "a thread count"))
         return false;
     } else if (Dir == ".reqntid") {
-      if (!parseTriple(F.Tuning.edit().ReqNTid, "a thread count"))
+      if (!parseTriple(A.Tuning.edit().ReqNTid, "a thread count"))
         return false;
     } else if (Dir == ".minnctapersm" || Dir == ".maxnctapersm") {
       if (!parseU32(V, "a CTA count"))
         return false;
-      (Dir == ".minnctapersm" ? F.Tuning.edit().MinNCtaPerSm : F.Tuning.edit().MaxNCtaPerSm) = V;
+      (Dir == ".minnctapersm" ? A.Tuning.edit().MinNCtaPerSm : A.Tuning.edit().MaxNCtaPerSm) = V;
     } else if (Dir == ".reqnctapercluster") {
-      if (!KernelOnly() || !parseTriple(F.Tuning.edit().ReqNCtaPerCluster, "a CTA count"))
+      if (!KernelOnly() || !parseTriple(A.Tuning.edit().ReqNCtaPerCluster, "a CTA count"))
         return false;
     } else if (Dir == ".explicitcluster") {
       if (!KernelOnly())
         return false;
-      F.Tuning.edit().ExplicitCluster = true;
+      A.Tuning.edit().ExplicitCluster = true;
     } else if (Dir == ".maxclusterrank") {
       if (!KernelOnly() || !parseU32(V, "a CTA count"))
         return false;
-      F.Tuning.edit().MaxClusterRank = V;
+      A.Tuning.edit().MaxClusterRank = V;
     } else if (Dir == ".blocksareclusters") {
       if (!KernelOnly())
         return false;
-      F.Tuning.edit().BlocksAreClusters = true;
+      A.Tuning.edit().BlocksAreClusters = true;
     } else if (Dir == ".pragma") {
       while (true) {
         if (!Tok.is(TokKind::String))
           return errorHere("expected a string after .pragma, found " + describe(Tok));
-        F.Tuning.edit().Pragmas.push_back(Tok.Text.drop_front().drop_back());
+        A.Tuning.edit().Pragmas.push_back(Tok.Text.drop_front().drop_back());
         advance();
         if (!Tok.isPunct(','))
           break;
@@ -800,7 +802,7 @@ bool Parser::parseFunction(Linkage Link) {
     F.HeaderEnd = PrevEnd;
   }
   if (Tok.isPunct('{')) {
-    F.HasBody = true;
+    F.HasBody = A.HasBody = true;
     F.BodyBegin = Tok.Offset;
     F.BodyPos = Tok.start();
     // Bodies are scanned by the lowering (BodyScanner) once the module is known; here only their end.
@@ -829,6 +831,7 @@ bool Parser::parseFunction(Linkage Link) {
     D.error(F.Begin, F.Loc, "an .extern function cannot have a body");
   M.Items.push_back({PtxItem::Function, static_cast<uint32_t>(M.Functions.size())});
   M.Functions.push_back(std::move(F));
+  M.FunctionAbis.push_back(std::move(A));
   return true;
 }
 

@@ -108,57 +108,61 @@ TEST(ParserTest, FunctionHeaders) {
   ASSERT_TRUE(Q->Ok) << Q->Errors;
   ASSERT_EQ(Q->M.Functions.size(), 4u);
   const PtxFunction &F = Q->M.Functions[0];
+  const FunctionAbi &FAbi = Q->M.FunctionAbis[0];
   EXPECT_EQ(F.Name, "f");
   EXPECT_EQ(F.Link, Linkage::Visible);
   EXPECT_TRUE(F.HasBody);
-  ASSERT_EQ(F.Returns.size(), 1u);
-  EXPECT_EQ(F.Returns[0].Align, 16u);
-  EXPECT_EQ(F.Returns[0].ArrayDims.size(), 1u);
-  EXPECT_EQ(F.Returns[0].ArrayDims[0], 16u);
-  ASSERT_EQ(F.Params.size(), 4u);
-  EXPECT_EQ(F.Params[0].Space, StateSpace::Reg);
-  EXPECT_EQ(F.Params[1].IsPtr, true);
-  EXPECT_EQ(F.Params[1].PtrSpace, StateSpace::Global);
-  EXPECT_EQ(F.Params[1].PtrAlign, 16u);
-  EXPECT_EQ(F.Params[1].Align, 0u);
-  EXPECT_EQ(F.Params[2].VectorWidth, 4u);
-  EXPECT_EQ(F.Params[2].Type, ".f32");
-  EXPECT_TRUE(F.Params[3].UnsizedArray);
-  EXPECT_EQ(*F.AbiPreserve, 8u);
-  EXPECT_EQ(*F.AbiPreserveControl, 2u);
+  ASSERT_EQ(FAbi.Returns.size(), 1u);
+  EXPECT_EQ(FAbi.Returns[0].Align, 16u);
+  EXPECT_EQ(FAbi.Returns[0].ArrayDims.size(), 1u);
+  EXPECT_EQ(FAbi.Returns[0].ArrayDims[0], 16u);
+  ASSERT_EQ(FAbi.Params.size(), 4u);
+  EXPECT_EQ(FAbi.Params[0].Space, StateSpace::Reg);
+  EXPECT_EQ(FAbi.Params[1].IsPtr, true);
+  EXPECT_EQ(FAbi.Params[1].PtrSpace, StateSpace::Global);
+  EXPECT_EQ(FAbi.Params[1].PtrAlign, 16u);
+  EXPECT_EQ(FAbi.Params[1].Align, 0u);
+  EXPECT_EQ(FAbi.Params[2].VectorWidth, 4u);
+  EXPECT_EQ(FAbi.Params[2].Type, ".f32");
+  EXPECT_TRUE(FAbi.Params[3].UnsizedArray);
+  EXPECT_EQ(*FAbi.AbiPreserve, 8u);
+  EXPECT_EQ(*FAbi.AbiPreserveControl, 2u);
   EXPECT_EQ(Q->Text.substr(F.Begin, F.HeaderEnd - F.Begin).substr(0, 6), ".func ");
   EXPECT_EQ(Q->Text[F.HeaderEnd - 1], '2'); // the last header token is `.abi_preserve_control 2`
   EXPECT_EQ(Q->Text[F.End - 1], '}');
 
   const PtxFunction &G = Q->M.Functions[1];
+  const FunctionAbi &GAbi = Q->M.FunctionAbis[1];
   EXPECT_FALSE(G.HasBody);
-  EXPECT_TRUE(G.NoReturn);
-  ASSERT_EQ(G.Attributes.size(), 1u);
-  EXPECT_EQ(G.Attributes[0], ".unified(0x1, 0x2)");
+  EXPECT_TRUE(GAbi.NoReturn);
+  ASSERT_EQ(GAbi.Attributes.size(), 1u);
+  EXPECT_EQ(GAbi.Attributes[0], ".unified(0x1, 0x2)");
 
   const PtxFunction &K = Q->M.Functions[2];
+  const FunctionAbi &KAbi = Q->M.FunctionAbis[2];
   EXPECT_TRUE(K.IsKernel);
   EXPECT_TRUE(K.HasBody);
-  EXPECT_EQ((*K.Tuning->MaxNTid)[0], 128u);
-  EXPECT_EQ((*K.Tuning->MaxNTid)[1], 2u);
-  EXPECT_EQ((*K.Tuning->MaxNTid)[2], 1u);
-  EXPECT_EQ((*K.Tuning->ReqNTid)[0], 64u);
-  EXPECT_EQ(*K.Tuning->MinNCtaPerSm, 4u);
-  EXPECT_EQ(*K.Tuning->MaxNReg, 32u);
-  EXPECT_EQ(*K.Tuning->MaxNCtaPerSm, 1u);
-  EXPECT_EQ((*K.Tuning->ReqNCtaPerCluster)[1], 2u);
-  EXPECT_TRUE(K.Tuning->ExplicitCluster);
-  EXPECT_EQ(*K.Tuning->MaxClusterRank, 8u);
-  EXPECT_TRUE(K.Tuning->BlocksAreClusters);
-  ASSERT_EQ(K.Tuning->Pragmas.size(), 1u);
-  EXPECT_EQ(K.Tuning->Pragmas[0], "nounroll");
+  EXPECT_EQ((*KAbi.Tuning->MaxNTid)[0], 128u);
+  EXPECT_EQ((*KAbi.Tuning->MaxNTid)[1], 2u);
+  EXPECT_EQ((*KAbi.Tuning->MaxNTid)[2], 1u);
+  EXPECT_EQ((*KAbi.Tuning->ReqNTid)[0], 64u);
+  EXPECT_EQ(*KAbi.Tuning->MinNCtaPerSm, 4u);
+  EXPECT_EQ(*KAbi.Tuning->MaxNReg, 32u);
+  EXPECT_EQ(*KAbi.Tuning->MaxNCtaPerSm, 1u);
+  EXPECT_EQ((*KAbi.Tuning->ReqNCtaPerCluster)[1], 2u);
+  EXPECT_TRUE(KAbi.Tuning->ExplicitCluster);
+  EXPECT_EQ(*KAbi.Tuning->MaxClusterRank, 8u);
+  EXPECT_TRUE(KAbi.Tuning->BlocksAreClusters);
+  ASSERT_EQ(KAbi.Tuning->Pragmas.size(), 1u);
+  EXPECT_EQ(KAbi.Tuning->Pragmas[0], "nounroll");
   // The header stops before the pragma's ';' so that header + ";" is a valid prototype.
   EXPECT_EQ(Q->Text[K.HeaderEnd - 1], '"');
 
   const PtxFunction &H = Q->M.Functions[3];
+  const FunctionAbi &HAbi = Q->M.FunctionAbis[3];
   EXPECT_EQ(H.Link, Linkage::Extern);
   EXPECT_FALSE(H.HasBody);
-  EXPECT_EQ(H.Params.size(), 1u);
+  EXPECT_EQ(HAbi.Params.size(), 1u);
 }
 
 TEST(ParserTest, OldStylePrototypesWithoutSemicolon) {
@@ -170,7 +174,7 @@ TEST(ParserTest, OldStylePrototypesWithoutSemicolon) {
   ASSERT_EQ(P->M.Functions.size(), 3u);
   EXPECT_FALSE(P->M.Functions[0].HasBody);
   EXPECT_FALSE(P->M.Functions[1].HasBody);
-  EXPECT_TRUE(P->M.Functions[1].Returns.empty());
+  EXPECT_TRUE(P->M.FunctionAbis[1].Returns.empty());
   EXPECT_TRUE(P->M.Functions[2].HasBody);
 }
 
