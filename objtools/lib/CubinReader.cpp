@@ -290,14 +290,18 @@ bool isCubin(StringRef B) {
          (H->e_ident[ELF::EI_OSABI] == nvelf::ELFOSABI_CUDA_V2 || H->e_ident[ELF::EI_OSABI] == ELF::ELFOSABI_CUDA);
 }
 
+std::vector<CubinSection> readElfSections(const ElfView &View, const CubinWarnFn &Warn) {
+  Reader R{View, Warn};
+  CubinInfo Info;
+  readSections(R, Info);
+  return std::move(Info.Sections);
+}
+
 std::vector<CubinSection> readElfSections(StringRef Bytes, const CubinWarnFn &Warn) {
   std::optional<ElfView> View = ElfView::open(Bytes, ElfView::TablePolicy::Readable, Warn);
   if (!View)
     return {};
-  Reader R{*View, Warn};
-  CubinInfo Info;
-  readSections(R, Info);
-  return std::move(Info.Sections);
+  return readElfSections(*View, Warn);
 }
 
 std::optional<CubinInfo> readCubin(StringRef Bytes, const CubinWarnFn &Warn) {

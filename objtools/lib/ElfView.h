@@ -16,6 +16,8 @@
 // a reader that treats any problem as fatal (our object reader) keeps the first one.
 #pragma once
 
+#include "ptxlink/Cubin.h"
+
 #include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/ADT/Twine.h"
@@ -24,6 +26,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <vector>
 
 namespace ptxlink {
 
@@ -147,5 +150,9 @@ private:
   uint32_t NameTableIndex = 0;
   llvm::StringRef SectionNames;
 };
+
+/// readElfSections (Cubin.h) of a view the caller already opened, so that a reader of a host object or a
+/// cubin builds its ElfView once (CubinReader.cpp).
+std::vector<CubinSection> readElfSections(const ElfView &View, const CubinWarnFn &Warn);
 
 } // namespace ptxlink

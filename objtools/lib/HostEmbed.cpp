@@ -30,13 +30,14 @@ bool isHostElf(StringRef B) {
 
 HostEmbedInfo readHostEmbedding(StringRef B, const CubinWarnFn &Warn) {
   HostEmbedInfo Info;
-  // The section table's problems are reported once, by readElfSections; the view answers quietly.
-  std::optional<ElfView> View = ElfView::open(B, ElfView::TablePolicy::Readable, [](uint64_t, const Twine &) {});
+  // One view for the section list, the symbols and the contents: the section table's problems are
+  // reported once, when it is opened.
+  std::optional<ElfView> View = ElfView::open(B, ElfView::TablePolicy::Readable, Warn);
   if (!View)
     return Info;
   Info.Type = View->header().e_type;
   Info.Machine = View->header().e_machine;
-  std::vector<CubinSection> Sections = readElfSections(B, Warn);
+  std::vector<CubinSection> Sections = readElfSections(*View, Warn);
   auto contents = [&](const CubinSection &S) { return View->contents(S.Index); };
 
   // Symbols of an object, to name the wrapper's data-pointer relocation target.
