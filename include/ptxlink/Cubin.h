@@ -143,6 +143,17 @@ struct CubinInfo {
 /// True for a 64-bit ELF with e_machine EM_CUDA and NVIDIA's OSABI (0x41 / 0x33).
 bool isCubin(llvm::StringRef Bytes);
 
+/// What the identification bytes and e_machine of any ELF file say, 32- or 64-bit, in either byte order:
+/// enough to name a file that is not what a tool wanted ("an ELF file for another machine").
+struct ElfIdentity {
+  bool Is64Bit = false;
+  bool BigEndian = false; // EI_DATA is ELFDATA2MSB; e_machine was read in that order
+  uint8_t OsAbi = 0;
+  uint16_t Machine = 0;
+};
+/// std::nullopt unless Bytes start with the ELF magic and hold e_machine (20 bytes).
+std::optional<ElfIdentity> identifyElf(llvm::StringRef Bytes);
+
 /// The section table of any 64-bit little-endian ELF file (host objects too), names resolved; problems
 /// go to Warn. Empty if the ELF header is unusable.
 std::vector<CubinSection> readElfSections(llvm::StringRef Bytes, const CubinWarnFn &Warn);

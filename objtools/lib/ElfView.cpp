@@ -4,6 +4,7 @@
 #include "ElfView.h"
 
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/Endian.h"
 #include "llvm/Support/FormatVariadic.h"
 
 #include <algorithm>
@@ -12,6 +13,18 @@
 using namespace llvm;
 
 namespace ptxlink {
+
+std::optional<ElfIdentity> identifyElf(StringRef Bytes) {
+  // e_machine is at offset 18 in both classes, after e_ident (16 bytes) and e_type.
+  if (Bytes.size() < 20 || !Bytes.starts_with(ELF::ElfMagic))
+    return std::nullopt;
+  ElfIdentity Id;
+  Id.Is64Bit = uint8_t(Bytes[ELF::EI_CLASS]) == ELF::ELFCLASS64;
+  Id.BigEndian = uint8_t(Bytes[ELF::EI_DATA]) == ELF::ELFDATA2MSB;
+  Id.OsAbi = uint8_t(Bytes[ELF::EI_OSABI]);
+  Id.Machine = Id.BigEndian ? support::endian::read16be(Bytes.data() + 18) : support::endian::read16le(Bytes.data() + 18);
+  return Id;
+}
 
 const ElfHeader *elf64Header(StringRef Bytes) {
   if (Bytes.size() < sizeof(ElfHeader) || !Bytes.starts_with(ELF::ElfMagic))

@@ -255,3 +255,32 @@ TEST(ElfView, TableEntrySizeAndRemainder) {
   ASSERT_TRUE(V);
   EXPECT_EQ(V->table<ElfSymbol>(V->section(2), "symbol table", Report).size(), 1u);
 }
+
+// identifyElf reads e_machine in the file's own byte order, for either class; too short or not ELF: none.
+TEST(ElfView, IdentifyAnyElf) {
+  std::string Big(20, '\0');
+  memcpy(Big.data(), "\x7f" "ELF", 4);
+  Big[ELF::EI_CLASS] = ELF::ELFCLASS64;
+  Big[ELF::EI_DATA] = ELF::ELFDATA2MSB;
+  Big[ELF::EI_OSABI] = 0x41;
+  support::endian::write16be(Big.data() + 18, ELF::EM_PPC64);
+  std::optional<ElfIdentity> Id = identifyElf(Big);
+  ASSERT_TRUE(Id.has_value());
+  EXPECT_TRUE(Id->Is64Bit);
+  EXPECT_TRUE(Id->BigEndian);
+  EXPECT_EQ(Id->OsAbi, 0x41);
+  EXPECT_EQ(Id->Machine, ELF::EM_PPC64);
+
+  std::string Little = Big;
+  Little[ELF::EI_CLASS] = ELF::ELFCLASS32;
+  Little[ELF::EI_DATA] = ELF::ELFDATA2LSB;
+  support::endian::write16le(Little.data() + 18, ELF::EM_CUDA);
+  Id = identifyElf(Little);
+  ASSERT_TRUE(Id.has_value());
+  EXPECT_FALSE(Id->Is64Bit);
+  EXPECT_FALSE(Id->BigEndian);
+  EXPECT_EQ(Id->Machine, ELF::EM_CUDA);
+
+  EXPECT_FALSE(identifyElf(StringRef(Big).take_front(19)).has_value());
+  EXPECT_FALSE(identifyElf("!<arch>\n0123456789abcdef").has_value());
+}

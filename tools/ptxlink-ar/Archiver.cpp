@@ -17,7 +17,9 @@
 #include "ptxlink/Archive.h"
 #include "ptxlink/Assembler.h"
 #include "ptxlink/CommandLine.h"
+#include "ptxlink/Cubin.h"
 #include "ptxlink/Diagnostics.h"
+#include "ptxlink/Fatbin.h"
 #include "ptxlink/ObjectFormat.h"
 
 #include "llvm/ADT/SmallString.h"
@@ -29,7 +31,6 @@
 #include "llvm/Option/ArgList.h"
 #include "llvm/Option/OptTable.h"
 #include "llvm/Support/CommandLine.h"
-#include "llvm/Support/Endian.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/Path.h"
@@ -65,16 +66,13 @@ std::string classifyNonMember(StringRef Bytes) {
     return "";
   if (isArchive(Bytes) || Bytes.starts_with("!<thin>\n"))
     return "it is an archive (archives cannot be nested)";
-  if (Bytes.size() >= 20 && Bytes.starts_with("\x7f" "ELF")) {
-    uint16_t Machine = Bytes[5] == 2 ? support::endian::read16be(Bytes.data() + 18)
-                                     : support::endian::read16le(Bytes.data() + 18);
-    uint8_t OsAbi = static_cast<uint8_t>(Bytes[7]);
-    if (Machine == ELF::EM_CUDA)
-      return "it is an NVIDIA cubin (EI_OSABI 0x" + utohexstr(OsAbi) +
-           "); ptxlink libraries hold PTX: archive the .ptx file or its ptxlink-as object";
-    return ("it is an ELF file for another machine (e_machine " + Twine(Machine) + ")").str();
+  if (std::optional<ElfIdentity> Elf = identifyElf(Bytes)) {
+    if (Elf->Machine == ELF::EM_CUDA)
+      return "it is an NVIDIA cubin (EI_OSABI 0x" + utohexstr(Elf->OsAbi) +
+             "); ptxlink libraries hold PTX: archive the .ptx file or its ptxlink-as object";
+    return ("it is an ELF file for another machine (e_machine " + Twine(Elf->Machine) + ")").str();
   }
-  if (Bytes.size() >= 4 && support::endian::read32le(Bytes.data()) == 0xBA55ED50)
+  if (isFatbin(Bytes))
     return "it is an NVIDIA fatbinary";
   if (Bytes.starts_with("BC\xC0\xDE"))
     return "it is LLVM bitcode";
