@@ -174,6 +174,9 @@ bool writeLinkOutput(const LinkOptions &Options, LinkedProgram &Program, Diagnos
     // Started after the wait, so that --time does not count the wait twice.
     auto FatbinStart = std::chrono::steady_clock::now();
     auto FatbinTimed = make_scope_exit([&] { Times.add("write fatbinary", "", FatbinStart); });
+    // The background work's notes (-v: a cache entry it could not store) are written on every way out,
+    // a failed link's too (they were dropped when an error returned early), after the output, as before.
+    auto FinishBackground = make_scope_exit([&] { Background.finish(Options.Verbose ? &Out : nullptr); });
     for (const std::string &PE : PackErrors)
       if (!PE.empty()) {
         consumeError(std::move(E));
@@ -238,7 +241,6 @@ bool writeLinkOutput(const LinkOptions &Options, LinkedProgram &Program, Diagnos
         return writeFatbin(Images, Write, OS);
       });
     }
-    Background.finish(Options.Verbose ? &Out : nullptr);
   }
   Times.add("write output", "", Start);
   if (E) {
