@@ -17,75 +17,120 @@ namespace ptxlink::dump {
 
 namespace {
 
-void addNode(const json::Object &Node, CallGraphDot &G) {
+// One input, member or image's part of the graph: its cluster, and where its records go.
+class ClusterBuilder {
+public:
+  ClusterBuilder(StringRef Name, CallGraphDot &G) : Cluster(Name.str()), G(G) {}
+
+  void function(const json::Object &F) {
+    StringRef Name = F.getString("name").value_or("");
+    bool Defined = F.getBoolean("defined").value_or(true);
+    NK Kind = !Defined ? NK::External : F.getString("kind").value_or("") == "kernel" ? NK::Kernel : NK::Function;
+    if (Defined)
+      G.node(idOf(F, Name), Name, Kind, "", clusterOf(F));
+  }
+
+  void edge(const json::Object &E) {
+    StringRef Caller = E.getString("caller").value_or(""), Callee = E.getString("callee").value_or("");
+    StringRef Kind = E.getString("kind").value_or("");
+    if (Caller.empty() || Callee.empty())
+      return;
+    if (Kind == "initializer") { // a variable whose initializer holds the function: a table
+      size_t Table = G.node(idOf(E, Caller), Caller, NK::Table, "", clusterOf(E));
+      G.edge(Table, target(E, Callee), EK::TableEntry);
+      return;
+    }
+    G.edge(target(E, Caller), target(E, Callee), Kind == "call" ? EK::Call : EK::AddressOf);
+  }
+
+  void prototype(const json::Object &P) {
+    const json::Array *Targets = P.getArray("callTargets");
+    StringRef Function = P.getString("function").value_or("");
+    if (!Targets || Function.empty())
+      return;
+    for (const json::Value &T : *Targets)
+      if (auto Name = T.getAsString())
+        G.edge(target(P, Function), target(P, *Name), EK::Indirect);
+  }
+
+private:
   using NK = CallGraphDot::NodeKind;
   using EK = CallGraphDot::EdgeKind;
-  std::string Cluster = Node.getString("name").value_or("").str();
+
   // Ours carry a variant number (a fat object's module for each target): one cluster per variant.
-  auto ClusterOf = [&](const json::Object &O) {
+  std::string clusterOf(const json::Object &O) const {
     int64_t V = O.getInteger("variant").value_or(0);
     return V ? Cluster + " (variant " + std::to_string(V) + ")" : Cluster;
-  };
-  auto IdOf = [&](const json::Object &O, StringRef Name) { return ClusterOf(O) + "/" + Name.str(); };
-  if (const json::Object *Abi = Node.getObject("abi")) {
-    if (const json::Array *Functions = Abi->getArray("functions"))
-      for (const json::Value &V : *Functions) {
-        const json::Object *F = V.getAsObject();
-        if (!F)
-          continue;
-        StringRef Name = F->getString("name").value_or("");
-        bool Defined = F->getBoolean("defined").value_or(true);
-        NK Kind = !Defined ? NK::External : F->getString("kind").value_or("") == "kernel" ? NK::Kernel : NK::Function;
-        if (Defined)
-          G.node(IdOf(*F, Name), Name, Kind, "", ClusterOf(*F));
-      }
   }
+  std::string idOf(const json::Object &O, StringRef Name) const { return clusterOf(O) + "/" + Name.str(); }
   // A name the node does not define: an external function (declared here, defined elsewhere).
-  auto Target = [&](const json::Object &O, StringRef Name) -> size_t {
-    long Found = G.find(IdOf(O, Name));
+  size_t target(const json::Object &O, StringRef Name) {
+    long Found = G.find(idOf(O, Name));
     return Found >= 0 ? static_cast<size_t>(Found) : G.node("extern:" + Name.str(), Name, NK::External, "", "");
-  };
-  if (const json::Array *Edges = Node.getArray("callgraph"))
-    for (const json::Value &V : *Edges) {
-      const json::Object *E = V.getAsObject();
-      if (!E)
-        continue;
-      StringRef Caller = E->getString("caller").value_or(""), Callee = E->getString("callee").value_or("");
-      StringRef Kind = E->getString("kind").value_or("");
-      if (Caller.empty() || Callee.empty())
-        continue;
-      if (Kind == "initializer") { // a variable whose initializer holds the function: a table
-        size_t Table = G.node(IdOf(*E, Caller), Caller, NK::Table, "", ClusterOf(*E));
-        G.edge(Table, Target(*E, Callee), EK::TableEntry);
-        continue;
-      }
-      G.edge(Target(*E, Caller), Target(*E, Callee), Kind == "call" ? EK::Call : EK::AddressOf);
-    }
-  if (const json::Object *Abi = Node.getObject("abi"))
-    if (const json::Array *Prototypes = Abi->getArray("prototypes"))
-      for (const json::Value &V : *Prototypes) {
-        const json::Object *P = V.getAsObject();
-        const json::Array *Targets = P ? P->getArray("callTargets") : nullptr;
-        StringRef Function = P ? P->getString("function").value_or("") : "";
-        if (!Targets || Function.empty())
-          continue;
-        for (const json::Value &T : *Targets)
-          if (auto Name = T.getAsString())
-            G.edge(Target(*P, Function), Target(*P, *Name), EK::Indirect);
-      }
-  if (const json::Array *Children = Node.getArray("children"))
+  }
+
+  std::string Cluster;
+  CallGraphDot &G;
+};
+
+// The records of a view held as JSON (a cubin's), or produced by a stream (our objects').
+void forEachRecord(const json::Array *Held, const Node::Stream *Streamed, function_ref<void(const json::Object &)> F) {
+  if (Held)
+    for (const json::Value &V : *Held)
+      if (const json::Object *O = V.getAsObject())
+        F(*O);
+  if (Streamed)
+    (*Streamed)([&](Node &Record) { F(Record.Fields); });
+}
+
+const Node::Stream *streamNamed(Node &N, StringRef Key) {
+  for (auto &[Name, S] : N.Streams)
+    if (Name == Key)
+      return &S;
+  return nullptr;
+}
+
+Node *objectNamed(Node &N, StringRef Key) {
+  for (auto &[Name, Sub] : N.Objects)
+    if (Name == Key)
+      return &Sub;
+  return nullptr;
+}
+
+// A JSON node (children held as JSON): the same, without streams.
+void addJsonNode(const json::Object &Fields, CallGraphDot &G) {
+  ClusterBuilder B(Fields.getString("name").value_or(""), G);
+  const json::Object *Abi = Fields.getObject("abi");
+  forEachRecord(Abi ? Abi->getArray("functions") : nullptr, nullptr, [&](const json::Object &F) { B.function(F); });
+  forEachRecord(Fields.getArray("callgraph"), nullptr, [&](const json::Object &E) { B.edge(E); });
+  forEachRecord(Abi ? Abi->getArray("prototypes") : nullptr, nullptr, [&](const json::Object &P) { B.prototype(P); });
+  if (const json::Array *Children = Fields.getArray("children"))
     for (const json::Value &C : *Children)
       if (const json::Object *Child = C.getAsObject())
-        addNode(*Child, G);
+        addJsonNode(*Child, G);
 }
 
 } // namespace
 
 void addToCallgraphDot(Node &N, CallGraphDot &G) {
-  addNode(N.Fields, G); // its own views (and any children held as JSON)
-  for (auto &[Key, Stream] : N.Streams)
-    if (Key == "children") // members and images, each described, added and dropped in turn
-      Stream([&](Node &Child) { addToCallgraphDot(Child, G); });
+  // Functions first (they name the nodes), then the call graph's edges, then the prototypes' call
+  // targets; then the children, each described, added and dropped in turn.
+  ClusterBuilder B(N.Fields.getString("name").value_or(""), G);
+  const json::Object *HeldAbi = N.Fields.getObject("abi");
+  Node *StreamedAbi = objectNamed(N, "abi");
+  forEachRecord(HeldAbi ? HeldAbi->getArray("functions") : nullptr,
+                StreamedAbi ? streamNamed(*StreamedAbi, "functions") : nullptr,
+                [&](const json::Object &F) { B.function(F); });
+  forEachRecord(N.Fields.getArray("callgraph"), streamNamed(N, "callgraph"), [&](const json::Object &E) { B.edge(E); });
+  forEachRecord(HeldAbi ? HeldAbi->getArray("prototypes") : nullptr,
+                StreamedAbi ? streamNamed(*StreamedAbi, "prototypes") : nullptr,
+                [&](const json::Object &P) { B.prototype(P); });
+  if (const json::Array *Children = N.Fields.getArray("children"))
+    for (const json::Value &C : *Children)
+      if (const json::Object *Child = C.getAsObject())
+        addJsonNode(*Child, G);
+  if (const Node::Stream *Children = streamNamed(N, "children"))
+    (*Children)([&](Node &Child) { addToCallgraphDot(Child, G); });
 }
 
 } // namespace ptxlink::dump

@@ -345,7 +345,7 @@ void describeFatbin(Context &C, const Origin &O, StringRef Bytes, Node &N, unsig
           Child.Fields = json::Object{{"name", IO.Name}, {"kind", fatbinKindName(I.Kind)}, {"size", I.Payload.size()}};
         } else if (I.Kind == FatbinKind::Ptx) {
           Child.Fields = json::Object{{"name", IO.Name}, {"kind", "ptx"}, {"size", I.Payload.size()}};
-          describePtxText(C, IO, I.Payload, Child.Fields);
+          describePtxText(C, IO, I.Payload, Child);
         } else {
           Child = describe(C, IO, trueBytes(I), Depth + 1);
         }

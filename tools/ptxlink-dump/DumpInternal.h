@@ -1,8 +1,9 @@
 // Shared state of ptxlink-dump's pieces. Every view is first built as JSON (the documented, versioned
 // document of docs/dump.md) and the text output is rendered from that same JSON, so the two can never
-// disagree about a value. Parts whose length grows with the input (an archive's members, a fatbinary's
-// images and their list) are not held as JSON: they are streams, produced element by element when the
-// output (JSON or text) reaches them, so the dump's memory does not grow with the number of entries.
+// disagree about a value. Parts whose length grows with the input (an archive's members and symbol index,
+// a fatbinary's images and their list, an object's symbols, relocations, sections, ABI records and call
+// edges) are not held as JSON: they are streams, produced element by element when the output (JSON, text
+// or the --format dot graph) reaches them, so the dump's memory does not grow with the number of entries.
 #pragma once
 
 #include "Dump.h"
@@ -106,9 +107,11 @@ ReaderProblem readerProblem(const Origin &O, llvm::Error E);
 Node describe(Context &C, const Origin &O, llvm::StringRef Bytes, unsigned Depth = 0);
 
 // Per-format builders (each adds its views to Node).
-void describePtxlinkObject(Context &C, const Origin &O, llvm::StringRef Bytes, llvm::json::Object &Node);
-void describePtxText(Context &C, const Origin &O, llvm::StringRef Text, llvm::json::Object &Node);
-void describeObjectModel(Context &C, const Origin &O, const ObjectFile &Object, llvm::json::Object &Node);
+void describePtxlinkObject(Context &C, const Origin &O, llvm::StringRef Bytes, Node &N);
+void describePtxText(Context &C, const Origin &O, llvm::StringRef Text, Node &N);
+/// The symbols, relocs, abi and callgraph views are streams over Object (which they keep alive); the
+/// bytes Object was read from must outlive the node's output, as for every stream.
+void describeObjectModel(Context &C, const Origin &O, std::shared_ptr<const ObjectFile> Object, Node &N);
 void describeCubin(Context &C, const Origin &O, llvm::StringRef Bytes, llvm::json::Object &Node);
 void describeFatbin(Context &C, const Origin &O, llvm::StringRef Bytes, Node &N, unsigned Depth);
 void describeHostElf(Context &C, const Origin &O, llvm::StringRef Bytes, Node &N, unsigned Depth);

@@ -106,18 +106,175 @@ json::Object kernelLayout(const ModuleVariant &V, const FunctionAbi &F) {
 
 } // namespace
 
-void describeObjectModel(Context &C, const Origin &O, const ObjectFile &Object, json::Object &Node) {
-  const Options &Opts = C.Opts;
-  json::Array Variants, Symbols, Relocs, Functions, Prototypes, Variables, Edges, Debug, Ptx;
+namespace {
+
+std::string symbolName(const ModuleVariant &V, uint32_t I) {
+  return I < V.Symbols.size() ? V.Symbols[I].Name.str() : formatv("<symbol {0}>", I).str();
+}
+
+std::string sectionName(const ModuleVariant &V, uint32_t I) { return I < V.Sections.size() ? V.Sections[I].Name.str() : ""; }
+
+// One record per symbol, relocation, function, prototype, variable or call edge, made when the output
+// reaches it: these views grow with the object (10^5 functions took 1 GB as JSON arrays).
+void symbolRecords(const ObjectFile &Object, Node::Emit Emit) {
   for (size_t VI = 0; VI < Object.Variants.size(); ++VI) {
     const ModuleVariant &V = Object.Variants[VI];
+    for (size_t I = 0; I < V.Symbols.size(); ++I) {
+      const Symbol &S = V.Symbols[I];
+      Node Record;
+      json::Object &J = Record.Fields;
+      J = json::Object{{"variant", int64_t(VI)},
+                       {"index", int64_t(I)},
+                       {"name", S.Name.str()},
+                       {"binding", bindingName(S.Bind)},
+                       {"kind", kindName(S.Kind)},
+                       {"space", stateSpaceName(S.Space).str()},
+                       {"size", S.Size},
+                       {"section", S.Section == NoSection ? "UND" : sectionName(V, S.Section)}};
+      if (S.Align)
+        J["align"] = S.Align;
+      if (S.Initialized)
+        J["initialized"] = true;
+      if (S.AliasOf != NoSymbol)
+        J["aliasOf"] = symbolName(V, S.AliasOf);
+      if (std::string D = demangled(S.Name); !D.empty())
+        J["demangled"] = D;
+      Emit(Record);
+    }
+  }
+}
+
+void relocRecords(const ObjectFile &Object, Node::Emit Emit) {
+  for (size_t VI = 0; VI < Object.Variants.size(); ++VI) {
+    const ModuleVariant &V = Object.Variants[VI];
+    for (const Section &S : V.Sections)
+      for (const Relocation &R : S.Relocs) {
+        Node Record;
+        json::Object &J = Record.Fields;
+        J = json::Object{{"variant", int64_t(VI)}, {"section", S.Name.str()},       {"offset", hex(R.Offset)},
+                         {"type", relocKindName(R.Kind)}, {"symbol", symbolName(V, R.Symbol)}};
+        if (R.Kind == RelocKind::NameRef || R.Kind == RelocKind::FileIndex || R.Kind == RelocKind::SectionOffset)
+          J["length"] = R.Length;
+        if (R.Kind != RelocKind::NameRef && R.Kind != RelocKind::FileIndex)
+          J["addend"] = R.Addend;
+        if (R.Kind == RelocKind::FileIndex)
+          J["symbol"] = int64_t(R.Symbol); // the .file index as written
+        Emit(Record);
+      }
+  }
+}
+
+void functionRecords(const ObjectFile &Object, Node::Emit Emit) {
+  for (size_t VI = 0; VI < Object.Variants.size(); ++VI) {
+    const ModuleVariant &V = Object.Variants[VI];
+    for (const FunctionAbi &F : V.Functions) {
+      if (F.Symbol >= V.Symbols.size())
+        continue;
+      const Symbol &S = V.Symbols[F.Symbol];
+      json::Array Rets, Params;
+      for (const ParamInfo &P : F.Returns)
+        Rets.push_back(paramJson(P));
+      for (const ParamInfo &P : F.Params)
+        Params.push_back(paramJson(P));
+      Node Record;
+      json::Object &J = Record.Fields;
+      J = json::Object{{"variant", int64_t(VI)},
+                       {"name", S.Name.str()},
+                       {"kind", F.IsKernel ? "kernel" : "function"},
+                       {"binding", bindingName(S.Bind)},
+                       {"defined", F.HasBody},
+                       {"prototype", prototype(V, F)},
+                       {"returns", std::move(Rets)},
+                       {"params", std::move(Params)}};
+      if (std::string D = demangled(S.Name); !D.empty())
+        J["demangled"] = D;
+      if (F.NoReturn)
+        J["noreturn"] = true;
+      if (F.AbiPreserve)
+        J["abiPreserve"] = *F.AbiPreserve;
+      if (F.AbiPreserveControl)
+        J["abiPreserveControl"] = *F.AbiPreserveControl;
+      if (F.Where.isValid())
+        J["line"] = F.Where.Line;
+      if (F.IsKernel)
+        J["layout"] = kernelLayout(V, F);
+      Emit(Record);
+    }
+  }
+}
+
+void prototypeRecords(const ObjectFile &Object, Node::Emit Emit) {
+  for (size_t VI = 0; VI < Object.Variants.size(); ++VI) {
+    const ModuleVariant &V = Object.Variants[VI];
+    for (const PrototypeAbi &P : V.Prototypes) {
+      json::Array Rets, Params, Targets;
+      for (const ParamInfo &X : P.Returns)
+        Rets.push_back(paramJson(X));
+      for (const ParamInfo &X : P.Params)
+        Params.push_back(paramJson(X));
+      for (uint32_t T : P.CallTargets)
+        Targets.push_back(symbolName(V, T));
+      Node Record;
+      Record.Fields = json::Object{{"variant", int64_t(VI)}, {"label", P.Label.str()},
+                                   {"function", symbolName(V, P.Function)}, {"returns", std::move(Rets)},
+                                   {"params", std::move(Params)}, {"callTargets", std::move(Targets)}};
+      Emit(Record);
+    }
+  }
+}
+
+void variableRecords(const ObjectFile &Object, Node::Emit Emit) {
+  for (size_t VI = 0; VI < Object.Variants.size(); ++VI) {
+    const ModuleVariant &V = Object.Variants[VI];
+    for (const VariableAbi &Var : V.Variables) {
+      if (Var.Symbol >= V.Symbols.size())
+        continue;
+      const Symbol &S = V.Symbols[Var.Symbol];
+      Node Record;
+      Record.Fields = json::Object{{"variant", int64_t(VI)}, {"name", S.Name.str()},
+                                   {"space", stateSpaceName(Var.Space).str()}, {"type", Var.Type.str()},
+                                   {"size", S.Size}, {"align", S.Align}, {"binding", bindingName(S.Bind)}};
+      Emit(Record);
+    }
+  }
+}
+
+void callEdgeRecords(const ObjectFile &Object, Node::Emit Emit) {
+  for (size_t VI = 0; VI < Object.Variants.size(); ++VI) {
+    const ModuleVariant &V = Object.Variants[VI];
+    std::set<std::pair<std::string, std::string>> Seen;
+    for (const Section &S : V.Sections) {
+      if ((S.Kind != SectionKind::Function && S.Kind != SectionKind::Variable) || S.Symbol >= V.Symbols.size())
+        continue;
+      for (const Relocation &R : S.Relocs) {
+        if (R.Kind != RelocKind::NameRef || R.Symbol >= V.Symbols.size() || R.Symbol == S.Symbol)
+          continue;
+        const Symbol &T = V.Symbols[R.Symbol];
+        if (T.Kind != SymbolKind::Function && T.Kind != SymbolKind::Kernel)
+          continue;
+        std::string From = V.Symbols[S.Symbol].Name.str(), To = T.Name.str();
+        if (!Seen.insert({From, To}).second)
+          continue;
+        StringRef Kind = S.Kind == SectionKind::Variable ? "initializer"
+                         : isCallee(S.Contents, R.Offset)  ? "call"
+                                                            : "reference";
+        Node Record;
+        Record.Fields = json::Object{{"variant", int64_t(VI)}, {"caller", From}, {"callee", To}, {"kind", Kind}};
+        Emit(Record);
+      }
+    }
+  }
+}
+
+} // namespace
+
+void describeObjectModel(Context &C, const Origin &O, std::shared_ptr<const ObjectFile> Object, Node &N) {
+  const Options &Opts = C.Opts;
+  json::Object &Fields = N.Fields;
+  json::Array Variants, Debug, Ptx;
+  for (size_t VI = 0; VI < Object->Variants.size(); ++VI) {
+    const ModuleVariant &V = Object->Variants[VI];
     const TargetInfo &T = V.Target;
-    auto SymName = [&](uint32_t I) -> std::string {
-      return I < V.Symbols.size() ? V.Symbols[I].Name.str() : formatv("<symbol {0}>", I).str();
-    };
-    auto SecName = [&](uint32_t I) -> std::string {
-      return I < V.Sections.size() ? V.Sections[I].Name.str() : "";
-    };
     if (Opts.Headers) {
       json::Array TOpts;
       for (StringRef X : T.Options)
@@ -133,114 +290,6 @@ void describeObjectModel(Context &C, const Origin &O, const ObjectFile &Object, 
                                       {"symbols", int64_t(V.Symbols.size())},
                                       {"functions", int64_t(V.Functions.size())}});
     }
-    if (Opts.Symbols)
-      for (size_t I = 0; I < V.Symbols.size(); ++I) {
-        const Symbol &S = V.Symbols[I];
-        json::Object J{{"variant", int64_t(VI)},
-                       {"index", int64_t(I)},
-                       {"name", S.Name.str()},
-                       {"binding", bindingName(S.Bind)},
-                       {"kind", kindName(S.Kind)},
-                       {"space", stateSpaceName(S.Space).str()},
-                       {"size", S.Size},
-                       {"section", S.Section == NoSection ? "UND" : SecName(S.Section)}};
-        if (S.Align)
-          J["align"] = S.Align;
-        if (S.Initialized)
-          J["initialized"] = true;
-        if (S.AliasOf != NoSymbol)
-          J["aliasOf"] = SymName(S.AliasOf);
-        if (std::string D = demangled(S.Name); !D.empty())
-          J["demangled"] = D;
-        Symbols.push_back(std::move(J));
-      }
-    if (Opts.Relocs)
-      for (const Section &S : V.Sections)
-        for (const Relocation &R : S.Relocs) {
-          json::Object J{{"variant", int64_t(VI)}, {"section", S.Name.str()},       {"offset", hex(R.Offset)},
-                         {"type", relocKindName(R.Kind)}, {"symbol", SymName(R.Symbol)}};
-          if (R.Kind == RelocKind::NameRef || R.Kind == RelocKind::FileIndex || R.Kind == RelocKind::SectionOffset)
-            J["length"] = R.Length;
-          if (R.Kind != RelocKind::NameRef && R.Kind != RelocKind::FileIndex)
-            J["addend"] = R.Addend;
-          if (R.Kind == RelocKind::FileIndex)
-            J["symbol"] = int64_t(R.Symbol); // the .file index as written
-          Relocs.push_back(std::move(J));
-        }
-    if (Opts.Abi) {
-      for (const FunctionAbi &F : V.Functions) {
-        if (F.Symbol >= V.Symbols.size())
-          continue;
-        const Symbol &S = V.Symbols[F.Symbol];
-        json::Array Rets, Params;
-        for (const ParamInfo &P : F.Returns)
-          Rets.push_back(paramJson(P));
-        for (const ParamInfo &P : F.Params)
-          Params.push_back(paramJson(P));
-        json::Object J{{"variant", int64_t(VI)},
-                       {"name", S.Name.str()},
-                       {"kind", F.IsKernel ? "kernel" : "function"},
-                       {"binding", bindingName(S.Bind)},
-                       {"defined", F.HasBody},
-                       {"prototype", prototype(V, F)},
-                       {"returns", std::move(Rets)},
-                       {"params", std::move(Params)}};
-        if (std::string D = demangled(S.Name); !D.empty())
-          J["demangled"] = D;
-        if (F.NoReturn)
-          J["noreturn"] = true;
-        if (F.AbiPreserve)
-          J["abiPreserve"] = *F.AbiPreserve;
-        if (F.AbiPreserveControl)
-          J["abiPreserveControl"] = *F.AbiPreserveControl;
-        if (F.Where.isValid())
-          J["line"] = F.Where.Line;
-        if (F.IsKernel)
-          J["layout"] = kernelLayout(V, F);
-        Functions.push_back(std::move(J));
-      }
-      for (const PrototypeAbi &P : V.Prototypes) {
-        json::Array Rets, Params, Targets;
-        for (const ParamInfo &X : P.Returns)
-          Rets.push_back(paramJson(X));
-        for (const ParamInfo &X : P.Params)
-          Params.push_back(paramJson(X));
-        for (uint32_t T2 : P.CallTargets)
-          Targets.push_back(SymName(T2));
-        Prototypes.push_back(json::Object{{"variant", int64_t(VI)}, {"label", P.Label.str()},
-                                          {"function", SymName(P.Function)}, {"returns", std::move(Rets)},
-                                          {"params", std::move(Params)}, {"callTargets", std::move(Targets)}});
-      }
-      for (const VariableAbi &Var : V.Variables) {
-        if (Var.Symbol >= V.Symbols.size())
-          continue;
-        const Symbol &S = V.Symbols[Var.Symbol];
-        Variables.push_back(json::Object{{"variant", int64_t(VI)}, {"name", S.Name.str()},
-                                         {"space", stateSpaceName(Var.Space).str()}, {"type", Var.Type.str()},
-                                         {"size", S.Size}, {"align", S.Align}, {"binding", bindingName(S.Bind)}});
-      }
-    }
-    if (Opts.Callgraph) {
-      std::set<std::pair<std::string, std::string>> Seen;
-      for (const Section &S : V.Sections) {
-        if ((S.Kind != SectionKind::Function && S.Kind != SectionKind::Variable) || S.Symbol >= V.Symbols.size())
-          continue;
-        for (const Relocation &R : S.Relocs) {
-          if (R.Kind != RelocKind::NameRef || R.Symbol >= V.Symbols.size() || R.Symbol == S.Symbol)
-            continue;
-          const Symbol &T2 = V.Symbols[R.Symbol];
-          if (T2.Kind != SymbolKind::Function && T2.Kind != SymbolKind::Kernel)
-            continue;
-          std::string From = V.Symbols[S.Symbol].Name.str(), To = T2.Name.str();
-          if (!Seen.insert({From, To}).second)
-            continue;
-          StringRef Kind = S.Kind == SectionKind::Variable ? "initializer"
-                           : isCallee(S.Contents, R.Offset)  ? "call"
-                                                              : "reference";
-          Edges.push_back(json::Object{{"variant", int64_t(VI)}, {"caller", From}, {"callee", To}, {"kind", Kind}});
-        }
-      }
-    }
     if (Opts.Debug) {
       std::vector<std::pair<std::string, std::string>> DebugSections;
       for (const Section &S : V.Sections)
@@ -254,38 +303,53 @@ void describeObjectModel(Context &C, const Origin &O, const ObjectFile &Object, 
       D["fileTable"] = std::move(Files);
       Debug.push_back(std::move(D));
     }
-    if (Opts.Ptx && !Node.get("ptx")) {
+    if (Opts.Ptx && !Fields.get("ptx")) {
       std::string Text;
       raw_string_ostream OS(Text);
       printModule(V, OS);
       Ptx.push_back(json::Object{{"variant", int64_t(VI)}, {"target", T.Arch.str()}, {"text", Text}});
     }
   }
+  // The views that grow with the object are streams over it (the object lives as long as they do).
+  auto StreamOf = [&Object](void (*Records)(const ObjectFile &, Node::Emit)) {
+    return [Object, Records](Node::Emit Emit) { Records(*Object, Emit); };
+  };
   if (Opts.Headers)
-    Node["headers"] = json::Object{{"variants", std::move(Variants)}};
+    Fields["headers"] = json::Object{{"variants", std::move(Variants)}};
   if (Opts.Symbols)
-    Node["symbols"] = std::move(Symbols);
+    N.Streams.emplace_back("symbols", StreamOf(symbolRecords));
   if (Opts.Relocs)
-    Node["relocs"] = std::move(Relocs);
-  if (Opts.Abi)
-    Node["abi"] = json::Object{{"functions", std::move(Functions)},
-                               {"prototypes", std::move(Prototypes)},
-                               {"variables", std::move(Variables)}};
+    N.Streams.emplace_back("relocs", StreamOf(relocRecords));
+  if (Opts.Abi) {
+    Node Abi;
+    Abi.Streams.emplace_back("functions", StreamOf(functionRecords));
+    Abi.Streams.emplace_back("prototypes", StreamOf(prototypeRecords));
+    Abi.Streams.emplace_back("variables", StreamOf(variableRecords));
+    N.Objects.emplace_back("abi", std::move(Abi));
+  }
   if (Opts.Callgraph)
-    Node["callgraph"] = std::move(Edges);
+    N.Streams.emplace_back("callgraph", StreamOf(callEdgeRecords));
   if (Opts.Debug)
-    Node["debug"] = std::move(Debug);
-  if (Opts.Ptx && !Node.get("ptx"))
-    Node["ptx"] = std::move(Ptx);
+    Fields["debug"] = std::move(Debug);
+  if (Opts.Ptx && !Fields.get("ptx"))
+    Fields["ptx"] = std::move(Ptx);
 }
 
-void describePtxlinkObject(Context &C, const Origin &O, StringRef Bytes, json::Object &Node) {
+void describePtxlinkObject(Context &C, const Origin &O, StringRef Bytes, Node &N) {
+  json::Object &Node = N.Fields;
   if (C.Opts.Sections) {
-    json::Array Secs;
-    for (const CubinSection &S : readElfSections(Bytes, [&](uint64_t Off, const Twine &M) { C.warn(O, Off, M); }))
-      Secs.push_back(json::Object{{"index", S.Index}, {"name", S.Name}, {"type", hex(S.Type)},
-                                  {"flags", hex(S.Flags)}, {"offset", O.Base + S.Offset}, {"size", S.Size}});
-    Node["sections"] = std::move(Secs);
+    // Read now, so that the section table's warnings come in their place; written as a stream, one
+    // record at a time (an object has a section per function).
+    auto Sections = std::make_shared<std::vector<CubinSection>>(
+        readElfSections(Bytes, [&](uint64_t Off, const Twine &M) { C.warn(O, Off, M); }));
+    N.Streams.emplace_back("sections", [Sections, Base = O.Base](Node::Emit Emit) {
+      for (const CubinSection &S : *Sections) {
+        dump::Node Record;
+        Record.Fields = json::Object{{"index", S.Index}, {"name", S.Name}, {"type", hex(S.Type)},
+                                     {"flags", hex(S.Flags)}, {"offset", Base + S.Offset}, {"size", S.Size}};
+        Emit(Record);
+      }
+    });
   }
   auto Object = readObject(MemoryBuffer::getMemBuffer(Bytes, O.Name, /*RequiresNullTerminator=*/false));
   if (!Object) {
@@ -293,10 +357,11 @@ void describePtxlinkObject(Context &C, const Origin &O, StringRef Bytes, json::O
     C.warn(O, P.Offset, P.Message);
     return;
   }
-  describeObjectModel(C, O, **Object, Node);
+  describeObjectModel(C, O, std::shared_ptr<const ObjectFile>(std::move(*Object)), N);
 }
 
-void describePtxText(Context &C, const Origin &O, StringRef Text, json::Object &Node) {
+void describePtxText(Context &C, const Origin &O, StringRef Text, Node &N) {
+  json::Object &Node = N.Fields;
   auto Image = makePtxImage(Text);
   if (C.Opts.Headers && Image)
     Node["ptxHeader"] = json::Object{{"target", fatbinArchName(*Image).replace(0, 8, "sm_")},
@@ -310,16 +375,16 @@ void describePtxText(Context &C, const Origin &O, StringRef Text, json::Object &
                    C.Opts.Debug;
   if (!NeedModel)
     return;
-  ObjectFile Object;
+  auto Object = std::make_shared<ObjectFile>();
   std::string Diags;
   raw_string_ostream DiagOS(Diags);
   DiagnosticEngine Engine(DiagOS, "ptxlink-dump");
-  if (!assembleInto(Object, Text, O.Name, Engine)) {
+  if (!assembleInto(*Object, Text, O.Name, Engine)) {
     C.Err << Diags;
     C.warn(O, 0, "the PTX text does not assemble; only its header is shown");
     return;
   }
-  describeObjectModel(C, O, Object, Node);
+  describeObjectModel(C, O, std::move(Object), N);
 }
 
 } // namespace ptxlink::dump

@@ -108,7 +108,7 @@ Node describe(Context &C, const Origin &O, StringRef Bytes, unsigned Depth) {
     describeArchive(C, O, Bytes, N, Depth);
   } else if (isPtxlinkObject(Bytes)) {
     Node["kind"] = "ptxlink-object";
-    describePtxlinkObject(C, O, Bytes, Node);
+    describePtxlinkObject(C, O, Bytes, N);
   } else if (isCubin(Bytes)) {
     Node["kind"] = "cubin";
     describeCubin(C, O, Bytes, Node);
@@ -125,7 +125,7 @@ Node describe(Context &C, const Origin &O, StringRef Bytes, unsigned Depth) {
     });
     if (Printable && (Text.contains(".version") || Text.contains(".target"))) {
       Node["kind"] = "ptx";
-      describePtxText(C, O, Text, Node);
+      describePtxText(C, O, Text, N);
     } else {
       Node["kind"] = "unknown";
       C.warn(O, 0, "unrecognised input: not a fatbinary, archive, ELF file or PTX text");
