@@ -48,6 +48,11 @@ config.substitutions.append(("%cuda_lib", cuda_lib))
 config.substitutions.append(("%cudadevrt_path", os.path.join(cuda_lib, "libcudadevrt.a")))
 if os.path.exists(os.path.join(cuda_lib, "libcudart.so")):
     config.available_features.add("cudart")
+# NVIDIA's nvJitLink library (the linker of nvlink as a library), for tests that build a small C driver.
+cuda_include = os.path.join(os.environ.get("CUDA_HOME", "/usr/local/cuda"), "include")
+config.substitutions.append(("%cuda_include", cuda_include))
+if os.path.exists(os.path.join(cuda_lib, "libnvJitLink.so")) and os.path.exists(os.path.join(cuda_include, "nvJitLink.h")):
+    config.available_features.add("nvjitlink")
 if shutil.which("llc", path=search):
     config.available_features.add("llc")
 if os.path.isdir(os.path.join(shared, "corpus", "public")):
