@@ -52,8 +52,14 @@ private:
   std::vector<uint32_t> FuncAbiOf, VarAbiOf; // per symbol: index into V.Functions / V.Variables, or ~0u
   std::vector<Linkage> DeclLink;             // per symbol: linkage of its first declaration
   std::vector<uint8_t> PendingLabel;         // per symbol: a label a debug section expects in a function
-  std::vector<SourceLoc> FirstRefLoc;        // per pending label: where a debug section refers to it
-  std::vector<size_t> FirstRefOffset;
+  /// Where a debug section first refers to each pending label, in symbol order (only those: a table per
+  /// symbol cost 16 bytes for every function of a module).
+  struct FirstReference {
+    uint32_t Symbol;
+    SourceLoc Loc;
+    size_t Offset;
+  };
+  std::vector<FirstReference> PendingLabelRefs;
   std::vector<std::vector<uint32_t>> FixupSymbols; // per debug section: the symbol of each fixup
   StringMap<uint32_t> FirstDebugSection;           // debug section name -> its first section's index
 
@@ -77,8 +83,6 @@ private:
     VarAbiOf.push_back(~0u);
     DeclLink.push_back(Linkage::None);
     PendingLabel.push_back(0);
-    FirstRefLoc.push_back({});
-    FirstRefOffset.push_back(0);
     return Idx;
   }
   /// The Section symbol named Name (placed in this module's first debug section of that name, if any),
@@ -99,8 +103,6 @@ private:
     VarAbiOf.reserve(Capacity);
     DeclLink.reserve(Capacity);
     PendingLabel.reserve(Capacity);
-    FirstRefLoc.reserve(Capacity);
-    FirstRefOffset.reserve(Capacity);
   }
   uint32_t lookup(StringRef Name) const {
     auto It = SymMap.find(Name);
@@ -372,8 +374,7 @@ void Lowerer::declareDebugRefs() {
       if (!Added)
         continue;
       PendingLabel[Sym] = 1;
-      FirstRefLoc[Sym] = F.Loc;
-      FirstRefOffset[Sym] = F.TextOffset;
+      PendingLabelRefs.push_back({Sym, F.Loc, F.TextOffset});
     }
   }
 }
@@ -640,10 +641,12 @@ bool Lowerer::run() {
     }
   }
   keepFunctionAbiStrings();
-  for (uint32_t S = 0; S < V.Symbols.size(); ++S)
-    if (PendingLabel[S] && V.Symbols[S].Section == NoSection)
-      D.error(FirstRefOffset[S], FirstRefLoc[S],
-              "debug data refers to '" + V.Symbols[S].Name + "', which is not a label, section or symbol of this module");
+  // In symbol order: a pending label's symbol is new when its first reference is recorded.
+  for (const FirstReference &R : PendingLabelRefs)
+    if (V.Symbols[R.Symbol].Section == NoSection)
+      D.error(R.Offset, R.Loc,
+              "debug data refers to '" + V.Symbols[R.Symbol].Name +
+                  "', which is not a label, section or symbol of this module");
   return D.errors() == ErrorsBefore;
 }
 
