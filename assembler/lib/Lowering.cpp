@@ -48,7 +48,7 @@ private:
   SourceDiags &D;
   bool Zero;
 
-  SymbolNameMap SymMap;
+  SymbolNameMap SymMap{V.Symbols};
   std::vector<uint32_t> FuncAbiOf, VarAbiOf; // per symbol: index into V.Functions / V.Variables, or ~0u
   std::vector<Linkage> DeclLink;             // per symbol: linkage of its first declaration
   std::vector<uint8_t> PendingLabel;         // per symbol: a label a debug section expects in a function
@@ -69,10 +69,10 @@ private:
   /// followed by an insertion was two cache misses each.
   uint32_t findOrAddSymbol(StringRef Name, SymbolKind K, Binding B, SourceLoc Where, bool &Added) {
     uint32_t Idx = static_cast<uint32_t>(V.Symbols.size());
-    auto [It, Inserted] = SymMap.try_emplace(Name, Idx);
+    auto [Found, Inserted] = SymMap.insert(Name, Idx);
     Added = Inserted;
     if (!Inserted)
-      return It->second;
+      return Found;
     Symbol S;
     S.Name = keep(Name);
     S.Kind = K;
@@ -103,11 +103,9 @@ private:
     VarAbiOf.reserve(Capacity);
     DeclLink.reserve(Capacity);
     PendingLabel.reserve(Capacity);
+    SymMap.reserve(Capacity);
   }
-  uint32_t lookup(StringRef Name) const {
-    auto It = SymMap.find(Name);
-    return It == SymMap.end() ? NoSymbol : It->second;
-  }
+  uint32_t lookup(StringRef Name) const { return SymMap.find(Name); }
   std::vector<StringRef> keepAll(const std::vector<StringRef> &In) {
     std::vector<StringRef> R;
     R.reserve(In.size());
@@ -614,7 +612,7 @@ bool Lowerer::run() {
         // The definition's own signature: declareFunction made it the symbol's record.
         const FunctionAbi &A = V.Functions[FuncAbiOf[W.Symbol]];
         lowerFunction(F, A, W.Symbol, W.Section, Scanner);
-        checkFunctionBody(M.Text, F, A, [&](StringRef Name) { return SymMap.count(Name) != 0; }, D);
+        checkFunctionBody(M.Text, F, A, [&](StringRef Name) { return SymMap.find(Name) != NoSymbol; }, D);
       }
       break;
     }
