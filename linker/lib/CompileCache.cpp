@@ -1,8 +1,11 @@
 // The on-disk compile cache of `ptxlink --sass` (see CompileCache.h for the contract).
 //
-// Layout: <dir>/<first two hex digits>/<key>.cubin, each file a 32-byte header (magic, format version,
-// payload size, XXH3-64 of the payload) followed by the payload. Two levels keep directories small for
-// caches of many thousands of entries.
+// Layout: <dir>/<first two hex digits>/<key>.cubin, each file the payload followed by a 32-byte trailer
+// (magic with the format version, payload size, XXH3-64 of the payload, a reserved zero). Two levels keep
+// directories small for caches of many thousands of entries. The checksum comes last so that an entry
+// begins with its payload: nvlink reads a cached cubin file in place (it stops at the ELF's end) and
+// gives the same output as from the bare cubin, which saves writing a copy of every cached cubin into the
+// temporary folder on each link. (Format 1 had the same fields as a header; its entries are misses.)
 #include "CompileCache.h"
 
 #include "llvm/ADT/SmallString.h"
@@ -26,8 +29,8 @@ using namespace llvm;
 namespace ptxlink {
 
 namespace {
-constexpr char Magic[8] = {'P', 'T', 'X', 'L', 'K', 'C', 'C', '1'};
-constexpr size_t HeaderSize = 32; // magic, u64 size, u64 checksum, u64 reserved (zero)
+constexpr char Magic[8] = {'P', 'T', 'X', 'L', 'K', 'C', 'C', '2'};
+constexpr size_t TrailerSize = 32; // magic, u64 size, u64 checksum, u64 reserved (zero)
 constexpr StringRef CubinSuffix = ".cubin", LinkSuffix = ".link";
 StringRef suffixOf(CompileCache::EntryKind Kind) {
   return Kind == CompileCache::EntryKind::Link ? LinkSuffix : CubinSuffix;
@@ -75,27 +78,40 @@ std::string CompileCache::key(ArrayRef<StringRef> Parts) {
   return Buf;
 }
 
-std::string CompileCache::encodeEntry(StringRef Payload) {
-  std::string S;
-  S.reserve(HeaderSize + Payload.size());
-  S.append(Magic, sizeof(Magic));
+namespace {
+/// What follows an entry's payload.
+std::string trailerOf(StringRef Payload) {
+  std::string S(Magic, sizeof(Magic));
   put64(S, Payload.size());
   put64(S, XXH3_64bits(Payload.data(), Payload.size()));
   put64(S, 0);
-  S.append(Payload.data(), Payload.size());
   return S;
+}
+} // namespace
+
+std::string CompileCache::encodeEntry(StringRef Payload) {
+  return (Payload + trailerOf(Payload)).str();
+}
+
+std::optional<StringRef> CompileCache::payloadOf(StringRef Bytes) {
+  if (Bytes.size() < TrailerSize)
+    return std::nullopt;
+  const char *Trailer = Bytes.data() + Bytes.size() - TrailerSize;
+  if (std::memcmp(Trailer, Magic, sizeof(Magic)) != 0)
+    return std::nullopt;
+  uint64_t Size = get64(Trailer + 8), Sum = get64(Trailer + 16);
+  if (Size != Bytes.size() - TrailerSize || get64(Trailer + 24) != 0) // reserved: zero in this version
+    return std::nullopt;
+  StringRef Payload = Bytes.take_front(Size);
+  if (XXH3_64bits(Payload.data(), Payload.size()) != Sum)
+    return std::nullopt;
+  return Payload;
 }
 
 std::optional<std::string> CompileCache::decodeEntry(StringRef Bytes) {
-  if (Bytes.size() < HeaderSize || std::memcmp(Bytes.data(), Magic, sizeof(Magic)) != 0)
-    return std::nullopt;
-  uint64_t Size = get64(Bytes.data() + 8), Sum = get64(Bytes.data() + 16);
-  if (Size != Bytes.size() - HeaderSize || get64(Bytes.data() + 24) != 0) // reserved: zero in this version
-    return std::nullopt;
-  StringRef Payload = Bytes.drop_front(HeaderSize);
-  if (XXH3_64bits(Payload.data(), Payload.size()) != Sum)
-    return std::nullopt;
-  return Payload.str();
+  if (auto Payload = payloadOf(Bytes))
+    return Payload->str();
+  return std::nullopt;
 }
 
 std::string CompileCache::entryPath(StringRef Key, EntryKind Kind) const {
@@ -104,19 +120,27 @@ std::string CompileCache::entryPath(StringRef Key, EntryKind Kind) const {
   return std::string(P);
 }
 
-std::optional<std::string> CompileCache::lookup(StringRef Key, EntryKind Kind) const {
+std::optional<CompileCache::Entry> CompileCache::find(StringRef Key, EntryKind Kind) const {
   std::string Path = entryPath(Key, Kind);
   int FD;
   if (sys::fs::openFileForRead(Path, FD))
     return std::nullopt;
-  auto Buffer = MemoryBuffer::getOpenFile(sys::fs::convertFDToNativeFile(FD), Path, -1, false);
-  std::optional<std::string> Payload;
+  // Mapped, not read: the payload is used where it lies (hashed here, then read by nvlink from the file).
+  auto Buffer = MemoryBuffer::getOpenFile(sys::fs::convertFDToNativeFile(FD), Path, -1, /*RequiresNullTerminator=*/false);
+  std::optional<Entry> Found;
   if (Buffer)
-    Payload = decodeEntry((*Buffer)->getBuffer());
-  if (Payload) // recently used: eviction goes by modification time
+    if (std::optional<StringRef> Payload = payloadOf((*Buffer)->getBuffer()))
+      Found = Entry{std::move(*Buffer), *Payload, std::move(Path)};
+  if (Found) // recently used: eviction goes by modification time
     (void)sys::fs::setLastAccessAndModificationTime(FD, sys::toTimePoint(std::time(nullptr)));
   sys::Process::SafelyCloseFileDescriptor(FD);
-  return Payload;
+  return Found;
+}
+
+std::optional<std::string> CompileCache::lookup(StringRef Key, EntryKind Kind) const {
+  if (std::optional<Entry> E = find(Key, Kind))
+    return E->Payload.str();
+  return std::nullopt;
 }
 
 bool CompileCache::touch(StringRef Key, EntryKind Kind) const {
@@ -128,18 +152,68 @@ bool CompileCache::touch(StringRef Key, EntryKind Kind) const {
   return Done;
 }
 
+namespace {
+/// A new temporary file beside where Key's entries live (the same file system, so that a rename puts it
+/// in place), open for writing.
+Error createTemporaryIn(StringRef Parent, int &FD, SmallVectorImpl<char> &Temp) {
+  if (std::error_code EC = sys::fs::create_directories(Parent))
+    return createStringError(EC, "cannot create the cache directory " + Parent);
+  if (std::error_code EC = sys::fs::createUniqueFile(Parent + "/tmp-%%%%%%%%%%%%", FD, Temp))
+    return createStringError(EC, "cannot write into the cache directory " + Parent);
+  return Error::success();
+}
+} // namespace
+
+Expected<std::string> CompileCache::createTemporary(StringRef Key) const {
+  SmallString<256> Temp;
+  int FD;
+  if (Error E = createTemporaryIn(sys::path::parent_path(entryPath(Key)), FD, Temp))
+    return std::move(E);
+  sys::Process::SafelyCloseFileDescriptor(FD);
+  return std::string(Temp);
+}
+
+Error CompileCache::adopt(StringRef Temporary, StringRef Key, EntryKind Kind) const {
+  std::string Path = entryPath(Key, Kind);
+  auto Fail = [&](std::error_code EC, const Twine &What) {
+    sys::fs::remove(Temporary);
+    return createStringError(EC, What);
+  };
+  std::string Trailer;
+  {
+    auto Payload = MemoryBuffer::getFile(Temporary, /*IsText=*/false, /*RequiresNullTerminator=*/false);
+    if (!Payload)
+      return Fail(Payload.getError(), "cannot read " + Temporary);
+    Trailer = trailerOf((*Payload)->getBuffer());
+  }
+  {
+    std::error_code EC;
+    raw_fd_ostream OS(Temporary, EC, sys::fs::OF_Append);
+    if (!EC) {
+      OS << Trailer;
+      OS.close();
+    }
+    if (EC || OS.has_error()) {
+      std::error_code Err = EC ? EC : OS.error();
+      OS.clear_error();
+      return Fail(Err, "cannot write the cache entry " + Temporary);
+    }
+  }
+  if (std::error_code EC = sys::fs::rename(Temporary, Path))
+    return Fail(EC, "cannot store the cache entry " + Path);
+  return Error::success();
+}
+
 Error CompileCache::store(StringRef Key, StringRef Payload, EntryKind Kind) const {
   std::string Path = entryPath(Key, Kind);
   StringRef Parent = sys::path::parent_path(Path);
-  if (std::error_code EC = sys::fs::create_directories(Parent))
-    return createStringError(EC, "cannot create the cache directory " + Parent);
   SmallString<256> Temp;
   int FD;
-  if (std::error_code EC = sys::fs::createUniqueFile(Parent + "/tmp-%%%%%%%%%%%%", FD, Temp))
-    return createStringError(EC, "cannot write into the cache directory " + Parent);
+  if (Error E = createTemporaryIn(Parent, FD, Temp))
+    return E;
   {
     raw_fd_ostream OS(FD, /*shouldClose=*/true);
-    OS << encodeEntry(Payload);
+    OS << Payload << trailerOf(Payload); // no copy of the payload (nvlink's result is megabytes)
     OS.close();
     if (OS.has_error()) {
       std::error_code EC = OS.error();

@@ -15,8 +15,10 @@
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
+#include "llvm/Support/MemoryBuffer.h"
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 
@@ -40,8 +42,20 @@ public:
   /// that no two different lists of parts hash the same bytes.
   static std::string key(llvm::ArrayRef<llvm::StringRef> Parts);
 
-  /// The stored bytes for Key, or std::nullopt if absent or not intact (a miss). A hit marks the entry as
-  /// recently used.
+  /// A verified entry as its file maps into memory. The payload is the file's beginning (the checksum
+  /// follows it), so the file itself is a valid input for a tool that reads the payload's format and stops
+  /// at its end: nvlink reads cached cubins in place instead of copies. The mapping stays valid if a
+  /// concurrent prune removes the file (entries are only ever renamed over or removed, never rewritten).
+  struct Entry {
+    std::unique_ptr<llvm::MemoryBuffer> File;
+    llvm::StringRef Payload;
+    std::string Path;
+  };
+
+  /// Key's entry, or std::nullopt if absent or not intact (a miss). A hit marks the entry as recently used.
+  std::optional<Entry> find(llvm::StringRef Key, EntryKind Kind = EntryKind::Cubin) const;
+
+  /// The stored bytes for Key (a copy of find()'s payload), or std::nullopt on a miss.
   std::optional<std::string> lookup(llvm::StringRef Key, EntryKind Kind = EntryKind::Cubin) const;
 
   /// Marks Key's entry as recently used without reading it (a link whose nvlink result came from the cache
@@ -51,6 +65,15 @@ public:
   /// Stores Payload under Key atomically (temporary file in the cache, then rename).
   llvm::Error store(llvm::StringRef Key, llvm::StringRef Payload, EntryKind Kind = EntryKind::Cubin) const;
 
+  /// A new, empty temporary file in Key's folder of the cache, for a tool to write an entry's payload into
+  /// (nvlink's result, megabytes): adopt() then makes it the entry without a copy. One never adopted (a
+  /// killed link's) is removed by prune() after an hour, like store()'s temporaries.
+  llvm::Expected<std::string> createTemporary(llvm::StringRef Key) const;
+
+  /// Makes the payload a tool wrote into Temporary (from createTemporary) Key's entry: appends the trailer
+  /// and renames the file into place, atomically as store() does. The file is removed if that fails.
+  llvm::Error adopt(llvm::StringRef Temporary, llvm::StringRef Key, EntryKind Kind) const;
+
   /// Removes least recently used entries until the cache holds at most the limit; also removes
   /// temporary files that a killed link left behind (older than an hour). Returns the bytes removed.
   uint64_t prune() const;
@@ -59,10 +82,12 @@ public:
   std::string entryPath(llvm::StringRef Key, EntryKind Kind = EntryKind::Cubin) const;
   const std::string &directory() const { return Dir; }
 
-  /// The on-disk form of an entry (header with magic, size and checksum, then the payload), and its
+  /// The on-disk form of an entry (the payload, then a trailer with magic, size and checksum), and its
   /// inverse, which fails on anything not intact. Exposed for unit tests.
   static std::string encodeEntry(llvm::StringRef Payload);
   static std::optional<std::string> decodeEntry(llvm::StringRef Bytes);
+  /// decodeEntry's payload as a view into Bytes.
+  static std::optional<llvm::StringRef> payloadOf(llvm::StringRef Bytes);
 
 private:
   std::string Dir;

@@ -75,12 +75,17 @@ struct Job {
   bool Relocatable = true;     // ptxas -c
   bool Debug = false;          // ptxas -g, `.target ..., debug` (a -G link: the units with DWARF)
   std::string Key;             // cache key
-  std::string Cubin;           // the result (from the cache or ptxas)
+  std::string Compiled;        // the cubin ptxas made
+  std::optional<CompileCache::Entry> Cached; // or the cache's entry (nvlink reads its file in place)
   bool FromCache = false;
   bool Failed = false;
   int Exit = 0;
   std::string Output;          // what ptxas printed
   std::string PtxPath, CubinPath;
+
+  StringRef cubin() const { return Cached ? Cached->Payload : StringRef(Compiled); }
+  /// What nvlink reads: the cache's entry itself, or the file ptxas wrote.
+  StringRef nvlinkInput() const { return Cached ? StringRef(Cached->Path) : StringRef(CubinPath); }
 };
 
 /// The one-line progress display: "ptxlink: SASS 12/100 compiled, 80 from cache, 8 remaining". Redrawn
@@ -242,7 +247,7 @@ std::vector<std::optional<std::string>> buildSass(ArrayRef<SassRequest> Requests
       return;
     StringRef Mode = J.Relocatable ? "ptxas -c" : "ptxas";
     std::string Extra = join(Settings.PtxasOptions, "\x1f");
-    J.Key = CompileCache::key({"ptxlink-sass-1", Tools.Version, Mode, J.Debug ? "-g" : "", Extra, Q.Arch, J.Text});
+    J.Key = CompileCache::key({"ptxlink-sass-2", Tools.Version, Mode, J.Debug ? "-g" : "", Extra, Q.Arch, J.Text});
   });
   Times.add("sass: print and hash", "", Start);
 
@@ -264,7 +269,7 @@ std::vector<std::optional<std::string>> buildSass(ArrayRef<SassRequest> Requests
       const SassRequest &Q = Requests[R];
       if (!needsNvlink(R) || Q.DeviceRuntime)
         continue;
-      SmallVector<StringRef, 64> Parts{"ptxlink-sass-link-1", Tools.Version, Tools.Nvlink, Tools.NvlinkVersion,
+      SmallVector<StringRef, 64> Parts{"ptxlink-sass-link-2", Tools.Version, Tools.Nvlink, Tools.NvlinkVersion,
                                        Q.Arch, Q.Target.Debug ? "-g" : ""};
       for (size_t I : JobsOf[R])
         Parts.push_back(Jobs[I].Key);
@@ -283,8 +288,8 @@ std::vector<std::optional<std::string>> buildSass(ArrayRef<SassRequest> Requests
         J.FromCache = true;
         return;
       }
-      if (auto Hit = Cache->lookup(J.Key)) {
-        J.Cubin = std::move(*Hit);
+      if (auto Hit = Cache->find(J.Key)) {
+        J.Cached = std::move(*Hit);
         J.FromCache = true;
       }
     });
@@ -310,7 +315,7 @@ std::vector<std::optional<std::string>> buildSass(ArrayRef<SassRequest> Requests
     report();
     for (size_t R = 0; R < Requests.size(); ++R)
       if (!LinkedFromCache[R] && !JobsOf[R].empty())
-        Results[R] = std::move(Jobs[JobsOf[R].front()].Cubin); // a whole-program cubin
+        Results[R] = Jobs[JobsOf[R].front()].cubin().str(); // a whole-program cubin
     return Results;
   }
 
@@ -332,20 +337,14 @@ std::vector<std::optional<std::string>> buildSass(ArrayRef<SassRequest> Requests
     J.CubinPath = Base + ".cubin";
   }
 
-  // Compile the misses, and write the cached cubins that nvlink will read (nvlink reads files: the cached
-  // bytes go where ptxas would have written them). One work list, taken in order by --threads workers:
-  // the misses first, largest first, so that no worker is left with a large unit at the end while the
-  // others idle; then the writes, which thus run beside ptxas when few units changed.
+  // Compile the misses, taken in order by --threads workers, largest first, so that no worker is left with
+  // a large unit at the end while the others idle. (nvlink reads the cached cubins from the cache itself.)
   auto CompileStart = std::chrono::steady_clock::now();
   std::vector<size_t> Work;
   for (size_t I = 0; I < Jobs.size(); ++I)
     if (!Jobs[I].FromCache)
       Work.push_back(I);
   llvm::stable_sort(Work, [&](size_t A, size_t B) { return Jobs[A].Text.size() > Jobs[B].Text.size(); });
-  for (size_t I = 0; I < Jobs.size(); ++I)
-    if (Jobs[I].FromCache && !LinkedFromCache[Jobs[I].Request] && needsNvlink(Jobs[I].Request))
-      Work.push_back(I);
-  std::vector<char> WriteFailed(Jobs.size(), 0);
   Progress Bar(Settings.Progress && Misses > 0, Misses, Hits);
   auto compile = [&](Job &J) {
     auto Done = make_scope_exit([&] { Bar.step(); });
@@ -383,25 +382,13 @@ std::vector<std::optional<std::string>> buildSass(ArrayRef<SassRequest> Requests
       J.Output = "cannot read the cubin ptxas wrote: " + B.getError().message();
       return;
     }
-    J.Cubin = (*B)->getBuffer().str();
+    J.Compiled = (*B)->getBuffer().str();
   };
   std::atomic<size_t> NextWork{0};
   size_t Workers = std::min<size_t>(std::max(1u, parallel::strategy.compute_thread_count()), Work.size());
   parallelFor(0, Workers, [&](size_t) {
-    for (size_t W; (W = NextWork++) < Work.size();) {
-      Job &J = Jobs[Work[W]];
-      if (!J.FromCache) {
-        compile(J);
-        continue;
-      }
-      std::error_code EC;
-      raw_fd_ostream OS(J.CubinPath, EC);
-      OS << J.Cubin;
-      if (EC || OS.has_error()) {
-        OS.clear_error();
-        WriteFailed[Work[W]] = 1;
-      }
-    }
+    for (size_t W; (W = NextWork++) < Work.size();)
+      compile(Jobs[Work[W]]);
   });
   Bar.finish();
   Times.add("sass: ptxas", "", CompileStart);
@@ -423,8 +410,6 @@ std::vector<std::optional<std::string>> buildSass(ArrayRef<SassRequest> Requests
   for (size_t I = 0; I < Jobs.size(); ++I) {
     Job &J = Jobs[I];
     const SassRequest &Q = Requests[J.Request];
-    if (WriteFailed[I] && LinkErrors[J.Request].empty())
-      LinkErrors[J.Request] = "cannot write " + J.CubinPath;
     if (J.Failed) {
       RequestFailed[J.Request] = true;
       // Its messages at the inputs' lines, then which compilation failed.
@@ -440,18 +425,24 @@ std::vector<std::optional<std::string>> buildSass(ArrayRef<SassRequest> Requests
       continue;
     }
     if (!J.FromCache && Cache)
-      store(J.Key, J.Cubin, CompileCache::EntryKind::Cubin);
+      store(J.Key, J.Compiled, CompileCache::EntryKind::Cubin);
   }
   report();
 
   // Join each arch's relocatable cubins.
   auto LinkStart = std::chrono::steady_clock::now();
+  std::vector<std::string> LinkNotes(Requests.size());
+  // nvlink's result goes straight into the cache when it is to be stored there (a temporary file in the
+  // cache's folder, which becomes the entry by a rename once the trailer is appended, on the background
+  // thread): storing it used to write its megabytes a second time.
+  std::vector<std::string> OutputInCache(Requests.size());
   parallelFor(0, Requests.size(), [&](size_t R) {
     if (RequestFailed[R] || JobsOf[R].empty() || LinkedFromCache[R] || !LinkErrors[R].empty())
       return;
     const SassRequest &Q = Requests[R];
     if (!needsNvlink(R)) {
-      Results[R] = std::move(Jobs[JobsOf[R].front()].Cubin);
+      Job &J = Jobs[JobsOf[R].front()];
+      Results[R] = J.Cached ? J.cubin().str() : std::move(J.Compiled);
       return;
     }
     if (Tools.Nvlink.empty()) {
@@ -467,16 +458,72 @@ std::vector<std::optional<std::string>> buildSass(ArrayRef<SassRequest> Requests
     }
     std::string ArchArg = "-arch=" + Q.Arch;
     std::string OutPath = (TempDir + "/linked-" + Q.Arch + ".cubin").str();
+    std::string LogPath = OutPath + ".log";
+    // `nvlink -g` writes its command line, file names included, into the image (.note.nv.tkinfo), so a
+    // debug link gives nvlink the files under the names it always had: the cached cubins as links (or
+    // copies) in the temporary folder, and its output there. Without -g the note holds the options only
+    // and the names do not matter.
+    bool NamesRecorded = Q.Target.Debug;
+    if (Cache && !LinkKeys[R].empty() && !Settings.SaveTemps && !NamesRecorded) {
+      // If the cache cannot take it, nvlink writes into the temporary folder and the background stores a
+      // copy, or notes why it could not.
+      if (Expected<std::string> Temporary = Cache->createTemporary(LinkKeys[R]))
+        OutPath = OutputInCache[R] = std::move(*Temporary);
+      else
+        consumeError(Temporary.takeError());
+    }
+    auto DropOutputInCache = make_scope_exit([&] {
+      if (!OutputInCache[R].empty() && !Results[R]) // nvlink failed: nothing to adopt
+        sys::fs::remove(OutputInCache[R]);
+    });
     std::string LibArg = "-L" + Tools.LibDir;
-    SmallVector<StringRef, 16> Argv{Tools.Nvlink, ArchArg, "-o", OutPath};
-    if (Q.Target.Debug) // keep and merge the cubins' DWARF
-      Argv.push_back("-g");
-    for (size_t I : JobsOf[R])
-      Argv.push_back(Jobs[I].CubinPath);
-    if (Q.DeviceRuntime)
-      Argv.append({LibArg, "-lcudadevrt"});
+    auto runNvlink = [&](bool InPlace, std::string &Output) {
+      SmallVector<StringRef, 16> Argv{Tools.Nvlink, ArchArg, "-o", OutPath};
+      if (Q.Target.Debug) // keep and merge the cubins' DWARF
+        Argv.push_back("-g");
+      for (size_t I : JobsOf[R])
+        Argv.push_back(InPlace ? Jobs[I].nvlinkInput() : StringRef(Jobs[I].CubinPath));
+      if (Q.DeviceRuntime)
+        Argv.append({LibArg, "-lcudadevrt"});
+      return runTool(Tools.Nvlink, Argv, LogPath, Output);
+    };
+    // Private files for the cached cubins of a debug link: a hard link to the entry costs no copy (and a
+    // prune cannot take it away); across file systems, a copy.
+    auto writeCopies = [&]() -> bool {
+      for (size_t I : JobsOf[R]) {
+        Job &J = Jobs[I];
+        if (!J.Cached || (NamesRecorded && !sys::fs::create_hard_link(J.Cached->Path, J.CubinPath)))
+          continue;
+        // A file of our own (in place, the job's temporary name was never created; a failed hard link
+        // created nothing): never written through a link to the cache's entry.
+        std::error_code EC;
+        raw_fd_ostream OS(J.CubinPath, EC);
+        OS << J.cubin();
+        OS.close();
+        if (EC || OS.has_error()) {
+          OS.clear_error();
+          LinkErrors[R] = "cannot write " + J.CubinPath;
+          return false;
+        }
+      }
+      return true;
+    };
+    if (NamesRecorded && !writeCopies())
+      return;
     std::string Output;
-    int RC = runTool(Tools.Nvlink, Argv, OutPath + ".log", Output);
+    int RC = runNvlink(!NamesRecorded, Output);
+    // nvlink read cached cubins from the cache itself. If it failed, a concurrent link's prune may have
+    // removed an entry before nvlink opened it, or this nvlink may refuse what follows a cubin (the
+    // entry's checksum): link again from private copies of the verified bytes we hold (a mapping stays
+    // valid after its file is removed). A genuine link error costs a second nvlink run.
+    if (RC != 0 && !NamesRecorded && llvm::any_of(JobsOf[R], [&](size_t I) { return Jobs[I].Cached.has_value(); })) {
+      if (!writeCopies())
+        return;
+      LinkNotes[R] = "nvlink failed for " + Q.Arch + " on the cached cubins in place (exit " + std::to_string(RC) +
+                     "); linking copies of them";
+      Output.clear();
+      RC = runNvlink(false, Output);
+    }
     if (RC != 0) {
       // Name the modules, not our temporary files.
       std::string S = Output;
@@ -496,6 +543,8 @@ std::vector<std::optional<std::string>> buildSass(ArrayRef<SassRequest> Requests
     Results[R] = (*B)->getBuffer().str();
   });
   for (size_t R = 0; R < Requests.size(); ++R) {
+    if (Settings.Verbose && !LinkNotes[R].empty())
+      Log << "ptxlink: note: " << LinkNotes[R] << "\n";
     if (!LinkErrors[R].empty())
       Diags.error(LinkErrors[R], std::vector<DiagSite>(), "nvlink-failed");
   }
@@ -503,10 +552,19 @@ std::vector<std::optional<std::string>> buildSass(ArrayRef<SassRequest> Requests
 
   // The rest does not change the output: storing nvlink's results (megabytes), pruning the cache,
   // removing the temporary files. It runs on another thread while the caller writes the output.
-  std::vector<std::pair<std::string, std::string>> LinkEntries;
+  struct LinkEntry {
+    std::string Key;
+    std::string Written; // nvlink's output file in the cache, to adopt
+    std::string Copy;    // else the bytes to store
+  };
+  std::vector<LinkEntry> LinkEntries;
   for (size_t R = 0; R < Requests.size(); ++R)
-    if (LinkErrors[R].empty() && Results[R] && !LinkedFromCache[R] && !LinkKeys[R].empty())
-      LinkEntries.push_back({LinkKeys[R], *Results[R]});
+    if (LinkErrors[R].empty() && Results[R] && !LinkedFromCache[R] && !LinkKeys[R].empty()) {
+      if (!OutputInCache[R].empty())
+        LinkEntries.push_back({LinkKeys[R], OutputInCache[R], ""});
+      else
+        LinkEntries.push_back({LinkKeys[R], "", *Results[R]});
+    }
   std::string Folder;
   if (Settings.SaveTemps)
     Log << "ptxlink: note: temporary files kept in " << TempDir << "\n";
@@ -514,9 +572,17 @@ std::vector<std::optional<std::string>> buildSass(ArrayRef<SassRequest> Requests
     Folder = TempDir.str().str();
   Cleanup.release();
   bool Prune = Stored || !LinkEntries.empty();
-  Background.start([Cache, LinkEntries = std::move(LinkEntries), Prune, Folder = std::move(Folder)](std::vector<std::string> &Notes) {
-    for (const auto &[Key, Cubin] : LinkEntries)
-      if (Error E = Cache->store(Key, Cubin, CompileCache::EntryKind::Link))
+  // The cache entries nvlink read are unmapped on the background thread too (a hundred munmap calls).
+  auto Mapped = std::make_shared<std::vector<std::unique_ptr<MemoryBuffer>>>();
+  for (Job &J : Jobs)
+    if (J.Cached)
+      Mapped->push_back(std::move(J.Cached->File));
+  Background.start([Cache, LinkEntries = std::move(LinkEntries), Prune, Folder = std::move(Folder),
+                    Mapped](std::vector<std::string> &Notes) {
+    Mapped->clear();
+    for (const LinkEntry &L : LinkEntries)
+      if (Error E = L.Written.empty() ? Cache->store(L.Key, L.Copy, CompileCache::EntryKind::Link)
+                                      : Cache->adopt(L.Written, L.Key, CompileCache::EntryKind::Link))
         Notes.push_back(toString(std::move(E)));
     if (Prune)
       Cache->prune();

@@ -25,6 +25,9 @@ TEST(CompileCache, EntryRoundTripsAndRejectsDamage) {
   std::string Payload = "\x7f" "ELF some cubin bytes";
   std::string Entry = CompileCache::encodeEntry(Payload);
   ASSERT_EQ(CompileCache::decodeEntry(Entry), Payload);
+  // The payload comes first and the checksum after it: nvlink reads an entry's file as the cubin itself.
+  EXPECT_TRUE(StringRef(Entry).starts_with(Payload));
+  EXPECT_EQ(Entry.size(), Payload.size() + 32);
   EXPECT_EQ(CompileCache::decodeEntry(Entry.substr(0, Entry.size() - 1)), std::nullopt); // truncated
   EXPECT_EQ(CompileCache::decodeEntry(Entry + "x"), std::nullopt);                      // too long
   for (size_t I = 0; I < Entry.size(); ++I) {                                            // any byte flipped
@@ -51,6 +54,12 @@ TEST(CompileCache, StoreLookupAndMissOnCorruption) {
   EXPECT_EQ(C.lookup(K), std::nullopt);
   ASSERT_FALSE(errorToBool(C.store(K, "payload")));
   EXPECT_EQ(C.lookup(K), std::string("payload"));
+  // find() maps the entry: its payload is a view of the file's beginning, and it names the file.
+  std::optional<CompileCache::Entry> Found = C.find(K);
+  ASSERT_TRUE(Found.has_value());
+  EXPECT_EQ(Found->Payload, "payload");
+  EXPECT_EQ(Found->Path, C.entryPath(K));
+  EXPECT_EQ(Found->Payload.data(), Found->File->getBufferStart());
   {
     std::error_code EC;
     raw_fd_ostream OS(C.entryPath(K), EC);
@@ -124,6 +133,36 @@ TEST(CompileCache, LinkEntriesAndTouch) {
   C.prune();
   EXPECT_TRUE(sys::fs::exists(C.entryPath(L, CompileCache::EntryKind::Link)));
   EXPECT_FALSE(sys::fs::exists(C.entryPath(M)));
+}
+
+// A tool's output written into the cache's folder becomes an entry without a copy (nvlink's result):
+// adopt() appends the trailer and renames the file into place; a file it cannot adopt is removed.
+TEST(CompileCache, AdoptsAFileWrittenIntoTheCache) {
+  TempDir D;
+  CompileCache C(std::string(D.Path), 1 << 20);
+  std::string K = CompileCache::key({"linked"});
+  Expected<std::string> Temporary = C.createTemporary(K);
+  ASSERT_TRUE(bool(Temporary)) << toString(Temporary.takeError());
+  EXPECT_EQ(sys::path::parent_path(*Temporary), sys::path::parent_path(C.entryPath(K, CompileCache::EntryKind::Link)));
+  {
+    std::error_code EC;
+    raw_fd_ostream OS(*Temporary, EC);
+    OS << "\x7f" "ELF linked cubin";
+  }
+  ASSERT_FALSE(errorToBool(C.adopt(*Temporary, K, CompileCache::EntryKind::Link)));
+  EXPECT_FALSE(sys::fs::exists(*Temporary));
+  EXPECT_EQ(C.lookup(K, CompileCache::EntryKind::Link), std::string("\x7f" "ELF linked cubin"));
+  EXPECT_EQ(C.lookup(K), std::nullopt); // the other kind
+  // Prune counts it and removes nothing under the limit.
+  EXPECT_EQ(C.prune(), 0u);
+  EXPECT_TRUE(sys::fs::exists(C.entryPath(K, CompileCache::EntryKind::Link)));
+  // A temporary file that is gone cannot be adopted: an error, no entry.
+  std::string K2 = CompileCache::key({"gone"});
+  Expected<std::string> Gone = C.createTemporary(K2);
+  ASSERT_TRUE(bool(Gone));
+  sys::fs::remove(*Gone);
+  EXPECT_TRUE(errorToBool(C.adopt(*Gone, K2, CompileCache::EntryKind::Link)));
+  EXPECT_EQ(C.lookup(K2, CompileCache::EntryKind::Link), std::nullopt);
 }
 
 TEST(CompileCache, ByteSizes) {
