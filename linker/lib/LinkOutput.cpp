@@ -42,6 +42,16 @@ FatbinWriteOptions fatbinWriteOptions(const LinkOptions &Options) {
   return Write;
 }
 
+/// About the size of Module's printed text, to print it into one buffer of that size: the text is mostly
+/// section contents copied verbatim; debug bytes grow about fourfold as `.b8` lists.
+size_t printedSizeEstimate(const ModuleVariant &Module) {
+  size_t Estimate = 4096;
+  for (const Section &S : Module.Sections)
+    Estimate += S.Kind == SectionKind::Debug ? S.Contents.size() * 4 + 16 * S.Relocs.size()
+                                              : S.Contents.size() + S.Contents.size() / 8 + 64;
+  return Estimate;
+}
+
 } // namespace
 
 /// Writes the output file through Write, atomically, or Write's bytes to Stdout for `-o -`.
@@ -90,13 +100,8 @@ bool writeLinkOutput(const LinkOptions &Options, LinkedProgram &Program, Diagnos
     parallelFor(0, Outputs.size(), [&](size_t I) {
       if (!compiledWhole(I))
         return;
-      // One buffer of about the final size: the text is mostly section contents copied verbatim, debug
-      // bytes grow about fourfold as `.b8` lists.
-      size_t Estimate = 4096;
-      for (const Section &S : Linked.Variants[Outputs[I].Variant].Sections)
-        Estimate += S.Kind == SectionKind::Debug ? S.Contents.size() * 4 + 16 * S.Relocs.size()
-                                                  : S.Contents.size() + S.Contents.size() / 8 + 64;
-      Texts[I].reserve(Estimate);
+      // One buffer of about the final size.
+      Texts[I].reserve(printedSizeEstimate(Linked.Variants[Outputs[I].Variant]));
       raw_string_ostream OS(Texts[I]);
       printModule(Linked.Variants[Outputs[I].Variant], Outputs[I].Target, OS, Layouts[I]);
     });
@@ -132,9 +137,19 @@ bool writeLinkOutput(const LinkOptions &Options, LinkedProgram &Program, Diagnos
     if (Tools && WriteOptions.Compression != FatbinCompression::None)
       Packer = std::thread([&] {
         for (size_t I = 0; I < Outputs.size(); ++I)
-          if (PtxImages[I] && !compiledWhole(I))
-            if (Error PE = packFatbinImage(*PtxImages[I], WriteOptions))
+          if (PtxImages[I] && !compiledWhole(I)) {
+            // Printed here into one buffer of about its size (and its terminating NUL), rather than by
+            // packFatbinImage into a string that grows: a 5 MB image was copied about once more that way,
+            // into pages touched for the first time.
+            FatbinImage &Img = *PtxImages[I];
+            Img.Payload.reserve(printedSizeEstimate(Linked.Variants[Outputs[I].Variant]) + 1);
+            raw_string_ostream OS(Img.Payload);
+            Img.PayloadWriter(OS);
+            OS.flush();
+            Img.PayloadWriter = nullptr;
+            if (Error PE = packFatbinImage(Img, WriteOptions))
               PackErrors[I] = toString(std::move(PE));
+          }
       });
     auto JoinPacker = make_scope_exit([&] {
       if (Packer.joinable())

@@ -14,6 +14,7 @@
 #include "llvm/Support/Parallel.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <memory>
 #include <optional>
 #include <vector>
 
@@ -33,26 +34,28 @@ void put32(std::string &S, size_t Off, uint32_t V) { support::endian::write32le(
 void put64(std::string &S, size_t Off, uint64_t V) { support::endian::write64le(&S[Off], V); }
 
 Expected<std::string> compress(StringRef Data, FatbinCompression C, int Level) {
-  std::string Out;
+  // The worst-case buffer is left uninitialised (new char[], no value-initialisation): zeroing it, as
+  // std::string::resize does, touched every page of a bound larger than the input (megabytes for a
+  // --sass link's images) of which the compressed stream uses a fraction; only that fraction is copied.
   if (C == FatbinCompression::Zstd) {
-    Out.resize(ZSTD_compressBound(Data.size()));
-    size_t N = ZSTD_compress(Out.data(), Out.size(), Data.data(), Data.size(), Level);
+    size_t Bound = ZSTD_compressBound(Data.size());
+    std::unique_ptr<char[]> Out(new char[Bound]);
+    size_t N = ZSTD_compress(Out.get(), Bound, Data.data(), Data.size(), Level);
     if (ZSTD_isError(N))
       return createStringError(inconvertibleErrorCode(), "zstd compression failed: %s", ZSTD_getErrorName(N));
-    Out.resize(N);
-    return Out;
+    return std::string(Out.get(), N);
   }
   if (C == FatbinCompression::Lz4) {
     if (Data.size() > uint64_t(LZ4_MAX_INPUT_SIZE))
       return createStringError(inconvertibleErrorCode(), "image too large for LZ4 compression");
-    Out.resize(LZ4_compressBound(int(Data.size())));
+    int Bound = LZ4_compressBound(int(Data.size()));
+    std::unique_ptr<char[]> Out(new char[size_t(Bound)]);
     // Level 0: LZ4's fast compressor; 1-12: LZ4 HC at that level (same raw block format, smaller).
-    int N = Level > 0 ? LZ4_compress_HC(Data.data(), Out.data(), int(Data.size()), int(Out.size()), Level)
-                      : LZ4_compress_default(Data.data(), Out.data(), int(Data.size()), int(Out.size()));
+    int N = Level > 0 ? LZ4_compress_HC(Data.data(), Out.get(), int(Data.size()), Bound, Level)
+                      : LZ4_compress_default(Data.data(), Out.get(), int(Data.size()), Bound);
     if (N <= 0)
       return createStringError(inconvertibleErrorCode(), "LZ4 compression failed");
-    Out.resize(size_t(N));
-    return Out;
+    return std::string(Out.get(), size_t(N));
   }
   return createStringError(inconvertibleErrorCode(), "unsupported compression scheme");
 }
