@@ -8,10 +8,10 @@ memory against twice the input plus 100 MB.
 Prints the number of lines written, the first and last few, the peak, and "peak within bound" (or exits 1).
 """
 import os
-import shutil
 import struct
-import subprocess
 import sys
+
+from dump_peak import dump_and_check_peak
 
 work, obj, members, symbols = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
 options = sys.argv[5:]
@@ -53,24 +53,4 @@ with open(path, "wb") as f:
         f.write(data)
         if len(data) % 2:
             f.write(b"\n")
-size = os.path.getsize(path)
-p = subprocess.Popen([shutil.which("ptxlink-dump")] + options + [path], stdout=subprocess.PIPE,
-                     stderr=subprocess.PIPE)
-lines = 0
-first, last = [], []
-for line in p.stdout:
-    lines += 1
-    if len(first) < 8:
-        first.append(line)
-    last = (last + [line])[-14:]
-err = p.stderr.read()
-_, status, usage = os.wait4(p.pid, 0)
-peak = usage.ru_maxrss * 1024
-sys.stdout.write(b"".join(first).decode())
-print("...")
-sys.stdout.write(b"".join(last).decode())
-print("%d lines, rc %d, input %d bytes, peak %d MB" % (lines, os.waitstatus_to_exitcode(status), size, peak >> 20))
-sys.stdout.write(err.decode(errors="replace")[:2000])
-if peak > 2 * size + (100 << 20):
-    sys.exit("peak %d MB exceeds twice the input plus 100 MB" % (peak >> 20))
-print("peak within bound")
+dump_and_check_peak(path, options)

@@ -8,12 +8,11 @@ it with the given options, and checks the dump's peak resident memory against tw
 Prints the number of lines written, the first and last few, for --json what the parsed document holds,
 and "peak within bound" (or exits 1).
 """
-import json
 import os
-import shutil
 import struct
-import subprocess
 import sys
+
+from dump_peak import dump_and_check_peak
 
 work, count = sys.argv[1], int(sys.argv[2])
 options = sys.argv[3:]
@@ -34,33 +33,13 @@ body = entry(PTX, 90, ptx) + ltoir * count
 path = os.path.join(work, "many.fatbin")
 with open(path, "wb") as f:
     f.write(struct.pack("<IHHQ", 0xBA55ED50, 1, 16, len(body)) + body)
-size = os.path.getsize(path)
-p = subprocess.Popen([shutil.which("ptxlink-dump")] + options + [path], stdout=subprocess.PIPE,
-                     stderr=subprocess.PIPE)
-lines = 0
-first, last = [], []
-document = [] if "--json" in options else None
-for line in p.stdout:
-    lines += 1
-    if len(first) < 12:
-        first.append(line)
-    last = (last + [line])[-4:]
-    if document is not None:
-        document.append(line)
-err = p.stderr.read()
-_, status, usage = os.wait4(p.pid, 0)
-peak = usage.ru_maxrss * 1024
-sys.stdout.write(b"".join(first).decode())
-print("...")
-sys.stdout.write(b"".join(last).decode())
-print("%d lines, rc %d, input %d bytes, peak %d MB" % (lines, os.waitstatus_to_exitcode(status), size, peak >> 20))
-sys.stdout.write(err.decode(errors="replace")[:2000])
-if document is not None:  # the streamed document must still be one valid JSON document
-    doc = json.loads(b"".join(document))
+
+
+def describe(doc):
     node = doc["inputs"][0]
-    print("json: %d inputs, %d diagnostics; first input: %d children, %d list rows, %d select candidates" % (
+    return "json: %d inputs, %d diagnostics; first input: %d children, %d list rows, %d select candidates" % (
         len(doc["inputs"]), len(doc["diagnostics"]), len(node.get("children", [])), len(node.get("list", [])),
-        len(node.get("select", {}).get("candidates", []))))
-if peak > 2 * size + (100 << 20):
-    sys.exit("peak %d MB exceeds twice the input plus 100 MB" % (peak >> 20))
-print("peak within bound")
+        len(node.get("select", {}).get("candidates", [])))
+
+
+dump_and_check_peak(path, options, first_lines=12, last_lines=4, describe_json=describe)
