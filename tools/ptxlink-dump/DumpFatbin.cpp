@@ -402,11 +402,16 @@ void describeHostElf(Context &C, const Origin &O, StringRef Bytes, Node &N, unsi
     Node["headers"] = std::move(H);
   }
   if (C.Opts.Sections) {
-    json::Array Secs;
-    for (const CubinSection &S : readElfSections(Bytes, [](uint64_t, const Twine &) {}))
-      Secs.push_back(json::Object{{"index", S.Index}, {"name", S.Name}, {"type", hex(S.Type)},
-                                  {"flags", hex(S.Flags)}, {"offset", O.Base + S.Offset}, {"size", S.Size}});
-    Node["sections"] = std::move(Secs);
+    // Read now, written one record at a time (a host object may have a section per function).
+    auto Sections = std::make_shared<std::vector<CubinSection>>(readElfSections(Bytes, [](uint64_t, const Twine &) {}));
+    N.Streams.emplace_back("sections", [Sections, Base = O.Base](dump::Node::Emit Emit) {
+      for (const CubinSection &S : *Sections) {
+        dump::Node Record;
+        Record.Fields = json::Object{{"index", S.Index}, {"name", S.Name}, {"type", hex(S.Type)},
+                                     {"flags", hex(S.Flags)}, {"offset", Base + S.Offset}, {"size", S.Size}};
+        Emit(Record);
+      }
+    });
   }
   if (Info.Fatbins.empty())
     return;

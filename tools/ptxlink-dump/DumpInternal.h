@@ -112,7 +112,9 @@ void describePtxText(Context &C, const Origin &O, llvm::StringRef Text, Node &N)
 /// The symbols, relocs, abi and callgraph views are streams over Object (which they keep alive); the
 /// bytes Object was read from must outlive the node's output, as for every stream.
 void describeObjectModel(Context &C, const Origin &O, std::shared_ptr<const ObjectFile> Object, Node &N);
-void describeCubin(Context &C, const Origin &O, llvm::StringRef Bytes, llvm::json::Object &Node);
+/// A cubin's sections, symbols, relocs, nv-info, abi functions and callgraph views are streams over the
+/// parsed cubin (which they keep alive); headers and debug are held.
+void describeCubin(Context &C, const Origin &O, llvm::StringRef Bytes, Node &N);
 void describeFatbin(Context &C, const Origin &O, llvm::StringRef Bytes, Node &N, unsigned Depth);
 void describeHostElf(Context &C, const Origin &O, llvm::StringRef Bytes, Node &N, unsigned Depth);
 void describeArchive(Context &C, const Origin &O, llvm::StringRef Bytes, Node &N, unsigned Depth);

@@ -111,7 +111,7 @@ Node describe(Context &C, const Origin &O, StringRef Bytes, unsigned Depth) {
     describePtxlinkObject(C, O, Bytes, N);
   } else if (isCubin(Bytes)) {
     Node["kind"] = "cubin";
-    describeCubin(C, O, Bytes, Node);
+    describeCubin(C, O, Bytes, N);
   } else if (isHostElf(Bytes)) {
     Node["kind"] = "host-elf";
     describeHostElf(C, O, Bytes, N, Depth);
