@@ -336,7 +336,6 @@ void describeObjectModel(Context &C, const Origin &O, std::shared_ptr<const Obje
 }
 
 void describePtxlinkObject(Context &C, const Origin &O, StringRef Bytes, Node &N) {
-  json::Object &Node = N.Fields;
   if (C.Opts.Sections) {
     // Read now, so that the section table's warnings come in their place; written as a stream, one
     // record at a time (an object has a section per function).

@@ -16,6 +16,8 @@ import struct
 import subprocess
 import sys
 
+from dump_peak import dump_within_bound
+
 work, count = sys.argv[1], int(sys.argv[2])
 ptx = os.path.join(work, "flat.ptx")
 with open(ptx, "w") as f:
@@ -47,24 +49,9 @@ with open(host, "wb") as f:
     f.write(section_header(0, 0, 0, 0, 0, 0) + section_header(1, 3, 0, 64, len(names), 1))
     f.write(b"".join(section_header(o, 1, 6, 64, 0, 16) for o in offsets))
 
-failed = False
-for options, path in ((["--all"], cubin), (["--json", "--all"], cubin),
-                      (["--sections"], host), (["--json", "--sections"], host)):
-    size = os.path.getsize(path)
-    p = subprocess.Popen([shutil.which("ptxlink-dump")] + options + [path], stdout=subprocess.PIPE,
-                         stderr=subprocess.DEVNULL)
-    lines, last = 0, b""
-    for line in p.stdout:
-        lines += 1
-        last = line
-    _, status, usage = os.wait4(p.pid, 0)
-    peak = usage.ru_maxrss * 1024
-    print("%s %s: rc %d, %d lines, last: %s; input %d bytes, peak %d MB" % (
-        " ".join(options), os.path.basename(path), os.waitstatus_to_exitcode(status), lines,
-        last.decode().strip(), size, peak >> 20))
-    if peak > 2 * size + (100 << 20):
-        print("  peak exceeds twice the input plus 100 MB")
-        failed = True
-if failed:
+within = [dump_within_bound(path, options)
+          for options, path in ((["--all"], cubin), (["--json", "--all"], cubin),
+                                (["--sections"], host), (["--json", "--sections"], host))]
+if not all(within):
     sys.exit(1)
 print("peaks within bound")

@@ -42,3 +42,24 @@ def dump_and_check_peak(path, options, first_lines=8, last_lines=14, describe_js
     if peak > 2 * size + (100 << 20):
         sys.exit("peak %d MB exceeds twice the input plus 100 MB" % (peak >> 20))
     print("peak within bound")
+
+
+def dump_within_bound(path, options):
+    """One ptxlink-dump run of several in a test: prints one line (options, input, exit status, line
+    count, last line, peak) and returns whether the peak is within twice the input plus 100 MB."""
+    size = os.path.getsize(path)
+    p = subprocess.Popen([shutil.which("ptxlink-dump")] + options + [path], stdout=subprocess.PIPE,
+                         stderr=subprocess.DEVNULL)
+    lines, last = 0, b""
+    for line in p.stdout:
+        lines += 1
+        last = line
+    _, status, usage = os.wait4(p.pid, 0)
+    peak = usage.ru_maxrss * 1024
+    print("%s %s: rc %d, %d lines, last: %s; input %d bytes, peak %d MB" % (
+        " ".join(options), os.path.basename(path), os.waitstatus_to_exitcode(status), lines,
+        last.decode().strip(), size, peak >> 20))
+    if peak > 2 * size + (100 << 20):
+        print("  peak exceeds twice the input plus 100 MB")
+        return False
+    return True

@@ -13,6 +13,8 @@ import shutil
 import subprocess
 import sys
 
+from dump_peak import dump_within_bound
+
 work, count = sys.argv[1], int(sys.argv[2])
 runs = [[]]
 for a in sys.argv[3:]:
@@ -29,24 +31,7 @@ with open(ptx, "w") as f:
     f.write(".visible .entry k(){call f0; ret;}\n")
 obj = os.path.join(work, "calls.o")
 subprocess.run([shutil.which("ptxlink-as"), ptx, "-o", obj], check=True)
-failed = False
-for options in runs:
-    for path in (ptx, obj):
-        size = os.path.getsize(path)
-        p = subprocess.Popen([shutil.which("ptxlink-dump")] + options + [path], stdout=subprocess.PIPE,
-                             stderr=subprocess.DEVNULL)
-        lines, last = 0, b""
-        for line in p.stdout:
-            lines += 1
-            last = line
-        _, status, usage = os.wait4(p.pid, 0)
-        peak = usage.ru_maxrss * 1024
-        print("%s %s: rc %d, %d lines, last: %s; input %d bytes, peak %d MB" % (
-            " ".join(options), os.path.basename(path), os.waitstatus_to_exitcode(status), lines,
-            last.decode().strip(), size, peak >> 20))
-        if peak > 2 * size + (100 << 20):
-            print("  peak exceeds twice the input plus 100 MB")
-            failed = True
-if failed:
+within = [dump_within_bound(path, options) for options in runs for path in (ptx, obj)]
+if not all(within):
     sys.exit(1)
 print("peaks within bound")
