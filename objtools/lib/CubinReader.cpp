@@ -8,6 +8,7 @@
 #include "ElfView.h"
 
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/StringMap.h"
 #include "llvm/BinaryFormat/ELF.h"
 #include "llvm/Support/Endian.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -158,6 +159,18 @@ struct FunctionNames {
 void buildFunctions(Reader &R, CubinInfo &Info) {
   FunctionNames Names{DenseMap<uint32_t, uint32_t>(), Info};
   std::map<std::string, size_t> ByName;
+  // Looked up per function and per attribute below: indexed once, so that a cubin of many functions
+  // costs n log n, not n^2 (10,000 functions took 2 s). Where a name occurs twice, the last one counts,
+  // as it did when each function scanned the tables.
+  StringMap<bool> KernelByName;
+  for (const CubinSymbol &Sym : Info.Symbols)
+    if (Sym.Type == ELF::STT_FUNC)
+      KernelByName[Sym.Name] = Sym.isKernel();
+  StringMap<uint64_t> SharedSizeByName;
+  for (const CubinSection &Sh : Info.Sections)
+    if (StringRef Name(Sh.Name); Name.starts_with(".nv.shared."))
+      SharedSizeByName[Name.drop_front(11)] = Sh.Size;
+  DenseMap<uint32_t, size_t> FunctionByTextSection;
   for (const CubinSection &S : Info.Sections) {
     if (!StringRef(S.Name).starts_with(".text."))
       continue;
@@ -166,13 +179,12 @@ void buildFunctions(Reader &R, CubinInfo &Info) {
     F.Name = StringRef(S.Name).drop_front(6).str();
     F.TextSection = S.Index;
     F.CodeSize = S.Size;
-    for (const CubinSymbol &Sym : Info.Symbols)
-      if (Sym.Name == F.Name && Sym.Type == ELF::STT_FUNC)
-        F.IsKernel = Sym.isKernel();
-    for (const CubinSection &Sh : Info.Sections)
-      if (Sh.Name == ".nv.shared." + F.Name)
-        F.SharedSize = Sh.Size;
+    if (auto It = KernelByName.find(F.Name); It != KernelByName.end())
+      F.IsKernel = It->second;
+    if (auto It = SharedSizeByName.find(F.Name); It != SharedSizeByName.end())
+      F.SharedSize = It->second;
     ByName[F.Name] = Info.Functions.size();
+    FunctionByTextSection[S.Index] = Info.Functions.size();
     Info.Functions.push_back(std::move(F));
   }
   for (auto &[Index, Section] : Names.ByInfoIndex)
@@ -187,9 +199,8 @@ void buildFunctions(Reader &R, CubinInfo &Info) {
     // Per-function sections: sh_info is the function's text section.
     CubinFunction *Owner = nullptr;
     if (S.Name != ".nv.info")
-      for (CubinFunction &F : Info.Functions)
-        if (F.TextSection == S.Info)
-          Owner = &F;
+      if (auto It = FunctionByTextSection.find(S.Info); It != FunctionByTextSection.end())
+        Owner = &Info.Functions[It->second];
     StringRef P = A.Payload;
     auto SymValue = [&](std::optional<uint32_t> CubinFunction::*Field) {
       if (P.size() < 8)
