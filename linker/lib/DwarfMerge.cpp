@@ -104,6 +104,9 @@ Expected<AbbrevTable> readAbbrevTable(StringRef Abbrev, uint64_t Offset) {
       break;
     if (Code == 0)
       return Table;
+    if (Code >= DenseMapInfo<uint64_t>::getTombstoneKey()) // the table's reserved keys: no real producer's
+      return failure("abbreviation code " + Twine(Code) + " in the table at offset " + Twine(Offset) +
+                     " of .debug_abbrev is out of range");
     AbbrevDecl D;
     D.Tag = R.uleb();
     D.HasChildren = R.fixed(1) != 0;
@@ -315,7 +318,7 @@ Expected<RewrittenDebugInfo> rewriteDebugInfo(const ModuleVariant &Module, const
         Out.Contents.push_back('\0');
         continue;
       }
-      auto DeclIt = Table.find(Code);
+      auto DeclIt = Code < DenseMapInfo<uint64_t>::getTombstoneKey() ? Table.find(Code) : Table.end();
       if (DeclIt == Table.end())
         return failure("DIE" + where(DieStart) + " uses abbreviation code " + Twine(Code) +
                        ", which its table (offset " + Twine(AbbrevOffset) + " of .debug_abbrev) does not declare");

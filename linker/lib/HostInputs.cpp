@@ -205,6 +205,15 @@ Expected<std::unique_ptr<StaticLibrary>> openHostObjectLibrary(std::unique_ptr<M
       consumeError(std::move(Err));
       return createStringError(inconvertibleErrorCode(), LibName + ": malformed archive: " + Why);
     }
+    // LLVM reports a member that runs past the archive's end only when it steps to the next one, after
+    // this loop has read it: checked here, before any byte of it is.
+    if (Data->end() > Buffer->getBufferEnd()) {
+      consumeError(std::move(Err));
+      return createStringError(inconvertibleErrorCode(),
+                               formatv("{0}: malformed archive: member '{1}' (header at offset {2}) declares {3} "
+                                       "bytes, past the end of the archive ({4} bytes)",
+                                       LibName, *Name, C.getChildOffset(), Data->size(), Buffer->getBufferSize()));
+    }
     size_t Number = Lib->Members.size();
     Lib->Members.push_back({Name->str(), *Data});
     std::string Display = (LibName + "(" + *Name + ")").str();

@@ -150,7 +150,7 @@ using DebugPartList = std::vector<std::pair<uint32_t, uint32_t>>; // (module, se
 /// becomes that table and the others empty. Returns whether it did; if some unit cannot be walked it
 /// warns and rewrites nothing, so the sections are concatenated as read.
 static bool mergeCompileUnits(ArrayRef<LinkModule> Modules, const StringMap<DebugPartList> &DebugParts,
-                              ArrayRef<DenseMap<uint32_t, uint32_t>> FileMap,
+                              ArrayRef<DenseMap<uint64_t, uint32_t>> FileMap,
                               std::map<std::pair<uint32_t, uint32_t>, Section> &Rewritten, ObjectFile &Storage,
                               DiagnosticEngine &Diags) {
   auto Infos = DebugParts.find(".debug_info");
@@ -176,8 +176,10 @@ static bool mergeCompileUnits(ArrayRef<LinkModule> Modules, const StringMap<Debu
       return fail(AbbrevOf[MI] == NoSection ? "it has .debug_info but no .debug_abbrev"
                                             : "it has more than one .debug_abbrev section");
     auto MapFile = [&](uint64_t Index) -> uint64_t {
-      auto It = FileMap[MI].find(uint32_t(Index));
-      return Index <= UINT32_MAX && It != FileMap[MI].end() ? It->second : Index;
+      if (Index > UINT32_MAX)
+        return Index;
+      auto It = FileMap[MI].find(Index);
+      return It != FileMap[MI].end() ? It->second : Index;
     };
     auto Info = rewriteDebugInfo(M, M.Sections[SI], M.Sections[AbbrevOf[MI]], MapFile, Shared);
     if (!Info)
@@ -640,7 +642,9 @@ private:
   };
   std::vector<Origin> Origins; // per output symbol
   StringMap<uint32_t> FileIndex;                      // path -> output `.file` number
-  std::vector<DenseMap<uint32_t, uint32_t>> FileMap;  // per module: input `.file` number -> output
+  // Per module: input `.file` number -> output. Keyed by 64 bits so that no 32-bit number from a file
+  // is one of DenseMap's reserved keys (0xffffffff, 0xfffffffe for 32-bit keys).
+  std::vector<DenseMap<uint64_t, uint32_t>> FileMap;
   std::map<std::pair<uint32_t, uint32_t>, Section> RewrittenParts; // compile units re-encoded
   bool SharedAbbrevs = false;
   std::vector<char *> DebugBuf; // the merged debug sections' bytes, writable (they live in Storage)

@@ -200,7 +200,7 @@ std::vector<CodegenUnit> ArchLink::splitForCodegen(uint64_t BatchBelowBytes) con
       return Index;
     };
 
-    DenseSet<uint32_t> FilesUsed;
+    DenseSet<uint64_t> FilesUsed; // 64-bit keys: a file's number may be DenseSet<uint32_t>'s reserved 0xffffffff
     V.Sections.reserve(Owned.size());
     for (uint32_t OS : Owned) {
       Section C = Out.Sections[OS];

@@ -170,12 +170,10 @@ Error GnuStaticLibrary::readIndex() {
   std::sort(Offsets.begin(), Offsets.end());
   Offsets.erase(std::unique(Offsets.begin(), Offsets.end()), Offsets.end());
   IndexedMembers = Offsets.size();
-  DenseMap<uint64_t, size_t> MemberAt;
-  MemberAt.reserve(Offsets.size());
-  for (size_t I = 0; I < Offsets.size(); ++I)
-    MemberAt.try_emplace(Offsets[I], I);
+  // Offsets is sorted and holds every offset of the index: each entry's member number is its place there
+  // (a search, not a DenseMap, whose reserved keys a 64-bit index could name).
   for (auto &Entry : Index)
-    Entry.second = MemberAt.find(Entry.second)->second;
+    Entry.second = std::lower_bound(Offsets.begin(), Offsets.end(), Entry.second) - Offsets.begin();
   return Error::success();
 }
 

@@ -170,7 +170,10 @@ void buildFunctions(Reader &R, CubinInfo &Info) {
   for (const CubinSection &Sh : Info.Sections)
     if (StringRef Name(Sh.Name); Name.starts_with(".nv.shared."))
       SharedSizeByName[Name.drop_front(11)] = Sh.Size;
-  DenseMap<uint32_t, size_t> FunctionByTextSection;
+  // Section index -> function: a table, since the lookups below use a file's sh_info, which may be any
+  // 32-bit value (0xffffffff and 0xfffffffe would be DenseMap's reserved keys).
+  constexpr size_t NoFunction = SIZE_MAX;
+  std::vector<size_t> FunctionByTextSection;
   for (const CubinSection &S : Info.Sections) {
     if (!StringRef(S.Name).starts_with(".text."))
       continue;
@@ -184,6 +187,8 @@ void buildFunctions(Reader &R, CubinInfo &Info) {
     if (auto It = SharedSizeByName.find(F.Name); It != SharedSizeByName.end())
       F.SharedSize = It->second;
     ByName[F.Name] = Info.Functions.size();
+    if (FunctionByTextSection.size() <= S.Index)
+      FunctionByTextSection.resize(size_t(S.Index) + 1, NoFunction);
     FunctionByTextSection[S.Index] = Info.Functions.size();
     Info.Functions.push_back(std::move(F));
   }
@@ -198,9 +203,9 @@ void buildFunctions(Reader &R, CubinInfo &Info) {
     const CubinSection &S = Info.Sections[A.Section];
     // Per-function sections: sh_info is the function's text section.
     CubinFunction *Owner = nullptr;
-    if (S.Name != ".nv.info")
-      if (auto It = FunctionByTextSection.find(S.Info); It != FunctionByTextSection.end())
-        Owner = &Info.Functions[It->second];
+    if (S.Name != ".nv.info" && S.Info < FunctionByTextSection.size() &&
+        FunctionByTextSection[S.Info] != NoFunction)
+      Owner = &Info.Functions[FunctionByTextSection[S.Info]];
     StringRef P = A.Payload;
     auto SymValue = [&](std::optional<uint32_t> CubinFunction::*Field) {
       if (P.size() < 8)
