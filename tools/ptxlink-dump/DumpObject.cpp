@@ -74,6 +74,13 @@ json::Object paramJson(const ParamInfo &P) {
   return J;
 }
 
+json::Array paramsJson(const std::vector<ParamInfo> &List) {
+  json::Array A;
+  for (const ParamInfo &P : List)
+    A.push_back(paramJson(P));
+  return A;
+}
+
 std::string prototype(const ModuleVariant &V, const FunctionAbi &F) {
   const Symbol &S = V.Symbols[F.Symbol];
   std::string Out;
@@ -171,11 +178,6 @@ void functionRecords(const ObjectFile &Object, Node::Emit Emit) {
       if (F.Symbol >= V.Symbols.size())
         continue;
       const Symbol &S = V.Symbols[F.Symbol];
-      json::Array Rets, Params;
-      for (const ParamInfo &P : F.Returns)
-        Rets.push_back(paramJson(P));
-      for (const ParamInfo &P : F.Params)
-        Params.push_back(paramJson(P));
       Node Record;
       json::Object &J = Record.Fields;
       J = json::Object{{"variant", int64_t(VI)},
@@ -184,8 +186,8 @@ void functionRecords(const ObjectFile &Object, Node::Emit Emit) {
                        {"binding", bindingName(S.Bind)},
                        {"defined", F.HasBody},
                        {"prototype", prototype(V, F)},
-                       {"returns", std::move(Rets)},
-                       {"params", std::move(Params)}};
+                       {"returns", paramsJson(F.Returns)},
+                       {"params", paramsJson(F.Params)}};
       if (std::string D = demangled(S.Name); !D.empty())
         J["demangled"] = D;
       if (F.NoReturn)
@@ -207,17 +209,13 @@ void prototypeRecords(const ObjectFile &Object, Node::Emit Emit) {
   for (size_t VI = 0; VI < Object.Variants.size(); ++VI) {
     const ModuleVariant &V = Object.Variants[VI];
     for (const PrototypeAbi &P : V.Prototypes) {
-      json::Array Rets, Params, Targets;
-      for (const ParamInfo &X : P.Returns)
-        Rets.push_back(paramJson(X));
-      for (const ParamInfo &X : P.Params)
-        Params.push_back(paramJson(X));
+      json::Array Targets;
       for (uint32_t T : P.CallTargets)
         Targets.push_back(symbolName(V, T));
       Node Record;
       Record.Fields = json::Object{{"variant", int64_t(VI)}, {"label", P.Label.str()},
-                                   {"function", symbolName(V, P.Function)}, {"returns", std::move(Rets)},
-                                   {"params", std::move(Params)}, {"callTargets", std::move(Targets)}};
+                                   {"function", symbolName(V, P.Function)}, {"returns", paramsJson(P.Returns)},
+                                   {"params", paramsJson(P.Params)}, {"callTargets", std::move(Targets)}};
       Emit(Record);
     }
   }
