@@ -6,7 +6,6 @@
 #include "ByteScan.h"
 
 #include "llvm/Support/Compiler.h"
-#include "llvm/Support/xxhash.h"
 
 #include <algorithm>
 #include <cstring>
@@ -102,43 +101,6 @@ inline size_t wordEnd(const char *B, size_t I, size_t End) {
 }
 
 } // namespace
-
-void SymbolNameMap::reserve(size_t N) {
-  // A power of two at least twice the names (and 16), so probe chains stay short.
-  size_t Size = 16;
-  while (Size < 2 * N)
-    Size *= 2;
-  if (Size > Slots.size())
-    rehash(Size);
-}
-
-void SymbolNameMap::rehash(size_t Size) {
-  std::vector<Slot> Old = std::move(Slots);
-  Slots.assign(Size, Slot());
-  const size_t Mask = Size - 1;
-  for (const Slot &S : Old)
-    if (S.Index != NoSymbol) {
-      size_t At = S.Hash & Mask;
-      while (Slots[At].Index != NoSymbol)
-        At = (At + 1) & Mask;
-      Slots[At] = S;
-    }
-}
-
-uint32_t SymbolNameMap::hashOf(StringRef Name) { return uint32_t(xxh3_64bits(Name)); }
-
-std::pair<uint32_t, bool> SymbolNameMap::insert(StringRef Name, uint32_t NewIndex) {
-  if (2 * (Count + 1) > Slots.size())
-    rehash(std::max<size_t>(Slots.size() * 2, 16));
-  const uint32_t Hash = hashOf(Name);
-  Slot &S = Slots[probe(Name, Hash)];
-  if (S.Index != NoSymbol)
-    return {S.Index, false};
-  S.Index = NewIndex;
-  S.Hash = Hash;
-  ++Count;
-  return {NewIndex, true};
-}
 
 BodyScanner::BodyScanner(StringRef Text, SourceDiags &Diags, const SymbolNameMap &SymMap,
                          std::vector<Symbol> &Symbols, const std::vector<uint8_t> &IsFunctionLabel,

@@ -8,6 +8,7 @@
 // so that a local declaration shadowing a module-scope name is not mistaken for a reference.
 #pragma once
 
+#include "ptxlink/NameIndex.h"
 #include "ptxlink/ObjectModel.h"
 #include "PtxParser.h"
 
@@ -20,42 +21,30 @@
 
 namespace ptxlink {
 
-/// Module-scope names to symbol indices: an open-addressing table of {symbol index, 32-bit hash} slots,
-/// the name being the symbol's own (Symbols[Index].Name, which never changes its spelling). The
-/// StringMap it replaced kept a copy of every name (24 bytes for a short one) and 12 bytes per bucket:
-/// about 50 bytes per function of a module of 10^6 small functions, at the lowering's peak; this is 8 to
-/// 16 bytes a name.
+/// Module-scope names to symbol indices, the names being the symbols' own (Symbols[Index].Name, which
+/// never changes its spelling): a NameIndex over the module's symbol table (the StringMap it replaced
+/// kept a copy of every name, about 50 bytes per function of a module of 10^6 small functions).
 class SymbolNameMap {
 public:
   explicit SymbolNameMap(const std::vector<Symbol> &Symbols) : Symbols(Symbols) {}
   /// Sizes the table for N names in all (it doubles past them).
-  void reserve(size_t N);
+  void reserve(size_t N) { Index.reserve(N); }
   /// Name's symbol, or NoSymbol.
-  uint32_t find(llvm::StringRef Name) const {
-    return Slots.empty() ? NoSymbol : Slots[probe(Name, hashOf(Name))].Index;
-  }
+  uint32_t find(llvm::StringRef Name) const { return Index.find(Name, NameOf{Symbols}); }
   /// Name's symbol and false; if it has none, records NewIndex for it and returns (NewIndex, true): the
   /// caller then appends that symbol, named Name, before the next call.
-  std::pair<uint32_t, bool> insert(llvm::StringRef Name, uint32_t NewIndex);
+  std::pair<uint32_t, bool> insert(llvm::StringRef Name, uint32_t NewIndex) {
+    return Index.insert(Name, NewIndex, NameOf{Symbols});
+  }
 
 private:
-  struct Slot {
-    uint32_t Index = NoSymbol;
-    uint32_t Hash = 0;
+  struct NameOf {
+    const std::vector<Symbol> &Symbols;
+    llvm::StringRef operator()(uint32_t I) const { return Symbols[I].Name; }
   };
-  static uint32_t hashOf(llvm::StringRef Name);
-  size_t probe(llvm::StringRef Name, uint32_t Hash) const {
-    const size_t Mask = Slots.size() - 1;
-    for (size_t At = Hash & Mask;; At = (At + 1) & Mask) {
-      const Slot &S = Slots[At];
-      if (S.Index == NoSymbol || (S.Hash == Hash && Symbols[S.Index].Name == Name))
-        return At;
-    }
-  }
-  void rehash(size_t Size);
+  static_assert(NameIndex::None == NoSymbol);
   const std::vector<Symbol> &Symbols;
-  std::vector<Slot> Slots;
-  size_t Count = 0;
+  NameIndex Index;
 };
 
 class BodyScanner {

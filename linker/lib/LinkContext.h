@@ -9,6 +9,7 @@
 #include "ArchiveExtraction.h"
 #include "ptxlink/Diagnostics.h"
 #include "ptxlink/Linker.h"
+#include "ptxlink/NameIndex.h"
 #include "ptxlink/Fatbin.h"
 #include "ptxlink/ObjectModel.h"
 #include "ptxlink/Target.h"
@@ -121,35 +122,34 @@ struct GlobalSymbol {
   bool Live = false;
 };
 
-/// Name -> index of its GlobalSymbol: the resolver's table of every visible name of the link. A slot is
-/// the index and the name's hash (8 bytes), the name itself is the GlobalSymbol's (a view of the inputs,
-/// which outlive the link): a map holding the name would take 24 bytes a slot, 4 MB more for 10^5
-/// functions at the link's peak (issue 15, finding 8). Open addressing with linear probing, sized once
-/// for at most every name, at most half full.
+/// Name -> index of its GlobalSymbol: the resolver's table of every visible name of the link, a NameIndex
+/// over the GlobalSymbols (whose names are views of the inputs, which outlive the link), sized once for at
+/// most every name (issue 15, finding 8: a map holding the names took 4 MB more for 10^5 functions).
 class GlobalNameIndex {
 public:
   /// Empties the index and sizes it for up to MaxNames names.
-  void reset(size_t MaxNames);
+  void reset(size_t MaxNames) { Index.reset(MaxNames); }
   /// Name's index in Globals, or NoGlobal.
-  uint32_t find(llvm::StringRef Name, llvm::ArrayRef<GlobalSymbol> Globals) const;
+  uint32_t find(llvm::StringRef Name, llvm::ArrayRef<GlobalSymbol> Globals) const {
+    return Index.find(Name, [&](uint32_t I) { return Globals[I].Name; });
+  }
   bool contains(llvm::StringRef Name, llvm::ArrayRef<GlobalSymbol> Globals) const {
     return find(Name, Globals) != NoGlobal;
   }
   /// Name's index in Globals; if it has none, Globals gets a new GlobalSymbol of that name. Returns the
   /// index and whether it is new.
-  std::pair<uint32_t, bool> insert(llvm::StringRef Name, std::vector<GlobalSymbol> &Globals);
+  std::pair<uint32_t, bool> insert(llvm::StringRef Name, std::vector<GlobalSymbol> &Globals) {
+    auto Result = Index.insert(Name, uint32_t(Globals.size()), [&](uint32_t I) { return Globals[I].Name; });
+    if (Result.second) {
+      Globals.emplace_back();
+      Globals.back().Name = Name;
+    }
+    return Result;
+  }
 
 private:
-  struct Slot {
-    uint32_t Index = NoGlobal;
-    uint32_t Hash = 0;
-  };
-  static uint32_t hashOf(llvm::StringRef Name);
-  void grow();
-  /// The position of the slot holding Name, or of the empty slot where it would go.
-  size_t probe(llvm::StringRef Name, uint32_t Hash, llvm::ArrayRef<GlobalSymbol> Globals) const;
-  std::vector<Slot> Slots;
-  size_t Count = 0;
+  static_assert(NameIndex::None == NoGlobal);
+  NameIndex Index;
 };
 
 /// One module (the selected variant of one input) in the link for one arch.

@@ -13,7 +13,6 @@
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
-#include "llvm/Support/xxhash.h"
 
 #include <chrono>
 
@@ -50,61 +49,6 @@ void ArchLink::resolve() {
   for (GlobalSymbol &G : Globals)
     resolveOne(G);
   Times.add("resolve symbols", Arch.name(), Start);
-}
-
-void GlobalNameIndex::reset(size_t MaxNames) {
-  // A power of two at least twice the names (and 16), so probe chains stay short.
-  size_t Size = 16;
-  while (Size < 2 * MaxNames)
-    Size *= 2;
-  Slots.assign(Size, Slot());
-  Count = 0;
-}
-
-void GlobalNameIndex::grow() {
-  std::vector<Slot> Old = std::move(Slots);
-  Slots.assign(std::max<size_t>(Old.size() * 2, 16), Slot());
-  const size_t Mask = Slots.size() - 1;
-  for (const Slot &S : Old)
-    if (S.Index != NoGlobal) {
-      size_t At = S.Hash & Mask;
-      while (Slots[At].Index != NoGlobal)
-        At = (At + 1) & Mask;
-      Slots[At] = S;
-    }
-}
-
-uint32_t GlobalNameIndex::hashOf(StringRef Name) { return uint32_t(xxh3_64bits(Name)); }
-
-size_t GlobalNameIndex::probe(StringRef Name, uint32_t Hash, ArrayRef<GlobalSymbol> Globals) const {
-  const size_t Mask = Slots.size() - 1;
-  for (size_t At = Hash & Mask;; At = (At + 1) & Mask) {
-    const Slot &S = Slots[At];
-    if (S.Index == NoGlobal || (S.Hash == Hash && Globals[S.Index].Name == Name))
-      return At;
-  }
-}
-
-uint32_t GlobalNameIndex::find(StringRef Name, ArrayRef<GlobalSymbol> Globals) const {
-  if (Slots.empty())
-    return NoGlobal;
-  return Slots[probe(Name, hashOf(Name), Globals)].Index;
-}
-
-std::pair<uint32_t, bool> GlobalNameIndex::insert(StringRef Name, std::vector<GlobalSymbol> &Globals) {
-  // reset() leaves room for every name; more than it was told of still works (the table doubles).
-  if (2 * (Count + 1) > Slots.size())
-    grow();
-  uint32_t Hash = hashOf(Name);
-  Slot &S = Slots[probe(Name, Hash, Globals)];
-  if (S.Index != NoGlobal)
-    return {S.Index, false};
-  S.Index = uint32_t(Globals.size());
-  S.Hash = Hash;
-  ++Count;
-  Globals.emplace_back();
-  Globals.back().Name = Name;
-  return {S.Index, true};
 }
 
 static std::string bytes(uint64_t N) { return std::to_string(N) + (N == 1 ? " byte" : " bytes"); }

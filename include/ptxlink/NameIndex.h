@@ -1,0 +1,98 @@
+//===- NameIndex.h - Name -> position in a table the caller owns ------------------------------------===//
+//
+// The assembler looks names up among a module's symbols, the linker among every visible name of a link:
+// tables of up to millions of names that already hold each name (a view of the input). A map that stored
+// the names again would take 24 bytes or more per name on top of the copy (issue 15, finding 8), so a slot
+// here is 8 bytes, the position and the name's 32-bit hash, and the name is read from the caller's table
+// through NameOf(position) when the hashes match. Open addressing with linear probing, kept at most half
+// full (the table doubles past that).
+//
+//===------------------------------------------------------------------------------------------------===//
+#ifndef PTXLINK_NAMEINDEX_H
+#define PTXLINK_NAMEINDEX_H
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/xxhash.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+namespace ptxlink {
+
+class NameIndex {
+public:
+  static constexpr uint32_t None = ~0u;
+
+  /// Empties the index and sizes it for up to Names names.
+  void reset(size_t Names) {
+    Slots.assign(sizeFor(Names), Slot());
+    Count = 0;
+  }
+  /// Makes room for Names names in all, keeping what the index holds.
+  void reserve(size_t Names) {
+    if (size_t Size = sizeFor(Names); Size > Slots.size())
+      rehash(Size);
+  }
+  /// Name's position, or None. NameOf(position) gives the name at a position of the caller's table.
+  template <typename NameOfFn> uint32_t find(llvm::StringRef Name, NameOfFn &&NameOf) const {
+    return Slots.empty() ? None : Slots[probe(Name, hashOf(Name), NameOf)].Index;
+  }
+  /// Name's position and false; if it has none, records NewPosition for it and returns (NewPosition,
+  /// true): the caller then puts an entry named Name at NewPosition before the next call.
+  template <typename NameOfFn>
+  std::pair<uint32_t, bool> insert(llvm::StringRef Name, uint32_t NewPosition, NameOfFn &&NameOf) {
+    if (2 * (Count + 1) > Slots.size())
+      rehash(std::max<size_t>(Slots.size() * 2, 16));
+    const uint32_t Hash = hashOf(Name);
+    Slot &S = Slots[probe(Name, Hash, NameOf)];
+    if (S.Index != None)
+      return {S.Index, false};
+    S = {NewPosition, Hash};
+    ++Count;
+    return {NewPosition, true};
+  }
+
+private:
+  struct Slot {
+    uint32_t Index = None;
+    uint32_t Hash = 0;
+  };
+  /// A power of two at least twice the names (and 16), so probe chains stay short.
+  static size_t sizeFor(size_t Names) {
+    size_t Size = 16;
+    while (Size < 2 * Names)
+      Size *= 2;
+    return Size;
+  }
+  static uint32_t hashOf(llvm::StringRef Name) { return uint32_t(llvm::xxh3_64bits(Name)); }
+  /// The position of the slot holding Name, or of the empty slot where it would go.
+  template <typename NameOfFn> size_t probe(llvm::StringRef Name, uint32_t Hash, NameOfFn &NameOf) const {
+    const size_t Mask = Slots.size() - 1;
+    for (size_t At = Hash & Mask;; At = (At + 1) & Mask) {
+      const Slot &S = Slots[At];
+      if (S.Index == None || (S.Hash == Hash && NameOf(S.Index) == Name))
+        return At;
+    }
+  }
+  void rehash(size_t Size) {
+    std::vector<Slot> Old = std::move(Slots);
+    Slots.assign(Size, Slot());
+    const size_t Mask = Size - 1;
+    for (const Slot &S : Old)
+      if (S.Index != None) {
+        size_t At = S.Hash & Mask;
+        while (Slots[At].Index != None)
+          At = (At + 1) & Mask;
+        Slots[At] = S;
+      }
+  }
+
+  std::vector<Slot> Slots;
+  size_t Count = 0;
+};
+
+} // namespace ptxlink
+
+#endif
