@@ -355,27 +355,27 @@ struct BodyScanner::Statement {
   }
 };
 
-void BodyScanner::scan(const PtxFunction &F, const FunctionAbi &Abi, uint32_t SecIdx, uint32_t FuncSym, Section &Sec,
+void BodyScanner::scan(const PtxFunction &F, const FunctionAbi &Abi, uint32_t SecIdx, uint32_t FuncSym, RelocationList &Out,
                        std::vector<PrototypeAbi> &Protos, bool KeepStrings, ObjectFile &Obj) {
   // The steps of one body; each says what is fixed after it.
-  startBody(F, SecIdx, Sec);
+  startBody(F, SecIdx, Out);
   // Parameters hide module-scope names of the same spelling (or define the names debug data expects).
   declareParameters(Abi);
   size_t FirstProto = Protos.size();
-  // Every statement read: references recorded in Sec.Relocs, labels defined, prototypes appended to
+  // Every statement read: references recorded in Out, labels defined, prototypes appended to
   // Protos; label uses and the names of local labels are still pending.
   scanStatements(F, FuncSym, Protos, KeepStrings, Obj);
   // Label uses kept where the label is defined in this body, references hidden by local labels dropped:
-  // Sec.Relocs is complete.
+  // Out is complete.
   resolveLabelUses(F);
   // The scanner is ready for the next body, and this body's prototypes name their call targets.
   endBody(Protos, FirstProto);
 }
 
-void BodyScanner::startBody(const PtxFunction &F, uint32_t SecIdx, Section &Sec) {
+void BodyScanner::startBody(const PtxFunction &F, uint32_t SecIdx, RelocationList &Out) {
   Base = F.Begin;
   SectionIdx = SecIdx;
-  Relocs = &Sec.Relocs;
+  Relocs = &Out;
   Depth = 0;
   ShadowStack.clear();
   LabelUses.clear();
@@ -383,7 +383,7 @@ void BodyScanner::startBody(const PtxFunction &F, uint32_t SecIdx, Section &Sec)
   CallTargets.clear();
   if (ShadowCount.size() < Symbols.size())
     ShadowCount.resize(Symbols.size(), 0);
-  BodyStart = F.BodyPos;
+  BodyStart = F.bodyPos();
   Known = BodyStart;
 }
 

@@ -56,13 +56,13 @@ public:
               std::vector<Symbol> &Symbols, const std::vector<uint8_t> &IsFunctionLabel,
               llvm::function_ref<uint32_t(llvm::StringRef)> SectionSymbolFor);
 
-  /// Scans F's body (F must have one). Appends relocations to Sec.Relocs (offsets relative to F.Begin, not
+  /// Scans F's body (F must have one). Appends relocations to Relocs (offsets relative to F.Begin, not
   /// sorted), defines the function labels found in the body (Section = SectionIdx), and appends the
   /// body's `.callprototype` records to Protos (their CallTargets are the functions named in the body's
   /// `.calltargets` lists).
   /// Abi: F's signature (its parameter names still pointing into Text).
-  void scan(const PtxFunction &F, const FunctionAbi &Abi, uint32_t SectionIdx, uint32_t FuncSym, Section &Sec,
-            std::vector<PrototypeAbi> &Protos, bool KeepStrings, ObjectFile &Obj);
+  void scan(const PtxFunction &F, const FunctionAbi &Abi, uint32_t SectionIdx, uint32_t FuncSym,
+            RelocationList &Relocs, std::vector<PrototypeAbi> &Protos, bool KeepStrings, ObjectFile &Obj);
 
 private:
   /// How the words of a statement are read: operands (Normal), the names a declaration introduces and
@@ -71,7 +71,7 @@ private:
   struct Statement;
 
   // The steps of scan(), in order.
-  void startBody(const PtxFunction &F, uint32_t SectionIdx, Section &Sec);
+  void startBody(const PtxFunction &F, uint32_t SectionIdx, RelocationList &Out);
   void declareParameters(const FunctionAbi &Abi);
   void scanStatements(const PtxFunction &F, uint32_t FuncSym, std::vector<PrototypeAbi> &Protos, bool KeepStrings,
                       ObjectFile &Obj);
@@ -122,7 +122,7 @@ private:
   unsigned Depth = 0;
   std::vector<uint16_t> ShadowCount;                      // per symbol
   std::vector<std::pair<uint32_t, unsigned>> ShadowStack; // (symbol, depth)
-  std::vector<Relocation> *Relocs = nullptr;
+  RelocationList *Relocs = nullptr;
   std::vector<Use> LabelUses;          // uses of function labels, kept if the label is defined here
   std::vector<uint32_t> LocalLabels;   // module-scope names redefined as labels in this body
   std::vector<uint32_t> CallTargets;   // functions named by .calltargets in this body

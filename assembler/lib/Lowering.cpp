@@ -61,6 +61,7 @@ private:
   };
   std::vector<FirstReference> PendingLabelRefs;
   std::vector<std::vector<uint32_t>> FixupSymbols; // per debug section: the symbol of each fixup
+  RelocationList BodyRelocs;                       // lowerFunction's buffer, reused for every body
   StringMap<uint32_t> FirstDebugSection;           // debug section name -> its first section's index
 
   StringRef keep(StringRef S) { return Zero ? S : Obj.save(S); }
@@ -106,8 +107,8 @@ private:
     SymMap.reserve(Capacity);
   }
   uint32_t lookup(StringRef Name) const { return SymMap.find(Name); }
-  std::vector<StringRef> keepAll(const std::vector<StringRef> &In) {
-    std::vector<StringRef> R;
+  template <typename StringVector> StringVector keepAll(const StringVector &In) {
+    StringVector R;
     R.reserve(In.size());
     for (StringRef S : In)
       R.push_back(keep(S));
@@ -206,7 +207,7 @@ uint32_t Lowerer::declareFunction(const PtxFunction &F, FunctionAbi &A, uint32_t
     FunctionAbi &Old = M.FunctionAbis[FuncAbiOf[Sym]];
     // Compared field by field (every declared-then-defined function comes here; building a text key
     // per parameter with Twine was ~10% of the assembler's instructions on a generated module).
-    auto SameShape = [](const std::vector<ParamInfo> &X, const std::vector<ParamInfo> &Y) {
+    auto SameShape = [](const ParamList &X, const ParamList &Y) {
       return std::equal(X.begin(), X.end(), Y.begin(), Y.end(), [](const ParamInfo &P, const ParamInfo &Q) {
         return P.Space == Q.Space && P.Type == Q.Type && P.VectorWidth == Q.VectorWidth && P.Align == Q.Align &&
                P.UnsizedArray == Q.UnsizedArray && ArrayRef<uint64_t>(P.ArrayDims) == ArrayRef<uint64_t>(Q.ArrayDims);
@@ -411,7 +412,7 @@ void Lowerer::lowerAlias(const PtxAlias &A) {
   Symbol &Al = V.Symbols[AS];
   if (FuncAbiOf[AS] != ~0u && FuncAbiOf[BS] != ~0u) {
     const FunctionAbi &X = V.Functions[FuncAbiOf[AS]], &Y = V.Functions[FuncAbiOf[BS]];
-    auto Same = [](const std::vector<ParamInfo> &P, const std::vector<ParamInfo> &Q) {
+    auto Same = [](const ParamList &P, const ParamList &Q) {
       if (P.size() != Q.size())
         return false;
       for (size_t I = 0; I < P.size(); ++I)
@@ -441,13 +442,16 @@ void Lowerer::lowerFunction(const PtxFunction &F, const FunctionAbi &A, uint32_t
   Sec.Contents = keep(M.Text.slice(F.Begin, F.End));
   Sec.HeaderLength = static_cast<uint32_t>(F.HeaderEnd - F.Begin);
   Sec.Where = F.Loc;
-  Sec.Relocs.push_back(Relocation{F.NameOffset - F.Begin, Sym, RelocKind::NameRef, uint32_t(F.Name.size()), 0});
-  size_t Before = Sec.Relocs.size();
-  Scanner.scan(F, A, SectionIdx, Sym, Sec, V.Prototypes, !Zero, Obj);
+  // The scanner appends to BodyRelocs, a buffer kept from body to body, and the section gets an exact
+  // copy: grown in place, a section's list held up to twice its relocations (a 48-byte block for the one
+  // or two of a small function, which a module of 10^6 of them holds all at once).
+  BodyRelocs.clear();
+  BodyRelocs.push_back(Relocation{F.NameOffset - F.Begin, Sym, RelocKind::NameRef, uint32_t(F.Name.size()), 0});
+  Scanner.scan(F, A, SectionIdx, Sym, BodyRelocs, V.Prototypes, !Zero, Obj);
   auto ByOffset = [](const Relocation &A, const Relocation &B) { return A.Offset < B.Offset; };
-  if (Sec.Relocs.size() > Before && !std::is_sorted(Sec.Relocs.begin(), Sec.Relocs.end(), ByOffset))
-    std::stable_sort(Sec.Relocs.begin(), Sec.Relocs.end(),
-                     [](const Relocation &A, const Relocation &B) { return A.Offset < B.Offset; });
+  if (BodyRelocs.size() > 1 && !std::is_sorted(BodyRelocs.begin(), BodyRelocs.end(), ByOffset))
+    std::stable_sort(BodyRelocs.begin(), BodyRelocs.end(), ByOffset);
+  Sec.Relocs.assign(BodyRelocs.begin(), BodyRelocs.end());
 }
 
 void Lowerer::lowerVariable(const PtxVariable &Var, const PtxDeclarator &Decl, uint32_t Sym, uint32_t SectionIdx) {

@@ -212,8 +212,8 @@ private:
   bool parseVariable(Linkage Link);
   bool parseSection();
   bool parseLegacyDwarf();
-  bool parseAttribute(std::vector<StringRef> &Out);
-  bool parseParamList(std::vector<ParamInfo> &Out, StringRef What);
+  bool parseAttribute(StringList &Out);
+  bool parseParamList(ParamList &Out, StringRef What);
   bool parseParam(ParamInfo &P);
   bool fastParam(ParamInfo &P);
   bool parseDims(SmallVectorImpl<uint64_t> &Dims, bool &Unsized);
@@ -524,7 +524,7 @@ bool Parser::parseAlias() {
   return true;
 }
 
-bool Parser::parseAttribute(std::vector<StringRef> &Out) {
+bool Parser::parseAttribute(StringList &Out) {
   // `.attribute(.managed)` / `.attribute(.unified(0x1, 0x2))`: keep the text inside the parentheses.
   advance();
   if (!Tok.isPunct('('))
@@ -653,7 +653,7 @@ bool Parser::parseParam(ParamInfo &P) {
   return true;
 }
 
-bool Parser::parseParamList(std::vector<ParamInfo> &Out, StringRef What) {
+bool Parser::parseParamList(ParamList &Out, StringRef What) {
   // The message is built only on error: this runs twice per function, on the hot path.
   if (!Tok.isPunct('('))
     return errorAfterPrev("expected '(' to open the " + What + ", found " + describe(Tok));
@@ -705,7 +705,7 @@ bool Parser::parseFunction(Linkage Link) {
   FunctionAbi A; // the signature (PtxModule::FunctionAbis)
   F.Link = Link;
   F.IsKernel = A.IsKernel = Tok.Text == ".entry";
-  F.Begin = Tok.Offset;
+  F.Begin = static_cast<uint32_t>(Tok.Offset);
   F.Loc = A.Where = Tok.Loc;
   advance();
   while (Tok.isDirective(".attribute"))
@@ -717,11 +717,13 @@ bool Parser::parseFunction(Linkage Link) {
     if (!parseParamList(A.Returns, "return parameter list"))
       return false;
   }
-  if (!parseName(F.Name, F.NameOffset, F.NameLoc, F.IsKernel ? "a kernel name" : "a function name"))
+  size_t NameOffset = 0;
+  if (!parseName(F.Name, NameOffset, F.NameLoc, F.IsKernel ? "a kernel name" : "a function name"))
     return false;
+  F.NameOffset = static_cast<uint32_t>(NameOffset);
   if (Tok.isPunct('(') && !parseParamList(A.Params, "parameter list"))
     return false;
-  F.HeaderEnd = PrevEnd;
+  F.HeaderEnd = static_cast<uint32_t>(PrevEnd);
   bool EndedWithPragma = false;
   while (Tok.is(TokKind::Directive) && !startsModuleItem(Tok.Text)) {
     StringRef Dir = Tok.Text;
@@ -788,7 +790,7 @@ bool Parser::parseFunction(Linkage Link) {
           break;
         advance();
       }
-      F.HeaderEnd = PrevEnd;
+      F.HeaderEnd = static_cast<uint32_t>(PrevEnd);
       if (!Tok.isPunct(';'))
         return errorHere("expected ';' after .pragma strings, found " + describe(Tok));
       EndedWithPragma = true;
@@ -799,27 +801,29 @@ bool Parser::parseFunction(Linkage Link) {
     } else {
       return error(DirTok, "unexpected '" + Dir + "' in " + (F.IsKernel ? "kernel" : "function") + " header");
     }
-    F.HeaderEnd = PrevEnd;
+    F.HeaderEnd = static_cast<uint32_t>(PrevEnd);
   }
   if (Tok.isPunct('{')) {
     F.HasBody = A.HasBody = true;
-    F.BodyBegin = Tok.Offset;
-    F.BodyPos = Tok.start();
+    F.BodyBegin = static_cast<uint32_t>(Tok.Offset);
+    LexPos Open = Tok.start();
+    F.BodyLine = Open.Line;
+    F.BodyLineStart = static_cast<uint32_t>(Open.LineStart);
     // Bodies are scanned by the lowering (BodyScanner) once the module is known; here only their end.
     Token Close = Main.skipFunctionBody(Tok);
     bool Closed = !Close.is(TokKind::Error);
     if (Closed)
-      F.End = Close.end();
+      F.End = static_cast<uint32_t>(Close.end());
     else
       D.error(Close.Offset, Close.Loc, Main.errorMessage());
     advance(); // past the '}', or to the end of file if the body is unterminated
     if (!Closed)
       return true; // reported
   } else if (Tok.isPunct(';')) {
-    F.End = Tok.end();
+    F.End = static_cast<uint32_t>(Tok.end());
     advance();
   } else if (EndedWithPragma) {
-    F.End = PrevEnd;
+    F.End = static_cast<uint32_t>(PrevEnd);
   } else if (Tok.is(TokKind::Eof) || (Tok.is(TokKind::Directive) && startsModuleItem(Tok.Text))) {
     // PTX 1.x/2.x prototypes (nvopencc, OptiX) end at the next module-scope directive, without ';'.
     F.End = F.HeaderEnd;
@@ -1348,6 +1352,12 @@ bool Parser::parseCallPrototype(PtxCallPrototype &P) {
 bool parsePtxModule(StringRef Text, StringRef FileName, SourceDiags &Diags, PtxModule &Module) {
   unsigned Before = Diags.errors();
   Module.FileName = FileName;
+  if (Text.size() > MaxPtxModuleBytes) {
+    Diags.error(0, SourceLoc{1, 1},
+                "PTX module of " + Twine(Text.size()) + " bytes: at most " + Twine(MaxPtxModuleBytes) +
+                    " bytes (4 GiB) can be assembled");
+    return false;
+  }
   Parser P(Text, Diags, Module);
   P.parseModule();
   P.finishLegacy();

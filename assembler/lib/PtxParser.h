@@ -29,18 +29,25 @@ enum class Linkage : uint8_t { None, Visible, Weak, Common, Extern };
 /// PtxModule::FunctionAbis, which the lowering adopts as the object's ABI records instead of copying it:
 /// a module of 10^6 small functions held both, 328 bytes per function, at the lowering's peak.
 struct PtxFunction {
+  llvm::StringRef Name;
+  // Offsets in the module's text, which parsePtxModule keeps below 4 GiB (MaxPtxModuleBytes): 32 bits
+  // each instead of 64 took the record from 104 to 64 bytes, and a module of 10^6 small functions holds
+  // these beside the whole object model at the lowering's peak (bench/memory_bench.py).
+  uint32_t NameOffset = 0;
+  uint32_t Begin = 0;     // offset of `.func` / `.entry` (the linkage directive, if any, precedes it)
+  uint32_t HeaderEnd = 0; // end of the last header token (before `{`, not counting a trailing `;`)
+  uint32_t BodyBegin = 0; // offset of `{` (definitions)
+  uint32_t End = 0;       // one past `}` (definitions) or `;` (declarations)
+  uint32_t BodyLine = 1;      // the lexer's line at `{` ...
+  uint32_t BodyLineStart = 0; // ... and where that line starts: bodyPos()
+  SourceLoc Loc;              // of `.func` / `.entry`
+  SourceLoc NameLoc;
   Linkage Link = Linkage::None;
   bool IsKernel = false;
   bool HasBody = false;
-  llvm::StringRef Name;
-  size_t NameOffset = 0;
-  size_t Begin = 0;      // offset of `.func` / `.entry` (the linkage directive, if any, precedes it)
-  size_t HeaderEnd = 0;  // end of the last header token (before `{`, not counting a trailing `;`)
-  size_t BodyBegin = 0;  // offset of `{` (definitions)
-  size_t End = 0;        // one past `}` (definitions) or `;` (declarations)
-  LexPos BodyPos;        // lexer position at `{`, so the body scanner keeps counting lines
-  SourceLoc Loc;     // of `.func` / `.entry`
-  SourceLoc NameLoc;
+
+  /// The lexer position at `{`, so the body scanner keeps counting lines.
+  LexPos bodyPos() const { return LexPos{BodyBegin, BodyLine, BodyLineStart}; }
 };
 
 /// A reference to an identifier inside a variable initializer (a function or variable name).
@@ -73,7 +80,7 @@ struct PtxVariable {
   llvm::StringRef Type;
   uint8_t VectorWidth = 0;
   uint32_t Align = 0;
-  std::vector<llvm::StringRef> Attributes;
+  StringList Attributes;
   size_t Begin = 0;       // offset of the state space directive
   size_t PrefixEnd = 0;   // offset of the first declarator's name
   size_t End = 0;         // one past `;`
@@ -172,13 +179,17 @@ private:
   unsigned Errors = 0;
 };
 
+/// The largest PTX text a module can be (4 GiB - 1): offsets into it are 32-bit in the parser's records.
+inline constexpr size_t MaxPtxModuleBytes = UINT32_MAX;
+
 /// Parses the module-level structure of Text. Errors go to Diags; parsing recovers at the next top-level
 /// `;` or matching `}` and continues, so every error is reported. Returns true if no error was found.
+/// A text of more than MaxPtxModuleBytes is refused with one error.
 bool parsePtxModule(llvm::StringRef Text, llvm::StringRef FileName, SourceDiags &Diags, PtxModule &Module);
 
 /// A `.callprototype` found inside a function body.
 struct PtxCallPrototype {
-  std::vector<ParamInfo> Returns, Params;
+  ParamList Returns, Params;
   bool NoReturn = false;
   std::optional<uint32_t> AbiPreserve, AbiPreserveControl;
 };

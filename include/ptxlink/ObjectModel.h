@@ -114,6 +114,10 @@ struct Relocation {
   int64_t Addend = 0;  // Data32 / Data64 / SectionOffset
 };
 
+/// A section's relocations. SmallVector<T, 0> (a pointer and two 32-bit counts, 16 bytes) rather than
+/// std::vector (24): a module of 10^6 small functions holds one per function (issue 15, finding 8).
+using RelocationList = llvm::SmallVector<Relocation, 0>;
+
 struct Section {
   llvm::StringRef Name; // functions/variables: the symbol name; debug: ".debug_info" etc.
   SectionKind Kind = SectionKind::Function;
@@ -122,7 +126,7 @@ struct Section {
   /// Function sections: length of the prefix that is the declaration (up to, not including, the body's
   /// `{`, trailing space trimmed). `Contents.take_front(HeaderLength) + ";"` is a valid prototype.
   uint32_t HeaderLength = 0;
-  std::vector<Relocation> Relocs; // sorted by Offset
+  RelocationList Relocs; // sorted by Offset
   Loc Where;
 };
 
@@ -153,6 +157,11 @@ struct ParamInfo {
   /// Alignment the ABI uses: explicit .align, else the element size.
   uint32_t effectiveAlign() const;
 };
+
+/// Parameter lists and attribute strings of signatures: SmallVector<T, 0> (16 bytes) rather than
+/// std::vector (24), as for RelocationList; a function's signature holds three.
+using ParamList = llvm::SmallVector<ParamInfo, 0>;
+using StringList = llvm::SmallVector<llvm::StringRef, 0>;
 
 /// Kernel tuning and cluster directives; absent values are std::nullopt.
 struct TuningInfo {
@@ -208,18 +217,18 @@ private:
 };
 
 /// Structured signature of a function or kernel (also of declarations seen only as .extern). A module
-/// holds one per function, so rare parts live out of line (Tuning) and the flags share one word (112
-/// bytes).
+/// holds one per function, so rare parts live out of line (Tuning), the flags share one word and the
+/// lists are 16-byte SmallVectors (88 bytes).
 struct FunctionAbi {
   uint32_t Symbol = NoSymbol;
   bool IsKernel = false;
   bool HasBody = false;
   bool NoReturn = false; // beside the other flags: after Params it cost 8 bytes of padding per function
-  std::vector<ParamInfo> Returns;
-  std::vector<ParamInfo> Params;
+  ParamList Returns;
+  ParamList Params;
   std::optional<uint32_t> AbiPreserve;        // `.abi_preserve N`
   std::optional<uint32_t> AbiPreserveControl; // `.abi_preserve_control N`
-  std::vector<llvm::StringRef> Attributes;    // `.attribute(...)` contents, e.g. ".unified(...)"
+  StringList Attributes;                      // `.attribute(...)` contents, e.g. ".unified(...)"
   OutOfLineTuning Tuning;                     // read with Tuning->MaxNReg, fill with Tuning.edit()
   Loc Where;
 };
@@ -228,8 +237,8 @@ struct FunctionAbi {
 struct PrototypeAbi {
   llvm::StringRef Label;
   uint32_t Function = NoSymbol; // the function whose body declares it
-  std::vector<ParamInfo> Returns;
-  std::vector<ParamInfo> Params;
+  ParamList Returns;
+  ParamList Params;
   bool NoReturn = false;
   std::optional<uint32_t> AbiPreserve, AbiPreserveControl;
   /// Functions named in `.calltargets` lists attached to calls through this prototype.
@@ -246,7 +255,7 @@ struct VariableAbi {
   llvm::SmallVector<uint64_t, 1> ArrayDims;
   bool UnsizedArray = false;
   uint32_t Align = 0; // explicit .align, 0 = none
-  std::vector<llvm::StringRef> Attributes; // `.attribute(.managed)` etc
+  StringList Attributes; // `.attribute(.managed)` etc
   bool Initialized = false;
   Loc Where;
 };

@@ -214,7 +214,7 @@ Expected<RewrittenDebugInfo> rewriteDebugInfo(const ModuleVariant &Module, const
   RewrittenDebugInfo Out;
   Out.Contents.reserve(Info.Contents.size() + Info.Contents.size() / 16);
   Out.Relocs.reserve(Info.Relocs.size());
-  const std::vector<Relocation> &Relocs = Info.Relocs; // sorted by offset
+  const RelocationList &Relocs = Info.Relocs; // sorted by offset
   size_t NextReloc = 0;
   auto where = [](uint64_t Offset) { return (" at offset " + Twine(Offset) + " of .debug_info").str(); };
 

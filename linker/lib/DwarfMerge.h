@@ -54,7 +54,7 @@ private:
 /// headers' references to .debug_abbrev now have addend 0: the shared table starts the section).
 struct RewrittenDebugInfo {
   std::string Contents;
-  std::vector<Relocation> Relocs;
+  RelocationList Relocs;
   /// Where each unit went, and each of its DIEs: (old, new) unit-relative offsets in increasing order
   /// (a sorted array, not a hash map: filled in order, and probing a large hash map per DIE cost more
   /// than the rest of the walk).

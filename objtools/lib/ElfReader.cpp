@@ -173,8 +173,8 @@ private:
   llvm::Error readNote(const ElfSectionHeader &H, ModuleVariant *V, uint32_t &Flags, uint32_t &Count);
   llvm::Error readPlain(ModuleVariant &V);
   llvm::Error readFat(std::vector<ModuleVariant> &Out, uint32_t Count);
-  void readParams(Cursor &C, std::vector<ParamInfo> &Out, size_t NSym);
-  void readStrings(Cursor &C, std::vector<StringRef> &Out, const char *What);
+  void readParams(Cursor &C, ParamList &Out, size_t NSym);
+  template <typename StringVector> void readStrings(Cursor &C, StringVector &Out, const char *What);
   void readAbi(Cursor &C, ModuleVariant &V);
 };
 
@@ -313,7 +313,8 @@ llvm::Error VariantReader::readNote(const ElfSectionHeader &H, ModuleVariant *V,
   return llvm::Error::success();
 }
 
-void VariantReader::readStrings(Cursor &C, std::vector<StringRef> &Out, const char *What) {
+template <typename StringVector>
+void VariantReader::readStrings(Cursor &C, StringVector &Out, const char *What) {
   uint32_t N = C.count(8, What);
   Out.reserve(N);
   for (uint32_t I = 0; I < N && C.ok(); ++I)
@@ -322,7 +323,7 @@ void VariantReader::readStrings(Cursor &C, std::vector<StringRef> &Out, const ch
 
 bool validSpace(uint8_t S) { return S <= static_cast<uint8_t>(StateSpace::Generic); }
 
-void VariantReader::readParams(Cursor &C, std::vector<ParamInfo> &Out, size_t NSym) {
+void VariantReader::readParams(Cursor &C, ParamList &Out, size_t NSym) {
   using llvm::support::endian::read32le;
   // Fixed part: space, width, flags, pointer space (1 byte each), type (offset, length), align, pointer
   // align, name (offset, length), line, column: 36 bytes; then the count of array dimensions.

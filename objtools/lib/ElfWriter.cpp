@@ -387,7 +387,7 @@ template <bool Records> void writeStr(Bytes &B, StringPool &Strings, llvm::Strin
     Strings.add(S);
 }
 
-template <bool Records> void writeParams(Bytes &B, StringPool &Strings, const std::vector<ParamInfo> &Params) {
+template <bool Records> void writeParams(Bytes &B, StringPool &Strings, const ParamList &Params) {
   using namespace llvm::support::endian;
   if constexpr (Records)
     B.u32(static_cast<uint32_t>(Params.size()));
@@ -415,7 +415,7 @@ template <bool Records> void writeParams(Bytes &B, StringPool &Strings, const st
   }
 }
 
-template <bool Records> void writeStrings(Bytes &B, StringPool &Strings, const std::vector<llvm::StringRef> &List) {
+template <bool Records> void writeStrings(Bytes &B, StringPool &Strings, llvm::ArrayRef<llvm::StringRef> List) {
   if constexpr (Records)
     B.u32(static_cast<uint32_t>(List.size()));
   for (llvm::StringRef S : List)
@@ -443,7 +443,7 @@ template <bool Records> void writeTuning(Bytes &B, StringPool &Strings, const Tu
 /// Exact size of the `.ptxlink.abi` stream writeAbi writes (the layout needs it before the stream is
 /// generated).
 size_t abiSize(const ModuleVariant &V) {
-  auto Params = [](const std::vector<ParamInfo> &List) {
+  auto Params = [](const ParamList &List) {
     size_t N = 4;
     for (const ParamInfo &P : List)
       N += 40 + 8 * P.ArrayDims.size();

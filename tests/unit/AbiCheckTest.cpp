@@ -45,7 +45,7 @@ struct Module {
     M.Symbols.push_back(S);
     return static_cast<uint32_t>(M.Symbols.size() - 1);
   }
-  FunctionAbi &func(llvm::StringRef Name, Binding Bind, std::vector<ParamInfo> Returns, std::vector<ParamInfo> Params,
+  FunctionAbi &func(llvm::StringRef Name, Binding Bind, ParamList Returns, ParamList Params,
                     uint32_t Line = 4) {
     FunctionAbi F;
     F.Symbol = addSymbol(Name, SymbolKind::Function, Bind, Line);

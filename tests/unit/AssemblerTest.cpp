@@ -230,7 +230,8 @@ TEST(AssemblerTest, VariableAndParameterSizesAgree) {
   ASSERT_EQ(A->V().Functions.size(), 1u);
   const FunctionAbi &F = A->V().Functions[0];
   ASSERT_EQ(F.Params.size(), 3u);
-  EXPECT_EQ(F.Returns.at(0).sizeBytes(), A->V().Symbols[A->sym("gp")].Size);
+  ASSERT_EQ(F.Returns.size(), 1u);
+  EXPECT_EQ(F.Returns[0].sizeBytes(), A->V().Symbols[A->sym("gp")].Size);
   EXPECT_EQ(F.Params[0].sizeBytes(), 1u);
   EXPECT_EQ(F.Params[1].sizeBytes(), 4u);
   EXPECT_EQ(F.Params[1].effectiveAlign(), 4u);

@@ -37,7 +37,7 @@ void expectLoc(Loc A, Loc B) {
   EXPECT_EQ(A.Column, B.Column);
 }
 
-void expectParams(const std::vector<ParamInfo> &A, const std::vector<ParamInfo> &B) {
+void expectParams(const ParamList &A, const ParamList &B) {
   ASSERT_EQ(A.size(), B.size());
   for (size_t I = 0; I < A.size(); ++I) {
     EXPECT_EQ(A[I].Space, B[I].Space);

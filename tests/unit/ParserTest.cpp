@@ -5,6 +5,9 @@
 
 #include <gtest/gtest.h>
 
+#include <sys/mman.h>
+
+#include <cstring>
 #include <random>
 #include <regex>
 #include <string>
@@ -629,6 +632,31 @@ TEST(ParserTest, TypeSizes) {
   EXPECT_EQ(typeSizeBytes(".f16x"), 0u);
   EXPECT_EQ(typeSizeBytes("b32"), 0u);
   EXPECT_EQ(typeSizeBytes(""), 0u);
+}
+
+// The parser's records keep 32-bit offsets into the text, so a text past MaxPtxModuleBytes is refused
+// with one error instead of being read with offsets that wrap. The text is a reserved, never-touched
+// mapping (only its first page is written), so the test costs no memory.
+TEST(ParserTest, TextLargerThan4GiBIsRefused) {
+  size_t Size = MaxPtxModuleBytes + 2;
+  void *Map = mmap(nullptr, Size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (Map == MAP_FAILED)
+    GTEST_SKIP() << "cannot reserve 4 GiB of address space";
+  std::memcpy(Map, ".version 8.0\n", 13);
+  llvm::StringRef Text(static_cast<const char *>(Map), Size);
+  std::string Errors;
+  llvm::raw_string_ostream OS(Errors);
+  DiagnosticEngine Engine(OS, "test");
+  SourceDiags D(Engine, Text, "huge.ptx");
+  PtxModule M;
+  EXPECT_FALSE(parsePtxModule(Text, "huge.ptx", D, M));
+  EXPECT_EQ(D.errors(), 1u);
+  EXPECT_TRUE(M.Functions.empty());
+  OS.flush();
+  EXPECT_NE(Errors.find("huge.ptx:1:1: error: PTX module of 4294967297 bytes: at most 4294967295 bytes (4 GiB)"),
+            std::string::npos)
+      << Errors;
+  munmap(Map, Size);
 }
 
 } // namespace

@@ -74,7 +74,7 @@ json::Object paramJson(const ParamInfo &P) {
   return J;
 }
 
-json::Array paramsJson(const std::vector<ParamInfo> &List) {
+json::Array paramsJson(llvm::ArrayRef<ParamInfo> List) {
   json::Array A;
   for (const ParamInfo &P : List)
     A.push_back(paramJson(P));
