@@ -750,7 +750,7 @@ bool Parser::parseFunction(Linkage Link) {
     } else if (Dir == ".abi_preserve" || Dir == ".abi_preserve_control") {
       if (!FuncOnly() || !parseU32(V, "a register count"))
         return false;
-      (Dir == ".abi_preserve" ? A.AbiPreserve : A.AbiPreserveControl) = V;
+      (Dir == ".abi_preserve" ? A.Tuning.edit().AbiPreserve : A.Tuning.edit().AbiPreserveControl) = V;
     } else if (Dir == ".maxnreg") {
       if (!parseU32(V, "a register count"))
         return false;

@@ -163,7 +163,8 @@ struct ParamInfo {
 using ParamList = llvm::SmallVector<ParamInfo, 0>;
 using StringList = llvm::SmallVector<llvm::StringRef, 0>;
 
-/// Kernel tuning and cluster directives; absent values are std::nullopt.
+/// Kernel tuning and cluster directives, and the `.abi_preserve` counts (as rare); absent values are
+/// std::nullopt.
 struct TuningInfo {
   std::optional<uint32_t> MaxNReg;
   std::optional<std::array<uint32_t, 3>> MaxNTid, ReqNTid, ReqNCtaPerCluster;
@@ -171,10 +172,13 @@ struct TuningInfo {
   bool ExplicitCluster = false;
   bool BlocksAreClusters = false;
   std::vector<llvm::StringRef> Pragmas; // `.pragma "..."` strings attached to the function
+  std::optional<uint32_t> AbiPreserve;        // `.abi_preserve N`
+  std::optional<uint32_t> AbiPreserveControl; // `.abi_preserve_control N`
 
   bool empty() const {
     return !MaxNReg && !MaxNTid && !ReqNTid && !ReqNCtaPerCluster && !MinNCtaPerSm && !MaxNCtaPerSm &&
-           !MaxClusterRank && !ExplicitCluster && !BlocksAreClusters && Pragmas.empty();
+           !MaxClusterRank && !ExplicitCluster && !BlocksAreClusters && Pragmas.empty() && !AbiPreserve &&
+           !AbiPreserveControl;
   }
 };
 
@@ -217,8 +221,8 @@ private:
 };
 
 /// Structured signature of a function or kernel (also of declarations seen only as .extern). A module
-/// holds one per function, so rare parts live out of line (Tuning), the flags share one word and the
-/// lists are 16-byte SmallVectors (88 bytes).
+/// holds one per function, so rare parts live out of line (Tuning, with the `.abi_preserve` counts), the
+/// flags share one word and the lists are 16-byte SmallVectors (72 bytes).
 struct FunctionAbi {
   uint32_t Symbol = NoSymbol;
   bool IsKernel = false;
@@ -226,10 +230,9 @@ struct FunctionAbi {
   bool NoReturn = false; // beside the other flags: after Params it cost 8 bytes of padding per function
   ParamList Returns;
   ParamList Params;
-  std::optional<uint32_t> AbiPreserve;        // `.abi_preserve N`
-  std::optional<uint32_t> AbiPreserveControl; // `.abi_preserve_control N`
-  StringList Attributes;                      // `.attribute(...)` contents, e.g. ".unified(...)"
-  OutOfLineTuning Tuning;                     // read with Tuning->MaxNReg, fill with Tuning.edit()
+  StringList Attributes; // `.attribute(...)` contents, e.g. ".unified(...)"
+  /// Tuning directives and `.abi_preserve` counts: read with Tuning->MaxNReg, fill with Tuning.edit().
+  OutOfLineTuning Tuning;
   Loc Where;
 };
 

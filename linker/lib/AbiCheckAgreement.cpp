@@ -277,8 +277,10 @@ bool checkPrototypeAgreement(const SymbolSite &Target, const PrototypeSite &Prot
   AsFunction.Returns = P.Returns;
   AsFunction.Params = P.Params;
   AsFunction.NoReturn = P.NoReturn;
-  AsFunction.AbiPreserve = P.AbiPreserve;
-  AsFunction.AbiPreserveControl = P.AbiPreserveControl;
+  if (P.AbiPreserve)
+    AsFunction.Tuning.edit().AbiPreserve = P.AbiPreserve;
+  if (P.AbiPreserveControl)
+    AsFunction.Tuning.edit().AbiPreserveControl = P.AbiPreserveControl;
   // A prototype carries no attributes; they are not part of what an indirect call checks.
   FunctionAbi TargetView = *TargetAbi;
   TargetView.Attributes.clear();

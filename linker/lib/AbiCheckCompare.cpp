@@ -221,7 +221,8 @@ std::vector<AbiFinding> compareFunctionAbi(const FunctionAbi &A, const FunctionA
   C.count(false, A.Params, B.Params);
   C.params(true, A.Returns, B.Returns);
   C.params(false, A.Params, B.Params);
-  C.tail(A.NoReturn, B.NoReturn, A.AbiPreserve, B.AbiPreserve, A.AbiPreserveControl, B.AbiPreserveControl);
+  const TuningInfo &TA = A.Tuning.get(), &TB = B.Tuning.get(); // the `.abi_preserve` counts
+  C.tail(A.NoReturn, B.NoReturn, TA.AbiPreserve, TB.AbiPreserve, TA.AbiPreserveControl, TB.AbiPreserveControl);
   if (A.Attributes != B.Attributes)
     C.add(Severity::Warning, "abi-attribute",
           both("attributes", joinAttributes(A.Attributes), NameA, joinAttributes(B.Attributes), NameB));

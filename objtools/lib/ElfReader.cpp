@@ -391,10 +391,6 @@ void VariantReader::readAbi(Cursor &C, ModuleVariant &V) {
     F.HasBody = Flags & 2;
     F.NoReturn = Flags & 4;
     uint32_t Preserve = read32le(Head + 4), PreserveControl = read32le(Head + 8);
-    if (Flags & 8)
-      F.AbiPreserve = Preserve;
-    if (Flags & 16)
-      F.AbiPreserveControl = PreserveControl;
     readParams(C, F.Returns, NSym);
     readParams(C, F.Params, NSym);
     readStrings(C, F.Attributes, "attributes");
@@ -406,7 +402,11 @@ void VariantReader::readAbi(Cursor &C, ModuleVariant &V) {
     // Nearly every function has no tuning directive: keep nothing for it (FunctionAbi::Tuning).
     TuningInfo NoTuning;
     bool HasPragmas = C.ok() && C.peekU32() != 0;
-    TuningInfo &T = (Present & 0x1ff) || HasPragmas ? F.Tuning.edit() : NoTuning;
+    TuningInfo &T = (Present & 0x1ff) || HasPragmas || (Flags & 24) ? F.Tuning.edit() : NoTuning;
+    if (Flags & 8)
+      T.AbiPreserve = Preserve;
+    if (Flags & 16)
+      T.AbiPreserveControl = PreserveControl;
     uint32_t MaxNReg = read32le(Tune + 4);
     if (Present & 1)
       T.MaxNReg = MaxNReg;

@@ -474,13 +474,14 @@ template <bool Records> void writeAbi(const ModuleVariant &V, StringPool &String
   for (const FunctionAbi &F : V.Functions) {
     if constexpr (Records) {
       B.u32(F.Symbol);
-      B.u8((F.IsKernel ? 1 : 0) | (F.HasBody ? 2 : 0) | (F.NoReturn ? 4 : 0) | (F.AbiPreserve ? 8 : 0) |
-           (F.AbiPreserveControl ? 16 : 0));
+      const TuningInfo &T = F.Tuning.get(); // the `.abi_preserve` counts live there
+      B.u8((F.IsKernel ? 1 : 0) | (F.HasBody ? 2 : 0) | (F.NoReturn ? 4 : 0) | (T.AbiPreserve ? 8 : 0) |
+           (T.AbiPreserveControl ? 16 : 0));
       B.u8(0);
       B.u8(0);
       B.u8(0);
-      B.u32(F.AbiPreserve.value_or(0));
-      B.u32(F.AbiPreserveControl.value_or(0));
+      B.u32(T.AbiPreserve.value_or(0));
+      B.u32(T.AbiPreserveControl.value_or(0));
     }
     writeParams<Records>(B, Strings, F.Returns);
     writeParams<Records>(B, Strings, F.Params);

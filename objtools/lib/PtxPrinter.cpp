@@ -438,7 +438,7 @@ void printFunctionDeclPtx(llvm::raw_ostream &OS, const FunctionAbi &F, llvm::Str
     OS << ' ';
     printParamListPtx(OS, F.Params);
   }
-  printSignatureTailPtx(OS, F.NoReturn, F.AbiPreserve, F.AbiPreserveControl);
+  printSignatureTailPtx(OS, F.NoReturn, F.Tuning->AbiPreserve, F.Tuning->AbiPreserveControl);
 }
 
 void printCallPrototypePtx(llvm::raw_ostream &OS, const PrototypeAbi &P) {

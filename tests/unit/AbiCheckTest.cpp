@@ -232,10 +232,10 @@ TEST(AbiCheck, NoReturnAndAbiPreserve) {
   }
   {
     Pair P;
-    P.A.func("f", Binding::Undefined, {}, {}).AbiPreserve = 8;
+    P.A.func("f", Binding::Undefined, {}, {}).Tuning.edit().AbiPreserve = 8;
     FunctionAbi &Def = P.B.func("f", Binding::Global, {}, {});
-    Def.AbiPreserve = 16;
-    Def.AbiPreserveControl = 2;
+    Def.Tuning.edit().AbiPreserve = 16;
+    Def.Tuning.edit().AbiPreserveControl = 2;
     EXPECT_TRUE(P.checkFunction());
     EXPECT_EQ(P.E.codes(), std::vector<std::string>{"abi-preserve"});
     EXPECT_NE(P.E.Text.find(">>> .abi_preserve: 8 in the declaration, 16 in the definition\n"), std::string::npos);

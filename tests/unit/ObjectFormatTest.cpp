@@ -112,8 +112,8 @@ void expectSameVariant(const ModuleVariant &A, const ModuleVariant &B) {
     expectParams(X.Returns, Y.Returns);
     expectParams(X.Params, Y.Params);
     EXPECT_EQ(X.NoReturn, Y.NoReturn);
-    EXPECT_EQ(X.AbiPreserve, Y.AbiPreserve);
-    EXPECT_EQ(X.AbiPreserveControl, Y.AbiPreserveControl);
+    EXPECT_EQ(X.Tuning->AbiPreserve, Y.Tuning->AbiPreserve);
+    EXPECT_EQ(X.Tuning->AbiPreserveControl, Y.Tuning->AbiPreserveControl);
     EXPECT_EQ(X.Attributes, Y.Attributes);
     EXPECT_EQ(X.Tuning->MaxNReg, Y.Tuning->MaxNReg);
     EXPECT_EQ(X.Tuning->MaxNTid, Y.Tuning->MaxNTid);

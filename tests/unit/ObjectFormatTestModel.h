@@ -191,7 +191,7 @@ inline std::unique_ptr<ObjectFile> buildFullModel(llvm::StringRef Arch = "sm_90"
   PA.ArrayDims.push_back(4);
   PA.Space = StateSpace::Param;
   FE.Params.push_back(param(".b32", "a"));
-  FE.AbiPreserve = 8;
+  FE.Tuning.edit().AbiPreserve = 8;
   FE.Attributes.push_back(".unified(0x1,0x2)");
   FunctionAbi FW;
   FW.Symbol = Wk;

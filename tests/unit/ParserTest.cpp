@@ -128,8 +128,8 @@ TEST(ParserTest, FunctionHeaders) {
   EXPECT_EQ(FAbi.Params[2].VectorWidth, 4u);
   EXPECT_EQ(FAbi.Params[2].Type, ".f32");
   EXPECT_TRUE(FAbi.Params[3].UnsizedArray);
-  EXPECT_EQ(*FAbi.AbiPreserve, 8u);
-  EXPECT_EQ(*FAbi.AbiPreserveControl, 2u);
+  EXPECT_EQ(*FAbi.Tuning->AbiPreserve, 8u);
+  EXPECT_EQ(*FAbi.Tuning->AbiPreserveControl, 2u);
   EXPECT_EQ(Q->Text.substr(F.Begin, F.HeaderEnd - F.Begin).substr(0, 6), ".func ");
   EXPECT_EQ(Q->Text[F.HeaderEnd - 1], '2'); // the last header token is `.abi_preserve_control 2`
   EXPECT_EQ(Q->Text[F.End - 1], '}');

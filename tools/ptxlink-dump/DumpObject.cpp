@@ -192,10 +192,10 @@ void functionRecords(const ObjectFile &Object, Node::Emit Emit) {
         J["demangled"] = D;
       if (F.NoReturn)
         J["noreturn"] = true;
-      if (F.AbiPreserve)
-        J["abiPreserve"] = *F.AbiPreserve;
-      if (F.AbiPreserveControl)
-        J["abiPreserveControl"] = *F.AbiPreserveControl;
+      if (F.Tuning->AbiPreserve)
+        J["abiPreserve"] = *F.Tuning->AbiPreserve;
+      if (F.Tuning->AbiPreserveControl)
+        J["abiPreserveControl"] = *F.Tuning->AbiPreserveControl;
       if (F.Where.isValid())
         J["line"] = F.Where.Line;
       if (F.IsKernel)
