@@ -12,6 +12,7 @@
 #include "LinkContext.h"
 #include "SassBuild.h"
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 
 #include <chrono>
@@ -109,11 +110,19 @@ void ArchLink::markLive() {
 
 /// Names that stay undefined in a complete program because ptxas or the driver provides them: the PTX
 /// system calls (ptxas turns calls to them into the runtime's implementation; nvlink links cubins that
-/// leave them undefined) and `.extern .shared` arrays, which are the kernel's dynamic shared memory.
+/// leave them undefined), the device-side CUDA graph functions of cuda_device_runtime_api.h that are not
+/// in libcudadevrt.a but which ptxas resolves itself (found by compiling a kernel calling each of that
+/// header's device functions with `ptxas -arch=sm_90`, CUDA 13.0: these six are accepted undefined, the
+/// rest are libcudadevrt's or unresolved; NVIDIA's cuda-samples graphConditionalNodes calls
+/// cudaGraphSetConditional), and `.extern .shared` arrays, which are the kernel's dynamic shared memory.
 static bool providedOutsideTheLink(const Symbol &S) {
   if (S.Kind == SymbolKind::Variable)
     return S.Space == StateSpace::Shared;
-  return S.Name == "vprintf" || S.Name == "malloc" || S.Name == "free" || S.Name == "__assertfail";
+  static constexpr StringLiteral Provided[] = {
+      "vprintf", "malloc", "free", "__assertfail",
+      "cudaGraphSetConditional", "cudaGraphLaunch", "cudaGraphKernelNodeSetEnabled",
+      "cudaGraphKernelNodeSetGridDim", "cudaGraphKernelNodeSetParam", "cudaGraphKernelNodeUpdatesApply"};
+  return is_contained(Provided, S.Name);
 }
 
 void ArchLink::checkUndefined() {
