@@ -30,13 +30,18 @@ namespace {
 constexpr int DefaultZstdLevel = 3;
 
 /// How the fatbinary's images are compressed. Without --compress: a PTX-only link stays uncompressed (zstd
-/// would make a 10 ms link 50 ms), a link with --sass (seconds of ptxas) is compressed.
+/// would make a 10 ms link 50 ms); a link with --sass (seconds of ptxas) compresses its PTX images but not
+/// its cubins, as nvcc -dlink leaves its cubin: the CUDA driver (lazy loading, the default since CUDA 12)
+/// decompresses a cubin at the kernel's first launch, which on an H100 made that launch about 1.8 ms
+/// slower per MB of cubin (cuda-samples cudaTensorCoreGemm, docs/host-link.md "On a GPU"). PTX images are
+/// read only when no cubin fits the GPU. An explicit --compress compresses both, as fatbinary
+/// --compress-all does.
 FatbinWriteOptions fatbinWriteOptions(const LinkOptions &Options) {
   FatbinWriteOptions Write;
   Write.Compression = Options.CompressionGiven ? Options.Compression
                       : Options.Sass           ? FatbinCompression::Zstd
                                                : FatbinCompression::None;
-  Write.CompressElf = Write.Compression != FatbinCompression::None;
+  Write.CompressElf = Options.CompressionGiven && Write.Compression != FatbinCompression::None;
   Write.ZstdLevel = Options.CompressionLevel ? Options.CompressionLevel : DefaultZstdLevel;
   Write.Lz4Level = Options.CompressionLevel;
   return Write;
