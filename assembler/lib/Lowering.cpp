@@ -122,35 +122,74 @@ private:
   void declareDebugLabels(const PtxDebugSection &S, uint32_t SectionIdx);
   void declareDebugRefs();
   void lowerAlias(const PtxAlias &A);
-  template <typename PendingList> void rejectUndefinedNonExternFunctions(const PendingList &Work);
+  void rejectUndefinedNonExternFunctions();
+  /// Calls Visit(item, declarator, section) for every item of the parse in source order, and for each
+  /// declarator of a variable declaration; section is the index of the item's section (NoSection for a
+  /// declaration, an `.extern` variable and an alias): sections are numbered in this order.
+  template <typename Visitor> void forEachItem(Visitor &&Visit) const {
+    uint32_t Next = 0;
+    auto Place = [&](bool HasSection) { return HasSection ? Next++ : NoSection; };
+    for (const PtxItem &It : M.Items) {
+      switch (It.K) {
+      case PtxItem::Function:
+        Visit(It, 0, Place(M.Functions[It.Index].HasBody));
+        break;
+      case PtxItem::Variable: {
+        const PtxVariable &Var = M.Variables[It.Index];
+        for (uint32_t I = 0; I < Var.Decls.size(); ++I)
+          Visit(It, I, Place(Var.Link != Linkage::Extern));
+        break;
+      }
+      case PtxItem::Debug:
+      case PtxItem::Text:
+        Visit(It, 0, Place(true));
+        break;
+      case PtxItem::Alias:
+        Visit(It, 0, NoSection);
+        break;
+      }
+    }
+  }
   void lowerFunction(const PtxFunction &F, const FunctionAbi &A, uint32_t Sym, uint32_t SectionIdx,
                      BodyScanner &Scanner);
   void lowerVariable(const PtxVariable &Var, const PtxDeclarator &Decl, uint32_t Sym, uint32_t SectionIdx);
   void lowerDebug(const PtxDebugSection &S, ArrayRef<uint32_t> FixupSymbols, uint32_t SectionIdx);
 };
 
-template <typename PendingList> void Lowerer::rejectUndefinedNonExternFunctions(const PendingList &Work) {
+void Lowerer::rejectUndefinedNonExternFunctions() {
   // `.func d();` promises that this module defines d: only `.extern` says another module does. ptxas
   // rejects the module otherwise, even with -c and even when nothing calls d ("Unresolved extern function
   // 'd'"), so the error belongs here, at the declaration, rather than in ptxas after a link.
+  // A function declaration's symbol, if declareFunction made it one (not a clash with a variable or a
+  // kernel of that name): only declarations are looked up again, definitions need nothing here.
+  auto SymbolOf = [&](const PtxFunction &F) {
+    uint32_t Sym = lookup(F.Name);
+    if (Sym == NoSymbol)
+      return NoSymbol;
+    SymbolKind K = V.Symbols[Sym].Kind;
+    return K == (F.IsKernel ? SymbolKind::Kernel : SymbolKind::Function) ? Sym : NoSymbol;
+  };
+  if (std::all_of(M.Functions.begin(), M.Functions.end(), [](const PtxFunction &F) { return F.HasBody; }))
+    return; // nothing declared: no tables (two bytes per symbol)
   std::vector<uint8_t> DeclaredExtern(V.Symbols.size(), 0), Reported(V.Symbols.size(), 0); // per symbol
-  for (const auto &W : Work)
-    if (W.Item.K == PtxItem::Function && W.Symbol < V.Symbols.size() &&
-        M.Functions[W.Item.Index].Link == Linkage::Extern)
-      DeclaredExtern[W.Symbol] = 1;
+  for (const PtxFunction &F : M.Functions)
+    if (F.Link == Linkage::Extern)
+      if (uint32_t Sym = SymbolOf(F); Sym != NoSymbol)
+        DeclaredExtern[Sym] = 1;
   // An alias's declaration has no body either; a bad `.alias` has its own error.
   for (const PtxAlias &A : M.Aliases)
     if (uint32_t Sym = lookup(A.Alias); Sym < V.Symbols.size())
       DeclaredExtern[Sym] = 1;
-  for (const auto &W : Work) {
-    if (W.Item.K != PtxItem::Function || W.Symbol >= V.Symbols.size())
+  for (const PtxFunction &F : M.Functions) {
+    if (F.HasBody || F.Link == Linkage::Extern)
       continue;
-    const PtxFunction &F = M.Functions[W.Item.Index];
-    const Symbol &S = V.Symbols[W.Symbol];
-    if (F.HasBody || F.Link == Linkage::Extern || S.Section != NoSection || S.AliasOf != NoSymbol ||
-        DeclaredExtern[W.Symbol] || Reported[W.Symbol])
+    uint32_t Sym = SymbolOf(F);
+    if (Sym == NoSymbol)
       continue;
-    Reported[W.Symbol] = 1;
+    const Symbol &S = V.Symbols[Sym];
+    if (S.Section != NoSection || S.AliasOf != NoSymbol || DeclaredExtern[Sym] || Reported[Sym])
+      continue;
+    Reported[Sym] = 1;
     std::string Message = (Twine(F.IsKernel ? "kernel" : "function") + " '" + F.Name +
                     "' is declared without .extern but not defined in this module (ptxas: \"Unresolved extern "
                     "function\"); declare it .extern if another module defines it").str();
@@ -256,11 +295,13 @@ void Lowerer::keepFunctionAbiStrings() {
         P.Type = keep(P.Type);
         P.Name = keep(P.Name);
       }
-    for (StringRef &S : A.Attributes)
-      S = keep(S);
-    if (!A.Tuning->empty())
-      for (StringRef &S : A.Tuning.edit().Pragmas)
+    if (!A.Tuning->empty()) {
+      TuningInfo &T = A.Tuning.edit();
+      for (StringRef &S : T.Pragmas)
         S = keep(S);
+      for (StringRef &S : T.Attributes)
+        S = keep(S);
+    }
   }
 }
 
@@ -518,81 +559,67 @@ bool Lowerer::run() {
     V.Files.push_back(E);
   }
 
-  // Sections in source order; their indices are fixed before any symbol refers to them.
-  struct Pending {
-    PtxItem Item;
-    uint32_t Decl;
-    uint32_t Section;
-    uint32_t Symbol = NoSymbol; // functions and variables: their symbol, once declared
-  };
-  std::vector<Pending> Work;
+  // Sections in source order, one per definition: an item's section index is the number of sections
+  // the items before it have, so every pass below walks the parse's items with forEachItem to learn it
+  // (a work list of {item, declarator, section, symbol} cost 20 bytes per function at the lowering's
+  // peak, beside the whole parse and the whole model: bench/memory_bench.py). A definition's symbol,
+  // once declared, is kept in its section's Symbol field.
+  size_t SectionCount = 0, MostSymbols = 0;
+  forEachItem([&](const PtxItem &It, uint32_t, uint32_t SectionIdx) {
+    SectionCount += SectionIdx != NoSection;
+    ++MostSymbols;
+    if (It.K == PtxItem::Debug)
+      MostSymbols += M.DebugSections[It.Index].Labels.size() + M.DebugSections[It.Index].Fixups.size();
+  });
   // Sized once: grown by doubling, these tables held up to twice their size at the peak of a module of
-  // very many small functions (bench/memory_bench.py).
-  Work.reserve(M.Items.size());
-  V.Sections.reserve(M.Items.size() + M.DebugSections.size());
-  for (const PtxItem &It : M.Items) {
-    auto NewSection = [&](SectionKind K) {
-      V.Sections.emplace_back();
-      V.Sections.back().Kind = K;
-      return static_cast<uint32_t>(V.Sections.size() - 1);
-    };
+  // very many small functions. A -G module has tens of thousands of symbols (mostly labels that debug
+  // data refers to): the symbol tables are sized for the most there can be, so that none is regrown
+  // (each regrowth copies it into freshly faulted pages).
+  V.Sections.resize(SectionCount);
+  reserveSymbols(MostSymbols);
+
+  // Symbols: module-scope names first (source order), then debug labels and referenced names.
+  forEachItem([&](const PtxItem &It, uint32_t Decl, uint32_t SectionIdx) {
+    uint32_t Sym = NoSymbol;
     switch (It.K) {
-    case PtxItem::Function: {
-      const PtxFunction &F = M.Functions[It.Index];
-      Work.push_back({It, 0, F.HasBody ? NewSection(SectionKind::Function) : NoSection});
+    case PtxItem::Function:
+      Sym = declareFunction(M.Functions[It.Index], M.FunctionAbis[It.Index], SectionIdx);
       break;
-    }
     case PtxItem::Variable: {
       const PtxVariable &Var = M.Variables[It.Index];
-      for (uint32_t I = 0; I < Var.Decls.size(); ++I)
-        Work.push_back({It, I, Var.Link == Linkage::Extern ? NoSection : NewSection(SectionKind::Variable)});
+      Sym = declareVariable(Var, Var.Decls[Decl], SectionIdx);
+      if (SectionIdx != NoSection)
+        V.Sections[SectionIdx].Kind = SectionKind::Variable;
       break;
     }
     case PtxItem::Debug: {
       // Named and placed now: symbols refer to debug sections by name before their contents are lowered.
       const PtxDebugSection &S = M.DebugSections[It.Index];
-      uint32_t Index = NewSection(SectionKind::Debug);
-      Work.push_back({It, 0, Index});
-      V.Sections[Index].Name = keep(S.Name);
-      V.Sections[Index].Where = S.Loc;
-      FirstDebugSection.try_emplace(S.Name, Index);
+      Section &Sec = V.Sections[SectionIdx];
+      Sec.Kind = SectionKind::Debug;
+      Sec.Name = keep(S.Name);
+      Sec.Where = S.Loc;
+      FirstDebugSection.try_emplace(S.Name, SectionIdx);
       break;
     }
     case PtxItem::Text:
-      Work.push_back({It, 0, NewSection(SectionKind::Module)});
+      V.Sections[SectionIdx].Kind = SectionKind::Module;
       break;
     case PtxItem::Alias:
-      Work.push_back({It, 0, NoSection});
       break;
     }
-  }
-
-  // Symbols: module-scope names first (source order), then debug labels and referenced names. A -G
-  // module has tens of thousands (mostly labels that debug data refers to): the tables are sized for
-  // the most there can be, so that none is regrown (each regrowth copies it into freshly faulted pages).
-  {
-    size_t MostSymbols = Work.size();
-    for (const PtxDebugSection &S : M.DebugSections)
-      MostSymbols += S.Labels.size() + S.Fixups.size();
-    reserveSymbols(MostSymbols);
-  }
-  for (Pending &W : Work) {
-    if (W.Item.K == PtxItem::Function)
-      W.Symbol = declareFunction(M.Functions[W.Item.Index], M.FunctionAbis[W.Item.Index], W.Section);
-    else if (W.Item.K == PtxItem::Variable) {
-      const PtxVariable &Var = M.Variables[W.Item.Index];
-      W.Symbol = declareVariable(Var, Var.Decls[W.Decl], W.Section);
-    }
-  }
+    if (SectionIdx != NoSection && (It.K == PtxItem::Function || It.K == PtxItem::Variable))
+      V.Sections[SectionIdx].Symbol = Sym;
+  });
   adoptFunctionAbis();
-  for (const Pending &W : Work)
-    if (W.Item.K == PtxItem::Debug)
-      declareDebugLabels(M.DebugSections[W.Item.Index], W.Section);
+  forEachItem([&](const PtxItem &It, uint32_t, uint32_t SectionIdx) {
+    if (It.K == PtxItem::Debug)
+      declareDebugLabels(M.DebugSections[It.Index], SectionIdx);
+  });
   declareDebugRefs();
-  for (const Pending &W : Work)
-    if (W.Item.K == PtxItem::Alias)
-      lowerAlias(M.Aliases[W.Item.Index]);
-  rejectUndefinedNonExternFunctions(Work);
+  for (const PtxAlias &A : M.Aliases)
+    lowerAlias(A);
+  rejectUndefinedNonExternFunctions();
 
   // Section contents and relocations.
   // A `.loc ... function_name .debug_str+16` refers to an offset in a debug section of this module: the
@@ -606,33 +633,46 @@ bool Lowerer::run() {
     return V.Symbols[Sym].Kind == SymbolKind::Section ? Sym : NoSymbol;
   };
   BodyScanner Scanner(M.Text, D, SymMap, V.Symbols, PendingLabel, SectionSymbolFor);
-  for (const Pending &W : Work) {
-    if (D.stop())
-      return false;
-    switch (W.Item.K) {
+  // A definition is lowered only if it became its symbol's definition (not a redefinition or a clash).
+  auto Defines = [&](uint32_t SectionIdx) {
+    uint32_t Sym = V.Sections[SectionIdx].Symbol;
+    return Sym != NoSymbol && V.Symbols[Sym].Section == SectionIdx ? Sym : NoSymbol;
+  };
+  bool Stopped = false;
+  forEachItem([&](const PtxItem &It, uint32_t Decl, uint32_t SectionIdx) {
+    if (Stopped || (Stopped = D.stop()))
+      return;
+    switch (It.K) {
     case PtxItem::Function: {
-      const PtxFunction &F = M.Functions[W.Item.Index];
-      if (F.HasBody && W.Symbol != NoSymbol && V.Symbols[W.Symbol].Section == W.Section) {
+      const PtxFunction &F = M.Functions[It.Index];
+      if (SectionIdx == NoSection)
+        break;
+      if (uint32_t Sym = Defines(SectionIdx); Sym != NoSymbol) {
         // The definition's own signature: declareFunction made it the symbol's record.
-        const FunctionAbi &A = V.Functions[FuncAbiOf[W.Symbol]];
-        lowerFunction(F, A, W.Symbol, W.Section, Scanner);
+        const FunctionAbi &A = V.Functions[FuncAbiOf[Sym]];
+        lowerFunction(F, A, Sym, SectionIdx, Scanner);
         checkFunctionBody(M.Text, F, A, [&](StringRef Name) { return SymMap.find(Name) != NoSymbol; }, D);
+      } else {
+        V.Sections[SectionIdx].Symbol = NoSymbol;
       }
       break;
     }
     case PtxItem::Variable: {
-      const PtxVariable &Var = M.Variables[W.Item.Index];
-      const PtxDeclarator &Decl = Var.Decls[W.Decl];
-      if (W.Section != NoSection && W.Symbol != NoSymbol && V.Symbols[W.Symbol].Section == W.Section)
-        lowerVariable(Var, Decl, W.Symbol, W.Section);
+      const PtxVariable &Var = M.Variables[It.Index];
+      if (SectionIdx == NoSection)
+        break;
+      if (uint32_t Sym = Defines(SectionIdx); Sym != NoSymbol)
+        lowerVariable(Var, Var.Decls[Decl], Sym, SectionIdx);
+      else
+        V.Sections[SectionIdx].Symbol = NoSymbol;
       break;
     }
     case PtxItem::Debug:
-      lowerDebug(M.DebugSections[W.Item.Index], FixupSymbols[W.Item.Index], W.Section);
+      lowerDebug(M.DebugSections[It.Index], FixupSymbols[It.Index], SectionIdx);
       break;
     case PtxItem::Text: {
-      const PtxModuleText &T = M.Texts[W.Item.Index];
-      Section &Sec = V.Sections[W.Section];
+      const PtxModuleText &T = M.Texts[It.Index];
+      Section &Sec = V.Sections[SectionIdx];
       Sec.Name = ".pragma";
       Sec.Contents = keep(M.Text.slice(T.Begin, T.End));
       Sec.Where = T.Loc;
@@ -641,7 +681,9 @@ bool Lowerer::run() {
     case PtxItem::Alias:
       break;
     }
-  }
+  });
+  if (Stopped)
+    return false;
   keepFunctionAbiStrings();
   // In symbol order: a pending label's symbol is new when its first reference is recorded.
   for (const FirstReference &R : PendingLabelRefs)

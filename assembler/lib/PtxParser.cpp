@@ -710,7 +710,7 @@ bool Parser::parseFunction(Linkage Link) {
   F.Loc = A.Where = Tok.Loc;
   advance();
   while (Tok.isDirective(".attribute"))
-    if (!parseAttribute(A.Attributes))
+    if (!parseAttribute(A.Tuning.edit().Attributes))
       return false;
   if (Tok.isPunct('(')) {
     if (F.IsKernel)

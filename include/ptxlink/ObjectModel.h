@@ -163,8 +163,8 @@ struct ParamInfo {
 using ParamList = llvm::SmallVector<ParamInfo, 0>;
 using StringList = llvm::SmallVector<llvm::StringRef, 0>;
 
-/// Kernel tuning and cluster directives, and the `.abi_preserve` counts (as rare); absent values are
-/// std::nullopt.
+/// Kernel tuning and cluster directives, the `.abi_preserve` counts and `.attribute(...)`s (as rare);
+/// absent values are std::nullopt.
 struct TuningInfo {
   std::optional<uint32_t> MaxNReg;
   std::optional<std::array<uint32_t, 3>> MaxNTid, ReqNTid, ReqNCtaPerCluster;
@@ -174,11 +174,12 @@ struct TuningInfo {
   std::vector<llvm::StringRef> Pragmas; // `.pragma "..."` strings attached to the function
   std::optional<uint32_t> AbiPreserve;        // `.abi_preserve N`
   std::optional<uint32_t> AbiPreserveControl; // `.abi_preserve_control N`
+  StringList Attributes; // `.attribute(...)` contents, e.g. ".unified(...)"
 
   bool empty() const {
     return !MaxNReg && !MaxNTid && !ReqNTid && !ReqNCtaPerCluster && !MinNCtaPerSm && !MaxNCtaPerSm &&
            !MaxClusterRank && !ExplicitCluster && !BlocksAreClusters && Pragmas.empty() && !AbiPreserve &&
-           !AbiPreserveControl;
+           !AbiPreserveControl && Attributes.empty();
   }
 };
 
@@ -221,8 +222,8 @@ private:
 };
 
 /// Structured signature of a function or kernel (also of declarations seen only as .extern). A module
-/// holds one per function, so rare parts live out of line (Tuning, with the `.abi_preserve` counts), the
-/// flags share one word and the lists are 16-byte SmallVectors (72 bytes).
+/// holds one per function, so rare parts live out of line (Tuning, with the `.abi_preserve` counts and
+/// the `.attribute`s), the flags share one word and the lists are 16-byte SmallVectors (56 bytes).
 struct FunctionAbi {
   uint32_t Symbol = NoSymbol;
   bool IsKernel = false;
@@ -230,11 +231,12 @@ struct FunctionAbi {
   bool NoReturn = false; // beside the other flags: after Params it cost 8 bytes of padding per function
   ParamList Returns;
   ParamList Params;
-  StringList Attributes; // `.attribute(...)` contents, e.g. ".unified(...)"
-  /// Tuning directives and `.abi_preserve` counts: read with Tuning->MaxNReg, fill with Tuning.edit().
+  /// Tuning directives, `.abi_preserve` counts and `.attribute`s: read with Tuning->MaxNReg, fill with
+  /// Tuning.edit().
   OutOfLineTuning Tuning;
   Loc Where;
 };
+static_assert(sizeof(FunctionAbi) <= 56, "a module of 10^6 small functions holds one per function");
 
 /// A `.callprototype` label inside a function: the signature of indirect calls made through it.
 struct PrototypeAbi {

@@ -283,7 +283,8 @@ bool checkPrototypeAgreement(const SymbolSite &Target, const PrototypeSite &Prot
     AsFunction.Tuning.edit().AbiPreserveControl = P.AbiPreserveControl;
   // A prototype carries no attributes; they are not part of what an indirect call checks.
   FunctionAbi TargetView = *TargetAbi;
-  TargetView.Attributes.clear();
+  if (!TargetView.Tuning->Attributes.empty())
+    TargetView.Tuning.edit().Attributes.clear();
   std::vector<AbiFinding> Findings =
       compareFunctionAbi(AsFunction, TargetView, R.OtherName, R.DefName, AbiRelation::CallTargetVsPrototype);
   if (Findings.empty())

@@ -223,9 +223,9 @@ std::vector<AbiFinding> compareFunctionAbi(const FunctionAbi &A, const FunctionA
   C.params(false, A.Params, B.Params);
   const TuningInfo &TA = A.Tuning.get(), &TB = B.Tuning.get(); // the `.abi_preserve` counts
   C.tail(A.NoReturn, B.NoReturn, TA.AbiPreserve, TB.AbiPreserve, TA.AbiPreserveControl, TB.AbiPreserveControl);
-  if (A.Attributes != B.Attributes)
+  if (TA.Attributes != TB.Attributes)
     C.add(Severity::Warning, "abi-attribute",
-          both("attributes", joinAttributes(A.Attributes), NameA, joinAttributes(B.Attributes), NameB));
+          both("attributes", joinAttributes(TA.Attributes), NameA, joinAttributes(TB.Attributes), NameB));
   return std::move(C.Findings);
 }
 

@@ -393,7 +393,10 @@ void VariantReader::readAbi(Cursor &C, ModuleVariant &V) {
     uint32_t Preserve = read32le(Head + 4), PreserveControl = read32le(Head + 8);
     readParams(C, F.Returns, NSym);
     readParams(C, F.Params, NSym);
-    readStrings(C, F.Attributes, "attributes");
+    StringList Attributes;
+    readStrings(C, Attributes, "attributes");
+    if (!Attributes.empty())
+      F.Tuning.edit().Attributes = std::move(Attributes);
     // Tuning: presence bits, .maxnreg, three triples, three counts.
     const char *Tune = C.take(56, "function ABI record");
     if (!Tune)

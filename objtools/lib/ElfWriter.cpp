@@ -451,7 +451,7 @@ size_t abiSize(const ModuleVariant &V) {
   };
   size_t N = 16;
   for (const FunctionAbi &F : V.Functions)
-    N += 16 + Params(F.Returns) + Params(F.Params) + 4 + 8 * F.Attributes.size() + 60 +
+    N += 16 + Params(F.Returns) + Params(F.Params) + 4 + 8 * F.Tuning->Attributes.size() + 60 +
          8 * F.Tuning->Pragmas.size() + 8;
   // symbol, flags, type; align, dimension count; dimensions; attribute count, attributes; location
   for (const VariableAbi &Var : V.Variables)
@@ -485,7 +485,7 @@ template <bool Records> void writeAbi(const ModuleVariant &V, StringPool &String
     }
     writeParams<Records>(B, Strings, F.Returns);
     writeParams<Records>(B, Strings, F.Params);
-    writeStrings<Records>(B, Strings, F.Attributes);
+    writeStrings<Records>(B, Strings, F.Tuning->Attributes);
     writeTuning<Records>(B, Strings, F.Tuning.get());
     if constexpr (Records) {
       writeLoc(B, F.Where);

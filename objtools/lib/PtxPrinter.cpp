@@ -426,7 +426,7 @@ static void printSignatureTailPtx(llvm::raw_ostream &OS, bool NoReturn, const st
 
 void printFunctionDeclPtx(llvm::raw_ostream &OS, const FunctionAbi &F, llvm::StringRef Name, llvm::StringRef Linkage) {
   OS << Linkage << (F.IsKernel ? ".entry " : ".func ");
-  for (llvm::StringRef A : F.Attributes)
+  for (llvm::StringRef A : F.Tuning->Attributes)
     OS << ".attribute(" << A << ") ";
   if (!F.Returns.empty()) {
     printParamListPtx(OS, F.Returns);

@@ -114,7 +114,7 @@ void expectSameVariant(const ModuleVariant &A, const ModuleVariant &B) {
     EXPECT_EQ(X.NoReturn, Y.NoReturn);
     EXPECT_EQ(X.Tuning->AbiPreserve, Y.Tuning->AbiPreserve);
     EXPECT_EQ(X.Tuning->AbiPreserveControl, Y.Tuning->AbiPreserveControl);
-    EXPECT_EQ(X.Attributes, Y.Attributes);
+    EXPECT_EQ(X.Tuning->Attributes, Y.Tuning->Attributes);
     EXPECT_EQ(X.Tuning->MaxNReg, Y.Tuning->MaxNReg);
     EXPECT_EQ(X.Tuning->MaxNTid, Y.Tuning->MaxNTid);
     EXPECT_EQ(X.Tuning->ReqNTid, Y.Tuning->ReqNTid);

@@ -192,7 +192,7 @@ inline std::unique_ptr<ObjectFile> buildFullModel(llvm::StringRef Arch = "sm_90"
   PA.Space = StateSpace::Param;
   FE.Params.push_back(param(".b32", "a"));
   FE.Tuning.edit().AbiPreserve = 8;
-  FE.Attributes.push_back(".unified(0x1,0x2)");
+  FE.Tuning.edit().Attributes.push_back(".unified(0x1,0x2)");
   FunctionAbi FW;
   FW.Symbol = Wk;
   FW.HasBody = true;

@@ -138,8 +138,8 @@ TEST(ParserTest, FunctionHeaders) {
   const FunctionAbi &GAbi = Q->M.FunctionAbis[1];
   EXPECT_FALSE(G.HasBody);
   EXPECT_TRUE(GAbi.NoReturn);
-  ASSERT_EQ(GAbi.Attributes.size(), 1u);
-  EXPECT_EQ(GAbi.Attributes[0], ".unified(0x1, 0x2)");
+  ASSERT_EQ(GAbi.Tuning->Attributes.size(), 1u);
+  EXPECT_EQ(GAbi.Tuning->Attributes[0], ".unified(0x1, 0x2)");
 
   const PtxFunction &K = Q->M.Functions[2];
   const FunctionAbi &KAbi = Q->M.FunctionAbis[2];
