@@ -62,7 +62,14 @@ private:
   std::vector<FirstReference> PendingLabelRefs;
   std::vector<std::vector<uint32_t>> FixupSymbols; // per debug section: the symbol of each fixup
   RelocationList BodyRelocs;                       // lowerFunction's buffer, reused for every body
-  StringMap<uint32_t> FirstDebugSection;           // debug section name -> its first section's index
+  /// Debug section name -> its first section: index and place (known before the section itself exists).
+  struct DebugSectionPlace {
+    uint32_t Section;
+    SourceLoc Where;
+  };
+  StringMap<DebugSectionPlace> FirstDebugSection;
+  /// Per section: the symbol its definition declared (NoSymbol if none), until the section is made.
+  std::vector<uint32_t> DefinitionSymbol;
 
   StringRef keep(StringRef S) { return Zero ? S : Obj.save(S); }
   /// The symbol named Name, added with the given properties if there is none yet (Added tells which).
@@ -93,7 +100,7 @@ private:
     uint32_t Sym = findOrAddSymbol(Name, SymbolKind::Section, Binding::Local, Where, Added);
     if (Added) {
       auto It = FirstDebugSection.find(Name);
-      V.Symbols[Sym].Section = It == FirstDebugSection.end() ? NoSection : It->second;
+      V.Symbols[Sym].Section = It == FirstDebugSection.end() ? NoSection : It->second.Section;
     }
     return Sym;
   }
@@ -169,26 +176,29 @@ void Lowerer::rejectUndefinedNonExternFunctions() {
     SymbolKind K = V.Symbols[Sym].Kind;
     return K == (F.IsKernel ? SymbolKind::Kernel : SymbolKind::Function) ? Sym : NoSymbol;
   };
-  if (std::all_of(M.Functions.begin(), M.Functions.end(), [](const PtxFunction &F) { return F.HasBody; }))
-    return; // nothing declared: no tables (two bytes per symbol)
+  bool AnyDeclaration = false;
+  M.Functions.forEach([&](const PtxFunction &F) { AnyDeclaration |= !F.HasBody; });
+  if (!AnyDeclaration)
+    return; // nothing to check: no tables (two bytes per symbol)
   std::vector<uint8_t> DeclaredExtern(V.Symbols.size(), 0), Reported(V.Symbols.size(), 0); // per symbol
-  for (const PtxFunction &F : M.Functions)
+  M.Functions.forEach([&](const PtxFunction &F) {
     if (F.Link == Linkage::Extern)
       if (uint32_t Sym = SymbolOf(F); Sym != NoSymbol)
         DeclaredExtern[Sym] = 1;
+  });
   // An alias's declaration has no body either; a bad `.alias` has its own error.
   for (const PtxAlias &A : M.Aliases)
     if (uint32_t Sym = lookup(A.Alias); Sym < V.Symbols.size())
       DeclaredExtern[Sym] = 1;
-  for (const PtxFunction &F : M.Functions) {
+  M.Functions.forEach([&](const PtxFunction &F) {
     if (F.HasBody || F.Link == Linkage::Extern)
-      continue;
+      return;
     uint32_t Sym = SymbolOf(F);
     if (Sym == NoSymbol)
-      continue;
+      return;
     const Symbol &S = V.Symbols[Sym];
     if (S.Section != NoSection || S.AliasOf != NoSymbol || DeclaredExtern[Sym] || Reported[Sym])
-      continue;
+      return;
     Reported[Sym] = 1;
     std::string Message = (Twine(F.IsKernel ? "kernel" : "function") + " '" + F.Name +
                     "' is declared without .extern but not defined in this module (ptxas: \"Unresolved extern "
@@ -199,7 +209,7 @@ void Lowerer::rejectUndefinedNonExternFunctions() {
       D.error(F.NameOffset, F.NameLoc, Message);
     else
       D.warning(F.NameOffset, F.NameLoc, Message);
-  }
+  });
 }
 
 /// A is F's signature in M.FunctionAbis. It stays there as the symbol's ABI record when it is the first
@@ -574,8 +584,11 @@ bool Lowerer::run() {
   // Sized once: grown by doubling, these tables held up to twice their size at the peak of a module of
   // very many small functions. A -G module has tens of thousands of symbols (mostly labels that debug
   // data refers to): the symbol tables are sized for the most there can be, so that none is regrown
-  // (each regrowth copies it into freshly faulted pages).
-  V.Sections.resize(SectionCount);
+  // (each regrowth copies it into freshly faulted pages). The sections themselves are made only below,
+  // while the parse's function records are freed behind them (ChunkedVector::releaseBelow): made here,
+  // all of them were alive beside all of those (72 + 64 bytes per function at the lowering's peak).
+  V.Sections.reserve(SectionCount);
+  DefinitionSymbol.assign(SectionCount, NoSymbol);
   reserveSymbols(MostSymbols);
 
   // Symbols: module-scope names first (source order), then debug labels and referenced names.
@@ -588,28 +601,19 @@ bool Lowerer::run() {
     case PtxItem::Variable: {
       const PtxVariable &Var = M.Variables[It.Index];
       Sym = declareVariable(Var, Var.Decls[Decl], SectionIdx);
-      if (SectionIdx != NoSection)
-        V.Sections[SectionIdx].Kind = SectionKind::Variable;
       break;
     }
-    case PtxItem::Debug: {
-      // Named and placed now: symbols refer to debug sections by name before their contents are lowered.
-      const PtxDebugSection &S = M.DebugSections[It.Index];
-      Section &Sec = V.Sections[SectionIdx];
-      Sec.Kind = SectionKind::Debug;
-      Sec.Name = keep(S.Name);
-      Sec.Where = S.Loc;
-      FirstDebugSection.try_emplace(S.Name, SectionIdx);
+    case PtxItem::Debug:
+      // Placed now: symbols refer to debug sections by name before their contents are lowered.
+      FirstDebugSection.try_emplace(M.DebugSections[It.Index].Name,
+                                    DebugSectionPlace{SectionIdx, M.DebugSections[It.Index].Loc});
       break;
-    }
     case PtxItem::Text:
-      V.Sections[SectionIdx].Kind = SectionKind::Module;
-      break;
     case PtxItem::Alias:
       break;
     }
     if (SectionIdx != NoSection && (It.K == PtxItem::Function || It.K == PtxItem::Variable))
-      V.Sections[SectionIdx].Symbol = Sym;
+      DefinitionSymbol[SectionIdx] = Sym;
   });
   adoptFunctionAbis();
   forEachItem([&](const PtxItem &It, uint32_t, uint32_t SectionIdx) {
@@ -629,50 +633,60 @@ bool Lowerer::run() {
     if (It == FirstDebugSection.end())
       return NoSymbol;
     bool Added;
-    uint32_t Sym = sectionSymbol(Name, V.Sections[It->second].Where, Added);
+    uint32_t Sym = sectionSymbol(Name, It->second.Where, Added);
     return V.Symbols[Sym].Kind == SymbolKind::Section ? Sym : NoSymbol;
   };
   BodyScanner Scanner(M.Text, D, SymMap, V.Symbols, PendingLabel, SectionSymbolFor);
   // A definition is lowered only if it became its symbol's definition (not a redefinition or a clash).
   auto Defines = [&](uint32_t SectionIdx) {
-    uint32_t Sym = V.Sections[SectionIdx].Symbol;
+    uint32_t Sym = DefinitionSymbol[SectionIdx];
     return Sym != NoSymbol && V.Symbols[Sym].Section == SectionIdx ? Sym : NoSymbol;
   };
   bool Stopped = false;
   forEachItem([&](const PtxItem &It, uint32_t Decl, uint32_t SectionIdx) {
     if (Stopped || (Stopped = D.stop()))
       return;
+    if (SectionIdx != NoSection) {
+      assert(SectionIdx == V.Sections.size() && "sections are made in the order forEachItem numbers them");
+      V.Sections.emplace_back();
+    }
     switch (It.K) {
     case PtxItem::Function: {
       const PtxFunction &F = M.Functions[It.Index];
-      if (SectionIdx == NoSection)
-        break;
-      if (uint32_t Sym = Defines(SectionIdx); Sym != NoSymbol) {
-        // The definition's own signature: declareFunction made it the symbol's record.
-        const FunctionAbi &A = V.Functions[FuncAbiOf[Sym]];
-        lowerFunction(F, A, Sym, SectionIdx, Scanner);
-        checkFunctionBody(M.Text, F, A, [&](StringRef Name) { return SymMap.find(Name) != NoSymbol; }, D);
-      } else {
-        V.Sections[SectionIdx].Symbol = NoSymbol;
+      if (SectionIdx != NoSection) {
+        V.Sections[SectionIdx].Kind = SectionKind::Function;
+        if (uint32_t Sym = Defines(SectionIdx); Sym != NoSymbol) {
+          // The definition's own signature: declareFunction made it the symbol's record.
+          const FunctionAbi &A = V.Functions[FuncAbiOf[Sym]];
+          lowerFunction(F, A, Sym, SectionIdx, Scanner);
+          checkFunctionBody(M.Text, F, A, [&](StringRef Name) { return SymMap.find(Name) != NoSymbol; }, D);
+        }
       }
+      M.Functions.releaseBelow(It.Index); // the records behind this one are not read again
       break;
     }
     case PtxItem::Variable: {
       const PtxVariable &Var = M.Variables[It.Index];
       if (SectionIdx == NoSection)
         break;
+      V.Sections[SectionIdx].Kind = SectionKind::Variable;
       if (uint32_t Sym = Defines(SectionIdx); Sym != NoSymbol)
         lowerVariable(Var, Var.Decls[Decl], Sym, SectionIdx);
-      else
-        V.Sections[SectionIdx].Symbol = NoSymbol;
       break;
     }
-    case PtxItem::Debug:
-      lowerDebug(M.DebugSections[It.Index], FixupSymbols[It.Index], SectionIdx);
+    case PtxItem::Debug: {
+      const PtxDebugSection &S = M.DebugSections[It.Index];
+      Section &Sec = V.Sections[SectionIdx];
+      Sec.Kind = SectionKind::Debug;
+      Sec.Name = keep(S.Name);
+      Sec.Where = S.Loc;
+      lowerDebug(S, FixupSymbols[It.Index], SectionIdx);
       break;
+    }
     case PtxItem::Text: {
       const PtxModuleText &T = M.Texts[It.Index];
       Section &Sec = V.Sections[SectionIdx];
+      Sec.Kind = SectionKind::Module;
       Sec.Name = ".pragma";
       Sec.Contents = keep(M.Text.slice(T.Begin, T.End));
       Sec.Where = T.Loc;
@@ -682,6 +696,7 @@ bool Lowerer::run() {
       break;
     }
   });
+  DefinitionSymbol = {};
   if (Stopped)
     return false;
   keepFunctionAbiStrings();

@@ -7,6 +7,7 @@
 // once the whole module (including debug sections at the end of the file) is known.
 #pragma once
 
+#include "ChunkedVector.h"
 #include "ptxlink/Diagnostics.h"
 #include "ptxlink/ObjectModel.h"
 #include "ptxlink/Target.h"
@@ -142,7 +143,8 @@ struct PtxModule {
   bool HasTarget = false;
   std::vector<FileEntry> Files;
   std::vector<SourceLoc> FileLocs;
-  std::vector<PtxFunction> Functions;
+  /// Chunked, so that the lowering can free the records it has passed (see ChunkedVector.h).
+  ChunkedVector<PtxFunction> Functions;
   /// Per function (same index): its signature as written, Symbol not yet set and strings pointing into
   /// Text. lowerPtxModule takes these records (the vector is left empty).
   std::vector<FunctionAbi> FunctionAbis;

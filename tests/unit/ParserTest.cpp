@@ -673,4 +673,27 @@ TEST(ParserTest, TextLargerThan4GiBIsRefused) {
   munmap(Map, Size);
 }
 
+// The parse's function table is chunked so that the lowering frees the records behind it: an element
+// keeps its index and its address while chunks before it are released, and only whole chunks below the
+// given index go.
+TEST(ParserTest, ChunkedFunctionTableReleasesWholeChunksBehind) {
+  ChunkedVector<uint64_t, 64> Table; // 8 elements per chunk
+  Table.reserve(20);
+  for (uint64_t I = 0; I < 20; ++I)
+    Table.push_back(I * 10);
+  ASSERT_EQ(Table.size(), 20u);
+  uint64_t *Twelfth = &Table[12];
+  uint64_t Sum = 0;
+  Table.forEach([&](uint64_t X) { Sum += X; });
+  EXPECT_EQ(Sum, 1900u);
+  Table.releaseBelow(7); // element 7 is in the first chunk: nothing is freed
+  EXPECT_EQ(Table[0], 0u);
+  Table.releaseBelow(13); // frees the first chunk (0-7) only; 8-15 holds element 13
+  EXPECT_EQ(Table[8], 80u);
+  EXPECT_EQ(&Table[12], Twelfth);
+  EXPECT_EQ(Table[19], 190u);
+  Table.releaseBelow(100); // past the end: every chunk goes, the count stays
+  EXPECT_EQ(Table.size(), 20u);
+}
+
 } // namespace

@@ -1,0 +1,72 @@
+// A table that is filled front to back, read by index, and can give back its front while the back is
+// still in use.
+//
+// The problem: lowering a parsed module reads the parser's function records (PtxFunction, 64 bytes each)
+// while it writes the object model's sections, one function after the other, so with a plain vector the
+// whole parse and the whole model are alive together at the lowering's end. On a module of 10^6 small
+// functions that was 64 MB of parse records nobody would read again (issue 15, finding 8;
+// bench/memory_bench.py). Stored in fixed-size chunks, the records the lowering has passed can be freed
+// chunk by chunk (releaseBelow), so the parse shrinks as the model grows.
+//
+// Elements never move once added (a reference stays valid until its chunk is released). Reading a
+// released element is a programming error (asserted).
+#pragma once
+
+#include <algorithm>
+#include <cassert>
+#include <cstddef>
+#include <memory>
+#include <vector>
+
+namespace ptxlink {
+
+template <typename T, size_t ChunkBytes = 64 * 1024> class ChunkedVector {
+  static constexpr size_t PerChunk = ChunkBytes / sizeof(T) ? ChunkBytes / sizeof(T) : 1;
+  using Chunk = std::unique_ptr<std::vector<T>>;
+
+public:
+  size_t size() const { return Count; }
+  bool empty() const { return Count == 0; }
+  /// Room for N elements in the table of chunks (the chunks themselves are allocated as they fill).
+  void reserve(size_t N) { Chunks.reserve((N + PerChunk - 1) / PerChunk); }
+
+  void push_back(T Value) {
+    if (Count % PerChunk == 0) {
+      Chunks.push_back(std::make_unique<std::vector<T>>());
+      Chunks.back()->reserve(PerChunk);
+    }
+    Chunks.back()->push_back(std::move(Value));
+    ++Count;
+  }
+
+  T &operator[](size_t I) {
+    assert(I < Count && Chunks[I / PerChunk] && "element released or out of range");
+    return (*Chunks[I / PerChunk])[I % PerChunk];
+  }
+  const T &operator[](size_t I) const {
+    assert(I < Count && Chunks[I / PerChunk] && "element released or out of range");
+    return (*Chunks[I / PerChunk])[I % PerChunk];
+  }
+
+  /// Frees every chunk whose elements all lie below index I. Indices keep their meaning.
+  void releaseBelow(size_t I) {
+    for (size_t C = Released; C < I / PerChunk && C < Chunks.size(); ++C)
+      Chunks[C].reset();
+    Released = std::max(Released, std::min(I / PerChunk, Chunks.size()));
+  }
+
+  /// Visits every element in order (none may have been released).
+  template <typename Visitor> void forEach(Visitor &&Visit) const {
+    assert(Released == 0 && "forEach over a partly released table");
+    for (const Chunk &C : Chunks)
+      for (const T &Element : *C)
+        Visit(Element);
+  }
+
+private:
+  std::vector<Chunk> Chunks;
+  size_t Count = 0;
+  size_t Released = 0; // chunks below this one are freed
+};
+
+} // namespace ptxlink
