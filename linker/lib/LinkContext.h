@@ -107,20 +107,22 @@ struct SymRef {
 };
 
 /// One name that is visible across modules (anything but module-local symbols). One exists per visible
-/// name of the link, so its size is a per-function cost (10^5 trivial functions: issue 15, finding 8):
-/// the fields are ordered without padding, and a name is usually defined once (and declared by few), so
-/// one definition and one declaration are held inline.
+/// name of the link, so its size is a per-function cost (issue 15, finding 8: 10^6 trivial functions): the
+/// fields are ordered without padding, and the name's definitions and declarations are not held here but
+/// in one array of the link (ArchLink::Sites, read through ArchLink::defs and decls), since most names
+/// have one of them and lists of their own cost 48 bytes per name. 48 bytes in all.
 struct GlobalSymbol {
   llvm::StringRef Name;
   SymRef Def;                         // the winning definition; invalid if undefined
   uint64_t Size = 0;                  // variables: the resolved size (largest .common)
-  llvm::SmallVector<SymRef, 1> Defs;  // every definition (visible, weak, common, alias), in input order
-  llvm::SmallVector<SymRef, 1> Decls; // every declaration (.extern or implicit), in input order
+  uint32_t FirstSite = 0;             // in ArchLink::Sites: its definitions, then its declarations
+  uint32_t NumDefs = 0;               // how many of its sites are definitions
   uint32_t Out = NoSymbol;            // index in the output module
   Binding Bind = Binding::Undefined;  // the winner's binding
   bool Initialized = false;
   bool Live = false;
 };
+static_assert(sizeof(void *) != 8 || sizeof(GlobalSymbol) == 48, "GlobalSymbol is a per-name cost: keep it unpadded");
 
 /// Name -> index of its GlobalSymbol: the resolver's table of every visible name of the link, a NameIndex
 /// over the GlobalSymbols (whose names are views of the inputs, which outlive the link), sized once for at
@@ -260,6 +262,15 @@ public:
   std::string archName() const { return Arch.name(); }
   std::vector<LinkModule> Modules;
   std::vector<GlobalSymbol> Globals;
+  /// Every visible symbol of the link as a definition or declaration of its GlobalSymbol, grouped by
+  /// GlobalSymbol in Globals' order: a name's definitions (visible, weak, common, alias), then its
+  /// declarations (.extern or implicit), each in input order. Sized exactly (set by resolve()).
+  std::vector<SymRef> Sites;
+  /// G's definitions and declarations, in input order (G is an element of Globals).
+  llvm::ArrayRef<SymRef> defs(const GlobalSymbol &G) const {
+    return llvm::ArrayRef<SymRef>(Sites).slice(G.FirstSite, G.NumDefs);
+  }
+  llvm::ArrayRef<SymRef> decls(const GlobalSymbol &G) const { return sitesOf(G).drop_front(G.NumDefs); }
   const ModuleVariant *Output = nullptr; // set by emit()
   std::vector<SymRef> OutOrigin;         // set by emit(): per output symbol, the input symbol it came from
   /// Name -> index in Globals.
@@ -280,6 +291,12 @@ public:
 
 private:
   friend class ModuleEmitter; // emit()'s steps (LinkEmit.cpp)
+  /// G's sites: from its FirstSite to the next GlobalSymbol's (the sites are grouped in Globals' order).
+  llvm::ArrayRef<SymRef> sitesOf(const GlobalSymbol &G) const {
+    size_t I = &G - Globals.data();
+    uint32_t End = I + 1 < Globals.size() ? Globals[I + 1].FirstSite : uint32_t(Sites.size());
+    return llvm::ArrayRef<SymRef>(Sites).slice(G.FirstSite, End - G.FirstSite);
+  }
   void resolveOne(GlobalSymbol &G);
   void markSection(uint32_t Module, uint32_t Sec, std::vector<std::pair<uint32_t, uint32_t>> &Work);
   const FunctionAbi *functionAbi(SymRef R) const;

@@ -56,7 +56,7 @@ void ArchLink::traceSymbols(raw_ostream &OS) const {
         if (S.Name != Name)
           continue;
         SymRef R{MI, SI};
-        bool IsDecl = G && std::find(G->Decls.begin(), G->Decls.end(), R) != G->Decls.end();
+        bool IsDecl = G && llvm::is_contained(decls(*G), R);
         OS << "  " << site(R).str() << ": " << bindingWord(S.Bind) << " " << kindWord(S.Kind)
            << (IsDecl ? " declaration" : " definition");
         if (S.AliasOf != NoSymbol && S.AliasOf < M.Symbols.size())
@@ -129,7 +129,7 @@ void ArchLink::writeMap(raw_ostream &OS) const {
       std::string Reason;
       if (GI != NoGlobal) {
         const GlobalSymbol &G = Globals[GI];
-        if (std::find(G.Defs.begin(), G.Defs.end(), R) == G.Defs.end())
+        if (!llvm::is_contained(defs(G), R))
           continue; // declarations are not definitions to drop
         if (!(G.Def == R))
           Reason =

@@ -25,39 +25,77 @@ static bool isFunctionKind(SymbolKind K) { return K == SymbolKind::Function || K
 void ArchLink::resolve() {
   auto Start = std::chrono::steady_clock::now();
   Globals.clear();
+  Sites.clear();
   size_t MaxNames = 0;
   for (const LinkModule &LM : Modules)
     MaxNames += LM.M->Symbols.size();
   // Room for every name at once: growing by doubling would copy the table and touch twice the memory.
   GlobalIndex.reset(MaxNames);
   Globals.reserve(MaxNames);
+  auto isVisible = [](const Symbol &S) {
+    return S.Bind != Binding::Local && S.Kind != SymbolKind::Label && S.Kind != SymbolKind::Section;
+  };
+  auto isDefinition = [](const ModuleVariant &M, const Symbol &S) {
+    // An alias defines its name whatever its aliasee (check() reports a bad one); anything else where
+    // definingSection would find its section.
+    return S.Bind == Binding::Common || S.AliasOf != NoSymbol ||
+           (S.Bind != Binding::Undefined && S.Section < M.Sections.size());
+  };
+  // The sites are grouped by name without a list per name (most names have one site): the first walk
+  // finds each symbol's GlobalSymbol and counts its definitions and declarations (the latter in
+  // FirstSite for now), the counts give each name its place in Sites, and a second walk, backwards,
+  // fills the places from their ends, so that each name's sites end up in input order.
+  uint32_t NumSites = 0;
   for (uint32_t MI = 0; MI < Modules.size(); ++MI) {
     LinkModule &LM = Modules[MI];
     const ModuleVariant &M = *LM.M;
     for (uint32_t SI = 0; SI < M.Symbols.size(); ++SI) {
       const Symbol &S = M.Symbols[SI];
-      if (S.Bind == Binding::Local || S.Kind == SymbolKind::Label || S.Kind == SymbolKind::Section)
+      if (!isVisible(S))
         continue;
       uint32_t GI = GlobalIndex.insert(S.Name, Globals).first;
       LM.Global[SI] = GI;
       GlobalSymbol &G = Globals[GI];
-      bool IsDef = S.Bind == Binding::Common || S.AliasOf != NoSymbol ||
-                   (S.Bind != Binding::Undefined && definingSection({MI, SI}) != NoSection);
-      (IsDef ? G.Defs : G.Decls).push_back({MI, SI});
+      ++(isDefinition(M, S) ? G.NumDefs : G.FirstSite);
+      ++NumSites;
     }
   }
-  for (GlobalSymbol &G : Globals)
+  // Each name's place; Out (unused until emit) holds where its declarations end while they are filled.
+  uint32_t Next = 0;
+  for (GlobalSymbol &G : Globals) {
+    uint32_t Begin = Next;
+    Next += G.NumDefs + G.FirstSite;
+    G.FirstSite = Begin + G.NumDefs; // where its definitions end
+    G.Out = Next;
+  }
+  Sites.resize(NumSites);
+  for (uint32_t MI = Modules.size(); MI-- > 0;) {
+    const LinkModule &LM = Modules[MI];
+    const ModuleVariant &M = *LM.M;
+    for (uint32_t SI = M.Symbols.size(); SI-- > 0;) {
+      const Symbol &S = M.Symbols[SI];
+      if (!isVisible(S))
+        continue;
+      GlobalSymbol &G = Globals[LM.Global[SI]];
+      Sites[isDefinition(M, S) ? --G.FirstSite : --G.Out] = {MI, SI};
+    }
+  }
+  // Now FirstSite is where each name's definitions begin (and Out where its declarations do).
+  for (GlobalSymbol &G : Globals) {
+    G.Out = NoSymbol;
     resolveOne(G);
+  }
   Times.add("resolve symbols", Arch.name(), Start);
 }
 
 static std::string bytes(uint64_t N) { return std::to_string(N) + (N == 1 ? " byte" : " bytes"); }
 
 void ArchLink::resolveOne(GlobalSymbol &G) {
-  if (G.Defs.empty())
+  if (G.NumDefs == 0)
     return;
+  ArrayRef<SymRef> Defs = defs(G);
   SmallVector<SymRef, 4> Strong, Weak, Common;
-  for (SymRef D : G.Defs) {
+  for (SymRef D : Defs) {
     switch (sym(D).Bind) {
     case Binding::Weak:
       Weak.push_back(D);
@@ -74,9 +112,9 @@ void ArchLink::resolveOne(GlobalSymbol &G) {
   auto Name = [&] { return displayName(G.Name); };
 
   // A name is either code or data everywhere.
-  SymRef First = G.Defs.front();
+  SymRef First = Defs.front();
   bool KindMismatch = false;
-  for (SymRef D : G.Defs)
+  for (SymRef D : Defs)
     if (isFunctionKind(sym(D).Kind) != isFunctionKind(sym(First).Kind)) {
       Diags.error("symbol " + Name() + " is defined both as a function and as a variable",
                   {DiagSite::at("defined at", site(First)), DiagSite::at("defined at", site(D))}, "kind-mismatch");
@@ -151,7 +189,7 @@ void ArchLink::resolveOne(GlobalSymbol &G) {
 
   // Definitions of one variable must agree on its size (nvlink: "Size doesn't match").
   if (sym(Winner).Kind == SymbolKind::Variable)
-    for (SymRef D : G.Defs) {
+    for (SymRef D : Defs) {
       if (D == Winner || sym(D).Bind == Binding::Common)
         continue;
       uint64_t A = sym(Winner).Size, B = sym(D).Size;
@@ -289,9 +327,11 @@ void ArchLink::check() {
                sym(Other).Bind != Binding::Common)
         checkVariableAgreement(DefSite, OtherSite, Diags, AbiOptions);
     };
-    for (SymRef D : G.Decls)
+    // Its declarations, then its definitions (the sites hold the definitions first).
+    ArrayRef<SymRef> All = sitesOf(G);
+    for (SymRef D : All.drop_front(G.NumDefs))
       Compare(D);
-    for (SymRef D : G.Defs)
+    for (SymRef D : All.take_front(G.NumDefs))
       Compare(D);
   }
 

@@ -65,7 +65,7 @@ std::vector<CodegenUnit> ArchLink::splitForCodegen(uint64_t BatchBelowBytes) con
       return std::nullopt;
     SymRef From = OutOrigin[C.Symbol];
     uint32_t G = Modules[From.Module].Global[From.Symbol];
-    if (G == NoGlobal || Globals[G].Defs.size() < 2)
+    if (G == NoGlobal || Globals[G].NumDefs < 2)
       return std::nullopt;
     for (const Relocation &R : C.Relocs) {
       if (R.Kind == RelocKind::FileIndex || R.Symbol >= Out.Symbols.size())

@@ -147,8 +147,8 @@ TEST(LinkerResolve, StrongBeatsWeakBeatsCommonWhateverTheOrder) {
   const GlobalSymbol &G = L->Globals[0];
   EXPECT_EQ(G.Def.Module, 2u);
   EXPECT_EQ(G.Bind, Binding::Global);
-  EXPECT_EQ(G.Defs.size(), 4u);
-  EXPECT_EQ(G.Decls.size(), 1u);
+  EXPECT_EQ(L->defs(G).size(), 4u);
+  EXPECT_EQ(L->decls(G).size(), 1u);
   EXPECT_FALSE(H.Diags.hasErrors()) << H.Text;
 }
 
