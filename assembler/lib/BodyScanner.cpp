@@ -355,7 +355,7 @@ struct BodyScanner::Statement {
   }
 };
 
-void BodyScanner::scan(const PtxFunction &F, const FunctionAbi &Abi, uint32_t SecIdx, uint32_t FuncSym, RelocationList &Out,
+void BodyScanner::scan(const PtxFunction &F, const FunctionAbi &Abi, uint32_t SecIdx, uint32_t FuncSym, std::vector<Relocation> &Out,
                        std::vector<PrototypeAbi> &Protos, bool KeepStrings, ObjectFile &Obj) {
   // The steps of one body; each says what is fixed after it.
   startBody(F, SecIdx, Out);
@@ -372,7 +372,7 @@ void BodyScanner::scan(const PtxFunction &F, const FunctionAbi &Abi, uint32_t Se
   endBody(Protos, FirstProto);
 }
 
-void BodyScanner::startBody(const PtxFunction &F, uint32_t SecIdx, RelocationList &Out) {
+void BodyScanner::startBody(const PtxFunction &F, uint32_t SecIdx, std::vector<Relocation> &Out) {
   Base = F.Begin;
   SectionIdx = SecIdx;
   Relocs = &Out;

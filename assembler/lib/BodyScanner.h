@@ -62,7 +62,7 @@ public:
   /// `.calltargets` lists).
   /// Abi: F's signature (its parameter names still pointing into Text).
   void scan(const PtxFunction &F, const FunctionAbi &Abi, uint32_t SectionIdx, uint32_t FuncSym,
-            RelocationList &Relocs, std::vector<PrototypeAbi> &Protos, bool KeepStrings, ObjectFile &Obj);
+            std::vector<Relocation> &Relocs, std::vector<PrototypeAbi> &Protos, bool KeepStrings, ObjectFile &Obj);
 
 private:
   /// How the words of a statement are read: operands (Normal), the names a declaration introduces and
@@ -71,7 +71,7 @@ private:
   struct Statement;
 
   // The steps of scan(), in order.
-  void startBody(const PtxFunction &F, uint32_t SectionIdx, RelocationList &Out);
+  void startBody(const PtxFunction &F, uint32_t SectionIdx, std::vector<Relocation> &Out);
   void declareParameters(const FunctionAbi &Abi);
   void scanStatements(const PtxFunction &F, uint32_t FuncSym, std::vector<PrototypeAbi> &Protos, bool KeepStrings,
                       ObjectFile &Obj);
@@ -122,7 +122,7 @@ private:
   unsigned Depth = 0;
   std::vector<uint16_t> ShadowCount;                      // per symbol
   std::vector<std::pair<uint32_t, unsigned>> ShadowStack; // (symbol, depth)
-  RelocationList *Relocs = nullptr;
+  std::vector<Relocation> *Relocs = nullptr;
   std::vector<Use> LabelUses;          // uses of function labels, kept if the label is defined here
   std::vector<uint32_t> LocalLabels;   // module-scope names redefined as labels in this body
   std::vector<uint32_t> CallTargets;   // functions named by .calltargets in this body

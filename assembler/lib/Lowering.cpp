@@ -61,7 +61,9 @@ private:
   };
   std::vector<FirstReference> PendingLabelRefs;
   std::vector<std::vector<uint32_t>> FixupSymbols; // per debug section: the symbol of each fixup
-  RelocationList BodyRelocs;                       // lowerFunction's buffer, reused for every body
+  std::vector<Relocation> BodyRelocs;              // a section's relocations before they join V.Relocs
+  size_t TextLowered = 0;                          // how far into M.Text the sections are lowered
+  size_t DebugRelocs = 0, DebugRelocsLowered = 0;  // the debug sections' (all, and appended so far)
   /// Debug section name -> its first section: index and place (known before the section itself exists).
   struct DebugSectionPlace {
     uint32_t Section;
@@ -122,6 +124,7 @@ private:
     return R;
   }
 
+  void appendRelocs(Section &Sec, ArrayRef<Relocation> Relocs, bool IsDebug = false);
   uint32_t declareFunction(const PtxFunction &F, FunctionAbi &A, uint32_t SectionIdx);
   void adoptFunctionAbis();
   void keepFunctionAbiStrings();
@@ -210,6 +213,27 @@ void Lowerer::rejectUndefinedNonExternFunctions() {
     else
       D.warning(F.NameOffset, F.NameLoc, Message);
   });
+}
+
+/// Gives Sec (the next section in order) its relocations at the end of V.Relocs. The table is not grown
+/// by doubling (up to twice its size, and three times while it is copied, for a module of 10^6 small
+/// functions): run() reserves a sixteenth of the least it needs, and when that is full the table is
+/// sized for the whole text at the rate of relocations per byte so far (the debug sections' count is
+/// known), with a 1/64 margin, and at least by half again (so that a skewed module grows geometrically).
+void Lowerer::appendRelocs(Section &Sec, ArrayRef<Relocation> Relocs, bool IsDebug) {
+  std::vector<Relocation> &Table = V.Relocs;
+  if (Table.capacity() - Table.size() < Relocs.size()) {
+    const uint64_t Needed = Table.size() + Relocs.size();
+    const uint64_t TextRelocs = Needed - DebugRelocsLowered - (IsDebug ? Relocs.size() : 0);
+    double Projected = double(Needed) * 3 / 2;
+    if (TextLowered > 0 && TextLowered < M.Text.size())
+      Projected = std::max(Projected, double(TextRelocs) * (double(M.Text.size()) / double(TextLowered)) * 65 / 64 +
+                                          double(DebugRelocs));
+    Table.reserve(size_t(std::min<double>(Projected, UINT32_MAX)));
+  }
+  V.appendRelocs(Sec, Relocs);
+  if (IsDebug)
+    DebugRelocsLowered += Relocs.size();
 }
 
 /// A is F's signature in M.FunctionAbis. It stays there as the symbol's ABI record when it is the first
@@ -493,16 +517,16 @@ void Lowerer::lowerFunction(const PtxFunction &F, const FunctionAbi &A, uint32_t
   Sec.Contents = keep(M.Text.slice(F.Begin, F.End));
   Sec.HeaderLength = static_cast<uint32_t>(F.HeaderEnd - F.Begin);
   Sec.Where = F.Loc;
-  // The scanner appends to BodyRelocs, a buffer kept from body to body, and the section gets an exact
-  // copy: grown in place, a section's list held up to twice its relocations (a 48-byte block for the one
-  // or two of a small function, which a module of 10^6 of them holds all at once).
+  // The scanner appends to BodyRelocs, a buffer kept from body to body, sorted here and then copied to
+  // the module's table.
   BodyRelocs.clear();
   BodyRelocs.push_back(Relocation{F.NameOffset - F.Begin, Sym, RelocKind::NameRef, uint32_t(F.Name.size()), 0});
   Scanner.scan(F, A, SectionIdx, Sym, BodyRelocs, V.Prototypes, !Zero, Obj);
   auto ByOffset = [](const Relocation &A, const Relocation &B) { return A.Offset < B.Offset; };
   if (BodyRelocs.size() > 1 && !std::is_sorted(BodyRelocs.begin(), BodyRelocs.end(), ByOffset))
     std::stable_sort(BodyRelocs.begin(), BodyRelocs.end(), ByOffset);
-  Sec.Relocs.assign(BodyRelocs.begin(), BodyRelocs.end());
+  TextLowered = F.End;
+  appendRelocs(Sec, BodyRelocs);
 }
 
 void Lowerer::lowerVariable(const PtxVariable &Var, const PtxDeclarator &Decl, uint32_t Sym, uint32_t SectionIdx) {
@@ -527,7 +551,8 @@ void Lowerer::lowerVariable(const PtxVariable &Var, const PtxDeclarator &Decl, u
     Sec.Contents = Obj.save(Text);
     NameAt = Prefix.size();
   }
-  Sec.Relocs.push_back(Relocation{NameAt, Sym, RelocKind::NameRef, uint32_t(Decl.Name.size()), 0});
+  BodyRelocs.clear();
+  BodyRelocs.push_back(Relocation{NameAt, Sym, RelocKind::NameRef, uint32_t(Decl.Name.size()), 0});
   for (const PtxNameUse &U : Decl.Uses) {
     uint32_t Ref = lookup(U.Name);
     if (Ref == NoSymbol || V.Symbols[Ref].Kind == SymbolKind::Label || V.Symbols[Ref].Kind == SymbolKind::Section) {
@@ -538,20 +563,24 @@ void Lowerer::lowerVariable(const PtxVariable &Var, const PtxDeclarator &Decl, u
       D.error(U.Offset, U.Loc, "kernel '" + U.Name + "' cannot be used in an initializer");
       continue;
     }
-    Sec.Relocs.push_back(
+    BodyRelocs.push_back(
         Relocation{NameAt + (U.Offset - Decl.NameOffset), Ref, RelocKind::NameRef, uint32_t(U.Name.size()), 0});
   }
+  TextLowered = Var.End;
+  appendRelocs(Sec, BodyRelocs);
 }
 
 void Lowerer::lowerDebug(const PtxDebugSection &S, ArrayRef<uint32_t> FixupSyms, uint32_t SectionIdx) {
   Section &Sec = V.Sections[SectionIdx]; // named and placed by run()
   Sec.Contents = Obj.save(StringRef(reinterpret_cast<const char *>(S.Bytes.data()), S.Bytes.size()));
-  Sec.Relocs.reserve(S.Fixups.size());
+  BodyRelocs.clear();
+  BodyRelocs.reserve(S.Fixups.size());
   for (size_t I = 0; I < S.Fixups.size(); ++I) {
     const PtxDwarfFixup &F = S.Fixups[I];
-    Sec.Relocs.push_back(
+    BodyRelocs.push_back(
         Relocation{F.Offset, FixupSyms[I], F.Width == 8 ? RelocKind::Data64 : RelocKind::Data32, 0, F.Addend});
   }
+  appendRelocs(Sec, BodyRelocs, /*IsDebug=*/true);
 }
 
 bool Lowerer::run() {
@@ -574,12 +603,16 @@ bool Lowerer::run() {
   // (a work list of {item, declarator, section, symbol} cost 20 bytes per function at the lowering's
   // peak, beside the whole parse and the whole model: bench/memory_bench.py). A definition's symbol,
   // once declared, is kept in its section's Symbol field.
-  size_t SectionCount = 0, MostSymbols = 0;
+  size_t SectionCount = 0, MostSymbols = 0, Named = 0;
   forEachItem([&](const PtxItem &It, uint32_t, uint32_t SectionIdx) {
     SectionCount += SectionIdx != NoSection;
     ++MostSymbols;
-    if (It.K == PtxItem::Debug)
+    // Relocations: at least one per function and variable section (its name) and one per debug fixup.
+    Named += SectionIdx != NoSection && (It.K == PtxItem::Function || It.K == PtxItem::Variable);
+    if (It.K == PtxItem::Debug) {
       MostSymbols += M.DebugSections[It.Index].Labels.size() + M.DebugSections[It.Index].Fixups.size();
+      DebugRelocs += M.DebugSections[It.Index].Fixups.size();
+    }
   });
   // Sized once: grown by doubling, these tables held up to twice their size at the peak of a module of
   // very many small functions. A -G module has tens of thousands of symbols (mostly labels that debug
@@ -590,6 +623,7 @@ bool Lowerer::run() {
   V.Sections.reserve(SectionCount);
   DefinitionSymbol.assign(SectionCount, NoSymbol);
   reserveSymbols(MostSymbols);
+  V.Relocs.reserve(Named / 16 + DebugRelocs + 64); // appendRelocs says why a sixteenth
 
   // Symbols: module-scope names first (source order), then debug labels and referenced names.
   forEachItem([&](const PtxItem &It, uint32_t Decl, uint32_t SectionIdx) {

@@ -14,6 +14,7 @@
 
 #include "ptxlink/Diagnostics.h"
 
+#include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Allocator.h"
@@ -21,6 +22,7 @@
 #include "llvm/Support/StringSaver.h"
 
 #include <array>
+#include <cassert>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -114,10 +116,6 @@ struct Relocation {
   int64_t Addend = 0;  // Data32 / Data64 / SectionOffset
 };
 
-/// A section's relocations. SmallVector<T, 0> (a pointer and two 32-bit counts, 16 bytes) rather than
-/// std::vector (24): a module of 10^6 small functions holds one per function (issue 15, finding 8).
-using RelocationList = llvm::SmallVector<Relocation, 0>;
-
 struct Section {
   llvm::StringRef Name; // functions/variables: the symbol name; debug: ".debug_info" etc.
   SectionKind Kind = SectionKind::Function;
@@ -126,7 +124,11 @@ struct Section {
   /// Function sections: length of the prefix that is the declaration (up to, not including, the body's
   /// `{`, trailing space trimmed). `Contents.take_front(HeaderLength) + ";"` is a valid prototype.
   uint32_t HeaderLength = 0;
-  RelocationList Relocs; // sorted by Offset
+  /// This section's relocations are ModuleVariant::Relocs[RelocBegin, RelocBegin + RelocCount), sorted
+  /// by Offset: read them with V.relocs(S). One table per module instead of a vector per section (a heap
+  /// block of 48 bytes for nearly every function, since each names itself; issue 15, finding 8).
+  uint32_t RelocBegin = 0;
+  uint32_t RelocCount = 0;
   Loc Where;
 };
 
@@ -159,7 +161,7 @@ struct ParamInfo {
 };
 
 /// Parameter lists and attribute strings of signatures: SmallVector<T, 0> (16 bytes) rather than
-/// std::vector (24), as for RelocationList; a function's signature holds three.
+/// std::vector (24); a function's signature holds three.
 using ParamList = llvm::SmallVector<ParamInfo, 0>;
 using StringList = llvm::SmallVector<llvm::StringRef, 0>;
 
@@ -289,6 +291,10 @@ struct ModuleVariant {
   llvm::StringRef SourceName; // the PTX file it came from, for diagnostics
   TargetInfo Target;
   std::vector<Section> Sections;  // in source order; the printer keeps that order within a kind
+  /// Every section's relocations, section by section in the order of Sections, each section's sorted by
+  /// Offset (Section::RelocBegin/RelocCount; read with relocs(S), fill with appendRelocs or
+  /// RelocationTableBuilder).
+  std::vector<Relocation> Relocs;
   std::vector<Symbol> Symbols;    // index 0 is a real symbol (no ELF null entry here)
   std::vector<FunctionAbi> Functions;
   std::vector<VariableAbi> Variables;
@@ -301,6 +307,52 @@ struct ModuleVariant {
 
   /// Index of the symbol called Name, or NoSymbol. Linear; build a map for repeated lookups.
   uint32_t findSymbol(llvm::StringRef Name) const;
+
+  /// S's relocations (S one of this variant's sections).
+  llvm::ArrayRef<Relocation> relocs(const Section &S) const {
+    assert(size_t(S.RelocBegin) + S.RelocCount <= Relocs.size() && "a section of another variant?");
+    return llvm::ArrayRef<Relocation>(Relocs.data() + S.RelocBegin, S.RelocCount);
+  }
+  llvm::MutableArrayRef<Relocation> relocs(const Section &S) {
+    assert(size_t(S.RelocBegin) + S.RelocCount <= Relocs.size() && "a section of another variant?");
+    return llvm::MutableArrayRef<Relocation>(Relocs.data() + S.RelocBegin, S.RelocCount);
+  }
+  /// Gives S (which has none yet) the relocations Rs, placed at the end of Relocs: call it section by
+  /// section in order. Rs must be sorted by Offset.
+  void appendRelocs(Section &S, llvm::ArrayRef<Relocation> Rs) {
+    startRelocs(S);
+    Relocs.insert(Relocs.end(), Rs.begin(), Rs.end());
+    S.RelocCount = static_cast<uint32_t>(Rs.size());
+  }
+  /// For producers that push relocations onto Relocs themselves: startRelocs(S), push_back..., then
+  /// endRelocs(S) (section by section, in order).
+  void startRelocs(Section &S) {
+    S.RelocBegin = static_cast<uint32_t>(Relocs.size());
+    S.RelocCount = 0;
+  }
+  void endRelocs(Section &S) { S.RelocCount = static_cast<uint32_t>(Relocs.size() - S.RelocBegin); }
+  /// True if the table can take N more relocations (section positions are 32-bit).
+  bool relocsFit(uint64_t N) const { return Relocs.size() + N <= UINT32_MAX; }
+};
+
+/// Builds a variant's relocation table when its producer does not finish one section before starting
+/// the next (the linker's merged debug sections take parts from every input): add(Section, R) in any
+/// order, then place(V) groups them section by section into V.Relocs (within a section in the order they
+/// were added: sort them by Offset before, or with V.relocs(S) after) and sets every section's range.
+class RelocationTableBuilder {
+public:
+  void reserve(size_t N) { Pending.reserve(N); }
+  void add(uint32_t SectionIndex, const Relocation &R) { Pending.push_back({SectionIndex, R}); }
+  /// Replaces V.Relocs. Fails (returns false) if a section index is out of range or the table would hold
+  /// 2^32 relocations or more.
+  bool place(ModuleVariant &V);
+
+private:
+  struct Entry {
+    uint32_t Section;
+    Relocation R;
+  };
+  std::vector<Entry> Pending;
 };
 
 /// True if the name at Offset of a function section's text is the callee of a `call` (rather than an

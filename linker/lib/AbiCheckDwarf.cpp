@@ -31,7 +31,7 @@ StringMap<std::unique_ptr<MemoryBuffer>> debugSections(const ModuleVariant &M) {
     if (S.Kind != SectionKind::Debug)
       continue;
     std::string Bytes = S.Contents.str();
-    for (const Relocation &R : S.Relocs) {
+    for (const Relocation &R : M.relocs(S)) {
       unsigned Width = R.Kind == RelocKind::Data32 ? 4 : R.Kind == RelocKind::Data64 ? 8 : 0;
       if (!Width || R.Offset > Bytes.size() || Bytes.size() - R.Offset < Width)
         continue;

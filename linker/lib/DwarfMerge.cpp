@@ -213,8 +213,8 @@ Expected<RewrittenDebugInfo> rewriteDebugInfo(const ModuleVariant &Module, const
                                               SharedAbbrevTable &Shared) {
   RewrittenDebugInfo Out;
   Out.Contents.reserve(Info.Contents.size() + Info.Contents.size() / 16);
-  Out.Relocs.reserve(Info.Relocs.size());
-  const RelocationList &Relocs = Info.Relocs; // sorted by offset
+  const ArrayRef<Relocation> Relocs = Module.relocs(Info); // sorted by offset
+  Out.Relocs.reserve(Relocs.size());
   size_t NextReloc = 0;
   auto where = [](uint64_t Offset) { return (" at offset " + Twine(Offset) + " of .debug_info").str(); };
 
@@ -469,7 +469,8 @@ std::optional<uint64_t> RewrittenDebugInfo::newOffset(uint64_t Old) const {
   return std::nullopt;
 }
 
-Expected<std::string> rewriteNameTable(const Section &Pub, const RewrittenDebugInfo &Info) {
+Expected<std::string> rewriteNameTable(const ModuleVariant &Module, const Section &Pub,
+                                       const RewrittenDebugInfo &Info) {
   std::string Out = Pub.Contents.str();
   auto where = [&](uint64_t Offset) { return (" at offset " + Twine(Offset) + " of " + Pub.Name).str(); };
   auto put = [&](uint64_t At, uint64_t V) {
@@ -486,7 +487,7 @@ Expected<std::string> rewriteNameTable(const Section &Pub, const RewrittenDebugI
     R.fixed(2); // version
     // The unit: a relocation against .debug_info (its addend) or a number.
     uint64_t UnitField = R.Pos, UnitOffset = R.fixed(4);
-    for (const Relocation &Rel : Pub.Relocs)
+    for (const Relocation &Rel : Module.relocs(Pub))
       if (Rel.Offset == UnitField)
         UnitOffset = Rel.Addend;
     const RewrittenDebugInfo::Unit *U = nullptr;

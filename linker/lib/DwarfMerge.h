@@ -54,7 +54,7 @@ private:
 /// headers' references to .debug_abbrev now have addend 0: the shared table starts the section).
 struct RewrittenDebugInfo {
   std::string Contents;
-  RelocationList Relocs;
+  std::vector<Relocation> Relocs; // sorted by offset (the section's range of the output's table)
   /// Where each unit went, and each of its DIEs: (old, new) unit-relative offsets in increasing order
   /// (a sorted array, not a hash map: filled in order, and probing a large hash map per DIE cost more
   /// than the rest of the walk).
@@ -86,6 +86,7 @@ llvm::Expected<RewrittenDebugInfo> rewriteDebugInfo(const ModuleVariant &Module,
 /// The bytes of a .debug_pubnames or .debug_pubtypes section (Pub, of Module) after its module's
 /// .debug_info was rewritten as Info says: each set's unit length and every DIE offset follow the DIEs.
 /// (The set's unit offset is a relocation against .debug_info: the caller moves it with newOffset.)
-llvm::Expected<std::string> rewriteNameTable(const Section &Pub, const RewrittenDebugInfo &Info);
+llvm::Expected<std::string> rewriteNameTable(const ModuleVariant &Module, const Section &Pub,
+                                             const RewrittenDebugInfo &Info);
 
 } // namespace ptxlink

@@ -311,7 +311,7 @@ uint64_t ArchLink::contentHash(SymRef R) const {
   std::string Text;
   Text.reserve(S.Contents.size());
   uint64_t Pos = 0;
-  for (const Relocation &Rel : S.Relocs) {
+  for (const Relocation &Rel : M.relocs(S)) {
     if (Rel.Kind != RelocKind::NameRef || Rel.Offset < Pos || Rel.Offset + Rel.Length > S.Contents.size())
       continue;
     Text.append(S.Contents.data() + Pos, Rel.Offset - Pos);

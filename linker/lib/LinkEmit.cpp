@@ -154,13 +154,21 @@ static std::vector<StringRef> labelsDefinedElsewhere(ArrayRef<LinkModule> Module
 
 using DebugPartList = std::vector<std::pair<uint32_t, uint32_t>>; // (module, section) in input order
 
+/// A debug section part that the link re-encoded: the section with new contents, and its relocations
+/// (those of a module's section live in the module's table, which the link does not change).
+struct RewrittenPart {
+  Section S;
+  std::vector<Relocation> Relocs;
+};
+using RewrittenPartMap = std::map<std::pair<uint32_t, uint32_t>, RewrittenPart>;
+
 /// Re-encodes every module's .debug_info against one shared abbreviation table with the merged `.file`
 /// numbers (DwarfMerge.h), into Rewritten (keyed by module and section); the first .debug_abbrev part
 /// becomes that table and the others empty. Returns whether it did; if some unit cannot be walked it
 /// warns and rewrites nothing, so the sections are concatenated as read.
 static bool mergeCompileUnits(ArrayRef<LinkModule> Modules, const StringMap<DebugPartList> &DebugParts,
                               ArrayRef<DenseMap<uint64_t, uint32_t>> FileMap,
-                              std::map<std::pair<uint32_t, uint32_t>, Section> &Rewritten, ObjectFile &Storage,
+                              RewrittenPartMap &Rewritten, ObjectFile &Storage,
                               DiagnosticEngine &Diags) {
   auto Infos = DebugParts.find(".debug_info");
   auto Abbrevs = DebugParts.find(".debug_abbrev");
@@ -170,7 +178,7 @@ static bool mergeCompileUnits(ArrayRef<LinkModule> Modules, const StringMap<Debu
   for (auto [MI, SI] : Abbrevs->second)
     AbbrevOf[MI] = AbbrevOf[MI] == NoSection ? SI : NoSection - 1; // NoSection - 1: more than one
   SharedAbbrevTable Shared;
-  std::map<std::pair<uint32_t, uint32_t>, Section> Parts;
+  RewrittenPartMap Parts;
   for (const auto &Use : Infos->second) {
     uint32_t MI = Use.first, SI = Use.second; // not a structured binding: clang 14 cannot capture one
     const ModuleVariant &M = *Modules[MI].M;
@@ -199,12 +207,12 @@ static bool mergeCompileUnits(ArrayRef<LinkModule> Modules, const StringMap<Debu
       const Section &S = M.Sections[K];
       if (S.Kind != SectionKind::Debug || K == SI || S.Name == ".debug_abbrev")
         continue;
-      Section N = S;
+      RewrittenPart N{S, std::vector<Relocation>(M.relocs(S).begin(), M.relocs(S).end())};
       if (S.Name == ".debug_pubnames" || S.Name == ".debug_pubtypes") {
-        auto Table = rewriteNameTable(S, *Info);
+        auto Table = rewriteNameTable(M, S, *Info);
         if (!Table)
           return fail(toString(Table.takeError()));
-        N.Contents = Storage.save(*Table).take_front(Table->size());
+        N.S.Contents = Storage.save(*Table).take_front(Table->size());
       }
       for (Relocation &R : N.Relocs) {
         if ((R.Kind != RelocKind::Data32 && R.Kind != RelocKind::Data64) || R.Symbol >= M.Symbols.size() ||
@@ -218,17 +226,18 @@ static bool mergeCompileUnits(ArrayRef<LinkModule> Modules, const StringMap<Debu
       }
       Parts.emplace(std::make_pair(MI, K), std::move(N));
     }
-    Section N = M.Sections[SI];
-    N.Contents = Storage.save(Info->Contents);
-    N.Contents = N.Contents.take_front(Info->Contents.size());
-    N.Relocs = std::move(Info->Relocs);
+    RewrittenPart N{M.Sections[SI], std::move(Info->Relocs)};
+    N.S.Contents = Storage.save(Info->Contents);
+    N.S.Contents = N.S.Contents.take_front(Info->Contents.size());
     Parts.emplace(std::make_pair(MI, SI), std::move(N));
   }
   std::string Table = Shared.encode();
   bool First = true;
   for (auto [MI, SI] : Abbrevs->second) {
-    Section N = Modules[MI].M->Sections[SI];
-    N.Contents = First ? Storage.save(Table).take_front(Table.size()) : StringRef();
+    const ModuleVariant &M = *Modules[MI].M;
+    RewrittenPart N{M.Sections[SI], std::vector<Relocation>(M.relocs(M.Sections[SI]).begin(),
+                                                            M.relocs(M.Sections[SI]).end())};
+    N.S.Contents = First ? Storage.save(Table).take_front(Table.size()) : StringRef();
     First = false;
     Parts.emplace(std::make_pair(MI, SI), std::move(N));
   }
@@ -385,6 +394,7 @@ public:
           continue;
         Modules[MI].SecOut[SI] = Out.Sections.size();
         Out.Sections.push_back(S);
+        Out.Sections.back().RelocBegin = Out.Sections.back().RelocCount = 0; // mapRelocations gives them
         Out.SectionSources.push_back(M.SourceName);
       }
     }
@@ -398,7 +408,7 @@ public:
       }
       char *Buf = Storage.arena().Allocate<char>(std::max<uint64_t>(Total, 1));
       Section D = debugPart(Parts.front().first, Parts.front().second);
-      D.Relocs.clear();
+      D.RelocBegin = D.RelocCount = 0; // mapRelocations gives them
       D.Symbol = NoSymbol;
       for (auto [MI, SI] : Parts) {
         const Section &P = debugPart(MI, SI);
@@ -450,74 +460,96 @@ public:
 
   /// The relocations of every output section, pointing at output symbols.
   void mapRelocations() {
-    // Relocations follow their symbols, offsets and `.file` numbers.
+    // Relocations follow their symbols, offsets and `.file` numbers. They go into Out.Relocs section by
+    // section in output order: first the code and data sections (placed in input order), then each
+    // merged debug section with its parts in input order.
+    size_t MostRelocs = 0;
+    for (uint32_t MI = 0; MI < Modules.size(); ++MI)
+      for (uint32_t SI = 0; SI < Modules[MI].M->Sections.size(); ++SI)
+        if (Modules[MI].SecOut[SI] != NoSection)
+          MostRelocs += Modules[MI].M->Sections[SI].Kind == SectionKind::Debug ? debugPartRelocs(MI, SI).size()
+                                                                               : Modules[MI].M->Sections[SI].RelocCount;
+    Out.Relocs.reserve(MostRelocs);
     unsigned Dangling = 0;
     for (uint32_t MI = 0; MI < Modules.size(); ++MI) {
       const ModuleVariant &M = *Modules[MI].M;
       for (uint32_t SI = 0; SI < M.Sections.size(); ++SI) {
         uint32_t OS = Modules[MI].SecOut[SI];
-        if (OS == NoSection)
+        const Section &S = M.Sections[SI];
+        if (OS == NoSection || S.Kind == SectionKind::Debug)
           continue;
-        const Section &S = M.Sections[SI].Kind == SectionKind::Debug ? debugPart(MI, SI) : M.Sections[SI];
         Section &D = Out.Sections[OS];
-        bool IsDebug = S.Kind == SectionKind::Debug;
-        uint64_t Base = IsDebug ? DebugBase[MI][SI] : 0;
-        if (!IsDebug) {
-          D.Relocs.clear();
-          D.Symbol = S.Symbol < M.Symbols.size() ? Modules[MI].SymOut[S.Symbol] : NoSymbol;
-          if (D.Symbol != NoSymbol && Out.Symbols[D.Symbol].Name != S.Name)
-            D.Name = Out.Symbols[D.Symbol].Name;
-        }
-        D.Relocs.reserve(D.Relocs.size() + S.Relocs.size());
-        for (const Relocation &R : S.Relocs) {
-          Relocation N = R;
-          N.Offset += Base;
-          if (R.Kind == RelocKind::FileIndex) {
-            auto It = FileMap[MI].find(R.Symbol);
-            if (It != FileMap[MI].end())
-              N.Symbol = It->second;
-            D.Relocs.push_back(N);
-            continue;
-          }
-          N.Symbol = R.Symbol < M.Symbols.size() ? Modules[MI].SymOut[R.Symbol] : NoSymbol;
-          if (N.Symbol == NoSymbol && IsDebug && R.Symbol < M.Symbols.size())
-            N.Symbol = winnerLabel(MI, R.Symbol);
-          if (N.Symbol == NoSymbol) {
-            // DWARF describing code that was not kept and has no stand-in in the winner (which has no
-            // labels): like lld for discarded sections, the address becomes 0 and the reference goes.
-            if (IsDebug && R.Symbol < M.Symbols.size() && M.Symbols[R.Symbol].Kind == SymbolKind::Label &&
-                (R.Kind == RelocKind::Data32 || R.Kind == RelocKind::Data64)) {
-              unsigned Width = R.Kind == RelocKind::Data32 ? 4 : 8;
-              if (N.Offset + Width <= D.Contents.size())
-                std::memset(DebugBuf[OS - FirstDebug] + N.Offset, 0, Width);
-              continue;
-            }
-            ++Dangling;
-            continue;
-          }
-          const Symbol &T = M.Symbols[R.Symbol];
-          if (T.Kind == SymbolKind::Section && (R.Kind == RelocKind::Data32 || R.Kind == RelocKind::Data64 ||
-                                                R.Kind == RelocKind::SectionOffset)) {
-            // `.b32 .debug_abbrev` (and `function_name .debug_str+16` in a `.loc`) means the start of this
-            // module's part of the merged section.
-            for (uint32_t K = 0; K < M.Sections.size(); ++K)
-              if (M.Sections[K].Kind == SectionKind::Debug && M.Sections[K].Name == T.Name) {
-                N.Addend += DebugBase[MI][K];
-                break;
-              }
-          }
-          D.Relocs.push_back(N);
-        }
+        D.Symbol = S.Symbol < M.Symbols.size() ? Modules[MI].SymOut[S.Symbol] : NoSymbol;
+        if (D.Symbol != NoSymbol && Out.Symbols[D.Symbol].Name != S.Name)
+          D.Name = Out.Symbols[D.Symbol].Name;
+        Out.startRelocs(D);
+        mapPartRelocs(MI, SI, M.relocs(S), D, OS, Dangling);
+        Out.endRelocs(D);
       }
     }
-    for (Section &D : Out.Sections)
-      if (D.Kind == SectionKind::Debug)
-        std::stable_sort(D.Relocs.begin(), D.Relocs.end(),
-                         [](const Relocation &A, const Relocation &B) { return A.Offset < B.Offset; });
+    for (size_t K = 0; K < DebugNames.size(); ++K) {
+      const uint32_t OS = FirstDebug + K;
+      Section &D = Out.Sections[OS];
+      Out.startRelocs(D);
+      for (auto [MI, SI] : DebugParts[DebugNames[K]])
+        mapPartRelocs(MI, SI, debugPartRelocs(MI, SI), D, OS, Dangling);
+      Out.endRelocs(D);
+      MutableArrayRef<Relocation> Relocs = Out.relocs(D);
+      std::stable_sort(Relocs.begin(), Relocs.end(),
+                       [](const Relocation &A, const Relocation &B) { return A.Offset < B.Offset; });
+    }
     if (Dangling)
       Link.Diags.error("internal error: " + std::to_string(Dangling) + " references to symbols that were not kept (" +
                       Link.Arch.name() + ")",
                   std::vector<DiagSite>(), "internal");
+  }
+
+  /// Appends to Out.Relocs the relocations Relocs of module MI's section SI (a debug part: as the link
+  /// uses it), which goes into output section D (index OS), mapped to output symbols and offsets.
+  void mapPartRelocs(uint32_t MI, uint32_t SI, ArrayRef<Relocation> Relocs, const Section &D, uint32_t OS,
+                     unsigned &Dangling) {
+    const ModuleVariant &M = *Modules[MI].M;
+    const bool IsDebug = M.Sections[SI].Kind == SectionKind::Debug;
+    const uint64_t Base = IsDebug ? DebugBase[MI][SI] : 0;
+    for (const Relocation &R : Relocs) {
+      Relocation N = R;
+      N.Offset += Base;
+      if (R.Kind == RelocKind::FileIndex) {
+        auto It = FileMap[MI].find(R.Symbol);
+        if (It != FileMap[MI].end())
+          N.Symbol = It->second;
+        Out.Relocs.push_back(N);
+        continue;
+      }
+      N.Symbol = R.Symbol < M.Symbols.size() ? Modules[MI].SymOut[R.Symbol] : NoSymbol;
+      if (N.Symbol == NoSymbol && IsDebug && R.Symbol < M.Symbols.size())
+        N.Symbol = winnerLabel(MI, R.Symbol);
+      if (N.Symbol == NoSymbol) {
+        // DWARF describing code that was not kept and has no stand-in in the winner (which has no
+        // labels): like lld for discarded sections, the address becomes 0 and the reference goes.
+        if (IsDebug && R.Symbol < M.Symbols.size() && M.Symbols[R.Symbol].Kind == SymbolKind::Label &&
+            (R.Kind == RelocKind::Data32 || R.Kind == RelocKind::Data64)) {
+          unsigned Width = R.Kind == RelocKind::Data32 ? 4 : 8;
+          if (N.Offset + Width <= D.Contents.size())
+            std::memset(DebugBuf[OS - FirstDebug] + N.Offset, 0, Width);
+          continue;
+        }
+        ++Dangling;
+        continue;
+      }
+      const Symbol &T = M.Symbols[R.Symbol];
+      if (T.Kind == SymbolKind::Section && (R.Kind == RelocKind::Data32 || R.Kind == RelocKind::Data64 ||
+                                            R.Kind == RelocKind::SectionOffset)) {
+        // `.b32 .debug_abbrev` (and `function_name .debug_str+16` in a `.loc`) means the start of this
+        // module's part of the merged section.
+        for (uint32_t K = 0; K < M.Sections.size(); ++K)
+          if (M.Sections[K].Kind == SectionKind::Debug && M.Sections[K].Name == T.Name) {
+            N.Addend += DebugBase[MI][K];
+            break;
+          }
+      }
+      Out.Relocs.push_back(N);
+    }
   }
 
   /// The ABI and call-prototype records the output keeps.
@@ -579,7 +611,13 @@ private:
   /// A debug section part as the output uses it: rewritten by mergeDebugInfo, or as read.
   const Section &debugPart(uint32_t MI, uint32_t SI) const {
     auto It = RewrittenParts.find({MI, SI});
-    return It != RewrittenParts.end() ? It->second : Modules[MI].M->Sections[SI];
+    return It != RewrittenParts.end() ? It->second.S : Modules[MI].M->Sections[SI];
+  }
+  /// Its relocations.
+  ArrayRef<Relocation> debugPartRelocs(uint32_t MI, uint32_t SI) const {
+    auto It = RewrittenParts.find({MI, SI});
+    return It != RewrittenParts.end() ? ArrayRef<Relocation>(It->second.Relocs)
+                                      : Modules[MI].M->relocs(Modules[MI].M->Sections[SI]);
   }
 
   // The DWARF of a definition that lost resolution (a later weak copy, a weak one that a visible
@@ -655,7 +693,7 @@ private:
   // Per module: input `.file` number -> output. Keyed by 64 bits so that no 32-bit number from a file
   // is one of DenseMap's reserved keys (0xffffffff, 0xfffffffe for 32-bit keys).
   std::vector<DenseMap<uint64_t, uint32_t>> FileMap;
-  std::map<std::pair<uint32_t, uint32_t>, Section> RewrittenParts; // compile units re-encoded
+  RewrittenPartMap RewrittenParts; // compile units re-encoded
   bool SharedAbbrevs = false;
   std::vector<char *> DebugBuf; // the merged debug sections' bytes, writable (they live in Storage)
   uint32_t FirstDebug = 0;

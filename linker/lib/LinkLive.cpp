@@ -89,7 +89,7 @@ void ArchLink::markLive() {
     auto [MI, SI] = Work.back();
     Work.pop_back();
     const ModuleVariant &M = *Modules[MI].M;
-    for (const Relocation &R : M.Sections[SI].Relocs) {
+    for (const Relocation &R : M.relocs(M.Sections[SI])) {
       if (R.Kind == RelocKind::FileIndex || R.Symbol >= M.Symbols.size())
         continue;
       uint32_t G = Modules[MI].Global[R.Symbol];
@@ -144,7 +144,7 @@ void ArchLink::checkUndefined() {
     for (uint32_t SI = 0; SI < M.Sections.size(); ++SI) {
       if (!Modules[MI].SectionLive[SI])
         continue;
-      for (const Relocation &R : M.Sections[SI].Relocs) {
+      for (const Relocation &R : M.relocs(M.Sections[SI])) {
         if (R.Kind == RelocKind::FileIndex || R.Symbol >= M.Symbols.size())
           continue;
         uint32_t G = Modules[MI].Global[R.Symbol];
@@ -249,7 +249,7 @@ void ArchLink::dumpCallgraph(raw_ostream &OS) const {
       if (!Modules[MI].SectionLive[SI] || S.Kind == SectionKind::Debug)
         continue;
       auto Self = Number.find({MI, SI});
-      for (const Relocation &R : S.Relocs) {
+      for (const Relocation &R : M.relocs(S)) {
         if (R.Kind != RelocKind::NameRef || R.Symbol >= M.Symbols.size())
           continue;
         SymRef T = target(MI, R.Symbol);
@@ -301,7 +301,7 @@ void ArchLink::addCallGraph(CallGraphDot &G, StringRef Group) const {
   };
   auto holdsFunctions = [&](uint32_t MI, const Section &S) {
     const ModuleVariant &M = *Modules[MI].M;
-    return llvm::any_of(S.Relocs, [&](const Relocation &R) {
+    return llvm::any_of(M.relocs(S), [&](const Relocation &R) {
       return R.Kind == RelocKind::NameRef && R.Symbol < M.Symbols.size() && R.Symbol != S.Symbol &&
              (M.Symbols[R.Symbol].Kind == SymbolKind::Function || M.Symbols[R.Symbol].Kind == SymbolKind::Kernel);
     });
@@ -340,7 +340,7 @@ void ArchLink::addCallGraph(CallGraphDot &G, StringRef Group) const {
       if (From < 0)
         continue;
       const Section &S = M.Sections[SI];
-      for (const Relocation &R : S.Relocs) {
+      for (const Relocation &R : M.relocs(S)) {
         if (R.Kind != RelocKind::NameRef || R.Symbol >= M.Symbols.size() || R.Symbol == S.Symbol)
           continue;
         long To = nodeOf(MI, R.Symbol);

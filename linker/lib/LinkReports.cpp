@@ -68,7 +68,7 @@ void ArchLink::traceSymbols(raw_ostream &OS) const {
         OS << "\n";
         // References to it from this module.
         for (uint32_t K = 0; K < M.Sections.size(); ++K)
-          for (const Relocation &Rel : M.Sections[K].Relocs)
+          for (const Relocation &Rel : M.relocs(M.Sections[K]))
             if (Rel.Kind != RelocKind::FileIndex && Rel.Symbol == SI &&
                 // the name in its own definition's header is not a reference
                 !(M.Sections[K].Symbol == SI &&

@@ -67,7 +67,7 @@ std::vector<CodegenUnit> ArchLink::splitForCodegen(uint64_t BatchBelowBytes) con
     uint32_t G = Modules[From.Module].Global[From.Symbol];
     if (G == NoGlobal || Globals[G].NumDefs < 2)
       return std::nullopt;
-    for (const Relocation &R : C.Relocs) {
+    for (const Relocation &R : Out.relocs(C)) {
       if (R.Kind == RelocKind::FileIndex || R.Symbol >= Out.Symbols.size())
         continue;
       const Symbol &T = Out.Symbols[R.Symbol];
@@ -202,11 +202,16 @@ std::vector<CodegenUnit> ArchLink::splitForCodegen(uint64_t BatchBelowBytes) con
 
     DenseSet<uint64_t> FilesUsed; // 64-bit keys: a file's number may be DenseSet<uint32_t>'s reserved 0xffffffff
     V.Sections.reserve(Owned.size());
+    size_t NumRelocs = 0;
+    for (uint32_t OS : Owned)
+      NumRelocs += Out.Sections[OS].RelocCount;
+    V.Relocs.reserve(NumRelocs);
     for (uint32_t OS : Owned) {
       Section C = Out.Sections[OS];
       if (C.Symbol != NoSymbol)
         C.Symbol = addSymbol(addSymbol, C.Symbol);
-      for (Relocation &R : C.Relocs) {
+      V.appendRelocs(C, Out.relocs(Out.Sections[OS]));
+      for (Relocation &R : V.relocs(C)) {
         if (R.Kind == RelocKind::FileIndex)
           FilesUsed.insert(R.Symbol);
         else

@@ -595,7 +595,15 @@ llvm::Error VariantReader::readPlain(ModuleVariant &V) {
   release(&Symtab);
   release(*ShndxTable);
 
-  // Sections and their relocations.
+  // Sections and their relocations, the latter into one table sized once: at most every SHT_RELA
+  // section's entries (those of the plain object's sections, in section order).
+  {
+    uint64_t MostRelocs = 0;
+    for (size_t I = 1; I < NumSections; ++I)
+      if (const ElfSectionHeader &H = View->section(I); H.sh_type == SHT_RELA && H.sh_entsize == sizeof(ElfRela))
+        MostRelocs += H.sh_size / sizeof(ElfRela);
+    V.Relocs.reserve(std::min<uint64_t>(MostRelocs, UINT32_MAX));
+  }
   V.Sections.resize(NSec);
   C = cursor(**Sections);
   for (size_t I = 0; I < NSec && C.ok(); ++I) {
@@ -625,6 +633,7 @@ llvm::Error VariantReader::readPlain(ModuleVariant &V) {
     S.Contents = data(View->section(Content));
     if (S.HeaderLength > S.Contents.size())
       return err(At + 16, "header length exceeds the section size");
+    V.startRelocs(S);
     if (Rela == 0)
       continue;
     if (Rela >= NumSections || View->section(Rela).sh_type != SHT_RELA || View->section(Rela).sh_info != Content)
@@ -635,13 +644,17 @@ llvm::Error VariantReader::readPlain(ModuleVariant &V) {
       return err(headerOffset(R), "malformed relocation section (entry size or section size)");
     const ElfTable<ElfRela> Relocs = View->table<ElfRela>(R, "relocation section", [](uint64_t, const llvm::Twine &) {});
     const size_t N = Relocs.size();
-    S.Relocs.resize(N);
+    if (!V.relocsFit(N))
+      return err(headerOffset(R), "more than 2^32 - 1 relocations in one module");
+    V.Relocs.resize(V.Relocs.size() + N);
+    V.endRelocs(S);
+    const llvm::MutableArrayRef<Relocation> SectionRelocs = V.relocs(S);
     uint64_t Previous = 0;
     for (size_t K = 0; K < N; ++K) {
       const ElfRela &E = Relocs[K];
       const uint64_t EAt = Relocs.offsetOf(K);
       const uint64_t Addend = uint64_t(int64_t(E.r_addend));
-      Relocation &Rel = S.Relocs[K];
+      Relocation &Rel = SectionRelocs[K];
       Rel.Offset = E.r_offset;
       const uint32_t Type = E.getType(false), Sym = E.getSymbol(false);
       uint64_t Width = 0;

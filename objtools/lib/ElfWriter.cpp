@@ -554,12 +554,14 @@ llvm::Error validate(const ModuleVariant &V) {
       return modelError(V.SourceName, "symbol name contains a NUL byte");
   }
   for (const Section &Sec : V.Sections) {
+    if (size_t(Sec.RelocBegin) + Sec.RelocCount > V.Relocs.size())
+      return modelError(V.SourceName, "section '" + Sec.Name + "' has relocations past the module's table");
     if (!SymOk(Sec.Symbol, true))
       return modelError(V.SourceName, "section '" + Sec.Name + "' refers to symbol " + llvm::Twine(Sec.Symbol));
     if (Sec.HeaderLength > Sec.Contents.size())
       return modelError(V.SourceName, "section '" + Sec.Name + "' header longer than its contents");
     uint64_t Size = Sec.Contents.size();
-    for (const Relocation &R : Sec.Relocs) {
+    for (const Relocation &R : V.relocs(Sec)) {
       uint64_t Width = R.Kind == RelocKind::Data32 ? 4 : R.Kind == RelocKind::Data64 ? 8 : R.Length;
       if (R.Offset > Size || Width > Size - R.Offset)
         return modelError(V.SourceName, "relocation at offset " + llvm::Twine(R.Offset) + " outside section '" +
@@ -678,9 +680,9 @@ VariantWriter::VariantWriter(const ModuleVariant &V) : V(V) {
   uint32_t Next = 2;
   for (size_t I = 0; I < NSec; ++I) {
     ContentIndex[I] = Next++;
-    if (!V.Sections[I].Relocs.empty()) {
+    if (!V.relocs(V.Sections[I]).empty()) {
       ++Next;
-      NumRelocs += V.Sections[I].Relocs.size();
+      NumRelocs += V.relocs(V.Sections[I]).size();
     }
   }
   FirstTable = Next;
@@ -747,7 +749,7 @@ void VariantWriter::contentNames(StringPool &Strings) const {
   for (const Section &S : V.Sections) {
     llvm::StringRef Suffix = S.Kind == SectionKind::Module ? llvm::StringRef() : S.Name;
     Strings.addConcat(sectionPrefix(S.Kind), Suffix);
-    if (!S.Relocs.empty())
+    if (!V.relocs(S).empty())
       Strings.addConcat(".rela", sectionPrefix(S.Kind), Suffix);
   }
 }
@@ -761,7 +763,7 @@ template <bool Records> void VariantWriter::sectionTable(StringPool &Strings, Bl
       continue;
     }
     B.u32(ContentIndex[I]);
-    B.u32(S.Relocs.empty() ? 0 : ContentIndex[I] + 1);
+    B.u32(V.relocs(S).empty() ? 0 : ContentIndex[I] + 1);
     B.u8(static_cast<uint8_t>(S.Kind));
     B.u8(0);
     B.u8(0);
@@ -830,7 +832,7 @@ void VariantWriter::stringSequence(StringPool &Strings, std::array<uint32_t, 7> 
 }
 
 void VariantWriter::relocations(const Section &S, Bytes &R) const {
-  for (const Relocation &Rel : S.Relocs) {
+  for (const Relocation &Rel : V.relocs(S)) {
     R.u64(Rel.Offset);
     switch (Rel.Kind) {
     case RelocKind::NameRef:
@@ -894,8 +896,8 @@ void VariantWriter::write(llvm::raw_ostream &OS) {
   uint64_t Pos = llvm::alignTo(sizeof(ElfHeader), 4) + Note.size();
   for (const Section &S : V.Sections) {
     Pos += S.Contents.size();
-    if (!S.Relocs.empty())
-      Pos = llvm::alignTo(Pos, 8) + S.Relocs.size() * sizeof(ElfRela);
+    if (!V.relocs(S).empty())
+      Pos = llvm::alignTo(Pos, 8) + V.relocs(S).size() * sizeof(ElfRela);
   }
   for (size_t T = 0; T < NumTables; ++T)
     Pos = llvm::alignTo(Pos, Tables[T].Align) + Tables[T].Size;
@@ -909,7 +911,7 @@ void VariantWriter::write(llvm::raw_ostream &OS) {
   B.raw(Note.str());
   for (const Section &S : V.Sections) {
     Out.external(S.Contents);
-    if (S.Relocs.empty())
+    if (V.relocs(S).empty())
       continue;
     startSection(8);
     relocations(S, B);
@@ -984,10 +986,10 @@ void VariantWriter::write(llvm::raw_ostream &OS) {
                                                        : 0;
     llvm::StringRef Suffix = S.Kind == SectionKind::Module ? llvm::StringRef() : S.Name;
     header(sec(Names.addConcat(sectionPrefix(S.Kind), Suffix), ELF::SHT_PROGBITS, Flags, 1), S.Contents.size());
-    if (!S.Relocs.empty())
+    if (!V.relocs(S).empty())
       header(sec(Names.addConcat(".rela", sectionPrefix(S.Kind), Suffix), ELF::SHT_RELA, ELF::SHF_INFO_LINK, 8,
                  sizeof(ElfRela), symtabIndex(), ContentIndex[I]),
-             S.Relocs.size() * sizeof(ElfRela));
+             V.relocs(S).size() * sizeof(ElfRela));
   }
   for (size_t T = 0; T < NumTables; ++T)
     header(sec(TableNames[T], Tables[T].Type, 0, Tables[T].Align, Tables[T].EntSize, Tables[T].Link, Tables[T].Info),

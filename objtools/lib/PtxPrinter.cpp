@@ -80,7 +80,7 @@ void Printer::aliasDeclaration(uint32_t Alias) {
       linkage(A, false);
       llvm::StringRef C = S.Contents;
       uint64_t Pos = 0;
-      for (const Relocation &R : S.Relocs) {
+      for (const Relocation &R : V.relocs(S)) {
         if (!isTextReloc(R))
           continue;
         if (R.Offset < Pos || R.Offset + R.Length > S.HeaderLength)
@@ -148,7 +148,7 @@ void Printer::text(const Section &S, uint64_t End) {
   llvm::StringRef C = S.Contents;
   End = std::min<uint64_t>(End, C.size());
   uint64_t Pos = 0;
-  for (const Relocation &R : S.Relocs) {
+  for (const Relocation &R : V.relocs(S)) {
     if (R.Offset >= End)
       break; // relocations are sorted by offset: the rest are outside the printed range
     if (!isTextReloc(R))
@@ -200,6 +200,7 @@ void Printer::debugSection(uint32_t Index, const Section &S) {
   llvm::StringRef C = S.Contents;
   uint64_t Pos = 0, End = C.size();
   size_t NextLabel = 0, NextReloc = 0;
+  const llvm::ArrayRef<Relocation> Relocs = V.relocs(S);
   auto printLabelsAt = [&](uint64_t At) {
     while (NextLabel < Labels.size() && Labels[NextLabel].first <= At) {
       OS << symbolName(Labels[NextLabel].second) << ":\n";
@@ -208,12 +209,12 @@ void Printer::debugSection(uint32_t Index, const Section &S) {
   };
   while (Pos < End) {
     printLabelsAt(Pos);
-    while (NextReloc < S.Relocs.size() &&
-           (S.Relocs[NextReloc].Offset < Pos || (S.Relocs[NextReloc].Kind != RelocKind::Data32 &&
-                                                 S.Relocs[NextReloc].Kind != RelocKind::Data64)))
+    while (NextReloc < Relocs.size() &&
+           (Relocs[NextReloc].Offset < Pos || (Relocs[NextReloc].Kind != RelocKind::Data32 &&
+                                                 Relocs[NextReloc].Kind != RelocKind::Data64)))
       ++NextReloc;
-    if (NextReloc < S.Relocs.size() && S.Relocs[NextReloc].Offset == Pos) {
-      const Relocation &R = S.Relocs[NextReloc++];
+    if (NextReloc < Relocs.size() && Relocs[NextReloc].Offset == Pos) {
+      const Relocation &R = Relocs[NextReloc++];
       unsigned Width = R.Kind == RelocKind::Data32 ? 4 : 8;
       if (Pos + Width <= End) {
         OS << (Width == 4 ? "\t.b32 " : "\t.b64 ") << symbolName(R.Symbol);
@@ -230,8 +231,8 @@ void Printer::debugSection(uint32_t Index, const Section &S) {
     uint64_t Stop = End;
     if (NextLabel < Labels.size())
       Stop = std::min(Stop, std::max(Labels[NextLabel].first, Pos + 1));
-    if (NextReloc < S.Relocs.size())
-      Stop = std::min(Stop, std::max<uint64_t>(S.Relocs[NextReloc].Offset, Pos + 1));
+    if (NextReloc < Relocs.size())
+      Stop = std::min(Stop, std::max<uint64_t>(Relocs[NextReloc].Offset, Pos + 1));
     while (Pos < Stop) {
       uint64_t RowEnd = std::min<uint64_t>(Stop, Pos + 32);
       OS << "\t.b8 ";
@@ -275,7 +276,7 @@ void Printer::print() {
   // a kernel defined further down), so that plain modules print as before.
   std::vector<bool> KernelUsed(V.Symbols.size(), false);
   for (const Section &S : V.Sections)
-    for (const Relocation &R : S.Relocs)
+    for (const Relocation &R : V.relocs(S))
       if (R.Kind == RelocKind::NameRef && R.Symbol < V.Symbols.size() && R.Symbol != S.Symbol &&
           V.Symbols[R.Symbol].Kind == SymbolKind::Kernel)
         KernelUsed[R.Symbol] = true;

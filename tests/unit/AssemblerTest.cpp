@@ -36,7 +36,7 @@ struct Assembled {
   /// NameRef relocations of section Sec against symbol Name.
   unsigned refs(const Section &Sec, llvm::StringRef Name) const {
     unsigned N = 0;
-    for (const Relocation &R : Sec.Relocs)
+    for (const Relocation &R : V().relocs(Sec))
       if (R.Kind == RelocKind::NameRef && V().Symbols[R.Symbol].Name == Name)
         ++N;
     return N;
@@ -59,7 +59,7 @@ std::unique_ptr<Assembled> assemble(const std::string &Text, bool Zero = false) 
 void checkRelocationsSpellNames(const ModuleVariant &V) {
   for (const Section &S : V.Sections) {
     uint64_t Prev = 0;
-    for (const Relocation &R : S.Relocs) {
+    for (const Relocation &R : V.relocs(S)) {
       EXPECT_GE(R.Offset, Prev) << "relocations not sorted in " << S.Name.str();
       Prev = R.Offset;
       if (R.Kind == RelocKind::NameRef) {
@@ -311,7 +311,7 @@ TEST(AssemblerTest, DebugSectionsLabelsAndFileIndices) {
   const Section &K = A->section("k");
   // FileIndex relocations on `1`, `2` and the inlined_at `1`.
   std::vector<uint32_t> Files;
-  for (const Relocation &R : K.Relocs)
+  for (const Relocation &R : V.relocs(K))
     if (R.Kind == RelocKind::FileIndex)
       Files.push_back(R.Symbol);
   EXPECT_EQ(Files, (std::vector<uint32_t>{1, 2, 1}));
@@ -338,8 +338,8 @@ TEST(AssemblerTest, DebugSectionsLabelsAndFileIndices) {
   EXPECT_EQ(Info.Kind, SectionKind::Debug);
   ASSERT_EQ(Info.Contents.size(), 4u + 4 + 4 + 8 + 8 + 8 + 4);
   EXPECT_EQ(Info.Contents.substr(0, 4), llvm::StringRef("\x24\0\0\0", 4));
-  ASSERT_EQ(Info.Relocs.size(), 6u);
-  auto Rel = [&](size_t I) { return Info.Relocs[I]; };
+  ASSERT_EQ(V.relocs(Info).size(), 6u);
+  auto Rel = [&](size_t I) { return V.relocs(Info)[I]; };
   EXPECT_EQ(Rel(0).Offset, 4u);
   EXPECT_EQ(Rel(0).Kind, RelocKind::Data32);
   EXPECT_EQ(V.Symbols[Rel(0).Symbol].Kind, SymbolKind::Section);

@@ -57,10 +57,12 @@ struct Fixture {
     std::string U1 = unit(1, 3), U2 = unit(7, 2);
     InfoBytes = U1 + U2;
     uint64_t SecondTable = AbbrevBytes.size() - Second.size();
+    std::vector<Relocation> Relocs;
     for (uint64_t Base : {uint64_t(0), uint64_t(U1.size())}) {
-      Info.Relocs.push_back({Base + 6, 0, RelocKind::Data32, 0, int64_t(Base ? SecondTable : 0)});
-      Info.Relocs.push_back({Base + 15, 1, RelocKind::Data64, 0, 0});
+      Relocs.push_back({Base + 6, 0, RelocKind::Data32, 0, int64_t(Base ? SecondTable : 0)});
+      Relocs.push_back({Base + 15, 1, RelocKind::Data64, 0, 0});
     }
+    M.appendRelocs(Info, Relocs); // Info is M's, though not in M.Sections
     Info.Name = ".debug_info";
     Info.Kind = SectionKind::Debug;
     Info.Contents = InfoBytes;
@@ -134,15 +136,16 @@ TEST(DwarfMerge, NameTablesFollowTheDies) {
   Pub.Name = ".debug_pubnames";
   Pub.Kind = SectionKind::Debug;
   Pub.Contents = Bytes;
-  Pub.Relocs.push_back({6, 0, RelocKind::Data32, 0, 0});
-  auto Table = rewriteNameTable(Pub, *Out);
+  ModuleVariant PubModule;
+  PubModule.appendRelocs(Pub, {Relocation{6, 0, RelocKind::Data32, 0, 0}});
+  auto Table = rewriteNameTable(PubModule, Pub, *Out);
   ASSERT_TRUE(bool(Table)) << toString(Table.takeError());
   EXPECT_EQ(*Table, set(NewUnit1, 29));
 
   // An entry naming no DIE is refused.
   std::string Bad = set(OldUnit1, 27);
   Pub.Contents = Bad;
-  auto Refused = rewriteNameTable(Pub, *Out);
+  auto Refused = rewriteNameTable(PubModule, Pub, *Out);
   ASSERT_FALSE(bool(Refused));
   EXPECT_NE(toString(Refused.takeError()).find("unit offset 27, where no DIE starts"), std::string::npos);
 }
@@ -181,7 +184,8 @@ TEST(DwarfMerge, RefusesWhatItCannotWalk) {
   }
   {
     Fixture F; // a relocation inside the file number the link rewrites
-    F.Info.Relocs.insert(F.Info.Relocs.begin() + 2, Relocation{23, 1, RelocKind::Data32, 0, 0});
+    F.M.Relocs.insert(F.M.Relocs.begin() + F.Info.RelocBegin + 2, Relocation{23, 1, RelocKind::Data32, 0, 0});
+    ++F.Info.RelocCount;
     expectFailure(F, "a relocation inside a DWARF field that the link rewrites at offset 23");
   }
 }

@@ -93,13 +93,14 @@ void expectSameVariant(const ModuleVariant &A, const ModuleVariant &B) {
     EXPECT_EQ(X.Contents, Y.Contents);
     EXPECT_EQ(X.HeaderLength, Y.HeaderLength);
     expectLoc(X.Where, Y.Where);
-    ASSERT_EQ(X.Relocs.size(), Y.Relocs.size());
-    for (size_t K = 0; K < X.Relocs.size(); ++K) {
-      EXPECT_EQ(X.Relocs[K].Offset, Y.Relocs[K].Offset);
-      EXPECT_EQ(X.Relocs[K].Symbol, Y.Relocs[K].Symbol);
-      EXPECT_EQ(X.Relocs[K].Kind, Y.Relocs[K].Kind);
-      EXPECT_EQ(X.Relocs[K].Length, Y.Relocs[K].Length);
-      EXPECT_EQ(X.Relocs[K].Addend, Y.Relocs[K].Addend);
+    const llvm::ArrayRef<Relocation> XR = A.relocs(X), YR = B.relocs(Y);
+    ASSERT_EQ(XR.size(), YR.size());
+    for (size_t K = 0; K < XR.size(); ++K) {
+      EXPECT_EQ(XR[K].Offset, YR[K].Offset);
+      EXPECT_EQ(XR[K].Symbol, YR[K].Symbol);
+      EXPECT_EQ(XR[K].Kind, YR[K].Kind);
+      EXPECT_EQ(XR[K].Length, YR[K].Length);
+      EXPECT_EQ(XR[K].Addend, YR[K].Addend);
     }
   }
   ASSERT_EQ(A.Functions.size(), B.Functions.size());
@@ -248,7 +249,7 @@ TEST(ObjectFormat, ExtendedSectionNumbering) {
     R.Offset = 6;
     R.Length = static_cast<uint32_t>(Name.size());
     R.Symbol = I;
-    S.Relocs.push_back(R);
+    V.appendRelocs(S, {R});
     V.Sections.push_back(std::move(S));
   }
   std::string Bytes = writeToString(O);
@@ -262,7 +263,7 @@ TEST(ObjectFormat, ExtendedSectionNumbering) {
 
 TEST(ObjectFormat, InvalidModelIsRejectedByWriter) {
   auto O = buildFullModel();
-  O->Variants[0].Sections[1].Relocs[0].Symbol = 999;
+  O->Variants[0].relocs(O->Variants[0].Sections[1])[0].Symbol = 999;
   std::string Bytes;
   llvm::raw_string_ostream OS(Bytes);
   llvm::Error E = writeObject(*O, OS);
@@ -290,9 +291,9 @@ std::unique_ptr<ObjectFile> modelWithSectionOffset(int64_t Offset, llvm::StringR
   S.Symbol = Fn;
   S.Contents = O->save(Text);
   S.HeaderLength = static_cast<uint32_t>(Text.find('{') - 1);
-  S.Relocs.push_back(Relocation{6, Fn, RelocKind::NameRef, 7, 0});
-  S.Relocs.push_back(Relocation{Text.find(Target.str()), V.findSymbol(Target), RelocKind::SectionOffset,
-                                static_cast<uint32_t>(Ref.size()), Offset});
+  V.appendRelocs(S, {Relocation{6, Fn, RelocKind::NameRef, 7, 0},
+                     Relocation{Text.find(Target.str()), V.findSymbol(Target), RelocKind::SectionOffset,
+                                static_cast<uint32_t>(Ref.size()), Offset}});
   V.Sections.push_back(std::move(S));
   return O;
 }

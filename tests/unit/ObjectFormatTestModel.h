@@ -30,6 +30,7 @@ inline uint32_t addText(ObjectFile &O, ModuleVariant &V, SectionKind Kind, llvm:
   S.Kind = Kind;
   S.Name = Name;
   S.Symbol = Sym;
+  std::vector<Relocation> Relocs;
   std::string Out;
   for (size_t I = 0; I < Text.size();) {
     char C = Text[I];
@@ -51,7 +52,7 @@ inline uint32_t addText(ObjectFile &O, ModuleVariant &V, SectionKind Kind, llvm:
         R.Kind = RelocKind::FileIndex;
         Word.getAsInteger(10, R.Symbol);
       }
-      S.Relocs.push_back(R);
+      Relocs.push_back(R);
       Out += Word.str();
       I = End + 1;
       continue;
@@ -63,6 +64,7 @@ inline uint32_t addText(ObjectFile &O, ModuleVariant &V, SectionKind Kind, llvm:
   if (Header)
     S.HeaderLength = static_cast<uint32_t>(S.Contents.find('{') - 1);
   S.Where = {static_cast<uint32_t>(V.Sections.size() + 10), 2};
+  V.appendRelocs(S, Relocs);
   V.Sections.push_back(std::move(S));
   return static_cast<uint32_t>(V.Sections.size() - 1);
 }
@@ -149,7 +151,7 @@ inline std::unique_ptr<ObjectFile> buildFullModel(llvm::StringRef Arch = "sm_90"
   R64.Offset = 8;
   R64.Kind = RelocKind::Data64;
   R64.Symbol = FnBegin;
-  Info.Relocs = {R32, R64};
+  V.appendRelocs(Info, {R32, R64});
   Info.Where = {40, 1};
   V.Sections.push_back(Info);
   Section Abbr;

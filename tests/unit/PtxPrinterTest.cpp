@@ -116,8 +116,7 @@ TEST(PtxPrinter, NamesAndFileIndicesComeFromTheModel) {
   V.Symbols[V.findSymbol("foo")].Name = "foo_renamed";
   V.Symbols[V.findSymbol("helper")].Name = "helper_1";
   V.Symbols[V.findSymbol("Lfunc_begin0")].Name = "Lfb_7";
-  for (Section &S : V.Sections)
-    for (Relocation &R : S.Relocs)
+  for (Relocation &R : V.Relocs)
       if (R.Kind == RelocKind::FileIndex)
         R.Symbol = 9;
   std::string Text = print(V);
@@ -191,7 +190,7 @@ TEST(PtxPrinter, DebugSectionEdgeCases) {
   B.Kind = RelocKind::Data64;
   B.Offset = 0;
   B.Symbol = Ext;
-  S.Relocs = {B, A};
+  V.appendRelocs(S, {B, A});
   V.Sections.push_back(S);
   Section Empty;
   Empty.Kind = SectionKind::Debug;

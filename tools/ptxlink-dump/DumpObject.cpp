@@ -155,7 +155,7 @@ void relocRecords(const ObjectFile &Object, Node::Emit Emit) {
   for (size_t VI = 0; VI < Object.Variants.size(); ++VI) {
     const ModuleVariant &V = Object.Variants[VI];
     for (const Section &S : V.Sections)
-      for (const Relocation &R : S.Relocs) {
+      for (const Relocation &R : V.relocs(S)) {
         Node Record;
         json::Object &J = Record.Fields;
         J = json::Object{{"variant", int64_t(VI)}, {"section", S.Name.str()},       {"offset", hex(R.Offset)},
@@ -244,7 +244,7 @@ void callEdgeRecords(const ObjectFile &Object, Node::Emit Emit) {
     for (const Section &S : V.Sections) {
       if ((S.Kind != SectionKind::Function && S.Kind != SectionKind::Variable) || S.Symbol >= V.Symbols.size())
         continue;
-      for (const Relocation &R : S.Relocs) {
+      for (const Relocation &R : V.relocs(S)) {
         if (R.Kind != RelocKind::NameRef || R.Symbol >= V.Symbols.size() || R.Symbol == S.Symbol)
           continue;
         const Symbol &T = V.Symbols[R.Symbol];
