@@ -165,6 +165,22 @@ private:
     if (Mapped && H)
       release(data(*H));
   }
+  /// For a table read front to back: gives back what lies between Released and Reached once that is a
+  /// step's worth, and moves Released on. Without it a large object's tables stay resident until the
+  /// whole table is read, beside the model built from them (10^6 functions: 128 MB of section headers
+  /// and 96 MB of ABI records at once). A Reached behind Released (a table out of the writer's order)
+  /// releases nothing.
+  void releaseBehind(const char *&Released, const char *Reached) const {
+    constexpr size_t Step = size_t(4) << 20;
+    if (!Mapped || Reached < Released || size_t(Reached - Released) < Step)
+      return;
+    release(StringRef(Released, Reached - Released));
+    Released = Reached - 4096; // releaseMappedPages keeps the page Reached lies in: the next step covers it
+  }
+  /// Where in Bytes the cursor stands.
+  const char *at(const Cursor &C) const { return Bytes.data() + (C.offset() - Base); }
+  /// How often (in records) a loop over a table's records calls releaseBehind.
+  static constexpr uint32_t ReleaseEveryRecords = 4096;
 
   llvm::Error readHeaders(uint32_t &EFlags);
   llvm::Expected<const ElfSectionHeader *> unique(uint32_t Type, const char *What, bool Required = true);
@@ -379,7 +395,10 @@ void VariantReader::readAbi(Cursor &C, ModuleVariant &V) {
   }
   V.Functions.resize(NFunc);
   using llvm::support::endian::read32le;
+  const char *Released = at(C); // a large object gives back the records read (releaseBehind)
   for (uint32_t I = 0; I < NFunc && C.ok(); ++I) {
+    if (Mapped && I % ReleaseEveryRecords == 0)
+      releaseBehind(Released, at(C));
     FunctionAbi &F = V.Functions[I];
     F.Symbol = symbol("function ABI record", true);
     // Fixed parts, each bounds-checked once: flags, (pad), preserve counts; later the tuning block.
@@ -596,7 +615,10 @@ llvm::Error VariantReader::readPlain(ModuleVariant &V) {
   release(*ShndxTable);
 
   // Sections and their relocations, the latter into one table sized once: at most every SHT_RELA
-  // section's entries (those of the plain object's sections, in section order).
+  // section's entries (those of the plain object's sections, in section order). A large object gives
+  // back, as the reader passes them, the section records, the section headers and the sections' bytes
+  // (text and relocations; the text faults back in when printed): in our writer's layout each lies in
+  // file order.
   {
     uint64_t MostRelocs = 0;
     for (size_t I = 1; I < NumSections; ++I)
@@ -606,6 +628,7 @@ llvm::Error VariantReader::readPlain(ModuleVariant &V) {
   }
   V.Sections.resize(NSec);
   C = cursor(**Sections);
+  const char *RecordsReleased = at(C), *HeadersReleased = nullptr, *DataReleased = nullptr;
   for (size_t I = 0; I < NSec && C.ok(); ++I) {
     // A fixed 40-byte record, bounds-checked once: content section, relocation section, kind, (pad),
     // symbol, header length, name (offset, length), line, column, (reserved).
@@ -631,6 +654,16 @@ llvm::Error VariantReader::readPlain(ModuleVariant &V) {
       return err(At + 12, "section refers to symbol " + llvm::Twine(S.Symbol));
     S.Kind = static_cast<SectionKind>(Kind);
     S.Contents = data(View->section(Content));
+    if (Mapped && I % ReleaseEveryRecords == 0) {
+      const char *Header = reinterpret_cast<const char *>(&View->section(Content));
+      if (I == 0) {
+        HeadersReleased = Header;
+        DataReleased = S.Contents.data();
+      }
+      releaseBehind(RecordsReleased, Rec);
+      releaseBehind(HeadersReleased, Header);
+      releaseBehind(DataReleased, S.Contents.data());
+    }
     if (S.HeaderLength > S.Contents.size())
       return err(At + 16, "header length exceeds the section size");
     V.startRelocs(S);
