@@ -6,11 +6,15 @@
 // whole parse and the whole model are alive together at the lowering's end. On a module of 10^6 small
 // functions that was 64 MB of parse records nobody would read again (issue 15, finding 8;
 // bench/memory_bench.py). Stored in fixed-size chunks, the records the lowering has passed can be freed
-// chunk by chunk (releaseBelow), so the parse shrinks as the model grows.
+// chunk by chunk (releaseBelow), so the parse shrinks as the model grows. A released chunk's pages go
+// back to the kernel: freed heap memory stays resident (the tools never trim their heap), and only
+// allocations made later could have reused it.
 //
 // Elements never move once added (a reference stays valid until its chunk is released). Reading a
 // released element is a programming error (asserted).
 #pragma once
+
+#include "ptxlink/ProcessMemory.h"
 
 #include <algorithm>
 #include <cassert>
@@ -20,7 +24,7 @@
 
 namespace ptxlink {
 
-template <typename T, size_t ChunkBytes = 64 * 1024> class ChunkedVector {
+template <typename T, size_t ChunkBytes = 256 * 1024> class ChunkedVector {
   static constexpr size_t PerChunk = ChunkBytes / sizeof(T) ? ChunkBytes / sizeof(T) : 1;
   using Chunk = std::unique_ptr<std::vector<T>>;
 
@@ -50,8 +54,12 @@ public:
 
   /// Frees every chunk whose elements all lie below index I. Indices keep their meaning.
   void releaseBelow(size_t I) {
-    for (size_t C = Released; C < I / PerChunk && C < Chunks.size(); ++C)
+    for (size_t C = Released; C < I / PerChunk && C < Chunks.size(); ++C) {
+      std::vector<T> &Elements = *Chunks[C];
+      Elements.clear();
+      releaseDeadHeapPages(Elements.data(), Elements.capacity() * sizeof(T));
       Chunks[C].reset();
+    }
     Released = std::max(Released, std::min(I / PerChunk, Chunks.size()));
   }
 

@@ -6,11 +6,20 @@
 // pages (where the kernel offers them on request), which takes the faults down to a few dozen.
 #pragma once
 
+#include <cstddef>
+
 namespace ptxlink {
 
 /// Call once, first thing in main(), before anything is allocated. Does nothing where the C library or
 /// the kernel lacks the means (non-glibc, no madvise(MADV_HUGEPAGE)) or when the user has set
 /// GLIBC_TUNABLES (their malloc settings win).
 void prepareToolHeap();
+
+/// Gives the kernel back the whole pages inside [Block, Block + Bytes), a heap block whose contents are
+/// dead and which the caller frees next. Freed memory otherwise stays resident: the tools' heap is never
+/// trimmed (prepareToolHeap), and a block inside the heap could not be trimmed anyway. What is written
+/// there afterwards (malloc's own bookkeeping when the block is freed, a later allocation) lands on fresh
+/// zeroed pages. Does nothing where madvise(MADV_DONTNEED) is not available.
+void releaseDeadHeapPages(void *Block, size_t Bytes);
 
 } // namespace ptxlink
