@@ -49,7 +49,9 @@ private:
   bool Zero;
 
   SymbolNameMap SymMap{V.Symbols};
-  std::vector<uint32_t> FuncAbiOf, VarAbiOf; // per symbol: index into V.Functions / V.Variables, or ~0u
+  /// Per symbol: its ABI record, an index into V.Functions (functions and kernels) or V.Variables
+  /// (variables), or ~0u. One table for both: a symbol's kind never changes once it is declared.
+  std::vector<uint32_t> AbiOf;
   std::vector<Linkage> DeclLink;             // per symbol: linkage of its first declaration
   std::vector<uint8_t> PendingLabel;         // per symbol: a label a debug section expects in a function
   /// Where a debug section first refers to each pending label, in symbol order (only those: a table per
@@ -89,8 +91,7 @@ private:
     S.Bind = B;
     S.Where = Where;
     V.Symbols.push_back(S);
-    FuncAbiOf.push_back(~0u);
-    VarAbiOf.push_back(~0u);
+    AbiOf.push_back(~0u);
     DeclLink.push_back(Linkage::None);
     PendingLabel.push_back(0);
     return Idx;
@@ -109,8 +110,7 @@ private:
   void reserveSymbols(size_t N) {
     V.Symbols.reserve(V.Symbols.size() + N);
     size_t Capacity = V.Symbols.capacity();
-    FuncAbiOf.reserve(Capacity);
-    VarAbiOf.reserve(Capacity);
+    AbiOf.reserve(Capacity);
     DeclLink.reserve(Capacity);
     PendingLabel.reserve(Capacity);
     SymMap.reserve(Capacity);
@@ -135,11 +135,15 @@ private:
   void rejectUndefinedNonExternFunctions();
   /// Calls Visit(item, declarator, section) for every item of the parse in source order, and for each
   /// declarator of a variable declaration; section is the index of the item's section (NoSection for a
-  /// declaration, an `.extern` variable and an alias): sections are numbered in this order.
-  template <typename Visitor> void forEachItem(Visitor &&Visit) const {
+  /// declaration, an `.extern` variable and an alias): sections are numbered in this order. With
+  /// ReleaseBehind (the last walk), the items already visited are freed as it goes.
+  template <typename Visitor> void forEachItem(Visitor &&Visit, bool ReleaseBehind = false) const {
     uint32_t Next = 0;
     auto Place = [&](bool HasSection) { return HasSection ? Next++ : NoSection; };
-    for (const PtxItem &It : M.Items) {
+    for (size_t I = 0; I < M.Items.size(); ++I) {
+      if (ReleaseBehind)
+        M.Items.releaseBelow(I);
+      const PtxItem &It = M.Items[I];
       switch (It.K) {
       case PtxItem::Function:
         Visit(It, 0, Place(M.Functions[It.Index].HasBody));
@@ -237,7 +241,7 @@ void Lowerer::appendRelocs(Section &Sec, ArrayRef<Relocation> Relocs, bool IsDeb
 }
 
 /// A is F's signature in M.FunctionAbis. It stays there as the symbol's ABI record when it is the first
-/// declaration (FuncAbiOf points at it until adoptFunctionAbis moves the records into V), replaces the
+/// declaration (AbiOf points at it until adoptFunctionAbis moves the records into V), replaces the
 /// earlier record when it is the definition, and is dropped otherwise (its Symbol stays NoSymbol).
 uint32_t Lowerer::declareFunction(const PtxFunction &F, FunctionAbi &A, uint32_t SectionIdx) {
   SymbolKind K = F.IsKernel ? SymbolKind::Kernel : SymbolKind::Function;
@@ -270,14 +274,14 @@ uint32_t Lowerer::declareFunction(const PtxFunction &F, FunctionAbi &A, uint32_t
     S.Bind = definitionBinding(F.Link);
     S.Where = F.Loc;
   }
-  if (FuncAbiOf[Sym] != ~0u && !F.HasBody)
+  if (AbiOf[Sym] != ~0u && !F.HasBody)
     return Sym; // a repeated declaration adds nothing
   const uint32_t Index = static_cast<uint32_t>(&A - M.FunctionAbis.data());
-  if (FuncAbiOf[Sym] == ~0u) {
+  if (AbiOf[Sym] == ~0u) {
     A.Symbol = Sym;
-    FuncAbiOf[Sym] = Index;
+    AbiOf[Sym] = Index;
   } else {
-    FunctionAbi &Old = M.FunctionAbis[FuncAbiOf[Sym]];
+    FunctionAbi &Old = M.FunctionAbis[AbiOf[Sym]];
     // Compared field by field (every declared-then-defined function comes here; building a text key
     // per parameter with Twine was ~10% of the assembler's instructions on a generated module).
     auto SameShape = [](const ParamList &X, const ParamList &Y) {
@@ -297,7 +301,7 @@ uint32_t Lowerer::declareFunction(const PtxFunction &F, FunctionAbi &A, uint32_t
 }
 
 /// The records declareFunction kept, in order, become V.Functions (moved, not copied: the parser's
-/// table of signatures is the object's), and FuncAbiOf follows them.
+/// table of signatures is the object's), and AbiOf follows them.
 void Lowerer::adoptFunctionAbis() {
   std::vector<FunctionAbi> &Abis = M.FunctionAbis;
   std::vector<uint32_t> NewIndex(Abis.size(), ~0u);
@@ -311,9 +315,9 @@ void Lowerer::adoptFunctionAbis() {
     ++Kept;
   }
   Abis.erase(Abis.begin() + Kept, Abis.end());
-  for (uint32_t &Index : FuncAbiOf)
-    if (Index != ~0u)
-      Index = NewIndex[Index];
+  for (uint32_t Sym = 0; Sym < AbiOf.size(); ++Sym)
+    if (AbiOf[Sym] != ~0u && V.Symbols[Sym].Kind != SymbolKind::Variable)
+      AbiOf[Sym] = NewIndex[AbiOf[Sym]];
   V.Functions = std::move(Abis);
   Abis.clear();
 }
@@ -392,7 +396,7 @@ uint32_t Lowerer::declareVariable(const PtxVariable &Var, const PtxDeclarator &D
     S.Bind = definitionBinding(Var.Link);
     S.Where = Var.Loc;
   }
-  if (VarAbiOf[Sym] != ~0u && !IsDef)
+  if (AbiOf[Sym] != ~0u && !IsDef)
     return Sym;
   VariableAbi A;
   A.Symbol = Sym;
@@ -405,11 +409,11 @@ uint32_t Lowerer::declareVariable(const PtxVariable &Var, const PtxDeclarator &D
   A.Attributes = keepAll(Var.Attributes);
   A.Initialized = Decl.Initialized;
   A.Where = Var.Loc;
-  if (VarAbiOf[Sym] == ~0u) {
-    VarAbiOf[Sym] = static_cast<uint32_t>(V.Variables.size());
+  if (AbiOf[Sym] == ~0u) {
+    AbiOf[Sym] = static_cast<uint32_t>(V.Variables.size());
     V.Variables.push_back(std::move(A));
   } else {
-    V.Variables[VarAbiOf[Sym]] = std::move(A);
+    V.Variables[AbiOf[Sym]] = std::move(A);
   }
   return Sym;
 }
@@ -485,8 +489,8 @@ void Lowerer::lowerAlias(const PtxAlias &A) {
     return;
   }
   Symbol &Al = V.Symbols[AS];
-  if (FuncAbiOf[AS] != ~0u && FuncAbiOf[BS] != ~0u) {
-    const FunctionAbi &X = V.Functions[FuncAbiOf[AS]], &Y = V.Functions[FuncAbiOf[BS]];
+  if (AbiOf[AS] != ~0u && AbiOf[BS] != ~0u) {
+    const FunctionAbi &X = V.Functions[AbiOf[AS]], &Y = V.Functions[AbiOf[BS]];
     auto Same = [](const ParamList &P, const ParamList &Q) {
       if (P.size() != Q.size())
         return false;
@@ -691,7 +695,7 @@ bool Lowerer::run() {
         V.Sections[SectionIdx].Kind = SectionKind::Function;
         if (uint32_t Sym = Defines(SectionIdx); Sym != NoSymbol) {
           // The definition's own signature: declareFunction made it the symbol's record.
-          const FunctionAbi &A = V.Functions[FuncAbiOf[Sym]];
+          const FunctionAbi &A = V.Functions[AbiOf[Sym]];
           lowerFunction(F, A, Sym, SectionIdx, Scanner);
           checkFunctionBody(M.Text, F, A, [&](StringRef Name) { return SymMap.find(Name) != NoSymbol; }, D);
         }
@@ -729,7 +733,7 @@ bool Lowerer::run() {
     case PtxItem::Alias:
       break;
     }
-  });
+  }, /*ReleaseBehind=*/true);
   DefinitionSymbol = {};
   if (Stopped)
     return false;

@@ -152,7 +152,7 @@ struct PtxModule {
   std::vector<PtxDebugSection> DebugSections;
   std::vector<PtxAlias> Aliases;
   std::vector<PtxModuleText> Texts;
-  std::vector<PtxItem> Items; // source order
+  ChunkedVector<PtxItem> Items; // source order; chunked like Functions, freed as the lowering passes
   /// Names of expanded parameterized declarators (see PtxDeclarator), which must live as long as the
   /// module. An allocator rather than strings in a container: it keeps the module move-only, so no copy
   /// can be left pointing into another module's storage.
