@@ -107,15 +107,15 @@ bool ArchLink::selectVariants() {
     LM.ObjectName = Inputs[I].Name;
     LM.Global.assign(LM.M->Symbols.size(), NoGlobal);
     LM.SectionLive.assign(LM.M->Sections.size(), 0);
-    LM.FunctionAbiOf.assign(LM.M->Symbols.size(), LinkModule::NoAbi);
-    LM.VariableAbiOf.assign(LM.M->Symbols.size(), LinkModule::NoAbi);
-    // The first record of a symbol counts (a valid object has at most one).
-    for (uint32_t F = LM.M->Functions.size(); F-- > 0;)
-      if (uint32_t S = LM.M->Functions[F].Symbol; S < LM.FunctionAbiOf.size())
-        LM.FunctionAbiOf[S] = F;
-    for (uint32_t F = LM.M->Variables.size(); F-- > 0;)
-      if (uint32_t S = LM.M->Variables[F].Symbol; S < LM.VariableAbiOf.size())
-        LM.VariableAbiOf[S] = F;
+    LM.AbiOf.assign(LM.M->Symbols.size(), LinkModule::NoAbi);
+    // The first record of a symbol counts (a valid object has at most one); a function's record over a
+    // variable's (see AbiOf).
+    for (uint32_t V = std::min<size_t>(LM.M->Variables.size(), LinkModule::VariableAbiTag - 1); V-- > 0;)
+      if (uint32_t S = LM.M->Variables[V].Symbol; S < LM.AbiOf.size())
+        LM.AbiOf[S] = LinkModule::VariableAbiTag | V;
+    for (uint32_t F = std::min<size_t>(LM.M->Functions.size(), LinkModule::VariableAbiTag); F-- > 0;)
+      if (uint32_t S = LM.M->Functions[F].Symbol; S < LM.AbiOf.size())
+        LM.AbiOf[S] = F;
     Modules.push_back(std::move(LM));
   }
   for (const auto &[Cause, Which] : Unusable) {
@@ -421,14 +421,16 @@ uint64_t ArchLink::contentHash(SymRef R) const {
 
 const FunctionAbi *ArchLink::functionAbi(SymRef R) const {
   const LinkModule &LM = Modules[R.Module];
-  uint32_t F = R.Symbol < LM.FunctionAbiOf.size() ? LM.FunctionAbiOf[R.Symbol] : LinkModule::NoAbi;
-  return F == LinkModule::NoAbi ? nullptr : &LM.M->Functions[F];
+  uint32_t F = R.Symbol < LM.AbiOf.size() ? LM.AbiOf[R.Symbol] : LinkModule::NoAbi;
+  return F & LinkModule::VariableAbiTag ? nullptr : &LM.M->Functions[F]; // NoAbi has the tag bit too
 }
 
 const VariableAbi *ArchLink::variableAbi(SymRef R) const {
   const LinkModule &LM = Modules[R.Module];
-  uint32_t V = R.Symbol < LM.VariableAbiOf.size() ? LM.VariableAbiOf[R.Symbol] : LinkModule::NoAbi;
-  return V == LinkModule::NoAbi ? nullptr : &LM.M->Variables[V];
+  uint32_t V = R.Symbol < LM.AbiOf.size() ? LM.AbiOf[R.Symbol] : LinkModule::NoAbi;
+  return V == LinkModule::NoAbi || !(V & LinkModule::VariableAbiTag)
+             ? nullptr
+             : &LM.M->Variables[V & ~LinkModule::VariableAbiTag];
 }
 
 } // namespace ptxlink

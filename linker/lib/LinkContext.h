@@ -110,11 +110,11 @@ struct SymRef {
 /// name of the link, so its size is a per-function cost (issue 15, finding 8: 10^6 trivial functions): the
 /// fields are ordered without padding, and the name's definitions and declarations are not held here but
 /// in one array of the link (ArchLink::Sites, read through ArchLink::defs and decls), since most names
-/// have one of them and lists of their own cost 48 bytes per name. 48 bytes in all.
+/// have one of them and lists of their own cost 48 bytes per name. Nor is its size, which is the
+/// winner's but for a .common (ArchLink::resolvedSize). 40 bytes in all.
 struct GlobalSymbol {
   llvm::StringRef Name;
   SymRef Def;                         // the winning definition; invalid if undefined
-  uint64_t Size = 0;                  // variables: the resolved size (largest .common)
   uint32_t FirstSite = 0;             // in ArchLink::Sites: its definitions, then its declarations
   uint32_t NumDefs = 0;               // how many of its sites are definitions
   uint32_t Out = NoSymbol;            // index in the output module
@@ -122,7 +122,7 @@ struct GlobalSymbol {
   bool Initialized = false;
   bool Live = false;
 };
-static_assert(sizeof(void *) != 8 || sizeof(GlobalSymbol) == 48, "GlobalSymbol is a per-name cost: keep it unpadded");
+static_assert(sizeof(void *) != 8 || sizeof(GlobalSymbol) == 40, "GlobalSymbol is a per-name cost: keep it unpadded");
 
 /// Name -> index of its GlobalSymbol: the resolver's table of every visible name of the link, a NameIndex
 /// over the GlobalSymbols (whose names are views of the inputs, which outlive the link), sized once for at
@@ -163,9 +163,12 @@ struct LinkModule {
   std::vector<uint8_t> SectionLive;  // per section
   std::vector<uint32_t> SymOut;      // per symbol: output symbol index (after emit)
   std::vector<uint32_t> SecOut;      // per section: output section index (after emit)
-  /// Per symbol: its record's index in the module's Functions or Variables, or NoAbi.
-  std::vector<uint32_t> FunctionAbiOf, VariableAbiOf;
-  static constexpr uint32_t NoAbi = ~0u;
+  /// Per symbol: its first record's index in the module's Functions, or VariableAbiTag | the index of its
+  /// first record in Variables, or NoAbi. One table for both (a per-symbol cost): a symbol with both
+  /// kinds of record (only a malformed object has one) keeps its function's, which every caller
+  /// consults first.
+  std::vector<uint32_t> AbiOf;
+  static constexpr uint32_t NoAbi = ~0u, VariableAbiTag = 1u << 31;
 };
 
 /// One unit of per-module code generation (`--sass` without `--whole-program`): the part of a linked
@@ -266,6 +269,15 @@ public:
   /// GlobalSymbol in Globals' order: a name's definitions (visible, weak, common, alias), then its
   /// declarations (.extern or implicit), each in input order. Sized exactly (set by resolve()).
   std::vector<SymRef> Sites;
+  /// G's size: a variable's resolved size (the largest .common), else its winner's; 0 if undefined.
+  uint64_t resolvedSize(const GlobalSymbol &G) const {
+    if (!G.Def.valid())
+      return 0;
+    if (G.Bind == Binding::Common)
+      if (auto It = CommonSizes.find(uint32_t(&G - Globals.data())); It != CommonSizes.end())
+        return It->second;
+    return sym(G.Def).Size;
+  }
   /// G's definitions and declarations, in input order (G is an element of Globals).
   llvm::ArrayRef<SymRef> defs(const GlobalSymbol &G) const {
     return llvm::ArrayRef<SymRef>(Sites).slice(G.FirstSite, G.NumDefs);
@@ -305,6 +317,9 @@ private:
   const LinkOptions &Options;
   llvm::ArrayRef<InputFile> Inputs;
   Target Arch;
+  /// The resolved size of each .common name whose winner is smaller than the largest (resolvedSize):
+  /// rare, so kept out of GlobalSymbol.
+  llvm::DenseMap<uint32_t, uint64_t> CommonSizes;
   std::optional<Target> PtxFallback;        // set by checkTargetVersion, see ptxTarget()
   std::pair<unsigned, unsigned> NewestInputVersion{0, 0};
   DiagnosticEngine &Diags;

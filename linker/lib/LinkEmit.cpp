@@ -315,7 +315,7 @@ public:
               Symbol N = Link.sym(G.Def);
               N.Name = G.Name;
               N.Bind = G.Bind;
-              N.Size = G.Size;
+              N.Size = Link.resolvedSize(G);
               N.Initialized = G.Initialized;
               G.Out = addSymbol(N, G.Def.Module, G.Def.Symbol);
             } else if (!G.Def.valid() && G.Live && !Link.decls(G).empty()) {

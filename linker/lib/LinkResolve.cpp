@@ -26,6 +26,7 @@ void ArchLink::resolve() {
   auto Start = std::chrono::steady_clock::now();
   Globals.clear();
   Sites.clear();
+  CommonSizes.clear();
   size_t MaxNames = 0;
   for (const LinkModule &LM : Modules)
     MaxNames += LM.M->Symbols.size();
@@ -184,7 +185,8 @@ void ArchLink::resolveOne(GlobalSymbol &G) {
   G.Bind = sym(Winner).Bind;
   if (G.Bind == Binding::Undefined) // an alias declared without a directive still defines a visible name
     G.Bind = Binding::Global;
-  G.Size = G.Bind == Binding::Common ? MaxCommon : sym(Winner).Size;
+  if (G.Bind == Binding::Common && MaxCommon != sym(Winner).Size)
+    CommonSizes[uint32_t(&G - Globals.data())] = MaxCommon;
   G.Initialized = sym(Winner).Initialized || (Initialized.valid() && G.Bind == Binding::Common);
 
   // Definitions of one variable must agree on its size (nvlink: "Size doesn't match").

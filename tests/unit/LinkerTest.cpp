@@ -121,7 +121,7 @@ TEST(LinkerResolve, LargestCommonWins) {
   ASSERT_EQ(L->Globals.size(), 1u);
   const GlobalSymbol &G = L->Globals[0];
   EXPECT_EQ(G.Bind, Binding::Common);
-  EXPECT_EQ(G.Size, 64u);
+  EXPECT_EQ(L->resolvedSize(G), 64u);
   EXPECT_EQ(G.Def.Module, 1u);
   EXPECT_FALSE(H.Diags.hasErrors()) << H.Text;
 }
