@@ -111,9 +111,9 @@ struct SymRef {
 /// fields are ordered without padding, and the name's definitions and declarations are not held here but
 /// in one array of the link (ArchLink::Sites, read through ArchLink::defs and decls), since most names
 /// have one of them and lists of their own cost 48 bytes per name. Nor is its size, which is the
-/// winner's but for a .common (ArchLink::resolvedSize). 40 bytes in all.
+/// winner's but for a .common (ArchLink::resolvedSize), nor its name, which is its symbols'
+/// (ArchLink::name). 24 bytes in all.
 struct GlobalSymbol {
-  llvm::StringRef Name;
   SymRef Def;                         // the winning definition; invalid if undefined
   uint32_t FirstSite = 0;             // in ArchLink::Sites: its definitions, then its declarations
   uint32_t NumDefs = 0;               // how many of its sites are definitions
@@ -122,31 +122,25 @@ struct GlobalSymbol {
   bool Initialized = false;
   bool Live = false;
 };
-static_assert(sizeof(void *) != 8 || sizeof(GlobalSymbol) == 40, "GlobalSymbol is a per-name cost: keep it unpadded");
+static_assert(sizeof(void *) != 8 || sizeof(GlobalSymbol) == 24, "GlobalSymbol is a per-name cost: keep it unpadded");
 
 /// Name -> index of its GlobalSymbol: the resolver's table of every visible name of the link, a NameIndex
-/// over the GlobalSymbols (whose names are views of the inputs, which outlive the link), sized once for at
-/// most every name (issue 15, finding 8: a map holding the names took 4 MB more for 10^5 functions).
+/// over the GlobalSymbols (whose names are their symbols', views of the inputs, which outlive the link),
+/// sized once for at most every name (issue 15, finding 8: a map holding the names took 4 MB more for
+/// 10^5 functions). NameOf(index) gives a GlobalSymbol's name: ArchLink::name once resolve() has placed
+/// the sites, the symbol that created it while resolve() walks them.
 class GlobalNameIndex {
 public:
   /// Empties the index and sizes it for up to MaxNames names.
   void reset(size_t MaxNames) { Index.reset(MaxNames); }
   /// Name's index in Globals, or NoGlobal.
-  uint32_t find(llvm::StringRef Name, llvm::ArrayRef<GlobalSymbol> Globals) const {
-    return Index.find(Name, [&](uint32_t I) { return Globals[I].Name; });
+  template <typename NameOfFn> uint32_t find(llvm::StringRef Name, NameOfFn &&NameOf) const {
+    return Index.find(Name, NameOf);
   }
-  bool contains(llvm::StringRef Name, llvm::ArrayRef<GlobalSymbol> Globals) const {
-    return find(Name, Globals) != NoGlobal;
-  }
-  /// Name's index in Globals; if it has none, Globals gets a new GlobalSymbol of that name. Returns the
-  /// index and whether it is new.
-  std::pair<uint32_t, bool> insert(llvm::StringRef Name, std::vector<GlobalSymbol> &Globals) {
-    auto Result = Index.insert(Name, uint32_t(Globals.size()), [&](uint32_t I) { return Globals[I].Name; });
-    if (Result.second) {
-      Globals.emplace_back();
-      Globals.back().Name = Name;
-    }
-    return Result;
+  /// Name's index and false; if it has none, NewIndex and true (the caller then adds that GlobalSymbol).
+  template <typename NameOfFn>
+  std::pair<uint32_t, bool> insert(llvm::StringRef Name, uint32_t NewIndex, NameOfFn &&NameOf) {
+    return Index.insert(Name, NewIndex, NameOf);
   }
 
 private:
@@ -269,6 +263,14 @@ public:
   /// GlobalSymbol in Globals' order: a name's definitions (visible, weak, common, alias), then its
   /// declarations (.extern or implicit), each in input order. Sized exactly (set by resolve()).
   std::vector<SymRef> Sites;
+  /// G's name: that of its symbols (the first of its sites). Valid once resolve() has run.
+  llvm::StringRef name(const GlobalSymbol &G) const { return sym(Sites[G.FirstSite]).Name; }
+  /// Name's index in Globals (after resolve), or NoGlobal.
+  uint32_t findGlobal(llvm::StringRef Name) const {
+    return GlobalIndex.find(Name, [this](uint32_t I) { return name(Globals[I]); });
+  }
+  /// Whether Name is a visible name of the link (after resolve).
+  bool isGlobalName(llvm::StringRef Name) const { return findGlobal(Name) != NoGlobal; }
   /// G's size: a variable's resolved size (the largest .common), else its winner's; 0 if undefined.
   uint64_t resolvedSize(const GlobalSymbol &G) const {
     if (!G.Def.valid())

@@ -270,7 +270,7 @@ public:
     // than all the other symbols.
     TakenLocals.reserve(std::min(MaxSymbols - std::min(MaxSymbols, Globals.size()), Globals.size()) + 64);
     for (StringRef Label : labelsDefinedElsewhere(Modules))
-      if (!Link.GlobalIndex.contains(Label, Globals))
+      if (!Link.isGlobalName(Label))
         TakenLocals.insert(CachedHashStringRef(Label));
   }
 
@@ -312,8 +312,7 @@ public:
           GlobalSymbol &G = Globals[GI];
           if (G.Out == NoSymbol) {
             if (G.Def.valid() && isLive(G.Def.Module, Link.definingSection(G.Def))) {
-              Symbol N = Link.sym(G.Def);
-              N.Name = G.Name;
+              Symbol N = Link.sym(G.Def); // of G's name, as every symbol of G is
               N.Bind = G.Bind;
               N.Size = Link.resolvedSize(G);
               N.Initialized = G.Initialized;
@@ -321,7 +320,6 @@ public:
             } else if (!G.Def.valid() && G.Live && !Link.decls(G).empty()) {
               SymRef Decl = Link.decls(G).front();
               Symbol N = Link.sym(Decl);
-              N.Name = G.Name;
               N.Bind = Binding::Undefined;
               N.Section = NoSection;
               G.Out = addSymbol(N, Decl.Module, Decl.Symbol);
@@ -347,7 +345,7 @@ public:
         if (Home == NoSection || !isLive(MI, Home))
           continue;
         Symbol N = S;
-        if (Link.GlobalIndex.contains(S.Name, Globals) || !TakenLocals.insert(CachedHashStringRef(S.Name)).second) {
+        if (Link.isGlobalName(S.Name) || !TakenLocals.insert(CachedHashStringRef(S.Name)).second) {
           std::string Base = S.Name.str() + "$" + std::to_string(LM.Input + 1);
           std::string Candidate = Base;
           for (unsigned K = 1; isTaken(Candidate); ++K)
@@ -598,7 +596,7 @@ public:
 
 private:
   bool isTaken(StringRef Name) const {
-    return Link.GlobalIndex.contains(Name, Globals) || TakenLocals.contains(CachedHashStringRef(Name));
+    return Link.isGlobalName(Name) || TakenLocals.contains(CachedHashStringRef(Name));
   }
   uint32_t addSymbol(const Symbol &From, uint32_t MI, uint32_t SI) {
     Out.Symbols.push_back(From);

@@ -76,9 +76,9 @@ void ArchLink::markLive() {
       const Symbol &Sym = M.Symbols[S.Symbol];
       bool Root = KeepAll;
       if (Sym.Kind == SymbolKind::Kernel)
-        Root = Root || !Options.KernelsUsed || matchesAny(GS.Name, *Options.KernelsUsed);
+        Root = Root || !Options.KernelsUsed || matchesAny(name(GS), *Options.KernelsUsed);
       else if (Sym.Kind == SymbolKind::Variable)
-        Root = Root || !Options.VariablesUsed || matchesAny(GS.Name, *Options.VariablesUsed);
+        Root = Root || !Options.VariablesUsed || matchesAny(name(GS), *Options.VariablesUsed);
       if (Root) {
         Globals[G].Live = true;
         markSection(MI, SI, Work);
@@ -164,7 +164,7 @@ void ArchLink::checkUndefined() {
   if (!Order.empty())
     for (const GlobalSymbol &G : Globals)
       if (G.Def.valid())
-        Defined.push_back(G.Name);
+        Defined.push_back(name(G));
   auto referencedBy = [&](StringRef Words, const RefSite &RS) {
     const LinkModule &LM = Modules[RS.Module];
     const Section &S = LM.M->Sections[RS.Sec];
@@ -180,8 +180,8 @@ void ArchLink::checkUndefined() {
   for (uint32_t Index = 0; Index < Order.size(); ++Index) {
     uint32_t G = Order[Index];
     const std::vector<RefSite> &Uses = Refs[Index];
-    if (isDeviceRuntimeName(Globals[G].Name)) {
-      RuntimeNames.push_back(displayName(Globals[G].Name));
+    if (isDeviceRuntimeName(name(Globals[G]))) {
+      RuntimeNames.push_back(displayName(name(Globals[G])));
       RuntimeSites.push_back(referencedBy(RuntimeNames.back() + " referenced by", Uses.front()));
       continue;
     }
@@ -191,8 +191,8 @@ void ArchLink::checkUndefined() {
       Sites.push_back(referencedBy("referenced by", Uses[I]));
     if (Uses.size() > Shown)
       Sites.push_back({"referenced " + std::to_string(Uses.size() - Shown) + " more times"});
-    suggestNearMisses(Globals[G].Name, Defined, Sites);
-    Diags.error("undefined symbol: " + displayName(Globals[G].Name), std::move(Sites), "undefined-symbol");
+    suggestNearMisses(name(Globals[G]), Defined, Sites);
+    Diags.error("undefined symbol: " + displayName(name(Globals[G])), std::move(Sites), "undefined-symbol");
   }
   if (!RuntimeNames.empty()) {
     std::string Which = RuntimeNames.front();

@@ -47,7 +47,7 @@ static StringRef kindWord(SymbolKind K) {
 void ArchLink::traceSymbols(raw_ostream &OS) const {
   for (const std::string &Name : Options.TraceSymbols) {
     OS << "trace-symbol " << displayName(Name) << " [" << Arch.name() << "]:\n";
-    uint32_t GI = GlobalIndex.find(Name, Globals);
+    uint32_t GI = findGlobal(Name);
     const GlobalSymbol *G = GI == NoGlobal ? nullptr : &Globals[GI];
     for (uint32_t MI = 0; MI < Modules.size(); ++MI) {
       const ModuleVariant &M = *Modules[MI].M;

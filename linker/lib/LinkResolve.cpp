@@ -46,6 +46,8 @@ void ArchLink::resolve() {
   // finds each symbol's GlobalSymbol and counts its definitions and declarations (the latter in
   // FirstSite for now), the counts give each name its place in Sites, and a second walk, backwards,
   // fills the places from their ends, so that each name's sites end up in input order.
+  // While the sites are unplaced, Def holds the symbol that created each GlobalSymbol: its name.
+  auto NameOfCreator = [this](uint32_t I) { return sym(Globals[I].Def).Name; };
   uint32_t NumSites = 0;
   for (uint32_t MI = 0; MI < Modules.size(); ++MI) {
     LinkModule &LM = Modules[MI];
@@ -54,7 +56,9 @@ void ArchLink::resolve() {
       const Symbol &S = M.Symbols[SI];
       if (!isVisible(S))
         continue;
-      uint32_t GI = GlobalIndex.insert(S.Name, Globals).first;
+      auto [GI, New] = GlobalIndex.insert(S.Name, uint32_t(Globals.size()), NameOfCreator);
+      if (New)
+        Globals.push_back({SymRef{MI, SI}});
       LM.Global[SI] = GI;
       GlobalSymbol &G = Globals[GI];
       ++(isDefinition(M, S) ? G.NumDefs : G.FirstSite);
@@ -83,6 +87,7 @@ void ArchLink::resolve() {
   }
   // Now FirstSite is where each name's definitions begin (and Out where its declarations do).
   for (GlobalSymbol &G : Globals) {
+    G.Def = SymRef();
     G.Out = NoSymbol;
     resolveOne(G);
   }
@@ -110,7 +115,7 @@ void ArchLink::resolveOne(GlobalSymbol &G) {
     }
   }
   // Demangled only when a diagnostic needs it: most names never do.
-  auto Name = [&] { return displayName(G.Name); };
+  auto Name = [&] { return displayName(name(G)); };
 
   // A name is either code or data everywhere.
   SymRef First = Defs.front();
