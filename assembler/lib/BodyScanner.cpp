@@ -196,7 +196,7 @@ void BodyScanner::reference(uint32_t Sym, size_t Offset, uint32_t Length) {
     return; // a debug section name used as an operand is not something we rename
   if (ShadowCount[Sym])
     return;
-  Relocs->push_back(Relocation{Offset - Base, Sym, RelocKind::NameRef, Length, 0});
+  Relocs->push_back(Relocation{sectionOffset(Offset), Sym, RelocKind::NameRef, Length, 0});
 }
 
 void BodyScanner::declareLocal(uint32_t Sym) {
@@ -260,7 +260,7 @@ bool BodyScanner::scanLoc(size_t &IRef, size_t End) {
         V = V * 10 + uint64_t(B[K] - '0');
       if (V > UINT32_MAX)
         return false;
-      Relocs->push_back(Relocation{S - Base, uint32_t(V), RelocKind::FileIndex, uint32_t(I - S), 0});
+      Relocs->push_back(Relocation{sectionOffset(S), uint32_t(V), RelocKind::FileIndex, uint32_t(I - S), 0});
     }
     return true;
   };
@@ -313,7 +313,7 @@ bool BodyScanner::scanLoc(size_t &IRef, size_t End) {
       if (ShadowCount.size() < Symbols.size())
         ShadowCount.resize(Symbols.size(), 0);
       if (SecSym != NoSymbol)
-        Relocs->push_back(Relocation{S - Base, SecSym, RelocKind::SectionOffset, uint32_t(RefEnd - S),
+        Relocs->push_back(Relocation{sectionOffset(S), SecSym, RelocKind::SectionOffset, uint32_t(RefEnd - S),
                                      static_cast<int64_t>(Offset)});
     }
     if (I >= End || B[I] != ',')
@@ -688,7 +688,7 @@ void BodyScanner::resolveLabelUses(const PtxFunction &F) {
   // Function labels: keep the uses only if the label was defined in this body.
   for (const Use &U : LabelUses)
     if (Symbols[U.Sym].Section == SectionIdx)
-      Relocs->push_back(Relocation{U.Offset - Base, U.Sym, RelocKind::NameRef, U.Length, 0});
+      Relocs->push_back(Relocation{sectionOffset(U.Offset), U.Sym, RelocKind::NameRef, U.Length, 0});
   // A body label spelled like a module-scope symbol hides it inside this body.
   if (!LocalLabels.empty()) {
     size_t HeaderEnd = F.HeaderEnd - Base;

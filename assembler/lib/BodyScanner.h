@@ -117,6 +117,9 @@ private:
 
   // Per-body state.
   size_t Base = 0; // F.Begin: relocation offsets are relative to it
+  /// A relocation's offset in the body's section: 32 bits, as the whole text is below 4 GiB
+  /// (MaxPtxModuleBytes).
+  uint32_t sectionOffset(size_t TextOffset) const { return static_cast<uint32_t>(TextOffset - Base); }
   LexPos BodyStart, Known;
   uint32_t SectionIdx = NoSection;
   unsigned Depth = 0;

@@ -524,7 +524,9 @@ void Lowerer::lowerFunction(const PtxFunction &F, const FunctionAbi &A, uint32_t
   // The scanner appends to BodyRelocs, a buffer kept from body to body, sorted here and then copied to
   // the module's table.
   BodyRelocs.clear();
-  BodyRelocs.push_back(Relocation{F.NameOffset - F.Begin, Sym, RelocKind::NameRef, uint32_t(F.Name.size()), 0});
+  // Offsets in a section of the text, which is below 4 GiB (MaxPtxModuleBytes): 32 bits.
+  BodyRelocs.push_back(
+      Relocation{uint32_t(F.NameOffset - F.Begin), Sym, RelocKind::NameRef, uint32_t(F.Name.size()), 0});
   Scanner.scan(F, A, SectionIdx, Sym, BodyRelocs, V.Prototypes, !Zero, Obj);
   auto ByOffset = [](const Relocation &A, const Relocation &B) { return A.Offset < B.Offset; };
   if (BodyRelocs.size() > 1 && !std::is_sorted(BodyRelocs.begin(), BodyRelocs.end(), ByOffset))
@@ -556,7 +558,7 @@ void Lowerer::lowerVariable(const PtxVariable &Var, const PtxDeclarator &Decl, u
     NameAt = Prefix.size();
   }
   BodyRelocs.clear();
-  BodyRelocs.push_back(Relocation{NameAt, Sym, RelocKind::NameRef, uint32_t(Decl.Name.size()), 0});
+  BodyRelocs.push_back(Relocation{uint32_t(NameAt), Sym, RelocKind::NameRef, uint32_t(Decl.Name.size()), 0});
   for (const PtxNameUse &U : Decl.Uses) {
     uint32_t Ref = lookup(U.Name);
     if (Ref == NoSymbol || V.Symbols[Ref].Kind == SymbolKind::Label || V.Symbols[Ref].Kind == SymbolKind::Section) {
@@ -568,7 +570,7 @@ void Lowerer::lowerVariable(const PtxVariable &Var, const PtxDeclarator &Decl, u
       continue;
     }
     BodyRelocs.push_back(
-        Relocation{NameAt + (U.Offset - Decl.NameOffset), Ref, RelocKind::NameRef, uint32_t(U.Name.size()), 0});
+        Relocation{uint32_t(NameAt + (U.Offset - Decl.NameOffset)), Ref, RelocKind::NameRef, uint32_t(U.Name.size()), 0});
   }
   TextLowered = Var.End;
   appendRelocs(Sec, BodyRelocs);
@@ -581,8 +583,16 @@ void Lowerer::lowerDebug(const PtxDebugSection &S, ArrayRef<uint32_t> FixupSyms,
   BodyRelocs.reserve(S.Fixups.size());
   for (size_t I = 0; I < S.Fixups.size(); ++I) {
     const PtxDwarfFixup &F = S.Fixups[I];
-    BodyRelocs.push_back(
-        Relocation{F.Offset, FixupSyms[I], F.Width == 8 ? RelocKind::Data64 : RelocKind::Data32, 0, F.Addend});
+    // Debug bytes can outgrow their text (`.b64 0,0,...` is 8 bytes per 2 characters): a section of
+    // 4 GiB or more has offsets that a relocation cannot hold.
+    if (F.Offset > MaxRelocationOffset) {
+      D.error(F.TextOffset, F.Loc,
+              "debug data refers to '" + F.Name + "' at byte " + Twine(F.Offset) + " of " + S.Name +
+                  ": a debug section's references must lie in its first 4 GiB");
+      break;
+    }
+    BodyRelocs.push_back(Relocation{uint32_t(F.Offset), FixupSyms[I], F.Width == 8 ? RelocKind::Data64 : RelocKind::Data32,
+                                    0, F.Addend});
   }
   appendRelocs(Sec, BodyRelocs, /*IsDebug=*/true);
 }

@@ -108,13 +108,25 @@ enum class RelocKind : uint8_t {
   SectionOffset,
 };
 
+/// 24 bytes (issue 15, finding 8: a module of 10^6 small functions holds one or two per function).
+/// Offset is 32-bit: a text section is below 4 GiB (a PTX text is, MaxPtxModuleBytes), and where an offset
+/// can be larger the producer refuses it: the object reader (r_offset), the lowering of debug sections
+/// (debug bytes can outgrow their text), the DWARF merge and the link's merged debug sections.
 struct Relocation {
-  uint64_t Offset = 0;
+  uint32_t Offset = 0;
   uint32_t Symbol = NoSymbol;
-  RelocKind Kind = RelocKind::NameRef;
   uint32_t Length = 0; // NameRef / FileIndex / SectionOffset: bytes replaced
+  RelocKind Kind = RelocKind::NameRef;
   int64_t Addend = 0;  // Data32 / Data64 / SectionOffset
+
+  Relocation() = default;
+  Relocation(uint32_t Offset, uint32_t Symbol, RelocKind Kind, uint32_t Length, int64_t Addend)
+      : Offset(Offset), Symbol(Symbol), Length(Length), Kind(Kind), Addend(Addend) {}
 };
+static_assert(sizeof(Relocation) == 24, "Relocation is 24 bytes: a module of 10^6 functions holds millions");
+
+/// The largest offset a Relocation holds.
+constexpr uint64_t MaxRelocationOffset = UINT32_MAX;
 
 struct Section {
   llvm::StringRef Name; // functions/variables: the symbol name; debug: ".debug_info" etc.
@@ -293,7 +305,7 @@ struct ModuleVariant {
   std::vector<Section> Sections;  // in source order; the printer keeps that order within a kind
   /// Every section's relocations, section by section in the order of Sections, each section's sorted by
   /// Offset (Section::RelocBegin/RelocCount; read with relocs(S), fill with appendRelocs or
-  /// RelocationTableBuilder).
+  /// startRelocs/endRelocs).
   std::vector<Relocation> Relocs;
   std::vector<Symbol> Symbols;    // index 0 is a real symbol (no ELF null entry here)
   std::vector<FunctionAbi> Functions;
@@ -333,26 +345,6 @@ struct ModuleVariant {
   void endRelocs(Section &S) { S.RelocCount = static_cast<uint32_t>(Relocs.size() - S.RelocBegin); }
   /// True if the table can take N more relocations (section positions are 32-bit).
   bool relocsFit(uint64_t N) const { return Relocs.size() + N <= UINT32_MAX; }
-};
-
-/// Builds a variant's relocation table when its producer does not finish one section before starting
-/// the next (the linker's merged debug sections take parts from every input): add(Section, R) in any
-/// order, then place(V) groups them section by section into V.Relocs (within a section in the order they
-/// were added: sort them by Offset before, or with V.relocs(S) after) and sets every section's range.
-class RelocationTableBuilder {
-public:
-  void reserve(size_t N) { Pending.reserve(N); }
-  void add(uint32_t SectionIndex, const Relocation &R) { Pending.push_back({SectionIndex, R}); }
-  /// Replaces V.Relocs. Fails (returns false) if a section index is out of range or the table would hold
-  /// 2^32 relocations or more.
-  bool place(ModuleVariant &V);
-
-private:
-  struct Entry {
-    uint32_t Section;
-    Relocation R;
-  };
-  std::vector<Entry> Pending;
 };
 
 /// True if the name at Offset of a function section's text is the callee of a `call` (rather than an

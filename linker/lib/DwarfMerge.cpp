@@ -291,9 +291,17 @@ Expected<RewrittenDebugInfo> rewriteDebugInfo(const ModuleVariant &Module, const
     const uint64_t NewUnitStart = Out.Contents.size();
     putFixed(Out.Contents, 0, 4);
     putFixed(Out.Contents, Version, 2);
+    // Relocation offsets are 32-bit (ObjectModel.h): a re-encoded section that grows past 4 GiB, where
+    // a relocation would land, is refused (the caller keeps the sections as read).
+    auto pastRelocationRange = [&](uint64_t Offset) {
+      return failure("the re-encoded .debug_info would hold a relocation at offset " + Twine(Offset) +
+                     ", past 4 GiB" + where(UnitStart));
+    };
     if (AbbrevReloc) {
+      if (Out.Contents.size() > MaxRelocationOffset)
+        return pastRelocationRange(Out.Contents.size());
       Relocation N = *AbbrevReloc;
-      N.Offset = Out.Contents.size();
+      N.Offset = uint32_t(Out.Contents.size());
       N.Addend = 0;
       Out.Relocs.push_back(N);
       ++NextReloc;
@@ -386,7 +394,7 @@ Expected<RewrittenDebugInfo> rewriteDebugInfo(const ModuleVariant &Module, const
         // Copied verbatim, with the relocations inside it.
         while (NextReloc < Relocs.size() && Relocs[NextReloc].Offset < R.Pos) {
           Relocation N = Relocs[NextReloc++];
-          N.Offset = N.Offset - ValueStart + Body.size();
+          N.Offset = uint32_t(N.Offset - ValueStart + Body.size()); // within this DIE's body
           BodyRelocs.push_back(N);
         }
         Body.append(Info.Contents.data() + ValueStart, R.Pos - ValueStart);
@@ -405,7 +413,9 @@ Expected<RewrittenDebugInfo> rewriteDebugInfo(const ModuleVariant &Module, const
       uint64_t BodyStart = Out.Contents.size();
       Out.Contents += Body;
       for (Relocation &N : BodyRelocs) {
-        N.Offset += BodyStart;
+        if (BodyStart + N.Offset > MaxRelocationOffset)
+          return pastRelocationRange(BodyStart + N.Offset);
+        N.Offset = uint32_t(BodyStart + N.Offset);
         Out.Relocs.push_back(N);
       }
       for (PendingRef &P : BodyRefs) {

@@ -312,7 +312,7 @@ uint64_t ArchLink::contentHash(SymRef R) const {
   Text.reserve(S.Contents.size());
   uint64_t Pos = 0;
   for (const Relocation &Rel : M.relocs(S)) {
-    if (Rel.Kind != RelocKind::NameRef || Rel.Offset < Pos || Rel.Offset + Rel.Length > S.Contents.size())
+    if (Rel.Kind != RelocKind::NameRef || Rel.Offset < Pos || uint64_t(Rel.Offset) + Rel.Length > S.Contents.size())
       continue;
     Text.append(S.Contents.data() + Pos, Rel.Offset - Pos);
     if (Rel.Symbol < M.Symbols.size() && Modules[R.Module].Global[Rel.Symbol] != NoGlobal &&
@@ -320,7 +320,7 @@ uint64_t ArchLink::contentHash(SymRef R) const {
       Text += M.Symbols[Rel.Symbol].Name;
     else
       Text += "\x01local";
-    Pos = Rel.Offset + Rel.Length;
+    Pos = uint64_t(Rel.Offset) + Rel.Length;
   }
   Text.append(S.Contents.data() + Pos, S.Contents.size() - Pos);
 

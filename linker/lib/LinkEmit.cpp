@@ -489,9 +489,15 @@ public:
       const uint32_t OS = FirstDebug + K;
       Section &D = Out.Sections[OS];
       Out.startRelocs(D);
+      unsigned PastRange = 0;
       for (auto [MI, SI] : DebugParts[DebugNames[K]])
-        mapPartRelocs(MI, SI, debugPartRelocs(MI, SI), D, OS, Dangling);
+        PastRange += mapPartRelocs(MI, SI, debugPartRelocs(MI, SI), D, OS, Dangling);
       Out.endRelocs(D);
+      if (PastRange)
+        Link.Diags.error("the linked " + DebugNames[K] + " is " + Twine(D.Contents.size()) + " bytes: " +
+                             Twine(PastRange) + " of its relocations lie past 4 GiB, which a relocation cannot reach (" +
+                             Link.Arch.name() + ")",
+                         std::vector<DiagSite>(), "output-too-large");
       MutableArrayRef<Relocation> Relocs = Out.relocs(D);
       std::stable_sort(Relocs.begin(), Relocs.end(),
                        [](const Relocation &A, const Relocation &B) { return A.Offset < B.Offset; });
@@ -504,14 +510,21 @@ public:
 
   /// Appends to Out.Relocs the relocations Relocs of module MI's section SI (a debug part: as the link
   /// uses it), which goes into output section D (index OS), mapped to output symbols and offsets.
-  void mapPartRelocs(uint32_t MI, uint32_t SI, ArrayRef<Relocation> Relocs, const Section &D, uint32_t OS,
-                     unsigned &Dangling) {
+  /// Returns how many it dropped because a merged debug section put them past 4 GiB (Relocation's
+  /// offsets are 32-bit); the caller reports them.
+  unsigned mapPartRelocs(uint32_t MI, uint32_t SI, ArrayRef<Relocation> Relocs, const Section &D, uint32_t OS,
+                         unsigned &Dangling) {
     const ModuleVariant &M = *Modules[MI].M;
     const bool IsDebug = M.Sections[SI].Kind == SectionKind::Debug;
     const uint64_t Base = IsDebug ? DebugBase[MI][SI] : 0;
+    unsigned PastRange = 0;
     for (const Relocation &R : Relocs) {
       Relocation N = R;
-      N.Offset += Base;
+      if (Base + R.Offset > MaxRelocationOffset) {
+        ++PastRange;
+        continue;
+      }
+      N.Offset = uint32_t(Base + R.Offset);
       if (R.Kind == RelocKind::FileIndex) {
         auto It = FileMap[MI].find(R.Symbol);
         if (It != FileMap[MI].end())
@@ -528,7 +541,7 @@ public:
         if (IsDebug && R.Symbol < M.Symbols.size() && M.Symbols[R.Symbol].Kind == SymbolKind::Label &&
             (R.Kind == RelocKind::Data32 || R.Kind == RelocKind::Data64)) {
           unsigned Width = R.Kind == RelocKind::Data32 ? 4 : 8;
-          if (N.Offset + Width <= D.Contents.size())
+          if (uint64_t(N.Offset) + Width <= D.Contents.size())
             std::memset(DebugBuf[OS - FirstDebug] + N.Offset, 0, Width);
           continue;
         }
@@ -548,6 +561,7 @@ public:
       }
       Out.Relocs.push_back(N);
     }
+    return PastRange;
   }
 
   /// The ABI and call-prototype records the output keeps.

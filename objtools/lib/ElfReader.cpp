@@ -688,7 +688,11 @@ llvm::Error VariantReader::readPlain(ModuleVariant &V) {
       const uint64_t EAt = Relocs.offsetOf(K);
       const uint64_t Addend = uint64_t(int64_t(E.r_addend));
       Relocation &Rel = SectionRelocs[K];
-      Rel.Offset = E.r_offset;
+      // The model's offsets are 32-bit (ObjectModel.h): refused here, before anything truncates one.
+      const uint64_t Offset = E.r_offset;
+      if (Offset > MaxRelocationOffset)
+        return err(EAt, "relocation at offset " + llvm::Twine(Offset) + " of its section: offsets must be below 2^32");
+      Rel.Offset = static_cast<uint32_t>(Offset);
       const uint32_t Type = E.getType(false), Sym = E.getSymbol(false);
       uint64_t Width = 0;
       if (Type == RelFile) {
@@ -722,12 +726,12 @@ llvm::Error VariantReader::readPlain(ModuleVariant &V) {
           Width = Type == RelData32 ? 4 : 8;
         }
       }
-      if (Rel.Offset > S.Contents.size() || Width > S.Contents.size() - Rel.Offset)
-        return err(EAt, "relocation at offset " + llvm::Twine(Rel.Offset) + " outside its section (size " +
+      if (Offset > S.Contents.size() || Width > S.Contents.size() - Offset)
+        return err(EAt, "relocation at offset " + llvm::Twine(Offset) + " outside its section (size " +
                             llvm::Twine(S.Contents.size()) + ")");
-      if (Rel.Offset < Previous)
+      if (Offset < Previous)
         return err(EAt, "relocations are not sorted by offset");
-      Previous = Rel.Offset;
+      Previous = Offset;
     }
   }
   if (!C.ok())

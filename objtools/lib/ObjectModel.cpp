@@ -114,30 +114,6 @@ uint32_t ModuleVariant::findSymbol(llvm::StringRef Name) const {
   return NoSymbol;
 }
 
-bool RelocationTableBuilder::place(ModuleVariant &V) {
-  const size_t NumSections = V.Sections.size();
-  if (Pending.size() > UINT32_MAX)
-    return false;
-  // A counting sort by section: Start[I] is where section I's relocations begin.
-  std::vector<uint32_t> Start(NumSections + 1, 0);
-  for (const Entry &E : Pending) {
-    if (E.Section >= NumSections)
-      return false;
-    ++Start[E.Section + 1];
-  }
-  for (size_t I = 0; I < NumSections; ++I) {
-    V.Sections[I].RelocBegin = Start[I];
-    V.Sections[I].RelocCount = Start[I + 1];
-    Start[I + 1] += Start[I];
-  }
-  std::vector<Relocation> Table(Pending.size());
-  for (const Entry &E : Pending)
-    Table[Start[E.Section]++] = E.R;
-  V.Relocs = std::move(Table);
-  Pending = std::vector<Entry>();
-  return true;
-}
-
 bool isCallee(llvm::StringRef Text, uint64_t Offset) {
   size_t Begin = Text.substr(0, Offset).find_last_of(";{}:");
   llvm::StringRef Stmt = Text.slice(Begin == llvm::StringRef::npos ? 0 : Begin + 1, Offset).ltrim();

@@ -83,11 +83,11 @@ void Printer::aliasDeclaration(uint32_t Alias) {
       for (const Relocation &R : V.relocs(S)) {
         if (!isTextReloc(R))
           continue;
-        if (R.Offset < Pos || R.Offset + R.Length > S.HeaderLength)
+        if (R.Offset < Pos || uint64_t(R.Offset) + R.Length > S.HeaderLength)
           continue;
         OS << C.slice(Pos, R.Offset);
         relocatedText(R, R.Symbol == Target ? A.Name : symbolName(R.Symbol));
-        Pos = R.Offset + R.Length;
+        Pos = uint64_t(R.Offset) + R.Length;
       }
       OS << C.slice(Pos, S.HeaderLength);
       endDeclaration(OS, C.take_front(S.HeaderLength));
@@ -153,11 +153,11 @@ void Printer::text(const Section &S, uint64_t End) {
       break; // relocations are sorted by offset: the rest are outside the printed range
     if (!isTextReloc(R))
       continue;
-    if (R.Offset < Pos || R.Offset + R.Length > End)
+    if (R.Offset < Pos || uint64_t(R.Offset) + R.Length > End)
       continue; // outside the printed range (or overlapping, which a valid model never has)
     OS << C.slice(Pos, R.Offset);
     relocatedText(R, symbolName(R.Symbol));
-    Pos = R.Offset + R.Length;
+    Pos = uint64_t(R.Offset) + R.Length;
   }
   OS << C.slice(Pos, End);
 }

@@ -5,12 +5,15 @@
 #include "ObjectFormatTestModel.h"
 #include "ptxlink/ObjectFormat.h"
 
+#include "llvm/BinaryFormat/ELF.h"
 #include "llvm/Support/Endian.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 
 #include <gtest/gtest.h>
+#include <cstdio>
+#include <cstring>
 
 #include <random>
 
@@ -292,7 +295,7 @@ std::unique_ptr<ObjectFile> modelWithSectionOffset(int64_t Offset, llvm::StringR
   S.Contents = O->save(Text);
   S.HeaderLength = static_cast<uint32_t>(Text.find('{') - 1);
   V.appendRelocs(S, {Relocation{6, Fn, RelocKind::NameRef, 7, 0},
-                     Relocation{Text.find(Target.str()), V.findSymbol(Target), RelocKind::SectionOffset,
+                     Relocation{uint32_t(Text.find(Target.str())), V.findSymbol(Target), RelocKind::SectionOffset,
                                 static_cast<uint32_t>(Ref.size()), Offset}});
   V.Sections.push_back(std::move(S));
   return O;
@@ -404,6 +407,41 @@ TEST(ObjectFormat, RandomMultiByteCorruptionNeverCrashes) {
     for (const ModuleVariant &V : (*R)->Variants)
       printModule(V, OS);
     llvm::consumeError(writeObject(**R, OS));
+  }
+}
+
+TEST(ObjectFormat, RelocationOffsetsPast4GiBOrTheirSectionAreRefused) {
+  // The model's relocation offsets are 32-bit: the reader refuses a larger r_offset before anything
+  // truncates it (a truncated one could land inside the section and pass), and one past its section,
+  // each at the byte offset of the relocation entry.
+  std::string Bytes = writeToString(*buildFullModel());
+  llvm::ELF::Elf64_Ehdr Ehdr;
+  std::memcpy(&Ehdr, Bytes.data(), sizeof(Ehdr));
+  uint64_t Rela = 0; // file offset of the first relocation entry
+  for (unsigned I = 1; I < Ehdr.e_shnum && !Rela; ++I) {
+    llvm::ELF::Elf64_Shdr Shdr;
+    std::memcpy(&Shdr, Bytes.data() + Ehdr.e_shoff + I * sizeof(Shdr), sizeof(Shdr));
+    if (Shdr.sh_type == llvm::ELF::SHT_RELA && Shdr.sh_size)
+      Rela = Shdr.sh_offset;
+  }
+  ASSERT_NE(Rela, 0u);
+  char Where[32];
+  std::snprintf(Where, sizeof(Where), "offset 0x%llX: ", static_cast<unsigned long long>(Rela));
+  for (uint64_t Offset : {uint64_t(1) << 32, (uint64_t(1) << 32) + 4, uint64_t(UINT32_MAX), uint64_t(1) << 40}) {
+    SCOPED_TRACE(Offset);
+    std::string Bad = Bytes;
+    llvm::support::endian::write64le(&Bad[Rela], Offset);
+    auto R = readFromString(Bad, "far.o");
+    ASSERT_FALSE(bool(R));
+    std::string Msg = llvm::toString(R.takeError());
+    EXPECT_EQ(Msg.rfind(std::string("far.o: ") + Where, 0), 0u) << Msg;
+    if (Offset > UINT32_MAX)
+      EXPECT_NE(Msg.find("relocation at offset " + std::to_string(Offset) +
+                         " of its section: offsets must be below 2^32"),
+                std::string::npos)
+          << Msg;
+    else
+      EXPECT_NE(Msg.find("relocation at offset 4294967295 outside its section"), std::string::npos) << Msg;
   }
 }
 

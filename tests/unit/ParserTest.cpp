@@ -696,4 +696,29 @@ TEST(ParserTest, ChunkedFunctionTableReleasesWholeChunksBehind) {
   EXPECT_EQ(Table.size(), 20u);
 }
 
+TEST(ParserTest, DebugFixupPast4GiBIsRefusedByTheLowering) {
+  // Debug bytes can outgrow their text (`.b64 0,0,...`: 8 bytes per 2 characters), so a module below
+  // 4 GiB can have a debug section past it, whose references a relocation (32-bit offsets) cannot hold.
+  // Such a section takes gigabytes of text; here the parse's fixup is moved there instead.
+  auto P = parse(std::string(Header) + ".section .debug_info {\n"
+                                       "  .b32 .debug_abbrev\n"
+                                       "}\n"
+                                       ".section .debug_abbrev { .b8 0 }\n");
+  ASSERT_TRUE(P->Ok) << P->Errors;
+  ASSERT_EQ(P->M.DebugSections[0].Fixups.size(), 1u);
+  P->M.DebugSections[0].Fixups[0].Offset = uint64_t(1) << 32;
+  std::string Errors;
+  llvm::raw_string_ostream OS(Errors);
+  DiagnosticEngine Engine(OS, "test");
+  SourceDiags D(Engine, P->Text, "t.ptx");
+  ObjectFile Obj;
+  Obj.Variants.emplace_back();
+  EXPECT_FALSE(lowerPtxModule(P->M, Obj, Obj.Variants[0], D, false));
+  OS.flush();
+  EXPECT_NE(Errors.find("t.ptx:5:8: error: debug data refers to '.debug_abbrev' at byte 4294967296 of "
+                        ".debug_info: a debug section's references must lie in its first 4 GiB"),
+            std::string::npos)
+      << Errors;
+}
+
 } // namespace
