@@ -130,7 +130,10 @@ TEST(LinkerResolve, InitializedCommonMustBeLargest) {
   HandLink H;
   addVariable(H.object(), H.module("a"), "cv", Binding::Common, 16, /*Init=*/true);
   addVariable(H.object(), H.module("b"), "cv", Binding::Common, 64);
-  H.resolve();
+  auto L = H.resolve();
+  // The initialized one wins, with the largest size (kept beside the GlobalSymbol: ArchLink::resolvedSize).
+  EXPECT_EQ(L->Globals[0].Def, (SymRef{0, 0}));
+  EXPECT_EQ(L->resolvedSize(L->Globals[0]), 64u);
   EXPECT_EQ(H.Diags.errorCount(), 1u);
   EXPECT_NE(H.Text.find("is larger than its initialized definition"), std::string::npos) << H.Text;
   EXPECT_NE(H.Text.find(">>> initialized at a.ptx:3:1 (a.o)"), std::string::npos) << H.Text;
@@ -149,6 +152,46 @@ TEST(LinkerResolve, StrongBeatsWeakBeatsCommonWhateverTheOrder) {
   EXPECT_EQ(G.Bind, Binding::Global);
   EXPECT_EQ(L->defs(G).size(), 4u);
   EXPECT_EQ(L->decls(G).size(), 1u);
+  EXPECT_FALSE(H.Diags.hasErrors()) << H.Text;
+}
+
+TEST(LinkerResolve, SitesAreGroupedByNameDefinitionsFirstInInputOrder) {
+  // Two names whose definitions and declarations interleave across modules (and within one): each
+  // GlobalSymbol's sites are its definitions, then its declarations, each in input order, and its name
+  // is read through them.
+  HandLink H;
+  ModuleVariant &A = H.module("a");
+  addVariable(H.object(), A, "x", Binding::Undefined, 4);
+  addVariable(H.object(), A, "y", Binding::Weak, 8);
+  ModuleVariant &B = H.module("b");
+  addVariable(H.object(), B, "y", Binding::Undefined, 8);
+  addVariable(H.object(), B, "x", Binding::Common, 4);
+  ModuleVariant &C = H.module("c");
+  addVariable(H.object(), C, "x", Binding::Undefined, 4);
+  addVariable(H.object(), C, "y", Binding::Weak, 8);
+  addVariable(H.object(), C, "x", Binding::Common, 16);
+  auto L = H.resolve();
+  ASSERT_EQ(L->Globals.size(), 2u);
+  const GlobalSymbol &X = L->Globals[0], &Y = L->Globals[1];
+  EXPECT_EQ(L->name(X), "x");
+  EXPECT_EQ(L->name(Y), "y");
+  auto refs = [](ArrayRef<SymRef> Sites) {
+    std::vector<std::pair<uint32_t, uint32_t>> Out;
+    for (SymRef R : Sites)
+      Out.push_back({R.Module, R.Symbol});
+    return Out;
+  };
+  using Refs = std::vector<std::pair<uint32_t, uint32_t>>;
+  EXPECT_EQ(refs(L->defs(X)), (Refs{{1, 1}, {2, 2}}));
+  EXPECT_EQ(refs(L->decls(X)), (Refs{{0, 0}, {2, 0}}));
+  EXPECT_EQ(refs(L->defs(Y)), (Refs{{0, 1}, {2, 1}}));
+  EXPECT_EQ(refs(L->decls(Y)), (Refs{{1, 0}}));
+  EXPECT_EQ(L->findGlobal("y"), 1u);
+  EXPECT_EQ(L->findGlobal("z"), NoGlobal);
+  // The largest .common wins; the resolved size is the winner's.
+  EXPECT_EQ(X.Def, (SymRef{2, 2}));
+  EXPECT_EQ(L->resolvedSize(X), 16u);
+  EXPECT_EQ(Y.Def, (SymRef{0, 1}));
   EXPECT_FALSE(H.Diags.hasErrors()) << H.Text;
 }
 
