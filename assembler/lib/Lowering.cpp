@@ -517,10 +517,9 @@ void Lowerer::lowerFunction(const PtxFunction &F, const FunctionAbi &A, uint32_t
                             BodyScanner &Scanner) {
   Section &Sec = V.Sections[SectionIdx];
   Sec.Symbol = Sym;
-  Sec.Name = V.Symbols[Sym].Name;
+  V.labelSection(Sec, V.Symbols[Sym].Name, F.Loc); // the definition's symbol: nothing of its own
   Sec.Contents = keep(M.Text.slice(F.Begin, F.End));
   Sec.HeaderLength = static_cast<uint32_t>(F.HeaderEnd - F.Begin);
-  Sec.Where = F.Loc;
   // The scanner appends to BodyRelocs, a buffer kept from body to body, sorted here and then copied to
   // the module's table.
   BodyRelocs.clear();
@@ -538,8 +537,7 @@ void Lowerer::lowerFunction(const PtxFunction &F, const FunctionAbi &A, uint32_t
 void Lowerer::lowerVariable(const PtxVariable &Var, const PtxDeclarator &Decl, uint32_t Sym, uint32_t SectionIdx) {
   Section &Sec = V.Sections[SectionIdx];
   Sec.Symbol = Sym;
-  Sec.Name = V.Symbols[Sym].Name;
-  Sec.Where = Var.Loc;
+  V.labelSection(Sec, V.Symbols[Sym].Name, Var.Loc);
   // A single declarator is its own text; several (`.global .u32 a, b;`) get one synthesised text each.
   // An expanded parameterized name (`v<4>` -> v2) is not in the source: its text is the prefix and the
   // name alone (no array or initializer can follow one).
@@ -726,8 +724,7 @@ bool Lowerer::run() {
       const PtxDebugSection &S = M.DebugSections[It.Index];
       Section &Sec = V.Sections[SectionIdx];
       Sec.Kind = SectionKind::Debug;
-      Sec.Name = keep(S.Name);
-      Sec.Where = S.Loc;
+      V.labelSection(Sec, keep(S.Name), S.Loc);
       lowerDebug(S, FixupSymbols[It.Index], SectionIdx);
       break;
     }
@@ -735,9 +732,8 @@ bool Lowerer::run() {
       const PtxModuleText &T = M.Texts[It.Index];
       Section &Sec = V.Sections[SectionIdx];
       Sec.Kind = SectionKind::Module;
-      Sec.Name = ".pragma";
       Sec.Contents = keep(M.Text.slice(T.Begin, T.End));
-      Sec.Where = T.Loc;
+      V.labelSection(Sec, ".pragma", T.Loc);
       break;
     }
     case PtxItem::Alias:

@@ -86,7 +86,7 @@ struct Symbol {
 enum class SectionKind : uint8_t {
   Function, // a .func/.entry definition: text from `.func`/`.entry` to the closing `}`
   Variable, // one module-scope variable: text from its state space to the closing `;`
-  Debug,    // binary DWARF contents (.debug_info, .debug_abbrev, ...), Name is the DWARF section name
+  Debug,    // binary DWARF contents (.debug_info, .debug_abbrev, ...), named by the DWARF section name
   Module,   // other module-scope text kept in order (e.g. module-level `.pragma`), printed verbatim
 };
 
@@ -128,8 +128,21 @@ static_assert(sizeof(Relocation) == 24, "Relocation is 24 bytes: a module of 10^
 /// The largest offset a Relocation holds.
 constexpr uint64_t MaxRelocationOffset = UINT32_MAX;
 
+/// A section's name and place when they are not its symbol's: debug sections (".debug_info", ...), module
+/// text (`.pragma`), and any section whose record names something other than its symbol (an object may
+/// hold one; kept as read). ModuleVariant::SectionLabels.
+struct SectionLabel {
+  llvm::StringRef Name;
+  Loc Where;
+};
+
+constexpr uint32_t NoLabel = ~0u;
+
+/// 40 bytes: a module of 10^6 functions holds one per function, and every tool holds all of them (a kept
+/// link a second copy in its output). A function's or variable's section has no name or place of its own:
+/// they are its symbol's (Name: the symbol name; Where: its defining directive). Read both with
+/// V.sectionName(S) / V.sectionWhere(S); set them with V.labelSection(S, Name, Where) once S.Symbol is set.
 struct Section {
-  llvm::StringRef Name; // functions/variables: the symbol name; debug: ".debug_info" etc.
   SectionKind Kind = SectionKind::Function;
   uint32_t Symbol = NoSymbol; // the symbol this section defines (functions and variables)
   llvm::StringRef Contents;
@@ -141,8 +154,11 @@ struct Section {
   /// block of 48 bytes for nearly every function, since each names itself; issue 15, finding 8).
   uint32_t RelocBegin = 0;
   uint32_t RelocCount = 0;
-  Loc Where;
+  /// ModuleVariant::SectionLabels[Label] holds the name and place, or NoLabel: they are Symbol's. An index
+  /// into the variant the section belongs to: a section copied into another variant is labelled again.
+  uint32_t Label = NoLabel;
 };
+static_assert(sizeof(Section) == 40, "Section is 40 bytes: a module of 10^6 functions holds one per function");
 
 /// Scalar and opaque PTX types are kept as their spelling (".b32", ".u64", ".f16x2", ".pred",
 /// ".texref", ...). typeSizeBytes() is the one rule for their storage size, used by the assembler (variable
@@ -316,6 +332,35 @@ struct ModuleVariant {
   /// message about a line of the printed module (ptxas's) can name the input's file:line. Empty in an
   /// assembled or read module, whose sections all come from SourceName. Not written to objects.
   std::vector<llvm::StringRef> SectionSources;
+  /// Names and places of the sections that do not take them from their symbol (Section::Label).
+  std::vector<SectionLabel> SectionLabels;
+
+  /// S's name: ".debug_info" etc. for debug sections, empty for module text, else its symbol's name.
+  llvm::StringRef sectionName(const Section &S) const {
+    if (S.Label != NoLabel)
+      return SectionLabels[S.Label].Name;
+    return S.Symbol < Symbols.size() ? Symbols[S.Symbol].Name : llvm::StringRef();
+  }
+  llvm::StringRef sectionName(size_t Index) const { return sectionName(Sections[Index]); }
+  /// Where S's text starts in SourceName (for functions and variables: its symbol's defining directive).
+  Loc sectionWhere(const Section &S) const {
+    if (S.Label != NoLabel)
+      return SectionLabels[S.Label].Where;
+    return S.Symbol < Symbols.size() ? Symbols[S.Symbol].Where : Loc();
+  }
+  Loc sectionWhere(size_t Index) const { return sectionWhere(Sections[Index]); }
+  /// Gives S (a section of this variant whose Symbol is already set) the name Name and place Where: none
+  /// of its own when they are its symbol's, else an entry of SectionLabels. The symbol's name and place
+  /// must not change afterwards.
+  void labelSection(Section &S, llvm::StringRef Name, Loc Where) {
+    if (S.Symbol < Symbols.size() && Symbols[S.Symbol].Name == Name && Symbols[S.Symbol].Where.Line == Where.Line &&
+        Symbols[S.Symbol].Where.Column == Where.Column) {
+      S.Label = NoLabel;
+      return;
+    }
+    S.Label = static_cast<uint32_t>(SectionLabels.size());
+    SectionLabels.push_back({Name, Where});
+  }
 
   /// Index of the symbol called Name, or NoSymbol. Linear; build a map for repeated lookups.
   uint32_t findSymbol(llvm::StringRef Name) const;

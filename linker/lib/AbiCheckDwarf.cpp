@@ -44,7 +44,7 @@ StringMap<std::unique_ptr<MemoryBuffer>> debugSections(const ModuleVariant &M) {
       else
         support::endian::write64le(Bytes.data() + R.Offset, Value);
     }
-    StringRef Name = S.Name;
+    StringRef Name = M.sectionName(S);
     Name.consume_front(".");
     HasInfo |= Name == "debug_info";
     Out[Name] = MemoryBuffer::getMemBufferCopy(Bytes, Name);
@@ -135,8 +135,9 @@ DwarfSignatureComparison compareDwarfSignatures(const ModuleVariant &A, StringRe
     for (const Section &S : M.Sections) {
       if (S.Kind != SectionKind::Debug)
         continue;
-      HasInfo |= S.Name == ".debug_info";
-      Spelled |= (S.Name == ".debug_info" || S.Name == ".debug_str") && S.Contents.contains(Name);
+      const StringRef SectionName = M.sectionName(S);
+      HasInfo |= SectionName == ".debug_info";
+      Spelled |= (SectionName == ".debug_info" || SectionName == ".debug_str") && S.Contents.contains(Name);
     }
     return HasInfo && Spelled;
   };

@@ -482,7 +482,7 @@ std::optional<uint64_t> RewrittenDebugInfo::newOffset(uint64_t Old) const {
 Expected<std::string> rewriteNameTable(const ModuleVariant &Module, const Section &Pub,
                                        const RewrittenDebugInfo &Info) {
   std::string Out = Pub.Contents.str();
-  auto where = [&](uint64_t Offset) { return (" at offset " + Twine(Offset) + " of " + Pub.Name).str(); };
+  auto where = [&](uint64_t Offset) { return (" at offset " + Twine(Offset) + " of " + Module.sectionName(Pub)).str(); };
   auto put = [&](uint64_t At, uint64_t V) {
     for (unsigned I = 0; I < 4; ++I)
       Out[At + I] = char((V >> (8 * I)) & 0xff);

@@ -182,11 +182,12 @@ SymRef ArchLink::target(uint32_t Module, uint32_t Symbol) const {
 SourceLoc ArchLink::locationIn(uint32_t Module, uint32_t SecIdx, uint64_t Offset) const {
   const Section &S = Modules[Module].M->Sections[SecIdx];
   SourceLoc Rel = locate(S.Contents, Offset);
-  if (!S.Where.isValid())
+  const SourceLoc Where = Modules[Module].M->sectionWhere(S);
+  if (!Where.isValid())
     return {};
   if (Rel.Line == 1)
-    return SourceLoc{S.Where.Line, S.Where.Column + Rel.Column - 1};
-  return SourceLoc{S.Where.Line + Rel.Line - 1, Rel.Column};
+    return SourceLoc{Where.Line, Where.Column + Rel.Column - 1};
+  return SourceLoc{Where.Line + Rel.Line - 1, Rel.Column};
 }
 
 namespace {

@@ -205,10 +205,11 @@ static bool mergeCompileUnits(ArrayRef<LinkModule> Modules, const StringMap<Debu
     // offset) follow the DIEs when any moved (an abbreviation code or a file number got longer).
     for (uint32_t K = 0; K < M.Sections.size() && Info->Moved; ++K) {
       const Section &S = M.Sections[K];
-      if (S.Kind != SectionKind::Debug || K == SI || S.Name == ".debug_abbrev")
+      const StringRef Name = M.sectionName(S);
+      if (S.Kind != SectionKind::Debug || K == SI || Name == ".debug_abbrev")
         continue;
       RewrittenPart N{S, std::vector<Relocation>(M.relocs(S).begin(), M.relocs(S).end())};
-      if (S.Name == ".debug_pubnames" || S.Name == ".debug_pubtypes") {
+      if (Name == ".debug_pubnames" || Name == ".debug_pubtypes") {
         auto Table = rewriteNameTable(M, S, *Info);
         if (!Table)
           return fail(toString(Table.takeError()));
@@ -220,7 +221,7 @@ static bool mergeCompileUnits(ArrayRef<LinkModule> Modules, const StringMap<Debu
           continue;
         std::optional<uint64_t> Moved = Info->newOffset(uint64_t(R.Addend));
         if (!Moved)
-          return fail("a reference from " + S.Name + " to .debug_info offset " + Twine(R.Addend) +
+          return fail("a reference from " + Name + " to .debug_info offset " + Twine(R.Addend) +
                       ", where no unit or DIE starts");
         R.Addend = int64_t(*Moved);
       }
@@ -286,9 +287,9 @@ public:
           // per section of every module otherwise (0.8 MB for 10^5 functions).
           if (DebugBase[MI].empty())
             DebugBase[MI].assign(M.Sections.size(), 0);
-          auto &Parts = DebugParts[M.Sections[SI].Name];
+          auto &Parts = DebugParts[M.sectionName(SI)];
           if (Parts.empty())
-            DebugNames.push_back(M.Sections[SI].Name);
+            DebugNames.push_back(M.sectionName(SI));
           Parts.push_back({MI, SI});
         }
     }
@@ -392,7 +393,10 @@ public:
           continue;
         Modules[MI].SecOut[SI] = Out.Sections.size();
         Out.Sections.push_back(S);
-        Out.Sections.back().RelocBegin = Out.Sections.back().RelocCount = 0; // mapRelocations gives them
+        // mapRelocations gives it its relocations, its output symbol, and its name and place.
+        Out.Sections.back().RelocBegin = Out.Sections.back().RelocCount = 0;
+        Out.Sections.back().Symbol = NoSymbol;
+        Out.Sections.back().Label = NoLabel;
         Out.SectionSources.push_back(M.SourceName);
       }
     }
@@ -408,6 +412,8 @@ public:
       Section D = debugPart(Parts.front().first, Parts.front().second);
       D.RelocBegin = D.RelocCount = 0; // mapRelocations gives them
       D.Symbol = NoSymbol;
+      // Named and placed as its first part (whose label is one of that module's).
+      Out.labelSection(D, Name, Modules[Parts.front().first].M->sectionWhere(Parts.front().second));
       for (auto [MI, SI] : Parts) {
         const Section &P = debugPart(MI, SI);
         if (!P.Contents.empty())
@@ -478,8 +484,8 @@ public:
           continue;
         Section &D = Out.Sections[OS];
         D.Symbol = S.Symbol < M.Symbols.size() ? Modules[MI].SymOut[S.Symbol] : NoSymbol;
-        if (D.Symbol != NoSymbol && Out.Symbols[D.Symbol].Name != S.Name)
-          D.Name = Out.Symbols[D.Symbol].Name;
+        // Its output symbol's name (the input's, unless renamed apart) and the input's place.
+        Out.labelSection(D, D.Symbol != NoSymbol ? Out.Symbols[D.Symbol].Name : M.sectionName(S), M.sectionWhere(S));
         Out.startRelocs(D);
         mapPartRelocs(MI, SI, M.relocs(S), D, OS, Dangling);
         Out.endRelocs(D);
@@ -554,7 +560,7 @@ public:
         // `.b32 .debug_abbrev` (and `function_name .debug_str+16` in a `.loc`) means the start of this
         // module's part of the merged section.
         for (uint32_t K = 0; K < M.Sections.size(); ++K)
-          if (M.Sections[K].Kind == SectionKind::Debug && M.Sections[K].Name == T.Name) {
+          if (M.Sections[K].Kind == SectionKind::Debug && M.sectionName(K) == T.Name) {
             N.Addend += DebugBase[MI][K];
             break;
           }

@@ -168,7 +168,8 @@ void ArchLink::checkUndefined() {
   auto referencedBy = [&](StringRef Words, const RefSite &RS) {
     const LinkModule &LM = Modules[RS.Module];
     const Section &S = LM.M->Sections[RS.Sec];
-    std::string In = S.Kind == SectionKind::Debug ? S.Name.str() : displayName(S.Name);
+    const StringRef Name = LM.M->sectionName(S);
+    std::string In = S.Kind == SectionKind::Debug ? Name.str() : displayName(Name);
     return DiagSite::at(Words, siteText(LM, locationIn(RS.Module, RS.Sec, RS.Offset)), " in " + In);
   };
   // Dynamic parallelism (a kernel launching kernels) calls into the CUDA device runtime, which NVIDIA
@@ -225,7 +226,7 @@ void ArchLink::printGc(raw_ostream &OS) const {
           continue;
       }
       OS << "ptxlink: removing unused " << (S.Kind == SectionKind::Function ? "function " : "variable ")
-         << displayName(S.Name) << " in " << Modules[MI].ObjectName << " [" << Arch.name() << "]\n";
+         << displayName(M.sectionName(S)) << " in " << Modules[MI].ObjectName << " [" << Arch.name() << "]\n";
     }
   }
 }
@@ -275,7 +276,7 @@ void ArchLink::dumpCallgraph(raw_ostream &OS) const {
     const Section &S = Modules[MI].M->Sections[SI];
     bool Kernel = S.Symbol < Modules[MI].M->Symbols.size() &&
                   Modules[MI].M->Symbols[S.Symbol].Kind == SymbolKind::Kernel;
-    OS << N << ": " << (Kernel ? "^" : "") << (AddressTaken[N] ? "&" : "") << S.Name;
+    OS << N << ": " << (Kernel ? "^" : "") << (AddressTaken[N] ? "&" : "") << Modules[MI].M->sectionName(S);
     if (!Callees[N].empty()) {
       OS << " ->";
       for (unsigned C : Callees[N])
@@ -318,7 +319,7 @@ void ArchLink::addCallGraph(CallGraphDot &G, StringRef Group) const {
                                                                   : NK::Function;
       if (Kind == NK::Table && !holdsFunctions(MI, S))
         continue;
-      G.node(Id(MI, SI), S.Name, Kind, Group, Modules[MI].ObjectName, !Modules[MI].SectionLive[SI]);
+      G.node(Id(MI, SI), M.sectionName(S), Kind, Group, Modules[MI].ObjectName, !Modules[MI].SectionLive[SI]);
     }
   }
   // Where a reference from module MI to its symbol Sym leads: a node, or an external one (vprintf).

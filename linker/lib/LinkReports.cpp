@@ -74,7 +74,7 @@ void ArchLink::traceSymbols(raw_ostream &OS) const {
                 !(M.Sections[K].Symbol == SI &&
                   (M.Sections[K].Kind == SectionKind::Variable || Rel.Offset < M.Sections[K].HeaderLength)))
               OS << "    referenced at " << siteText(Modules[MI], locationIn(MI, K, Rel.Offset)).str() << " in "
-                 << M.Sections[K].Name << (Modules[MI].SectionLive[K] ? "" : " (dead)") << "\n";
+                 << M.sectionName(K) << (Modules[MI].SectionLive[K] ? "" : " (dead)") << "\n";
       }
     }
     if (G) {

@@ -210,6 +210,8 @@ std::vector<CodegenUnit> ArchLink::splitForCodegen(uint64_t BatchBelowBytes) con
       Section C = Out.Sections[OS];
       if (C.Symbol != NoSymbol)
         C.Symbol = addSymbol(addSymbol, C.Symbol);
+      // The unit's copy of its symbol has the output's name and place; a label is one of V's.
+      V.labelSection(C, Out.sectionName(OS), Out.sectionWhere(OS));
       V.appendRelocs(C, Out.relocs(Out.Sections[OS]));
       for (Relocation &R : V.relocs(C)) {
         if (R.Kind == RelocKind::FileIndex)

@@ -641,9 +641,8 @@ llvm::Error VariantReader::readPlain(ModuleVariant &V) {
     Section &S = V.Sections[I];
     S.Symbol = read32le(Rec + 12);
     S.HeaderLength = read32le(Rec + 16);
-    S.Name = strAt(C, At + Base + 20, read32le(Rec + 20), read32le(Rec + 24), "section name");
-    S.Where.Line = read32le(Rec + 28);
-    S.Where.Column = read32le(Rec + 32);
+    const llvm::StringRef Name = strAt(C, At + Base + 20, read32le(Rec + 20), read32le(Rec + 24), "section name");
+    const Loc Where{read32le(Rec + 28), read32le(Rec + 32)};
     if (!C.ok())
       break;
     if (Content == 0 || Content >= NumSections || View->section(Content).sh_type != SHT_PROGBITS)
@@ -653,6 +652,10 @@ llvm::Error VariantReader::readPlain(ModuleVariant &V) {
     if (S.Symbol != NoSymbol && S.Symbol >= NSym)
       return err(At + 12, "section refers to symbol " + llvm::Twine(S.Symbol));
     S.Kind = static_cast<SectionKind>(Kind);
+    // Our writer gives a function's or variable's section its symbol's name and place; a record with
+    // another name or place is kept as read (in SectionLabels), as before sections took theirs from
+    // their symbol.
+    V.labelSection(S, Name, Where);
     S.Contents = data(View->section(Content));
     if (Mapped && I % ReleaseEveryRecords == 0) {
       const char *Header = reinterpret_cast<const char *>(&View->section(Content));

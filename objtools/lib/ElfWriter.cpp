@@ -555,23 +555,23 @@ llvm::Error validate(const ModuleVariant &V) {
   }
   for (const Section &Sec : V.Sections) {
     if (size_t(Sec.RelocBegin) + Sec.RelocCount > V.Relocs.size())
-      return modelError(V.SourceName, "section '" + Sec.Name + "' has relocations past the module's table");
+      return modelError(V.SourceName, "section '" + V.sectionName(Sec) + "' has relocations past the module's table");
     if (!SymOk(Sec.Symbol, true))
-      return modelError(V.SourceName, "section '" + Sec.Name + "' refers to symbol " + llvm::Twine(Sec.Symbol));
+      return modelError(V.SourceName, "section '" + V.sectionName(Sec) + "' refers to symbol " + llvm::Twine(Sec.Symbol));
     if (Sec.HeaderLength > Sec.Contents.size())
-      return modelError(V.SourceName, "section '" + Sec.Name + "' header longer than its contents");
+      return modelError(V.SourceName, "section '" + V.sectionName(Sec) + "' header longer than its contents");
     uint64_t Size = Sec.Contents.size();
     for (const Relocation &R : V.relocs(Sec)) {
       uint64_t Width = R.Kind == RelocKind::Data32 ? 4 : R.Kind == RelocKind::Data64 ? 8 : R.Length;
       if (R.Offset > Size || Width > Size - R.Offset)
         return modelError(V.SourceName, "relocation at offset " + llvm::Twine(R.Offset) + " outside section '" +
-                                            Sec.Name + "'");
+                                            V.sectionName(Sec) + "'");
       if (R.Kind != RelocKind::FileIndex && !SymOk(R.Symbol, false))
-        return modelError(V.SourceName, "relocation in section '" + Sec.Name + "' refers to symbol " +
+        return modelError(V.SourceName, "relocation in section '" + V.sectionName(Sec) + "' refers to symbol " +
                                             llvm::Twine(R.Symbol));
       if (R.Kind == RelocKind::SectionOffset &&
           (R.Length >> SectionOffsetLengthBits || R.Addend < 0 || R.Addend >> (63 - SectionOffsetLengthBits)))
-        return modelError(V.SourceName, "section offset relocation in section '" + Sec.Name + "' out of range");
+        return modelError(V.SourceName, "section offset relocation in section '" + V.sectionName(Sec) + "' out of range");
     }
   }
   for (const FunctionAbi &F : V.Functions)
@@ -747,7 +747,7 @@ ElfPlacement VariantWriter::place(const Symbol &S) const {
 void VariantWriter::contentNames(StringPool &Strings) const {
   Strings.add(".note.ptxlink");
   for (const Section &S : V.Sections) {
-    llvm::StringRef Suffix = S.Kind == SectionKind::Module ? llvm::StringRef() : S.Name;
+    llvm::StringRef Suffix = S.Kind == SectionKind::Module ? llvm::StringRef() : V.sectionName(S);
     Strings.addConcat(sectionPrefix(S.Kind), Suffix);
     if (!V.relocs(S).empty())
       Strings.addConcat(".rela", sectionPrefix(S.Kind), Suffix);
@@ -759,7 +759,7 @@ template <bool Records> void VariantWriter::sectionTable(StringPool &Strings, Bl
   for (size_t I = 0; I < V.Sections.size(); ++I) {
     const Section &S = V.Sections[I];
     if constexpr (!Records) {
-      Strings.add(S.Name);
+      Strings.add(V.sectionName(S));
       continue;
     }
     B.u32(ContentIndex[I]);
@@ -770,8 +770,8 @@ template <bool Records> void VariantWriter::sectionTable(StringPool &Strings, Bl
     B.u8(0);
     B.u32(S.Symbol);
     B.u32(S.HeaderLength);
-    Strings.ref(B, S.Name);
-    writeLoc(B, S.Where);
+    Strings.ref(B, V.sectionName(S));
+    writeLoc(B, V.sectionWhere(S));
     B.u32(0);
     Out.commit();
   }
@@ -984,7 +984,7 @@ void VariantWriter::write(llvm::raw_ostream &OS) {
     uint32_t Flags = S.Kind == SectionKind::Function   ? ELF::SHF_ALLOC | ELF::SHF_EXECINSTR
                      : S.Kind == SectionKind::Variable ? ELF::SHF_ALLOC | ELF::SHF_WRITE
                                                        : 0;
-    llvm::StringRef Suffix = S.Kind == SectionKind::Module ? llvm::StringRef() : S.Name;
+    llvm::StringRef Suffix = S.Kind == SectionKind::Module ? llvm::StringRef() : V.sectionName(S);
     header(sec(Names.addConcat(sectionPrefix(S.Kind), Suffix), ELF::SHT_PROGBITS, Flags, 1), S.Contents.size());
     if (!V.relocs(S).empty())
       header(sec(Names.addConcat(".rela", sectionPrefix(S.Kind), Suffix), ELF::SHT_RELA, ELF::SHF_INFO_LINK, 8,

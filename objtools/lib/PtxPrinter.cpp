@@ -196,7 +196,7 @@ void Printer::debugSection(uint32_t Index, const Section &S) {
     return T;
   }();
 
-  OS << ".section " << S.Name << "\n{\n";
+  OS << ".section " << V.sectionName(S) << "\n{\n";
   llvm::StringRef C = S.Contents;
   uint64_t Pos = 0, End = C.size();
   size_t NextLabel = 0, NextReloc = 0;
@@ -500,7 +500,8 @@ std::optional<PrintedLineOrigin> locatePrintedLine(const ModuleVariant &V, const
   if (Span.Section >= V.Sections.size())
     return std::nullopt;
   const Section &S = V.Sections[Span.Section];
-  if (!S.Where.isValid())
+  const Loc Where = V.sectionWhere(S);
+  if (!Where.isValid())
     return std::nullopt;
   // Renaming splices names into lines but never adds or removes one: the Nth line of the printed text of
   // a section is the Nth line of its contents. (A span may start mid-line, after a linkage directive.)
@@ -521,10 +522,10 @@ std::optional<PrintedLineOrigin> locatePrintedLine(const ModuleVariant &V, const
                ? V.SectionSources[Span.Section]
                : V.SourceName;
   // The section's text starts at Where (its first line may begin after a directive it dropped).
-  O.Line = S.Where.Line + Delta;
-  O.FirstColumn = Delta == 0 ? std::max<uint32_t>(S.Where.Column, 1) : 1;
+  O.Line = Where.Line + Delta;
+  O.FirstColumn = Delta == 0 ? std::max<uint32_t>(Where.Column, 1) : 1;
   O.LineText = LineText;
-  O.Section = S.Name;
+  O.Section = V.sectionName(S);
   return O;
 }
 

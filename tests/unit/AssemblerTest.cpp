@@ -29,7 +29,7 @@ struct Assembled {
   uint32_t sym(llvm::StringRef Name) const { return V().findSymbol(Name); }
   const Section &section(llvm::StringRef Name) const {
     for (const Section &S : V().Sections)
-      if (S.Name == Name)
+      if (V().sectionName(S) == Name)
         return S;
     throw std::runtime_error("no section " + Name.str());
   }
@@ -60,23 +60,23 @@ void checkRelocationsSpellNames(const ModuleVariant &V) {
   for (const Section &S : V.Sections) {
     uint64_t Prev = 0;
     for (const Relocation &R : V.relocs(S)) {
-      EXPECT_GE(R.Offset, Prev) << "relocations not sorted in " << S.Name.str();
+      EXPECT_GE(R.Offset, Prev) << "relocations not sorted in " << V.sectionName(S).str();
       Prev = R.Offset;
       if (R.Kind == RelocKind::NameRef) {
         ASSERT_LT(R.Symbol, V.Symbols.size());
         ASSERT_LE(R.Offset + R.Length, S.Contents.size());
         EXPECT_EQ(S.Contents.substr(R.Offset, R.Length), V.Symbols[R.Symbol].Name)
-            << V.SourceName.str() << " section " << S.Name.str() << " offset " << R.Offset;
+            << V.SourceName.str() << " section " << V.sectionName(S).str() << " offset " << R.Offset;
         // Whole identifiers only.
         if (R.Offset > 0) {
           char C = S.Contents[R.Offset - 1];
           EXPECT_FALSE(isalnum(static_cast<unsigned char>(C)) || C == '_' || C == '$')
-              << V.SourceName.str() << " " << S.Name.str() << " offset " << R.Offset;
+              << V.SourceName.str() << " " << V.sectionName(S).str() << " offset " << R.Offset;
         }
         if (R.Offset + R.Length < S.Contents.size()) {
           char C = S.Contents[R.Offset + R.Length];
           EXPECT_FALSE(isalnum(static_cast<unsigned char>(C)) || C == '_' || C == '$')
-              << V.SourceName.str() << " " << S.Name.str() << " offset " << R.Offset;
+              << V.SourceName.str() << " " << V.sectionName(S).str() << " offset " << R.Offset;
         }
       } else if (R.Kind == RelocKind::FileIndex) {
         ASSERT_LE(R.Offset + R.Length, S.Contents.size());
@@ -142,7 +142,7 @@ TEST(AssemblerTest, ReferencesEverywhere) {
   // Section order is source order.
   std::vector<std::string> Names;
   for (const Section &S : A->V().Sections)
-    Names.push_back(S.Name.str());
+    Names.push_back(A->V().sectionName(S).str());
   EXPECT_EQ(Names, (std::vector<std::string>{"g", "add3", "sub1", "table", "gp", "k"}));
 }
 
@@ -213,7 +213,7 @@ TEST(AssemblerTest, BindingsAndVariableLayout) {
   EXPECT_EQ(A->V().Variables.size(), 8u);
   // Bodiless declarations are not sections.
   for (const Section &S : A->V().Sections)
-    EXPECT_TRUE(S.Name != "e" && S.Name != "x" && S.Name != "smem");
+    EXPECT_TRUE(A->V().sectionName(S) != "e" && A->V().sectionName(S) != "x" && A->V().sectionName(S) != "smem");
 }
 
 // The assembler's variable layout and the parameter sizes of the ABI model come from the same rule: a
@@ -331,7 +331,7 @@ TEST(AssemblerTest, DebugSectionsLabelsAndFileIndices) {
   // `.loc ... function_name` names a .debug_str label.
   EXPECT_EQ(A->refs(K, "$L__info_string0"), 1u);
   uint32_t Str = A->sym("$L__info_string0");
-  EXPECT_EQ(V.Sections[V.Symbols[Str].Section].Name, ".debug_str");
+  EXPECT_EQ(V.sectionName(V.Symbols[Str].Section), ".debug_str");
   EXPECT_EQ(V.Symbols[Str].Value, 1u);
   // Debug bytes and data relocations.
   const Section &Info = A->section(".debug_info");
@@ -344,7 +344,7 @@ TEST(AssemblerTest, DebugSectionsLabelsAndFileIndices) {
   EXPECT_EQ(Rel(0).Kind, RelocKind::Data32);
   EXPECT_EQ(V.Symbols[Rel(0).Symbol].Kind, SymbolKind::Section);
   EXPECT_EQ(V.Symbols[Rel(0).Symbol].Name, ".debug_abbrev");
-  EXPECT_EQ(V.Sections[V.Symbols[Rel(0).Symbol].Section].Name, ".debug_abbrev");
+  EXPECT_EQ(V.sectionName(V.Symbols[Rel(0).Symbol].Section), ".debug_abbrev");
   EXPECT_EQ(V.Symbols[Rel(1).Symbol].Name, ".debug_line");
   EXPECT_EQ(V.Symbols[Rel(1).Symbol].Section, NoSection); // ptxas makes .debug_line
   EXPECT_EQ(Rel(2).Kind, RelocKind::Data64);

@@ -63,10 +63,10 @@ struct Fixture {
       Relocs.push_back({uint32_t(Base + 15), 1, RelocKind::Data64, 0, 0});
     }
     M.appendRelocs(Info, Relocs); // Info is M's, though not in M.Sections
-    Info.Name = ".debug_info";
+    M.labelSection(Info, ".debug_info", {});
     Info.Kind = SectionKind::Debug;
     Info.Contents = InfoBytes;
-    Abbrev.Name = ".debug_abbrev";
+    M.labelSection(Abbrev, ".debug_abbrev", {});
     Abbrev.Kind = SectionKind::Debug;
     Abbrev.Contents = AbbrevBytes;
   }
@@ -133,10 +133,10 @@ TEST(DwarfMerge, NameTablesFollowTheDies) {
   };
   std::string Bytes = set(OldUnit1, 28);
   Section Pub;
-  Pub.Name = ".debug_pubnames";
+  ModuleVariant PubModule;
+  PubModule.labelSection(Pub, ".debug_pubnames", {});
   Pub.Kind = SectionKind::Debug;
   Pub.Contents = Bytes;
-  ModuleVariant PubModule;
   PubModule.appendRelocs(Pub, {Relocation{6, 0, RelocKind::Data32, 0, 0}});
   auto Table = rewriteNameTable(PubModule, Pub, *Out);
   ASSERT_TRUE(bool(Table)) << toString(Table.takeError());

@@ -77,9 +77,8 @@ void addVariable(ObjectFile &Obj, ModuleVariant &V, StringRef Name, Binding B, u
   S.Where = {3, 1};
   if (B != Binding::Undefined) {
     Section Sec;
-    Sec.Name = S.Name;
     Sec.Kind = SectionKind::Variable;
-    Sec.Symbol = V.Symbols.size();
+    Sec.Symbol = V.Symbols.size(); // S is pushed below: the section's name and place are S's
     Sec.Contents = Obj.save((".global .b8 " + Name + "[" + std::to_string(Size) + "];").str());
     S.Section = V.Sections.size();
     V.Sections.push_back(Sec);

@@ -90,12 +90,12 @@ void expectSameVariant(const ModuleVariant &A, const ModuleVariant &B) {
   for (size_t I = 0; I < A.Sections.size(); ++I) {
     SCOPED_TRACE("section " + std::to_string(I));
     const Section &X = A.Sections[I], &Y = B.Sections[I];
-    EXPECT_EQ(X.Name, Y.Name);
+    EXPECT_EQ(A.sectionName(X), B.sectionName(Y));
     EXPECT_EQ(X.Kind, Y.Kind);
     EXPECT_EQ(X.Symbol, Y.Symbol);
     EXPECT_EQ(X.Contents, Y.Contents);
     EXPECT_EQ(X.HeaderLength, Y.HeaderLength);
-    expectLoc(X.Where, Y.Where);
+    expectLoc(A.sectionWhere(X), B.sectionWhere(Y));
     const llvm::ArrayRef<Relocation> XR = A.relocs(X), YR = B.relocs(Y);
     ASSERT_EQ(XR.size(), YR.size());
     for (size_t K = 0; K < XR.size(); ++K) {
@@ -244,8 +244,7 @@ TEST(ObjectFormat, ExtendedSectionNumbering) {
     Name += std::to_string(I); // not "f" + std::string: a g++ 12 -Wrestrict false positive
     addSymbol(V, O.save(Name), SymbolKind::Function, I % 3 ? Binding::Global : Binding::Local, I);
     Section S;
-    S.Name = V.Symbols[I].Name;
-    S.Symbol = I;
+    S.Symbol = I; // named and placed by its symbol
     S.Contents = O.save(".func " + Name + "()\n{\n\tret;\n}");
     S.HeaderLength = static_cast<uint32_t>(S.Contents.find('{') - 1);
     Relocation R;
@@ -290,8 +289,8 @@ std::unique_ptr<ObjectFile> modelWithSectionOffset(int64_t Offset, llvm::StringR
   Text += ", inlined_at 1 1 1\n\tret;\n}";
   Section S;
   S.Kind = SectionKind::Function;
-  S.Name = "withloc";
   S.Symbol = Fn;
+  V.labelSection(S, "withloc", V.Symbols[Fn].Where);
   S.Contents = O->save(Text);
   S.HeaderLength = static_cast<uint32_t>(Text.find('{') - 1);
   V.appendRelocs(S, {Relocation{6, Fn, RelocKind::NameRef, 7, 0},

@@ -28,7 +28,6 @@ inline uint32_t addText(ObjectFile &O, ModuleVariant &V, SectionKind Kind, llvm:
                         llvm::StringRef Text, bool Header = false) {
   Section S;
   S.Kind = Kind;
-  S.Name = Name;
   S.Symbol = Sym;
   std::vector<Relocation> Relocs;
   std::string Out;
@@ -63,7 +62,8 @@ inline uint32_t addText(ObjectFile &O, ModuleVariant &V, SectionKind Kind, llvm:
   S.Contents = O.save(Out);
   if (Header)
     S.HeaderLength = static_cast<uint32_t>(S.Contents.find('{') - 1);
-  S.Where = {static_cast<uint32_t>(V.Sections.size() + 10), 2};
+  // A place other than its symbol's: the section keeps its own (SectionLabels), as a read object may.
+  V.labelSection(S, Name, {static_cast<uint32_t>(V.Sections.size() + 10), 2});
   V.appendRelocs(S, Relocs);
   V.Sections.push_back(std::move(S));
   return static_cast<uint32_t>(V.Sections.size() - 1);
@@ -139,7 +139,6 @@ inline std::unique_ptr<ObjectFile> buildFullModel(llvm::StringRef Arch = "sm_90"
   // .debug_info: 4 bytes, label, 4 bytes of Data32 to .debug_abbrev + 2, 8 bytes of Data64 to a label.
   Section Info;
   Info.Kind = SectionKind::Debug;
-  Info.Name = ".debug_info";
   Info.Contents = O->save(llvm::StringRef("\x10\x00\x00\x00" "\x00\x00\x00\x00" "\x00\x00\x00\x00\x00\x00\x00\x00"
                                           "\x01\x02", 18));
   Relocation R32;
@@ -152,13 +151,12 @@ inline std::unique_ptr<ObjectFile> buildFullModel(llvm::StringRef Arch = "sm_90"
   R64.Kind = RelocKind::Data64;
   R64.Symbol = FnBegin;
   V.appendRelocs(Info, {R32, R64});
-  Info.Where = {40, 1};
+  V.labelSection(Info, ".debug_info", {40, 1});
   V.Sections.push_back(Info);
   Section Abbr;
   Abbr.Kind = SectionKind::Debug;
-  Abbr.Name = ".debug_abbrev";
   Abbr.Contents = O->save(llvm::StringRef("\x01\x11\x00\x00\x00", 5));
-  Abbr.Where = {50, 1};
+  V.labelSection(Abbr, ".debug_abbrev", {50, 1});
   V.Sections.push_back(Abbr);
   V.Symbols[Abbrev].Section = 8;
 

@@ -119,7 +119,7 @@ std::string symbolName(const ModuleVariant &V, uint32_t I) {
   return I < V.Symbols.size() ? V.Symbols[I].Name.str() : formatv("<symbol {0}>", I).str();
 }
 
-std::string sectionName(const ModuleVariant &V, uint32_t I) { return I < V.Sections.size() ? V.Sections[I].Name.str() : ""; }
+std::string sectionName(const ModuleVariant &V, uint32_t I) { return I < V.Sections.size() ? V.sectionName(I).str() : ""; }
 
 // One record per symbol, relocation, function, prototype, variable or call edge, made when the output
 // reaches it: these views grow with the object (10^5 functions took 1 GB as JSON arrays).
@@ -158,7 +158,7 @@ void relocRecords(const ObjectFile &Object, Node::Emit Emit) {
       for (const Relocation &R : V.relocs(S)) {
         Node Record;
         json::Object &J = Record.Fields;
-        J = json::Object{{"variant", int64_t(VI)}, {"section", S.Name.str()},       {"offset", hex(R.Offset)},
+        J = json::Object{{"variant", int64_t(VI)}, {"section", V.sectionName(S).str()},       {"offset", hex(R.Offset)},
                          {"type", relocKindName(R.Kind)}, {"symbol", symbolName(V, R.Symbol)}};
         if (R.Kind == RelocKind::NameRef || R.Kind == RelocKind::FileIndex || R.Kind == RelocKind::SectionOffset)
           J["length"] = R.Length;
@@ -292,7 +292,7 @@ void describeObjectModel(Context &C, const Origin &O, std::shared_ptr<const Obje
       std::vector<std::pair<std::string, std::string>> DebugSections;
       for (const Section &S : V.Sections)
         if (S.Kind == SectionKind::Debug)
-          DebugSections.emplace_back(S.Name.str(), S.Contents.str());
+          DebugSections.emplace_back(V.sectionName(S).str(), S.Contents.str());
       json::Object D = describeDwarfOfSections(C, O, DebugSections, uint8_t(T.AddressSize / 8));
       json::Array Files;
       for (const FileEntry &F : V.Files)
