@@ -260,6 +260,47 @@ TEST(ObjectFormat, ExtendedSectionNumbering) {
   auto Read = readFromString(Bytes, "many.o");
   ASSERT_TRUE(bool(Read)) << llvm::toString(Read.takeError());
   expectSameVariant(V, (*Read)->Variants[0]);
+  EXPECT_TRUE((*Read)->Variants[0].SectionLabels.empty()); // every name and place is a symbol's
+  EXPECT_EQ(writeToString(**Read), Bytes);
+}
+
+// A function's or variable's section has no name or place of its own (Section is 40 bytes): they are
+// its symbol's. A section record naming something else, or placed elsewhere, is kept as read.
+TEST(ObjectFormat, SectionsTakeTheirNameAndPlaceFromTheirSymbol) {
+  ObjectFile O;
+  O.Variants.emplace_back();
+  ModuleVariant &V = O.Variants[0];
+  V.Target.Arch = "sm_80";
+  const uint32_t F = addSymbol(V, "f", SymbolKind::Function, Binding::Global, 0);
+  const uint32_t G = addSymbol(V, "g", SymbolKind::Function, Binding::Global, 1);
+  const uint32_t H = addSymbol(V, "h", SymbolKind::Function, Binding::Global, 2);
+  auto add = [&](uint32_t Sym, llvm::StringRef Name, Loc Where) {
+    Section S;
+    S.Symbol = Sym;
+    S.Contents = O.save(".func " + V.Symbols[Sym].Name.str() + "()\n{\n\tret;\n}");
+    V.labelSection(S, Name, Where);
+    V.startRelocs(S);
+    V.Sections.push_back(S);
+  };
+  add(F, "f", V.Symbols[F].Where);                   // its symbol's: nothing of its own
+  add(G, "other", V.Symbols[G].Where);               // another name
+  add(H, "h", Loc{V.Symbols[H].Where.Line + 7, 2});  // another place
+  EXPECT_EQ(V.Sections[0].Label, NoLabel);
+  ASSERT_EQ(V.SectionLabels.size(), 2u);
+  EXPECT_EQ(V.sectionName(0), "f");
+  EXPECT_EQ(V.sectionWhere(0).Line, V.Symbols[F].Where.Line);
+
+  std::string Bytes = writeToString(O);
+  auto Read = readFromString(Bytes, "labels.o");
+  ASSERT_TRUE(bool(Read)) << llvm::toString(Read.takeError());
+  const ModuleVariant &R = (*Read)->Variants[0];
+  expectSameVariant(V, R);
+  EXPECT_EQ(R.Sections[0].Label, NoLabel);
+  EXPECT_EQ(R.sectionName(1), "other");
+  EXPECT_EQ(R.sectionName(2), "h");
+  EXPECT_EQ(R.sectionWhere(2).Line, V.Symbols[H].Where.Line + 7);
+  EXPECT_EQ(R.sectionWhere(2).Column, 2u);
+  EXPECT_EQ(R.SectionLabels.size(), 2u);
   EXPECT_EQ(writeToString(**Read), Bytes);
 }
 
