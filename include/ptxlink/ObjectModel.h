@@ -353,10 +353,15 @@ struct ModuleVariant {
   /// of its own when they are its symbol's, else an entry of SectionLabels. The symbol's name and place
   /// must not change afterwards.
   void labelSection(Section &S, llvm::StringRef Name, Loc Where) {
-    if (S.Symbol < Symbols.size() && Symbols[S.Symbol].Name == Name && Symbols[S.Symbol].Where.Line == Where.Line &&
-        Symbols[S.Symbol].Where.Column == Where.Column) {
-      S.Label = NoLabel;
-      return;
+    if (S.Symbol < Symbols.size()) {
+      const Symbol &Sym = Symbols[S.Symbol];
+      // Usually the very same bytes (the lowering and emit pass the symbol's name; in an object both
+      // records name one string of the table): no memcmp then.
+      const bool SameName = Sym.Name.size() == Name.size() && (Sym.Name.data() == Name.data() || Sym.Name == Name);
+      if (SameName && Sym.Where.Line == Where.Line && Sym.Where.Column == Where.Column) {
+        S.Label = NoLabel;
+        return;
+      }
     }
     S.Label = static_cast<uint32_t>(SectionLabels.size());
     SectionLabels.push_back({Name, Where});
