@@ -57,7 +57,7 @@ public:
     for (size_t C = Released; C < I / PerChunk && C < Chunks.size(); ++C) {
       std::vector<T> &Elements = *Chunks[C];
       Elements.clear();
-      releaseDeadHeapPages(Elements.data(), Elements.capacity() * sizeof(T));
+      discardWholePages(Elements.data(), Elements.capacity() * sizeof(T)); // dead, freed next
       Chunks[C].reset();
     }
     Released = std::max(Released, std::min(I / PerChunk, Chunks.size()));

@@ -15,11 +15,15 @@ namespace ptxlink {
 /// GLIBC_TUNABLES (their malloc settings win).
 void prepareToolHeap();
 
-/// Gives the kernel back the whole pages inside [Block, Block + Bytes), a heap block whose contents are
-/// dead and which the caller frees next. Freed memory otherwise stays resident: the tools' heap is never
-/// trimmed (prepareToolHeap), and a block inside the heap could not be trimmed anyway. What is written
-/// there afterwards (malloc's own bookkeeping when the block is freed, a later allocation) lands on fresh
-/// zeroed pages. Does nothing where madvise(MADV_DONTNEED) is not available.
-void releaseDeadHeapPages(void *Block, size_t Bytes);
+/// Gives the kernel back the whole pages inside [Begin, Begin + Bytes) (madvise(MADV_DONTNEED); the
+/// partial pages at either end stay). Only for memory whose contents are dead or can be read back:
+///  - a heap block whose contents are dead and which the caller frees next (ChunkedVector): freed memory
+///    otherwise stays resident, since the tools' heap is never trimmed (prepareToolHeap) and a block
+///    inside the heap could not be trimmed anyway; what is written there later (malloc's bookkeeping, a
+///    later allocation) lands on fresh zeroed pages;
+///  - a read-only file mapping (releaseMappedPages, InputFiles.h): a page touched again is read back
+///    from the file.
+/// Does nothing where madvise(MADV_DONTNEED) is not available.
+void discardWholePages(const void *Begin, size_t Bytes);
 
 } // namespace ptxlink

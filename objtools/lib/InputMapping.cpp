@@ -13,9 +13,9 @@
 #include "ptxlink/Archive.h"
 #include "ptxlink/InputFiles.h"
 #include "ptxlink/ObjectFormat.h"
+#include "ptxlink/ProcessMemory.h"
 
 #include "llvm/Support/FileSystem.h"
-#include "llvm/Support/MathExtras.h"
 #include "llvm/Support/MemoryBuffer.h"
 
 #include <cerrno>
@@ -83,11 +83,7 @@ void releaseMappedPages(const llvm::MemoryBuffer &Buffer, llvm::StringRef Range)
   // read-only, so no page holds a private change that dropping it would lose.
   if (Buffer.getBufferKind() != llvm::MemoryBuffer::MemoryBuffer_MMap || Range.empty())
     return;
-  const uintptr_t Page = uintptr_t(::sysconf(_SC_PAGESIZE));
-  const uintptr_t Begin = llvm::alignTo(reinterpret_cast<uintptr_t>(Range.data()), Page),
-                  End = llvm::alignDown(reinterpret_cast<uintptr_t>(Range.data() + Range.size()), Page);
-  if (Begin < End)
-    (void)::madvise(reinterpret_cast<void *>(Begin), End - Begin, MADV_DONTNEED);
+  discardWholePages(Range.data(), Range.size());
 }
 
 } // namespace ptxlink

@@ -39,15 +39,15 @@ void prepareToolHeap() {
 #endif
 }
 
-void releaseDeadHeapPages(void *Block, size_t Bytes) {
+void discardWholePages(const void *Begin, size_t Bytes) {
 #if defined(__linux__) && defined(MADV_DONTNEED)
   const uintptr_t Page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
-  const uintptr_t Begin = (reinterpret_cast<uintptr_t>(Block) + Page - 1) & ~(Page - 1);
-  const uintptr_t End = (reinterpret_cast<uintptr_t>(Block) + Bytes) & ~(Page - 1);
-  if (End > Begin)
-    madvise(reinterpret_cast<void *>(Begin), End - Begin, MADV_DONTNEED);
+  const uintptr_t First = (reinterpret_cast<uintptr_t>(Begin) + Page - 1) & ~(Page - 1);
+  const uintptr_t End = (reinterpret_cast<uintptr_t>(Begin) + Bytes) & ~(Page - 1);
+  if (End > First)
+    (void)madvise(reinterpret_cast<void *>(First), End - First, MADV_DONTNEED);
 #else
-  (void)Block;
+  (void)Begin;
   (void)Bytes;
 #endif
 }
