@@ -334,11 +334,9 @@ void ArchLink::check() {
                sym(Other).Bind != Binding::Common)
         checkVariableAgreement(DefSite, OtherSite, Diags, AbiOptions);
     };
-    // Its declarations, then its definitions (the sites hold the definitions first).
-    ArrayRef<SymRef> All = sitesOf(G);
-    for (SymRef D : All.drop_front(G.NumDefs))
+    for (SymRef D : decls(G))
       Compare(D);
-    for (SymRef D : All.take_front(G.NumDefs))
+    for (SymRef D : defs(G))
       Compare(D);
   }
 
