@@ -218,7 +218,7 @@ void BodyScanner::declareLocalOrDebugName(uint32_t Sym, size_t Offset, std::opti
   // the first function declaring it defines it; every declaration and use in that body is renamed with it.
   if (S.Section == NoSection) {
     S.Section = SectionIdx;
-    S.Value = Offset - Base;
+    S.setValue(Offset - Base);
     S.Where = Loc ? *Loc : locAt(Offset);
   }
   if (S.Section == SectionIdx)
@@ -430,7 +430,7 @@ void BodyScanner::defineLabel(size_t Begin, size_t End) {
   if (Sy.Kind == SymbolKind::Label && IsFunctionLabel[Sym]) {
     if (Sy.Section == NoSection) {
       Sy.Section = SectionIdx;
-      Sy.Value = Begin - Base;
+      Sy.setValue(Begin - Base);
       Sy.Where = Loc;
       LabelUses.push_back({Sym, Begin, uint32_t(End - Begin)});
     } else if (Sy.Section == SectionIdx) {

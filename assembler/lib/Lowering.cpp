@@ -387,7 +387,7 @@ uint32_t Lowerer::declareVariable(const PtxVariable &Var, const PtxDeclarator &D
   Symbol &S = V.Symbols[Sym];
   S.Space = Var.Space;
   if (IsDef || S.Section == NoSection) {
-    S.Size = Count * Elem;
+    S.setSize(Count * Elem);
     S.Align = Var.Align ? Var.Align : Elem;
     S.Initialized = Decl.Initialized;
   }
@@ -429,7 +429,7 @@ void Lowerer::declareDebugLabels(const PtxDebugSection &S, uint32_t SectionIdx) 
       continue;
     }
     V.Symbols[Sym].Section = SectionIdx;
-    V.Symbols[Sym].Value = L.Offset;
+    V.Symbols[Sym].setValue(L.Offset);
   }
 }
 

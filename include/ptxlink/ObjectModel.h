@@ -67,21 +67,43 @@ using Loc = SourceLoc;
 constexpr uint32_t NoSection = ~0u;
 constexpr uint32_t NoSymbol = ~0u;
 
-/// 64 bytes, on purpose: packing it to 56 (Initialized beside Kind) saved 8 MB per 10^6 functions but
-/// made every Symbols.size() and index a multiplication, +0.8% instructions in a 100-module link.
+/// 48 bytes (issue 15, finding 8: a module of 10^6 functions holds one per function, and every tool holds
+/// all of them). A label's byte offset and a variable's size share one field, since no symbol kind has
+/// both: read them with value() and size(), which give 0 for the kinds that have neither, and set them
+/// with setValue() / setSize() (the reader refuses an object that gives a symbol one its kind does not
+/// have). Initialized sits in the padding after Kind/Bind/Space.
 struct Symbol {
   llvm::StringRef Name;
   SymbolKind Kind = SymbolKind::Function;
   Binding Bind = Binding::Local;
   StateSpace Space = StateSpace::None; // variables: their state space
-  uint32_t Section = NoSection;        // defining section; NoSection for undefined and common-undefined
-  uint64_t Value = 0;                  // labels: byte offset in Section; else 0
-  uint64_t Size = 0;                   // variables: size in bytes (0 for unsized `[]` arrays)
-  uint32_t Align = 0;                  // variables: alignment in bytes (explicit or natural)
-  uint32_t AliasOf = NoSymbol;         // `.alias Name, Target`: index of the aliasee symbol
   bool Initialized = false;            // variables: has an initializer (matters for .common)
-  Loc Where;                           // the defining (or first declaring) directive
+  uint32_t Section = NoSection;        // defining section; NoSection for undefined and common-undefined
+
+private:
+  uint64_t ValueOrSize = 0; // labels: value(); variables: size(); every other kind: 0
+
+public:
+  uint32_t Align = 0;          // variables: alignment in bytes (explicit or natural)
+  uint32_t AliasOf = NoSymbol; // `.alias Name, Target`: index of the aliasee symbol
+  Loc Where;                   // the defining (or first declaring) directive
+
+  /// Labels: byte offset in Section; every other kind: 0.
+  uint64_t value() const { return Kind == SymbolKind::Label ? ValueOrSize : 0; }
+  /// Variables: size in bytes (0 for unsized `[]` arrays); every other kind: 0.
+  uint64_t size() const { return Kind == SymbolKind::Variable ? ValueOrSize : 0; }
+  /// Only for a label (Kind set first).
+  void setValue(uint64_t Offset) {
+    assert(Kind == SymbolKind::Label && "only a label has a value");
+    ValueOrSize = Offset;
+  }
+  /// Only for a variable (Kind set first).
+  void setSize(uint64_t Bytes) {
+    assert(Kind == SymbolKind::Variable && "only a variable has a size");
+    ValueOrSize = Bytes;
+  }
 };
+static_assert(sizeof(Symbol) == 48, "Symbol is 48 bytes: a module of 10^6 functions holds one per function");
 
 enum class SectionKind : uint8_t {
   Function, // a .func/.entry definition: text from `.func`/`.entry` to the closing `}`

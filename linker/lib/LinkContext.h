@@ -278,7 +278,7 @@ public:
     if (G.Bind == Binding::Common)
       if (auto It = CommonSizes.find(uint32_t(&G - Globals.data())); It != CommonSizes.end())
         return It->second;
-    return sym(G.Def).Size;
+    return sym(G.Def).size();
   }
   /// G's definitions and declarations, in input order (G is an element of Globals).
   llvm::ArrayRef<SymRef> defs(const GlobalSymbol &G) const {

@@ -93,7 +93,7 @@ static std::vector<StringRef> labelsDefinedElsewhere(ArrayRef<LinkModule> Module
     SymbolOffsets.clear();
     for (const Symbol &S : M.Symbols)
       if (isCodeLabel(M, S))
-        SymbolOffsets.push_back({S.Section, S.Value});
+        SymbolOffsets.push_back({S.Section, S.value()});
     llvm::sort(SymbolOffsets);
     size_t SectionLabels = 0; // the first label of section SI or of a later one
     for (uint32_t SI = 0; SI < M.Sections.size(); ++SI) {
@@ -315,7 +315,8 @@ public:
             if (G.Def.valid() && isLive(G.Def.Module, Link.definingSection(G.Def))) {
               Symbol N = Link.sym(G.Def); // of G's name, as every symbol of G is
               N.Bind = G.Bind;
-              N.Size = Link.resolvedSize(G);
+              if (N.Kind == SymbolKind::Variable) // of the definition that won, or the largest .common
+                N.setSize(Link.resolvedSize(G));
               N.Initialized = G.Initialized;
               G.Out = addSymbol(N, G.Def.Module, G.Def.Symbol);
             } else if (!G.Def.valid() && G.Live && !Link.decls(G).empty()) {
@@ -334,8 +335,7 @@ public:
           if (Inserted) {
             Symbol N = S;
             N.Name = Storage.save(S.Name);
-            N.Section = NoSection;
-            N.Value = 0;
+            N.Section = NoSection; // a Section symbol has no value (Symbol::value())
             It->second = addSymbol(N, MI, SI);
           }
           LM.SymOut[SI] = It->second;
@@ -453,7 +453,7 @@ public:
       if (S.Section < M.Sections.size()) {
         N.Section = Modules[MI].SecOut[S.Section];
         if (S.Kind == SymbolKind::Label && M.Sections[S.Section].Kind == SectionKind::Debug)
-          N.Value = S.Value + DebugBase[MI][S.Section];
+          N.setValue(S.value() + DebugBase[MI][S.Section]);
       } else {
         N.Section = NoSection;
       }
@@ -657,7 +657,7 @@ private:
           PerSection[M.Symbols[I].Section].push_back(I);
       for (std::vector<uint32_t> &L : PerSection) {
         std::stable_sort(L.begin(), L.end(),
-                         [&](uint32_t A, uint32_t B) { return M.Symbols[A].Value < M.Symbols[B].Value; });
+                         [&](uint32_t A, uint32_t B) { return M.Symbols[A].value() < M.Symbols[B].value(); });
         for (uint32_t P = 0; P < L.size(); ++P)
           LabelPosition[MI][L[P]] = P;
       }

@@ -104,7 +104,7 @@ void ArchLink::writeMap(raw_ostream &OS) const {
         if (LM.Global[SI] != NoGlobal && !(Globals[LM.Global[SI]].Def == SymRef{MI, SI}))
           continue;
         const Symbol &N = Output->Symbols[O];
-        uint64_t Size = N.Size;
+        uint64_t Size = N.size();
         if (S.Kind != SymbolKind::Variable) {
           uint32_t Sec = definingSection({MI, SI});
           Size = Sec == NoSection ? 0 : LM.M->Sections[Sec].Contents.size();

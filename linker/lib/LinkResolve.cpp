@@ -143,10 +143,10 @@ void ArchLink::resolveOne(GlobalSymbol &G) {
   uint64_t MaxCommon = 0;
   SymRef Largest, Initialized;
   for (SymRef C : Common) {
-    if (sym(C).Size > MaxCommon || !Largest.valid()) {
-      if (sym(C).Size > MaxCommon)
-        MaxCommon = sym(C).Size;
-      if (!Largest.valid() || sym(C).Size > sym(Largest).Size)
+    if (sym(C).size() > MaxCommon || !Largest.valid()) {
+      if (sym(C).size() > MaxCommon)
+        MaxCommon = sym(C).size();
+      if (!Largest.valid() || sym(C).size() > sym(Largest).size())
         Largest = C;
     }
     if (sym(C).Initialized) {
@@ -162,9 +162,9 @@ void ArchLink::resolveOne(GlobalSymbol &G) {
     if (!Winner.valid()) {
       Winner = Largest;
       if (Initialized.valid()) {
-        if (sym(Initialized).Size < MaxCommon)
+        if (sym(Initialized).size() < MaxCommon)
           Diags.error("common symbol " + Name() + " (" + bytes(MaxCommon) +
-                          ") is larger than its initialized definition (" + bytes(sym(Initialized).Size) + ")",
+                          ") is larger than its initialized definition (" + bytes(sym(Initialized).size()) + ")",
                       {DiagSite::at("initialized at", site(Initialized)), DiagSite::at("larger at", site(Largest))},
                       "common-larger-than-init");
         Winner = Initialized;
@@ -172,7 +172,7 @@ void ArchLink::resolveOne(GlobalSymbol &G) {
     } else {
       // nvlink accepts a .common beside a strong or weak definition only when the sizes are equal.
       for (SymRef C : Common) {
-        uint64_t CS = sym(C).Size, DS = sym(Winner).Size;
+        uint64_t CS = sym(C).size(), DS = sym(Winner).size();
         if (CS != DS && CS != 0 && DS != 0)
           Diags.error("size of common symbol " + Name() + " (" + bytes(CS) + ") does not match its definition (" +
                           bytes(DS) + ")",
@@ -190,7 +190,7 @@ void ArchLink::resolveOne(GlobalSymbol &G) {
   G.Bind = sym(Winner).Bind;
   if (G.Bind == Binding::Undefined) // an alias declared without a directive still defines a visible name
     G.Bind = Binding::Global;
-  if (G.Bind == Binding::Common && MaxCommon != sym(Winner).Size)
+  if (G.Bind == Binding::Common && MaxCommon != sym(Winner).size())
     CommonSizes[uint32_t(&G - Globals.data())] = MaxCommon;
   G.Initialized = sym(Winner).Initialized || (Initialized.valid() && G.Bind == Binding::Common);
 
@@ -199,7 +199,7 @@ void ArchLink::resolveOne(GlobalSymbol &G) {
     for (SymRef D : Defs) {
       if (D == Winner || sym(D).Bind == Binding::Common)
         continue;
-      uint64_t A = sym(Winner).Size, B = sym(D).Size;
+      uint64_t A = sym(Winner).size(), B = sym(D).size();
       if (A != B && A != 0 && B != 0)
         Diags.error("size of " + Name() + " does not match (" + bytes(A) + " and " + bytes(B) + ")",
                     {DiagSite::at("defined at", site(Winner)), DiagSite::at("defined at", site(D))}, "size-mismatch");
@@ -212,7 +212,7 @@ void ArchLink::resolveOne(GlobalSymbol &G) {
     // a template beside a plain one); only a variable's size is part of what it means.
     bool IsVariable = sym(Weak.front()).Kind == SymbolKind::Variable;
     auto differs = [&](SymRef W) {
-      return contentHash(W) != H0 || (IsVariable && sym(W).Size != sym(Weak.front()).Size);
+      return contentHash(W) != H0 || (IsVariable && sym(W).size() != sym(Weak.front()).size());
     };
     size_t FirstDiffering = 1;
     while (FirstDiffering < Weak.size() && !differs(Weak[FirstDiffering]))

@@ -184,7 +184,8 @@ std::vector<CodegenUnit> ArchLink::splitForCodegen(uint64_t BatchBelowBytes) con
       N.Bind = Binding::Undefined;
       N.Section = NoSection;
       N.AliasOf = NoSymbol;
-      N.Value = 0;
+      if (N.Kind == SymbolKind::Label)
+        N.setValue(0);
       if (O < OutOrigin.size()) {
         if (const FunctionAbi *F = functionAbi(OutOrigin[O])) {
           FunctionAbi D = *F;

@@ -603,10 +603,23 @@ llvm::Error VariantReader::readPlain(ModuleVariant &V) {
       S.Bind = Binding::Common;
     else
       S.Bind = Binding::Global;
-    S.Value = Shndx == SHN_COMMON ? 0 : uint64_t(E.st_value);
-    if (S.Section == NoSection && S.AliasOf != NoSymbol)
-      S.Value = 0; // written on the aliasee's place; the model keeps only the link
-    S.Size = E.st_size;
+    // A label's offset and a variable's size share one field of the model (ObjectModel.h): our writer
+    // gives no other kind a value or a size, and one that has them is refused, not dropped. st_value is
+    // the alignment for SHN_COMMON, and an alias's is its aliasee's (the model keeps only the link).
+    const bool ValueIsPlace = Shndx != SHN_COMMON && !(S.Section == NoSection && S.AliasOf != NoSymbol);
+    const uint64_t Value = E.st_value, Size = E.st_size;
+    if (S.Kind == SymbolKind::Label) {
+      if (ValueIsPlace)
+        S.setValue(Value);
+    } else if (ValueIsPlace && Value != 0) {
+      return err(EAt + offsetof(ElfSymbol, st_value), "symbol '" + S.Name + "' has value " + llvm::Twine(Value) +
+                                                          ": only a label has one");
+    }
+    if (S.Kind == SymbolKind::Variable)
+      S.setSize(Size);
+    else if (Size != 0)
+      return err(EAt + offsetof(ElfSymbol, st_size),
+                 "symbol '" + S.Name + "' has size " + llvm::Twine(Size) + ": only a variable has one");
   }
   if (!C.ok())
     return cursorError(C);

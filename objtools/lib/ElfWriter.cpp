@@ -707,12 +707,12 @@ VariantWriter::VariantWriter(const ModuleVariant &V) : V(V) {
 ElfPlacement VariantWriter::place(const Symbol &S) const {
   uint32_t Sec = S.Section;
   ElfPlacement P;
-  P.Value = S.Value;
+  P.Value = S.value();
   if (Sec == NoSection && S.AliasOf != NoSymbol) {
     // `.alias`: a second symbol on the aliasee's place.
     const Symbol &Target = V.Symbols[S.AliasOf];
     Sec = Target.Section;
-    P.Value = Target.Value;
+    P.Value = Target.value();
   }
   P.Shndx = Sec == NoSection ? uint32_t(ELF::SHN_ABS) : ContentIndex[Sec];
   P.Special = Sec == NoSection;
@@ -865,7 +865,7 @@ void VariantWriter::elfSymbol(Bytes &Out, const Symbol &S, uint32_t Name) const 
   E.st_other = 0;
   E.st_shndx = static_cast<uint16_t>(P.extendedIndex() ? uint32_t(ELF::SHN_XINDEX) : P.Shndx);
   E.st_value = P.Value;
-  E.st_size = S.Size;
+  E.st_size = S.size();
   std::memcpy(Out.grab(sizeof(E)), &E, sizeof(E));
 }
 
@@ -1044,7 +1044,7 @@ llvm::Error writeFat(const ObjectFile &Object, llvm::raw_ostream &OS) {
       Symtab.u8(0);
       Symtab.u16(Common ? uint16_t(ELF::SHN_COMMON) : static_cast<uint16_t>(VI + 2));
       Symtab.u64(Common ? (S.Align ? S.Align : 1) : 0);
-      Symtab.u64(S.Size);
+      Symtab.u64(S.size());
     }
   uint32_t SymtabName = Strings.add(".symtab");
   uint32_t StrtabName = Strings.add(".strtab");

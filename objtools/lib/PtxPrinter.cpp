@@ -184,7 +184,7 @@ void Printer::debugSection(uint32_t Index, const Section &S) {
   for (uint32_t I = 0; I < V.Symbols.size(); ++I) {
     const Symbol &Sym = V.Symbols[I];
     if (Sym.Section == Index && Sym.Kind == SymbolKind::Label)
-      Labels.push_back({Sym.Value, I});
+      Labels.push_back({Sym.value(), I});
   }
   std::stable_sort(Labels.begin(), Labels.end(),
                    [](const auto &A, const auto &B) { return A.first < B.first; });

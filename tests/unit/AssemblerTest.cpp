@@ -195,18 +195,18 @@ TEST(AssemblerTest, BindingsAndVariableLayout) {
   EXPECT_EQ(Bind("%L1"), Binding::Local);
   const auto &Sy = A->V().Symbols;
   EXPECT_EQ(Sy[A->sym("k0")].Kind, SymbolKind::Kernel);
-  EXPECT_EQ(Sy[A->sym("buf")].Size, 40u);
+  EXPECT_EQ(Sy[A->sym("buf")].size(), 40u);
   EXPECT_EQ(Sy[A->sym("buf")].Align, 16u);
-  EXPECT_EQ(Sy[A->sym("c")].Size, 8u);
+  EXPECT_EQ(Sy[A->sym("c")].size(), 8u);
   EXPECT_TRUE(Sy[A->sym("c")].Initialized);
   EXPECT_EQ(Sy[A->sym("c")].Space, StateSpace::Global);
   EXPECT_NE(Sy[A->sym("c")].Section, NoSection);
   EXPECT_EQ(Sy[A->sym("x")].Section, NoSection);
-  EXPECT_EQ(Sy[A->sym("s")].Size, 48u);
+  EXPECT_EQ(Sy[A->sym("s")].size(), 48u);
   EXPECT_EQ(Sy[A->sym("s")].Align, 16u);
   EXPECT_EQ(Sy[A->sym("s")].Space, StateSpace::Shared);
-  EXPECT_EQ(Sy[A->sym("arr")].Size, 12u);
-  EXPECT_EQ(Sy[A->sym("smem")].Size, 0u);
+  EXPECT_EQ(Sy[A->sym("arr")].size(), 12u);
+  EXPECT_EQ(Sy[A->sym("smem")].size(), 0u);
   EXPECT_EQ(Sy[A->sym("smem")].Bind, Binding::Undefined);
   // ABI records for every function (definitions and declarations) and every variable.
   EXPECT_EQ(A->V().Functions.size(), 7u);
@@ -223,15 +223,15 @@ TEST(AssemblerTest, VariableAndParameterSizesAgree) {
                     ".global .e4m3x4 g4[3];\n.global .e2m3x2 g6;\n.global .pred gp;\n"
                     ".visible .func (.reg .pred r) f(.reg .pred p, .param .e4m3x4 q, .param .ue8m0x2 u) { ret; }\n");
   ASSERT_TRUE(A->Ok) << A->Errors;
-  EXPECT_EQ(A->V().Symbols[A->sym("g4")].Size, 12u);
+  EXPECT_EQ(A->V().Symbols[A->sym("g4")].size(), 12u);
   EXPECT_EQ(A->V().Symbols[A->sym("g4")].Align, 4u);
-  EXPECT_EQ(A->V().Symbols[A->sym("g6")].Size, 2u);
-  EXPECT_EQ(A->V().Symbols[A->sym("gp")].Size, 1u);
+  EXPECT_EQ(A->V().Symbols[A->sym("g6")].size(), 2u);
+  EXPECT_EQ(A->V().Symbols[A->sym("gp")].size(), 1u);
   ASSERT_EQ(A->V().Functions.size(), 1u);
   const FunctionAbi &F = A->V().Functions[0];
   ASSERT_EQ(F.Params.size(), 3u);
   ASSERT_EQ(F.Returns.size(), 1u);
-  EXPECT_EQ(F.Returns[0].sizeBytes(), A->V().Symbols[A->sym("gp")].Size);
+  EXPECT_EQ(F.Returns[0].sizeBytes(), A->V().Symbols[A->sym("gp")].size());
   EXPECT_EQ(F.Params[0].sizeBytes(), 1u);
   EXPECT_EQ(F.Params[1].sizeBytes(), 4u);
   EXPECT_EQ(F.Params[1].effectiveAlign(), 4u);
@@ -250,7 +250,7 @@ TEST(AssemblerTest, SplitDeclarators) {
   EXPECT_EQ(A->section("p").Contents, ".global .u64 p = f;");
   EXPECT_EQ(A->refs(A->section("p"), "f"), 1u);
   EXPECT_EQ(A->V().Symbols[A->sym("c")].Bind, Binding::Global);
-  EXPECT_EQ(A->V().Symbols[A->sym("c")].Size, 8u);
+  EXPECT_EQ(A->V().Symbols[A->sym("c")].size(), 8u);
 }
 
 TEST(AssemblerTest, ParameterizedNames) {
@@ -275,7 +275,7 @@ TEST(AssemblerTest, ParameterizedNames) {
       uint32_t S = A->sym(Name);
       ASSERT_NE(S, NoSymbol) << Name.str();
       const Symbol &Sym = A->V().Symbols[S];
-      EXPECT_EQ(Sym.Size, 4u) << Name.str();
+      EXPECT_EQ(Sym.size(), 4u) << Name.str();
       EXPECT_TRUE(A->Obj->arena().identifyObject(Sym.Name.data()).has_value()) << Name.str();
     }
     EXPECT_EQ(A->V().Symbols[A->sym("gv3")].Bind, Binding::Global);
@@ -321,7 +321,7 @@ TEST(AssemblerTest, DebugSectionsLabelsAndFileIndices) {
   const uint32_t KSec = V.Symbols[A->sym("k")].Section;
   EXPECT_EQ(V.Symbols[Begin].Kind, SymbolKind::Label);
   EXPECT_EQ(V.Symbols[Begin].Section, KSec);
-  EXPECT_TRUE(K.Contents.substr(V.Symbols[Begin].Value).starts_with("$L__func_begin0:"));
+  EXPECT_TRUE(K.Contents.substr(V.Symbols[Begin].value()).starts_with("$L__func_begin0:"));
   EXPECT_EQ(A->refs(K, "$L__func_begin0"), 1u);
   EXPECT_EQ(A->refs(K, "$L__func_end0"), 2u);
   EXPECT_EQ(V.Symbols[End].Section, KSec);
@@ -332,7 +332,7 @@ TEST(AssemblerTest, DebugSectionsLabelsAndFileIndices) {
   EXPECT_EQ(A->refs(K, "$L__info_string0"), 1u);
   uint32_t Str = A->sym("$L__info_string0");
   EXPECT_EQ(V.sectionName(V.Symbols[Str].Section), ".debug_str");
-  EXPECT_EQ(V.Symbols[Str].Value, 1u);
+  EXPECT_EQ(V.Symbols[Str].value(), 1u);
   // Debug bytes and data relocations.
   const Section &Info = A->section(".debug_info");
   EXPECT_EQ(Info.Kind, SectionKind::Debug);

@@ -72,7 +72,7 @@ void addVariable(ObjectFile &Obj, ModuleVariant &V, StringRef Name, Binding B, u
   S.Kind = SymbolKind::Variable;
   S.Bind = B;
   S.Space = StateSpace::Global;
-  S.Size = Size;
+  S.setSize(Size);
   S.Initialized = Init;
   S.Where = {3, 1};
   if (B != Binding::Undefined) {

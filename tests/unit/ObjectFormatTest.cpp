@@ -79,8 +79,8 @@ void expectSameVariant(const ModuleVariant &A, const ModuleVariant &B) {
     EXPECT_EQ(X.Bind, Y.Bind);
     EXPECT_EQ(X.Space, Y.Space);
     EXPECT_EQ(X.Section, Y.Section);
-    EXPECT_EQ(X.Value, Y.Value);
-    EXPECT_EQ(X.Size, Y.Size);
+    EXPECT_EQ(X.value(), Y.value());
+    EXPECT_EQ(X.size(), Y.size());
     EXPECT_EQ(X.Align, Y.Align);
     EXPECT_EQ(X.AliasOf, Y.AliasOf);
     EXPECT_EQ(X.Initialized, Y.Initialized);
@@ -483,6 +483,72 @@ TEST(ObjectFormat, RelocationOffsetsPast4GiBOrTheirSectionAreRefused) {
     else
       EXPECT_NE(Msg.find("relocation at offset 4294967295 outside its section"), std::string::npos) << Msg;
   }
+}
+
+/// The file offset of the `.symtab` entry named Name in Bytes (an object of one plain variant), or 0.
+uint64_t elfSymbolOffset(const std::string &Bytes, llvm::StringRef Name) {
+  llvm::ELF::Elf64_Ehdr Ehdr;
+  std::memcpy(&Ehdr, Bytes.data(), sizeof(Ehdr));
+  auto header = [&](unsigned I) {
+    llvm::ELF::Elf64_Shdr Shdr;
+    std::memcpy(&Shdr, Bytes.data() + Ehdr.e_shoff + I * sizeof(Shdr), sizeof(Shdr));
+    return Shdr;
+  };
+  for (unsigned I = 1; I < Ehdr.e_shnum; ++I) {
+    llvm::ELF::Elf64_Shdr Symtab = header(I);
+    if (Symtab.sh_type != llvm::ELF::SHT_SYMTAB)
+      continue;
+    llvm::ELF::Elf64_Shdr Strtab = header(Symtab.sh_link);
+    for (uint64_t At = Symtab.sh_offset; At < Symtab.sh_offset + Symtab.sh_size; At += sizeof(llvm::ELF::Elf64_Sym)) {
+      llvm::ELF::Elf64_Sym Sym;
+      std::memcpy(&Sym, Bytes.data() + At, sizeof(Sym));
+      if (llvm::StringRef(Bytes.data() + Strtab.sh_offset + Sym.st_name) == Name)
+        return At;
+    }
+  }
+  return 0;
+}
+
+TEST(ObjectFormat, OnlyLabelsHaveValuesAndOnlyVariablesSizes) {
+  // A symbol's offset (labels) and size (variables) share one field of the model (Symbol is 48 bytes):
+  // a value or size that the symbol's kind does not have is refused at its ELF field, not dropped.
+  const std::string Bytes = writeToString(*buildFullModel());
+  struct Case {
+    const char *Name;
+    size_t Field; // offset of st_value or st_size in the ELF symbol
+    uint64_t Patched;
+    const char *Message;
+  };
+  const Case Cases[] = {
+      {"foo", offsetof(llvm::ELF::Elf64_Sym, st_value), 8, "symbol 'foo' has value 8: only a label has one"},
+      {"gtab", offsetof(llvm::ELF::Elf64_Sym, st_value), 16, "symbol 'gtab' has value 16: only a label has one"},
+      {".debug_abbrev", offsetof(llvm::ELF::Elf64_Sym, st_value), 1,
+       "symbol '.debug_abbrev' has value 1: only a label has one"},
+      {"foo", offsetof(llvm::ELF::Elf64_Sym, st_size), 64, "symbol 'foo' has size 64: only a variable has one"},
+      {"Linfo_start", offsetof(llvm::ELF::Elf64_Sym, st_size), 4,
+       "symbol 'Linfo_start' has size 4: only a variable has one"},
+  };
+  for (const Case &C : Cases) {
+    SCOPED_TRACE(C.Message);
+    const uint64_t At = elfSymbolOffset(Bytes, C.Name);
+    ASSERT_NE(At, 0u);
+    std::string Bad = Bytes;
+    llvm::support::endian::write64le(&Bad[At + C.Field], C.Patched);
+    auto R = readFromString(Bad, "kinds.o");
+    ASSERT_FALSE(bool(R));
+    char Where[32];
+    std::snprintf(Where, sizeof(Where), "offset 0x%llX: ", static_cast<unsigned long long>(At + C.Field));
+    EXPECT_EQ(llvm::toString(R.takeError()), std::string("kinds.o: ") + Where + C.Message);
+  }
+  // What the kinds do have round-trips (a label's offset, a variable's size; RoundTripsEveryField checks
+  // every symbol), and the others read as 0.
+  auto R = readFromString(Bytes);
+  ASSERT_TRUE(bool(R)) << llvm::toString(R.takeError());
+  const ModuleVariant &V = (*R)->Variants[0];
+  EXPECT_EQ(V.Symbols[V.findSymbol("Linfo_start")].value(), 4u);
+  EXPECT_EQ(V.Symbols[V.findSymbol("Linfo_start")].size(), 0u);
+  EXPECT_EQ(V.Symbols[V.findSymbol("gtab")].size(), 16u);
+  EXPECT_EQ(V.Symbols[V.findSymbol("gtab")].value(), 0u);
 }
 
 TEST(ObjectFormat, LyingCountsDoNotAllocate) {

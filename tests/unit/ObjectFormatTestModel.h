@@ -104,18 +104,18 @@ inline std::unique_ptr<ObjectFile> buildFullModel(llvm::StringRef Arch = "sm_90"
   uint32_t Lbl = addSymbol(V, "Linfo_start", SymbolKind::Label, Binding::Local, 7);
   uint32_t FnBegin = addSymbol(V, "Lfunc_begin0", SymbolKind::Label, Binding::Local, 1);
   V.Symbols[Al].AliasOf = Foo;
-  V.Symbols[Lbl].Value = 4;
-  V.Symbols[FnBegin].Value = 60;
+  V.Symbols[Lbl].setValue(4);
+  V.Symbols[FnBegin].setValue(60);
   for (uint32_t S : {G, EVar, Com, ICom})
     V.Symbols[S].Space = StateSpace::Global;
-  V.Symbols[G].Size = 16;
+  V.Symbols[G].setSize(16);
   V.Symbols[G].Align = 4;
   V.Symbols[G].Initialized = true;
-  V.Symbols[EVar].Size = 16;
+  V.Symbols[EVar].setSize(16);
   V.Symbols[EVar].Align = 4;
-  V.Symbols[Com].Size = 8;
+  V.Symbols[Com].setSize(8);
   V.Symbols[Com].Align = 8;
-  V.Symbols[ICom].Size = 4;
+  V.Symbols[ICom].setSize(4);
   V.Symbols[ICom].Align = 4;
   V.Symbols[ICom].Initialized = true;
 

@@ -172,8 +172,8 @@ TEST(PtxPrinter, DebugSectionEdgeCases) {
   uint32_t End = addSymbol(V, "Lend", SymbolKind::Label, Binding::Local, 0);
   uint32_t Two = addSymbol(V, "Ltwo", SymbolKind::Label, Binding::Local, 0);
   uint32_t Ext = addSymbol(V, ".debug_line", SymbolKind::Section, Binding::Local); // not in this module
-  V.Symbols[End].Value = 40;
-  V.Symbols[Two].Value = 0;
+  V.Symbols[End].setValue(40);
+  V.Symbols[Two].setValue(0);
   Section S;
   S.Kind = SectionKind::Debug;
   V.labelSection(S, ".debug_str", {});

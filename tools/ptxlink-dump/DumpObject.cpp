@@ -136,7 +136,7 @@ void symbolRecords(const ObjectFile &Object, Node::Emit Emit) {
                        {"binding", bindingName(S.Bind)},
                        {"kind", kindName(S.Kind)},
                        {"space", stateSpaceName(S.Space).str()},
-                       {"size", S.Size},
+                       {"size", S.size()},
                        {"section", S.Section == NoSection ? "UND" : sectionName(V, S.Section)}};
       if (S.Align)
         J["align"] = S.Align;
@@ -231,7 +231,7 @@ void variableRecords(const ObjectFile &Object, Node::Emit Emit) {
       Node Record;
       Record.Fields = json::Object{{"variant", int64_t(VI)}, {"name", S.Name.str()},
                                    {"space", stateSpaceName(Var.Space).str()}, {"type", Var.Type.str()},
-                                   {"size", S.Size}, {"align", S.Align}, {"binding", bindingName(S.Bind)}};
+                                   {"size", S.size()}, {"align", S.Align}, {"binding", bindingName(S.Bind)}};
       Emit(Record);
     }
   }
