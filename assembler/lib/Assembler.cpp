@@ -52,7 +52,7 @@ static bool looksLikeCudaSource(StringRef Text, StringRef FileName) {
 }
 
 bool assembleInto(ObjectFile &Object, StringRef Text, StringRef FileName, DiagnosticEngine &Diags,
-                  bool TextOutlivesObject) {
+                  bool TextOutlivesObject, const MemoryBuffer *Source) {
   if (looksLikeCudaSource(Text, FileName)) {
     Diags.error(FileName, SourceLoc{},
                 "CUDA source, not PTX: compile it with `nvcc -rdc=true -ptx " + sys::path::filename(FileName) +
@@ -68,7 +68,7 @@ bool assembleInto(ObjectFile &Object, StringRef Text, StringRef FileName, Diagno
   ModuleVariant V;
   // Lowering also runs after parse errors so that its own errors (undefined names, bad aliases) are
   // reported in the same run; the variant is dropped either way.
-  Ok = lowerPtxModule(M, Object, V, D, TextOutlivesObject) && Ok;
+  Ok = lowerPtxModule(M, Object, V, D, TextOutlivesObject, Source) && Ok;
   if (!Ok || Diags.errorCount() != EngineErrors)
     return false;
   Object.Variants.push_back(std::move(V));
@@ -97,9 +97,11 @@ std::unique_ptr<ObjectFile> assembleFiles(ArrayRef<std::string> Paths, Diagnosti
     }
     std::unique_ptr<MemoryBuffer> B = std::move(*Buf);
     StringRef Text = B->getBuffer();
-    // The mapped buffer lives as long as the object, so sections can point into it.
+    const MemoryBuffer *Source = B.get();
+    // The mapped buffer lives as long as the object, so sections can point into it (and the writer can
+    // give a large one's pages back: ObjectFile::releaseSourcePages).
     Object->adopt(std::move(B));
-    if (!assembleInto(*Object, Text, Path, Diags, /*TextOutlivesObject=*/true))
+    if (!assembleInto(*Object, Text, Path, Diags, /*TextOutlivesObject=*/true, Source))
       Ok = false;
     if (Diags.limitReached())
       return nullptr;

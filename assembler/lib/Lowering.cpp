@@ -5,6 +5,7 @@
 #include "BodyChecks.h"
 #include "BodyScanner.h"
 #include "PtxParser.h"
+#include "ptxlink/InputFiles.h"
 
 #include "llvm/ADT/StringMap.h"
 
@@ -37,8 +38,9 @@ Binding definitionBinding(Linkage L) {
 
 class Lowerer {
 public:
-  Lowerer(PtxModule &M, ObjectFile &Obj, ModuleVariant &V, SourceDiags &D, bool Zero)
-      : M(M), Obj(Obj), V(V), D(D), Zero(Zero) {}
+  Lowerer(PtxModule &M, ObjectFile &Obj, ModuleVariant &V, SourceDiags &D, bool Zero,
+          const llvm::MemoryBuffer *ReleasableText)
+      : M(M), Obj(Obj), V(V), D(D), Zero(Zero), ReleasableText(ReleasableText) {}
   bool run();
 
 private:
@@ -47,6 +49,10 @@ private:
   ModuleVariant &V;
   SourceDiags &D;
   bool Zero;
+  /// A large input's file mapping (M.Text is its contents), given back to the kernel behind the last walk
+  /// (releaseTextBehind); the symbols' names are then copies (keepName). Null for any other text.
+  const llvm::MemoryBuffer *ReleasableText;
+  size_t TextReleased = 0; // M.Text before this offset has been given back
 
   SymbolNameMap SymMap{V.Symbols};
   /// Per symbol: its ABI record, an index into V.Functions (functions and kernels) or V.Variables
@@ -76,6 +82,26 @@ private:
   std::vector<uint32_t> DefinitionSymbol;
 
   StringRef keep(StringRef S) { return Zero ? S : Obj.save(S); }
+  /// A symbol's name: every later pass reads it (the name index, the writer's string table three times,
+  /// a link's resolution), so with a releasable text it is a copy, which keeps those passes off the text.
+  StringRef keepName(StringRef S) { return Zero && !ReleasableText ? S : Obj.save(S); }
+  /// The walks that read the text (declarations, then contents) each start by giving all of it back, and
+  /// give back what lies behind them as they go (releaseTextBehind): a walk faults the pages it reads in
+  /// again (from the page cache), but the text is never all resident beside the parse and the model.
+  void startTextWalk() {
+    if (!ReleasableText)
+      return;
+    releaseMappedPages(*ReleasableText, M.Text);
+    TextReleased = 0;
+  }
+  /// Gives back the text before Offset, 4 MB at a time (one call per function would cost a system call
+  /// each). The page Offset lies in is kept: the next step covers it.
+  void releaseTextBehind(size_t Offset) {
+    if (!ReleasableText || Offset < TextReleased + (size_t(4) << 20))
+      return;
+    releaseMappedPages(*ReleasableText, M.Text.slice(TextReleased, Offset));
+    TextReleased = Offset - 4096;
+  }
   /// The symbol named Name, added with the given properties if there is none yet (Added tells which).
   /// One probe of the name table: a -G module declares tens of thousands of names, and a lookup
   /// followed by an insertion was two cache misses each.
@@ -86,7 +112,7 @@ private:
     if (!Inserted)
       return Found;
     Symbol S;
-    S.Name = keep(Name);
+    S.Name = keepName(Name);
     S.Kind = K;
     S.Bind = B;
     S.Where = Where;
@@ -128,6 +154,7 @@ private:
   uint32_t declareFunction(const PtxFunction &F, FunctionAbi &A, uint32_t SectionIdx);
   void adoptFunctionAbis();
   void keepFunctionAbiStrings();
+  void keepAbiStrings(FunctionAbi &A);
   uint32_t declareVariable(const PtxVariable &Var, const PtxDeclarator &Decl, uint32_t SectionIdx);
   void declareDebugLabels(const PtxDebugSection &S, uint32_t SectionIdx);
   void declareDebugRefs();
@@ -323,23 +350,33 @@ void Lowerer::adoptFunctionAbis() {
 }
 
 /// A record's strings point into the PTX text until here (the body scanner reads parameter names by
-/// their place in the text); an object that outlives the text gets copies.
+/// their place in the text); an object that outlives the text gets copies, and so does a releasable
+/// text's (the writer reads them three times). A definition's record was copied right after its body was
+/// scanned (the last walk gives the text back behind itself); the declarations' are copied here.
 void Lowerer::keepFunctionAbiStrings() {
-  if (Zero)
+  if (Zero && !ReleasableText)
     return;
-  for (FunctionAbi &A : V.Functions) {
-    for (auto *List : {&A.Returns, &A.Params})
-      for (ParamInfo &P : *List) {
-        P.Type = keep(P.Type);
-        P.Name = keep(P.Name);
-      }
-    if (!A.Tuning->empty()) {
-      TuningInfo &T = A.Tuning.edit();
-      for (StringRef &S : T.Pragmas)
-        S = keep(S);
-      for (StringRef &S : T.Attributes)
-        S = keep(S);
+  for (FunctionAbi &A : V.Functions)
+    keepAbiStrings(A);
+}
+
+void Lowerer::keepAbiStrings(FunctionAbi &A) {
+  // With a releasable text, only strings still in the text: a definition's were copied already.
+  auto Keep = [&](StringRef S) {
+    bool InText = S.data() >= M.Text.data() && S.data() < M.Text.data() + M.Text.size();
+    return Zero && !InText ? S : Obj.save(S);
+  };
+  for (auto *List : {&A.Returns, &A.Params})
+    for (ParamInfo &P : *List) {
+      P.Type = Keep(P.Type);
+      P.Name = Keep(P.Name);
     }
+  if (!A.Tuning->empty()) {
+    TuningInfo &T = A.Tuning.edit();
+    for (StringRef &S : T.Pragmas)
+      S = Keep(S);
+    for (StringRef &S : T.Attributes)
+      S = Keep(S);
   }
 }
 
@@ -401,7 +438,7 @@ uint32_t Lowerer::declareVariable(const PtxVariable &Var, const PtxDeclarator &D
   VariableAbi A;
   A.Symbol = Sym;
   A.Space = Var.Space;
-  A.Type = keep(Var.Type);
+  A.Type = keepName(Var.Type);
   A.VectorWidth = Var.VectorWidth;
   A.ArrayDims = Decl.ArrayDims;
   A.UnsizedArray = Decl.UnsizedArray;
@@ -638,15 +675,18 @@ bool Lowerer::run() {
   V.Relocs.reserve(Named / 16 + DebugRelocs + 64); // appendRelocs says why a sixteenth
 
   // Symbols: module-scope names first (source order), then debug labels and referenced names.
+  startTextWalk();
   forEachItem([&](const PtxItem &It, uint32_t Decl, uint32_t SectionIdx) {
     uint32_t Sym = NoSymbol;
     switch (It.K) {
     case PtxItem::Function:
       Sym = declareFunction(M.Functions[It.Index], M.FunctionAbis[It.Index], SectionIdx);
+      releaseTextBehind(M.Functions[It.Index].Begin);
       break;
     case PtxItem::Variable: {
       const PtxVariable &Var = M.Variables[It.Index];
       Sym = declareVariable(Var, Var.Decls[Decl], SectionIdx);
+      releaseTextBehind(Var.Begin);
       break;
     }
     case PtxItem::Debug:
@@ -689,6 +729,7 @@ bool Lowerer::run() {
     return Sym != NoSymbol && V.Symbols[Sym].Section == SectionIdx ? Sym : NoSymbol;
   };
   bool Stopped = false;
+  startTextWalk();
   forEachItem([&](const PtxItem &It, uint32_t Decl, uint32_t SectionIdx) {
     if (Stopped || (Stopped = D.stop()))
       return;
@@ -703,12 +744,16 @@ bool Lowerer::run() {
         V.Sections[SectionIdx].Kind = SectionKind::Function;
         if (uint32_t Sym = Defines(SectionIdx); Sym != NoSymbol) {
           // The definition's own signature: declareFunction made it the symbol's record.
-          const FunctionAbi &A = V.Functions[AbiOf[Sym]];
+          FunctionAbi &A = V.Functions[AbiOf[Sym]];
           lowerFunction(F, A, Sym, SectionIdx, Scanner);
           checkFunctionBody(M.Text, F, A, [&](StringRef Name) { return SymMap.find(Name) != NoSymbol; }, D);
+          if (ReleasableText)
+            keepAbiStrings(A); // scanned: the text behind is given back next
+
         }
       }
       M.Functions.releaseBelow(It.Index); // the records behind this one are not read again
+      releaseTextBehind(F.End);
       break;
     }
     case PtxItem::Variable: {
@@ -718,6 +763,7 @@ bool Lowerer::run() {
       V.Sections[SectionIdx].Kind = SectionKind::Variable;
       if (uint32_t Sym = Defines(SectionIdx); Sym != NoSymbol)
         lowerVariable(Var, Var.Decls[Decl], Sym, SectionIdx);
+      releaseTextBehind(Var.Begin); // a declaration of several names is visited once per name
       break;
     }
     case PtxItem::Debug: {
@@ -756,8 +802,14 @@ bool Lowerer::run() {
 } // namespace
 
 bool lowerPtxModule(PtxModule &Module, ObjectFile &Object, ModuleVariant &Variant, SourceDiags &Diags,
-                    bool TextOutlivesObject) {
-  Lowerer L(Module, Object, Variant, Diags, TextOutlivesObject);
+                    bool TextOutlivesObject, const llvm::MemoryBuffer *Source) {
+  // Only a large text that outlives the object and is a whole file's mapping is given back: below
+  // LargeTextBytes the copies of the names would cost more than the pages.
+  const bool Releasable = Source && TextOutlivesObject && Module.Text.size() >= LargeTextBytes &&
+                          Source->getBufferStart() == Module.Text.data() &&
+                          Source->getBufferSize() == Module.Text.size() &&
+                          Source->getBufferKind() == llvm::MemoryBuffer::MemoryBuffer_MMap;
+  Lowerer L(Module, Object, Variant, Diags, TextOutlivesObject, Releasable ? Source : nullptr);
   return L.run();
 }
 

@@ -213,8 +213,9 @@ namespace ptxlink {
 /// symbols, relocations (scanning function bodies for every module-scope name), ABI records, files and
 /// debug sections. Section contents point into Module.Text if TextOutlivesObject, else into Object's arena.
 /// Returns false if an error was reported (Variant is then incomplete and must be dropped). Module's
-/// FunctionAbis become Variant's Functions (Module keeps the rest).
+/// FunctionAbis become Variant's Functions (Module keeps the rest). Source: see assembleInto (the
+/// buffer Module.Text is, whose pages a large module's lowering gives back behind itself).
 bool lowerPtxModule(PtxModule &Module, ObjectFile &Object, ModuleVariant &Variant, SourceDiags &Diags,
-                    bool TextOutlivesObject);
+                    bool TextOutlivesObject, const llvm::MemoryBuffer *Source = nullptr);
 
 } // namespace ptxlink

@@ -35,8 +35,12 @@ namespace ptxlink {
 /// reported to `Diags` as `file:line:col: error: ...` with the source line and a caret; returns false if
 /// any was reported (the variant is then not appended). String data is copied into Object's arena
 /// unless `TextOutlivesObject` is set, in which case section contents may point into `Text`.
+/// `Source`, when given, is the buffer whose contents `Text` is (a whole input file, which must outlive
+/// the object): if it is a read-only file mapping of at least LargeTextBytes, the lowering gives its pages
+/// back to the kernel behind itself and copies the symbols' names instead of pointing into it, so that
+/// later passes do not touch the text again (issue 15, finding 8; InputFiles.h's releaseMappedPages).
 bool assembleInto(ObjectFile &Object, llvm::StringRef Text, llvm::StringRef FileName, DiagnosticEngine &Diags,
-                  bool TextOutlivesObject = false);
+                  bool TextOutlivesObject = false, const llvm::MemoryBuffer *Source = nullptr);
 
 /// Assembles one or more PTX files into one object. Several files make a fat object: the same module
 /// for different targets (checked: they must define the same external symbols). Returns null on error.

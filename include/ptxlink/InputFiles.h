@@ -37,6 +37,13 @@ llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> readInputFile(llvm::StringRef
 /// a 430 MB object, of which a link needs only the names again (and the text of what it keeps).
 constexpr uint64_t LargeObjectBytes = uint64_t(32) << 20;
 
+/// A PTX text at least this large, mapped from a file, is given back to the kernel behind its lowering,
+/// its symbols' names being copied (assembleInto's Source): 10^6 small functions are 31 MB of text that
+/// the model needs again only for the contents of what a link keeps or an object writes, whose writer
+/// gives the pages back again behind itself (ObjectFile::releaseSourcePages). Below this size the text
+/// stays resident and the names point into it, which costs no copy.
+constexpr uint64_t LargeTextBytes = uint64_t(16) << 20;
+
 /// If Buffer is a read-only file mapping (mapInputFile's, or LLVM's), tells the kernel it may drop the
 /// pages that lie wholly inside Range (a part of Buffer): they leave the process's resident memory and are
 /// read back from the file, unchanged, if touched again. Any other buffer is left alone.

@@ -436,6 +436,10 @@ public:
   llvm::StringRef save(llvm::StringRef Text) { return Saver.save(Text); }
   /// Keeps a buffer alive for as long as the object (readers point into it).
   void adopt(std::unique_ptr<llvm::MemoryBuffer> Buffer) { Buffers.push_back(std::move(Buffer)); }
+  /// If Range lies inside one of the adopted buffers and that buffer is a read-only file mapping, gives
+  /// the kernel back the whole pages of Range (releaseMappedPages): a writer that has copied section
+  /// contents out of a large input calls this behind itself. Anything else is left alone.
+  void releaseSourcePages(llvm::StringRef Range) const;
   llvm::BumpPtrAllocator &arena() { return Arena; }
 
 private:

@@ -117,7 +117,7 @@ std::unique_ptr<ObjectFile> objectFromBuffer(std::unique_ptr<MemoryBuffer> Buffe
   }
   auto Obj = std::make_unique<ObjectFile>();
   LocalDiags Local;
-  bool Ok = assembleInto(*Obj, Bytes, DisplayName, Local.Engine, /*TextOutlivesObject=*/true);
+  bool Ok = assembleInto(*Obj, Bytes, DisplayName, Local.Engine, /*TextOutlivesObject=*/true, Buffer.get());
   for (const Diagnostic &D : Local.Engine.recorded())
     Out.push_back(D);
   if (!Ok)

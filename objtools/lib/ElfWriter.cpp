@@ -642,11 +642,13 @@ struct ElfPlacement {
 /// past 0xff00, `.symtab_shndx`; the section header table last.
 class VariantWriter {
 public:
-  explicit VariantWriter(const ModuleVariant &V);
+  /// Source: the object V belongs to, whose large input text (if any) is given back behind the writer.
+  VariantWriter(const ModuleVariant &V, const ObjectFile *Source);
   void write(llvm::raw_ostream &OS);
 
 private:
   const ModuleVariant &V;
+  const ObjectFile *Source;
   std::vector<uint32_t> ContentIndex; // per model section: ELF index of its content section
   std::vector<uint32_t> ElfSym;       // per model symbol: its `.symtab` index
   uint32_t FirstTable = 0;            // ELF index of `.ptxlink.sections`; the other tables follow it
@@ -673,7 +675,7 @@ private:
   void elfSymbol(Bytes &Out, const Symbol &S, uint32_t Name) const;
 };
 
-VariantWriter::VariantWriter(const ModuleVariant &V) : V(V) {
+VariantWriter::VariantWriter(const ModuleVariant &V, const ObjectFile *Source) : V(V), Source(Source) {
   const size_t NSec = V.Sections.size(), NSym = V.Symbols.size();
   // ELF indices: the note, then each content section followed by its relocations, then the tables.
   ContentIndex.resize(NSec);
@@ -909,8 +911,24 @@ void VariantWriter::write(llvm::raw_ostream &OS) {
   writeElfHeader(B, ShOff, cudaMachineFlags(V.Target), numElfSections(), strtabIndex());
   startSection(4);
   B.raw(Note.str());
+  // The contents point into the input text (ptxlink-as) or into this object's arena. Every 4096 sections
+  // the text behind them is given back (a large input's lowering already gave it back once: written, it
+  // is read again here, and would otherwise all be resident again at the end). The range covers the
+  // sections written since the last time; it must lie inside one buffer, which a range that mixes text
+  // and arena copies does not, and is then skipped.
+  const char *Lo = nullptr, *Hi = nullptr;
+  size_t Since = 0;
   for (const Section &S : V.Sections) {
     Out.external(S.Contents);
+    if (Source && !S.Contents.empty()) {
+      Lo = Lo ? std::min(Lo, S.Contents.data()) : S.Contents.data();
+      Hi = std::max(Hi, S.Contents.data() + S.Contents.size());
+      if (++Since == 4096) {
+        Source->releaseSourcePages(llvm::StringRef(Lo, size_t(Hi - Lo)));
+        Lo = Hi = nullptr;
+        Since = 0;
+      }
+    }
     if (V.relocs(S).empty())
       continue;
     startSection(8);
@@ -997,10 +1015,10 @@ void VariantWriter::write(llvm::raw_ostream &OS) {
   Out.flush();
 }
 
-llvm::Error writeVariant(const ModuleVariant &V, llvm::raw_ostream &OS) {
+llvm::Error writeVariant(const ModuleVariant &V, llvm::raw_ostream &OS, const ObjectFile *Source = nullptr) {
   if (llvm::Error E = validate(V))
     return E;
-  VariantWriter(V).write(OS);
+  VariantWriter(V, Source).write(OS);
   return llvm::Error::success();
 }
 
@@ -1059,7 +1077,7 @@ llvm::Error writeFat(const ObjectFile &Object, llvm::raw_ostream &OS) {
 
 llvm::Error writeObject(const ObjectFile &Object, llvm::raw_ostream &OS) {
   if (Object.Variants.size() == 1)
-    return writeVariant(Object.Variants.front(), OS);
+    return writeVariant(Object.Variants.front(), OS, &Object);
   return writeFat(Object, OS);
 }
 

@@ -12,6 +12,7 @@
 
 #include "ptxlink/Archive.h"
 #include "ptxlink/InputFiles.h"
+#include "ptxlink/ObjectModel.h"
 #include "ptxlink/ObjectFormat.h"
 #include "ptxlink/ProcessMemory.h"
 
@@ -84,6 +85,14 @@ void releaseMappedPages(const llvm::MemoryBuffer &Buffer, llvm::StringRef Range)
   if (Buffer.getBufferKind() != llvm::MemoryBuffer::MemoryBuffer_MMap || Range.empty())
     return;
   discardWholePages(Range.data(), Range.size());
+}
+
+void ObjectFile::releaseSourcePages(llvm::StringRef Range) const {
+  for (const std::unique_ptr<llvm::MemoryBuffer> &B : Buffers)
+    if (Range.data() >= B->getBufferStart() && Range.data() + Range.size() <= B->getBufferEnd()) {
+      releaseMappedPages(*B, Range);
+      return;
+    }
 }
 
 } // namespace ptxlink
