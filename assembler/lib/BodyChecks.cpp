@@ -80,7 +80,7 @@ size_t nextOperandByteThatMatters(const char *B, size_t I, size_t End) {
 
 } // namespace
 
-void checkFunctionBody(StringRef Text, const PtxFunction &F, const FunctionAbi &Abi,
+void checkFunctionBody(StringRef Text, const PtxFunction &F, const FunctionSignature &Abi,
                        function_ref<bool(StringRef)> IsModuleName, SourceDiags &Diags) {
   const char *B = Text.data();
   size_t I = F.BodyBegin + 1, End = F.End - 1;

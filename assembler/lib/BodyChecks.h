@@ -20,7 +20,7 @@ namespace ptxlink {
 /// Checks F's body (F must have one) in Text; reports each problem once per name, at its first use.
 /// Abi: F's signature (its parameters are names the body may use). IsModuleName(N): N is a module-scope
 /// symbol (which a body may name like a register: `%g`).
-void checkFunctionBody(llvm::StringRef Text, const PtxFunction &F, const FunctionAbi &Abi,
+void checkFunctionBody(llvm::StringRef Text, const PtxFunction &F, const FunctionSignature &Abi,
                        llvm::function_ref<bool(llvm::StringRef)> IsModuleName, SourceDiags &Diags);
 
 } // namespace ptxlink

@@ -355,7 +355,7 @@ struct BodyScanner::Statement {
   }
 };
 
-void BodyScanner::scan(const PtxFunction &F, const FunctionAbi &Abi, uint32_t SecIdx, uint32_t FuncSym, std::vector<Relocation> &Out,
+void BodyScanner::scan(const PtxFunction &F, const FunctionSignature &Abi, uint32_t SecIdx, uint32_t FuncSym, std::vector<Relocation> &Out,
                        std::vector<PrototypeAbi> &Protos, bool KeepStrings, ObjectFile &Obj) {
   // The steps of one body; each says what is fixed after it.
   startBody(F, SecIdx, Out);
@@ -387,7 +387,7 @@ void BodyScanner::startBody(const PtxFunction &F, uint32_t SecIdx, std::vector<R
   Known = BodyStart;
 }
 
-void BodyScanner::declareParameters(const FunctionAbi &Abi) {
+void BodyScanner::declareParameters(const FunctionSignature &Abi) {
   // Parameter names are locals of the whole body (and may be what debug data points at).
   for (const auto *List : {&Abi.Returns, &Abi.Params})
     for (const ParamInfo &P : *List)

@@ -61,7 +61,7 @@ public:
   /// body's `.callprototype` records to Protos (their CallTargets are the functions named in the body's
   /// `.calltargets` lists).
   /// Abi: F's signature (its parameter names still pointing into Text).
-  void scan(const PtxFunction &F, const FunctionAbi &Abi, uint32_t SectionIdx, uint32_t FuncSym,
+  void scan(const PtxFunction &F, const FunctionSignature &Abi, uint32_t SectionIdx, uint32_t FuncSym,
             std::vector<Relocation> &Relocs, std::vector<PrototypeAbi> &Protos, bool KeepStrings, ObjectFile &Obj);
 
 private:
@@ -72,7 +72,7 @@ private:
 
   // The steps of scan(), in order.
   void startBody(const PtxFunction &F, uint32_t SectionIdx, std::vector<Relocation> &Out);
-  void declareParameters(const FunctionAbi &Abi);
+  void declareParameters(const FunctionSignature &Abi);
   void scanStatements(const PtxFunction &F, uint32_t FuncSym, std::vector<PrototypeAbi> &Protos, bool KeepStrings,
                       ObjectFile &Obj);
   void resolveLabelUses(const PtxFunction &F);

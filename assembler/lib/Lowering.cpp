@@ -80,6 +80,9 @@ private:
   StringMap<DebugSectionPlace> FirstDebugSection;
   /// Per section: the symbol its definition declared (NoSymbol if none), until the section is made.
   std::vector<uint32_t> DefinitionSymbol;
+  /// Set when a definition's lists are not as long as its declaration's (an error): adoptFunctionAbis
+  /// then cannot close the table's gaps in place.
+  bool ListsResized = false;
 
   StringRef keep(StringRef S) { return Zero ? S : Obj.save(S); }
   /// A symbol's name: every later pass reads it (the name index, the writer's string table three times,
@@ -191,7 +194,7 @@ private:
       }
     }
   }
-  void lowerFunction(const PtxFunction &F, const FunctionAbi &A, uint32_t Sym, uint32_t SectionIdx,
+  void lowerFunction(const PtxFunction &F, const FunctionSignature &A, uint32_t Sym, uint32_t SectionIdx,
                      BodyScanner &Scanner);
   void lowerVariable(const PtxVariable &Var, const PtxDeclarator &Decl, uint32_t Sym, uint32_t SectionIdx);
   void lowerDebug(const PtxDebugSection &S, ArrayRef<uint32_t> FixupSymbols, uint32_t SectionIdx);
@@ -296,6 +299,9 @@ uint32_t Lowerer::declareFunction(const PtxFunction &F, FunctionAbi &A, uint32_t
     }
   }
   Symbol &S = V.Symbols[Sym];
+  // The symbol's place until now: its first declaration's, the place of the record it has (a record's
+  // place is its symbol's: FunctionAbi).
+  const Loc Declared = S.Where;
   if (F.HasBody) {
     S.Section = SectionIdx;
     S.Bind = definitionBinding(F.Link);
@@ -311,42 +317,71 @@ uint32_t Lowerer::declareFunction(const PtxFunction &F, FunctionAbi &A, uint32_t
     FunctionAbi &Old = M.FunctionAbis[AbiOf[Sym]];
     // Compared field by field (every declared-then-defined function comes here; building a text key
     // per parameter with Twine was ~10% of the assembler's instructions on a generated module).
-    auto SameShape = [](const ParamList &X, const ParamList &Y) {
+    auto SameShape = [](ArrayRef<ParamInfo> X, ArrayRef<ParamInfo> Y) {
       return std::equal(X.begin(), X.end(), Y.begin(), Y.end(), [](const ParamInfo &P, const ParamInfo &Q) {
         return P.Space == Q.Space && P.Type == Q.Type && P.VectorWidth == Q.VectorWidth && P.Align == Q.Align &&
                P.UnsizedArray == Q.UnsizedArray && ArrayRef<uint64_t>(P.ArrayDims) == ArrayRef<uint64_t>(Q.ArrayDims);
       });
     };
-    if (!SameShape(Old.Returns, A.Returns) || !SameShape(Old.Params, A.Params))
+    if (!SameShape(M.returns(Old), M.returns(A)) || !SameShape(M.params(Old), M.params(A)))
       D.error(F.NameOffset, F.NameLoc,
-              "definition of '" + F.Name + "' does not match its declaration at line " + Twine(Old.Where.Line));
+              "definition of '" + F.Name + "' does not match its declaration at line " + Twine(Declared.Line));
+    // The definition's lists take the place of the declaration's: as long as they are as long (always,
+    // but in a module with an error), adoptFunctionAbis can close the gaps in place.
+    ListsResized |= Old.ReturnCount != A.ReturnCount || Old.ParamCount != A.ParamCount;
     A.Symbol = Sym;
-    Old = std::move(A);
-    A.Symbol = NoSymbol; // moved from: dropped
+    Old = A;
+    A.Symbol = NoSymbol; // dropped
   }
   return Sym;
 }
 
 /// The records declareFunction kept, in order, become V.Functions (moved, not copied: the parser's
-/// table of signatures is the object's), and AbiOf follows them.
+/// table of signatures is the object's), and AbiOf follows them. Their lists and extras go with them, the
+/// dropped records' taken out.
 void Lowerer::adoptFunctionAbis() {
   std::vector<FunctionAbi> &Abis = M.FunctionAbis;
+  std::vector<ParamInfo> &Params = M.Params;
   std::vector<uint32_t> NewIndex(Abis.size(), ~0u);
-  size_t Kept = 0;
+  // Kept records' lists, in record order, closing the gaps of dropped ones. In place: a kept record's
+  // lists never start before where they go (they are its own, or its definition's, parsed later, and as
+  // long), nor where a later record's go. Else (a module with an error) into a new table.
+  std::vector<ParamInfo> Fresh;
+  std::vector<FunctionExtra> Extras;
+  size_t Kept = 0, ParamsKept = 0;
   for (size_t I = 0; I < Abis.size(); ++I) {
     if (Abis[I].Symbol == NoSymbol)
       continue;
     NewIndex[I] = static_cast<uint32_t>(Kept);
-    if (I != Kept)
-      Abis[Kept] = std::move(Abis[I]);
-    ++Kept;
+    FunctionAbi A = Abis[I];
+    const size_t N = size_t(A.ReturnCount) + A.ParamCount;
+    auto From = Params.begin() + A.ParamBegin;
+    if (ListsResized)
+      Fresh.insert(Fresh.end(), std::make_move_iterator(From), std::make_move_iterator(From + N));
+    else if (A.ParamBegin != ParamsKept)
+      std::move(From, From + N, Params.begin() + ParamsKept);
+    A.ParamBegin = static_cast<uint32_t>(ParamsKept);
+    ParamsKept += N;
+    if (A.Extra != NoExtra) {
+      Extras.push_back(std::move(M.FunctionExtras[A.Extra]));
+      A.Extra = static_cast<uint32_t>(Extras.size() - 1);
+    }
+    Abis[Kept++] = A;
   }
   Abis.erase(Abis.begin() + Kept, Abis.end());
+  if (ListsResized)
+    Params = std::move(Fresh);
+  else
+    Params.erase(Params.begin() + ParamsKept, Params.end());
   for (uint32_t Sym = 0; Sym < AbiOf.size(); ++Sym)
     if (AbiOf[Sym] != ~0u && V.Symbols[Sym].Kind != SymbolKind::Variable)
       AbiOf[Sym] = NewIndex[AbiOf[Sym]];
   V.Functions = std::move(Abis);
+  V.Params = std::move(Params);
+  V.FunctionExtras = std::move(Extras);
   Abis.clear();
+  Params.clear();
+  M.FunctionExtras = {};
 }
 
 /// A record's strings point into the PTX text until here (the body scanner reads parameter names by
@@ -366,21 +401,18 @@ void Lowerer::keepAbiStrings(FunctionAbi &A) {
     bool InText = S.data() >= M.Text.data() && S.data() < M.Text.data() + M.Text.size();
     return Zero && !InText ? S : Obj.save(S);
   };
-  for (auto *List : {&A.Returns, &A.Params})
-    for (ParamInfo &P : *List) {
-      P.Type = Keep(P.Type);
-      P.Name = Keep(P.Name);
-    }
-  if (!A.Tuning->empty()) {
-    TuningInfo &T = A.Tuning.edit();
+  for (ParamInfo &P : MutableArrayRef<ParamInfo>(V.Params).slice(A.ParamBegin, size_t(A.ReturnCount) + A.ParamCount)) {
+    P.Type = Keep(P.Type);
+    P.Name = Keep(P.Name);
+  }
+  if (A.Extra != NoExtra) {
+    TuningInfo &T = V.FunctionExtras[A.Extra].Tuning;
     for (StringRef &S : T.Pragmas)
       S = Keep(S);
     for (StringRef &S : T.Attributes)
       S = Keep(S);
   }
 }
-
-
 
 static uint64_t product(ArrayRef<uint64_t> Dims) {
   uint64_t P = 1;
@@ -528,7 +560,7 @@ void Lowerer::lowerAlias(const PtxAlias &A) {
   Symbol &Al = V.Symbols[AS];
   if (AbiOf[AS] != ~0u && AbiOf[BS] != ~0u) {
     const FunctionAbi &X = V.Functions[AbiOf[AS]], &Y = V.Functions[AbiOf[BS]];
-    auto Same = [](const ParamList &P, const ParamList &Q) {
+    auto Same = [](ArrayRef<ParamInfo> P, ArrayRef<ParamInfo> Q) {
       if (P.size() != Q.size())
         return false;
       for (size_t I = 0; I < P.size(); ++I)
@@ -537,11 +569,14 @@ void Lowerer::lowerAlias(const PtxAlias &A) {
           return false;
       return true;
     };
-    if (!Same(X.Returns, Y.Returns) || !Same(X.Params, Y.Params)) {
+    if (!Same(V.returns(X), V.returns(Y)) || !Same(V.params(X), V.params(Y))) {
       D.error(A.AliasOffset, A.AliasLoc, "prototype of alias '" + A.Alias + "' does not match '" + A.Aliasee + "'");
       return;
     }
   }
+  // The alias's ABI record keeps its declaration's place; the symbol's becomes the `.alias` directive.
+  if (AbiOf[AS] != ~0u)
+    V.pinFunctionWhere(V.Functions[AbiOf[AS]]);
   Al.AliasOf = BS;
   Al.Section = Target.Section;
   Al.Bind = DeclLink[AS] == Linkage::Weak ? Binding::Weak
@@ -550,7 +585,7 @@ void Lowerer::lowerAlias(const PtxAlias &A) {
   Al.Where = A.Loc;
 }
 
-void Lowerer::lowerFunction(const PtxFunction &F, const FunctionAbi &A, uint32_t Sym, uint32_t SectionIdx,
+void Lowerer::lowerFunction(const PtxFunction &F, const FunctionSignature &A, uint32_t Sym, uint32_t SectionIdx,
                             BodyScanner &Scanner) {
   Section &Sec = V.Sections[SectionIdx];
   Sec.Symbol = Sym;
@@ -745,8 +780,9 @@ bool Lowerer::run() {
         if (uint32_t Sym = Defines(SectionIdx); Sym != NoSymbol) {
           // The definition's own signature: declareFunction made it the symbol's record.
           FunctionAbi &A = V.Functions[AbiOf[Sym]];
-          lowerFunction(F, A, Sym, SectionIdx, Scanner);
-          checkFunctionBody(M.Text, F, A, [&](StringRef Name) { return SymMap.find(Name) != NoSymbol; }, D);
+          const FunctionSignature Signature = V.signature(A);
+          lowerFunction(F, Signature, Sym, SectionIdx, Scanner);
+          checkFunctionBody(M.Text, F, Signature, [&](StringRef Name) { return SymMap.find(Name) != NoSymbol; }, D);
           if (ReleasableText)
             keepAbiStrings(A); // scanned: the text behind is given back next
 

@@ -214,7 +214,9 @@ private:
   bool parseSection();
   bool parseLegacyDwarf();
   bool parseAttribute(StringList &Out);
-  bool parseParamList(ParamList &Out, StringRef What);
+  /// Appends the list's parameters to Out (a prototype's ParamList, or the module's table of function
+  /// parameters, PtxModule::Params).
+  template <typename List> bool parseParamList(List &Out, StringRef What);
   bool parseParam(ParamInfo &P);
   bool fastParam(ParamInfo &P);
   bool parseDims(SmallVectorImpl<uint64_t> &Dims, bool &Unsized);
@@ -654,7 +656,7 @@ bool Parser::parseParam(ParamInfo &P) {
   return true;
 }
 
-bool Parser::parseParamList(ParamList &Out, StringRef What) {
+template <typename List> bool Parser::parseParamList(List &Out, StringRef What) {
   // The message is built only on error: this runs twice per function, on the hot path.
   if (!Tok.isPunct('('))
     return errorAfterPrev("expected '(' to open the " + What + ", found " + describe(Tok));
@@ -663,7 +665,9 @@ bool Parser::parseParamList(ParamList &Out, StringRef What) {
     advance();
     return true;
   }
-  Out.reserve(4); // most lists are short: avoid the 1 -> 2 -> 4 regrowth (each moves every ParamInfo)
+  const size_t First = Out.size();
+  if constexpr (std::is_same_v<List, ParamList>)
+    Out.reserve(4); // most lists are short: avoid the 1 -> 2 -> 4 regrowth (each moves every ParamInfo)
   while (true) {
     ParamInfo P;
     if (!parseParam(P))
@@ -679,7 +683,7 @@ bool Parser::parseParamList(ParamList &Out, StringRef What) {
     }
     return errorHere("expected ',' or ')' in " + What + ", found " + describe(Tok));
   }
-  for (size_t I = 0; I + 1 < Out.size(); ++I)
+  for (size_t I = First; I + 1 < Out.size(); ++I)
     if (Out[I].UnsizedArray)
       return error(Tok, "only the last parameter may be an unsized array");
   return true;
@@ -703,27 +707,44 @@ bool Parser::parseTriple(std::optional<std::array<uint32_t, 3>> &Out, StringRef 
 bool Parser::parseFunction(Linkage Link) {
   noteItem();
   PtxFunction F;
-  FunctionAbi A; // the signature (PtxModule::FunctionAbis)
+  FunctionAbi A; // the signature (PtxModule::FunctionAbis; its place is F.Loc, its symbol's)
+  // Its lists go straight into the module's table, its tuning directives (rare) into T; a function that
+  // is not kept (a syntax error, an unterminated body) takes its parameters back out of the table.
+  TuningInfo T;
+  struct TakeBackParams {
+    std::vector<ParamInfo> &Table;
+    size_t Size;
+    bool Kept = false;
+    ~TakeBackParams() {
+      if (!Kept)
+        Table.erase(Table.begin() + static_cast<ptrdiff_t>(Size), Table.end());
+    }
+  } ParamsOfThis{M.Params, M.Params.size()};
+  A.ParamBegin = static_cast<uint32_t>(M.Params.size());
   F.Link = Link;
   F.IsKernel = A.IsKernel = Tok.Text == ".entry";
   F.Begin = static_cast<uint32_t>(Tok.Offset);
-  F.Loc = A.Where = Tok.Loc;
+  F.Loc = Tok.Loc;
   advance();
   while (Tok.isDirective(".attribute"))
-    if (!parseAttribute(A.Tuning.edit().Attributes))
+    if (!parseAttribute(T.Attributes))
       return false;
   if (Tok.isPunct('(')) {
     if (F.IsKernel)
       return errorHere("a kernel (.entry) cannot have return parameters");
-    if (!parseParamList(A.Returns, "return parameter list"))
+    if (!parseParamList(M.Params, "return parameter list"))
       return false;
   }
+  A.ReturnCount = static_cast<uint32_t>(M.Params.size() - A.ParamBegin);
   size_t NameOffset = 0;
   if (!parseName(F.Name, NameOffset, F.NameLoc, F.IsKernel ? "a kernel name" : "a function name"))
     return false;
   F.NameOffset = static_cast<uint32_t>(NameOffset);
-  if (Tok.isPunct('(') && !parseParamList(A.Params, "parameter list"))
+  if (Tok.isPunct('(') && !parseParamList(M.Params, "parameter list"))
     return false;
+  // A module's text is below 4 GiB (MaxPtxModuleBytes) and a parameter takes more than one byte of it,
+  // so the table's positions fit the record's 32 bits.
+  A.ParamCount = static_cast<uint32_t>(M.Params.size() - A.ParamBegin - A.ReturnCount);
   F.HeaderEnd = static_cast<uint32_t>(PrevEnd);
   bool EndedWithPragma = false;
   while (Tok.is(TokKind::Directive) && !startsModuleItem(Tok.Text)) {
@@ -745,47 +766,47 @@ bool Parser::parseFunction(Linkage Link) {
     if (Dir == ".noreturn") {
       if (!FuncOnly())
         return false;
-      if (!A.Returns.empty())
+      if (A.ReturnCount != 0)
         return error(DirTok, ".noreturn cannot be applied to a function with return parameters");
       A.NoReturn = true;
     } else if (Dir == ".abi_preserve" || Dir == ".abi_preserve_control") {
       if (!FuncOnly() || !parseU32(V, "a register count"))
         return false;
-      (Dir == ".abi_preserve" ? A.Tuning.edit().AbiPreserve : A.Tuning.edit().AbiPreserveControl) = V;
+      (Dir == ".abi_preserve" ? T.AbiPreserve : T.AbiPreserveControl) = V;
     } else if (Dir == ".maxnreg") {
       if (!parseU32(V, "a register count"))
         return false;
-      A.Tuning.edit().MaxNReg = V;
+      T.MaxNReg = V;
     } else if (Dir == ".maxntid") {
-      if (!parseTriple(A.Tuning.edit().MaxNTid, "a thread count"))
+      if (!parseTriple(T.MaxNTid, "a thread count"))
         return false;
     } else if (Dir == ".reqntid") {
-      if (!parseTriple(A.Tuning.edit().ReqNTid, "a thread count"))
+      if (!parseTriple(T.ReqNTid, "a thread count"))
         return false;
     } else if (Dir == ".minnctapersm" || Dir == ".maxnctapersm") {
       if (!parseU32(V, "a CTA count"))
         return false;
-      (Dir == ".minnctapersm" ? A.Tuning.edit().MinNCtaPerSm : A.Tuning.edit().MaxNCtaPerSm) = V;
+      (Dir == ".minnctapersm" ? T.MinNCtaPerSm : T.MaxNCtaPerSm) = V;
     } else if (Dir == ".reqnctapercluster") {
-      if (!KernelOnly() || !parseTriple(A.Tuning.edit().ReqNCtaPerCluster, "a CTA count"))
+      if (!KernelOnly() || !parseTriple(T.ReqNCtaPerCluster, "a CTA count"))
         return false;
     } else if (Dir == ".explicitcluster") {
       if (!KernelOnly())
         return false;
-      A.Tuning.edit().ExplicitCluster = true;
+      T.ExplicitCluster = true;
     } else if (Dir == ".maxclusterrank") {
       if (!KernelOnly() || !parseU32(V, "a CTA count"))
         return false;
-      A.Tuning.edit().MaxClusterRank = V;
+      T.MaxClusterRank = V;
     } else if (Dir == ".blocksareclusters") {
       if (!KernelOnly())
         return false;
-      A.Tuning.edit().BlocksAreClusters = true;
+      T.BlocksAreClusters = true;
     } else if (Dir == ".pragma") {
       while (true) {
         if (!Tok.is(TokKind::String))
           return errorHere("expected a string after .pragma, found " + describe(Tok));
-        A.Tuning.edit().Pragmas.push_back(Tok.Text.drop_front().drop_back());
+        T.Pragmas.push_back(Tok.Text.drop_front().drop_back());
         advance();
         if (!Tok.isPunct(','))
           break;
@@ -836,7 +857,12 @@ bool Parser::parseFunction(Linkage Link) {
     D.error(F.Begin, F.Loc, "an .extern function cannot have a body");
   M.Items.push_back({PtxItem::Function, static_cast<uint32_t>(M.Functions.size())});
   M.Functions.push_back(std::move(F));
-  M.FunctionAbis.push_back(std::move(A));
+  if (!T.empty()) {
+    A.Extra = static_cast<uint32_t>(M.FunctionExtras.size());
+    M.FunctionExtras.push_back({std::move(T), std::nullopt});
+  }
+  ParamsOfThis.Kept = true;
+  M.FunctionAbis.push_back(A);
   return true;
 }
 

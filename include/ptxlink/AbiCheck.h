@@ -95,8 +95,9 @@ struct AbiFinding {
 };
 
 /// Compares two function signatures; A and B name the sides in Detail texts ("the declaration").
-/// Returns the findings in a fixed order (counts, returns, params, attributes); empty if they agree.
-std::vector<AbiFinding> compareFunctionAbi(const FunctionAbi &A, const FunctionAbi &B, llvm::StringRef NameA,
+/// Returns the findings in a fixed order (counts, returns, params, attributes); empty if they agree. Each
+/// side is read from its own variant: V.signature(F).
+std::vector<AbiFinding> compareFunctionAbi(const FunctionSignature &A, const FunctionSignature &B, llvm::StringRef NameA,
                                            llvm::StringRef NameB, AbiRelation Relation);
 /// Same for variable layouts.
 std::vector<AbiFinding> compareVariableAbi(const VariableAbi &A, const VariableAbi &B, llvm::StringRef NameA,

@@ -85,7 +85,8 @@ void printVariableDeclPtx(llvm::raw_ostream &OS, const VariableAbi &Variable, ll
 /// linked module's `.extern` declarations), the ABI diagnostics and ptxlink-dump share:
 /// `<Linkage>.func .attribute(.unified(...)) (.reg .b32 r) f (.param .b32 a) .noreturn .abi_preserve 4`.
 /// Linkage is a linkageDirective() (or ""); the parameter list is left out of `.func f` without any.
-void printFunctionDeclPtx(llvm::raw_ostream &OS, const FunctionAbi &Function, llvm::StringRef Name,
+/// (Function: V.signature(F) of the record's variant V.)
+void printFunctionDeclPtx(llvm::raw_ostream &OS, const FunctionSignature &Function, llvm::StringRef Name,
                           llvm::StringRef Linkage);
 /// A `.callprototype` as PTX, without the final ';': `proto: .callprototype (.param .b32 _) _ (.param .b64 _)`.
 void printCallPrototypePtx(llvm::raw_ostream &OS, const PrototypeAbi &Prototype);

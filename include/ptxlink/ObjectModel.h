@@ -235,60 +235,51 @@ struct TuningInfo {
   }
 };
 
-/// The tuning directives of one function, kept out of line: nearly every function has none, and inline
-/// they were half of a FunctionAbi (112 of 224 bytes; a module of 10^6 small functions held 112 MB of
-/// empty optionals). Copies are deep, so FunctionAbi keeps value semantics.
-class OutOfLineTuning {
-public:
-  OutOfLineTuning() = default;
-  OutOfLineTuning(const OutOfLineTuning &O) : Ptr(O.Ptr ? std::make_unique<TuningInfo>(*O.Ptr) : nullptr) {}
-  OutOfLineTuning(OutOfLineTuning &&) noexcept = default;
-  OutOfLineTuning &operator=(const OutOfLineTuning &O) {
-    if (this != &O)
-      Ptr = O.Ptr ? std::make_unique<TuningInfo>(*O.Ptr) : nullptr;
-    return *this;
-  }
-  OutOfLineTuning &operator=(OutOfLineTuning &&) noexcept = default;
-  /// Stores T (nothing at all when T has no directive).
-  OutOfLineTuning &operator=(TuningInfo T) {
-    Ptr = T.empty() ? nullptr : std::make_unique<TuningInfo>(std::move(T));
-    return *this;
-  }
-
-  /// The directives; an empty TuningInfo when the function has none.
-  const TuningInfo &get() const { return Ptr ? *Ptr : empty(); }
-  const TuningInfo *operator->() const { return &get(); }
-  /// For filling in (allocates on first use).
-  TuningInfo &edit() {
-    if (!Ptr)
-      Ptr = std::make_unique<TuningInfo>();
-    return *Ptr;
-  }
-
-private:
-  std::unique_ptr<TuningInfo> Ptr;
-  static const TuningInfo &empty() {
-    static const TuningInfo None;
-    return None;
-  }
+/// The rare parts of a function's ABI record, kept out of line in ModuleVariant::FunctionExtras: nearly
+/// every function has none of them (inline, the tuning directives alone were half of a 224-byte record).
+struct FunctionExtra {
+  TuningInfo Tuning;
+  /// The record's place when it is not its symbol's (ModuleVariant::functionWhere): an alias declared as a
+  /// function before its `.alias` directive (the symbol's place is the directive), or an object that says
+  /// so. Kept as read, so that an object written again is the same bytes.
+  std::optional<Loc> Where;
 };
 
-/// Structured signature of a function or kernel (also of declarations seen only as .extern). A module
-/// holds one per function, so rare parts live out of line (Tuning, with the `.abi_preserve` counts and
-/// the `.attribute`s), the flags share one word and the lists are 16-byte SmallVectors (56 bytes).
+constexpr uint32_t NoExtra = ~0u;
+
+/// Structured signature of a function or kernel (also of declarations seen only as .extern). 24 bytes: a
+/// module of 10^6 small functions holds one per function, and every tool holds all of them (issue 15,
+/// finding 8). So the record holds indexes only, into tables of the variant it belongs to:
+///  - its return values and parameters are ModuleVariant::Params[ParamBegin, +ReturnCount) and then
+///    ParamCount more, read with V.returns(F) / V.params(F) (most functions have neither: no heap block);
+///  - its tuning directives, `.abi_preserve` counts and `.attribute`s, and its place when that is not its
+///    symbol's, are ModuleVariant::FunctionExtras[Extra] (NoExtra for nearly every function), read with
+///    V.tuning(F) and V.functionWhere(F);
+///  - its place is otherwise its symbol's Where (the defining, else first declaring, directive: the one
+///    this record was made from).
+/// The indexes belong to the variant the record is in: a record copied into another variant is copied with
+/// V.copyFunction, which copies its lists and extras too.
 struct FunctionAbi {
   uint32_t Symbol = NoSymbol;
+  uint32_t ParamBegin = 0;
+  uint32_t ReturnCount = 0;
+  uint32_t ParamCount = 0;
+  uint32_t Extra = NoExtra;
   bool IsKernel = false;
   bool HasBody = false;
-  bool NoReturn = false; // beside the other flags: after Params it cost 8 bytes of padding per function
-  ParamList Returns;
-  ParamList Params;
-  /// Tuning directives, `.abi_preserve` counts and `.attribute`s: read with Tuning->MaxNReg, fill with
-  /// Tuning.edit().
-  OutOfLineTuning Tuning;
-  Loc Where;
+  bool NoReturn = false;
 };
-static_assert(sizeof(FunctionAbi) <= 56, "a module of 10^6 small functions holds one per function");
+static_assert(sizeof(FunctionAbi) == 24, "FunctionAbi is 24 bytes: a module of 10^6 functions holds one per function");
+
+/// A function's signature as its variant holds it, in one piece (compareFunctionAbi, the printers): the
+/// lists and the tuning directives read through the record's indexes. Valid while the variant's tables are
+/// not changed.
+struct FunctionSignature {
+  llvm::ArrayRef<ParamInfo> Returns, Params;
+  const TuningInfo *Tuning = nullptr; // never null in a signature made by ModuleVariant::signature
+  bool IsKernel = false;
+  bool NoReturn = false;
+};
 
 /// A `.callprototype` label inside a function: the signature of indirect calls made through it.
 struct PrototypeAbi {
@@ -347,6 +338,11 @@ struct ModuleVariant {
   std::vector<Relocation> Relocs;
   std::vector<Symbol> Symbols;    // index 0 is a real symbol (no ELF null entry here)
   std::vector<FunctionAbi> Functions;
+  /// Every function's return values then parameters, record by record (FunctionAbi::ParamBegin; read with
+  /// returns(F) / params(F), fill with appendSignature or copyFunction).
+  std::vector<ParamInfo> Params;
+  /// The rare parts of function records (FunctionAbi::Extra; read with tuning(F) / functionWhere(F)).
+  std::vector<FunctionExtra> FunctionExtras;
   std::vector<VariableAbi> Variables;
   std::vector<PrototypeAbi> Prototypes;
   std::vector<FileEntry> Files;
@@ -417,6 +413,76 @@ struct ModuleVariant {
   void endRelocs(Section &S) { S.RelocCount = static_cast<uint32_t>(Relocs.size() - S.RelocBegin); }
   /// True if the table can take N more relocations (section positions are 32-bit).
   bool relocsFit(uint64_t N) const { return Relocs.size() + N <= UINT32_MAX; }
+
+  /// F's return values and parameters (F one of this variant's records).
+  llvm::ArrayRef<ParamInfo> returns(const FunctionAbi &F) const {
+    assert(uint64_t(F.ParamBegin) + F.ReturnCount + F.ParamCount <= Params.size() && "a record of another variant?");
+    return llvm::ArrayRef<ParamInfo>(Params.data() + F.ParamBegin, F.ReturnCount);
+  }
+  llvm::ArrayRef<ParamInfo> params(const FunctionAbi &F) const {
+    assert(uint64_t(F.ParamBegin) + F.ReturnCount + F.ParamCount <= Params.size() && "a record of another variant?");
+    return llvm::ArrayRef<ParamInfo>(Params.data() + F.ParamBegin + F.ReturnCount, F.ParamCount);
+  }
+  /// Gives F (which has none yet) the lists Returns and Params, copied to the end of the table.
+  void appendSignature(FunctionAbi &F, llvm::ArrayRef<ParamInfo> Returns, llvm::ArrayRef<ParamInfo> Ps) {
+    F.ParamBegin = static_cast<uint32_t>(Params.size());
+    F.ReturnCount = static_cast<uint32_t>(Returns.size());
+    F.ParamCount = static_cast<uint32_t>(Ps.size());
+    Params.insert(Params.end(), Returns.begin(), Returns.end());
+    Params.insert(Params.end(), Ps.begin(), Ps.end());
+  }
+  /// True if the table can take N more parameters (record positions are 32-bit).
+  bool paramsFit(uint64_t N) const { return Params.size() + N <= UINT32_MAX; }
+
+  /// F's tuning directives, `.abi_preserve` counts and `.attribute`s (an empty TuningInfo when it has none).
+  const TuningInfo &tuning(const FunctionAbi &F) const {
+    return F.Extra == NoExtra ? noTuning() : FunctionExtras[F.Extra].Tuning;
+  }
+  /// For filling in F's tuning (gives F an entry of FunctionExtras on first use).
+  TuningInfo &editTuning(FunctionAbi &F) { return extra(F).Tuning; }
+  /// F's rare parts, made on first use.
+  FunctionExtra &extra(FunctionAbi &F) {
+    if (F.Extra == NoExtra) {
+      F.Extra = static_cast<uint32_t>(FunctionExtras.size());
+      FunctionExtras.emplace_back();
+    }
+    return FunctionExtras[F.Extra];
+  }
+  /// Where F was declared: its own place if it has one (FunctionExtra::Where), else its symbol's.
+  Loc functionWhere(const FunctionAbi &F) const {
+    if (F.Extra != NoExtra && FunctionExtras[F.Extra].Where)
+      return *FunctionExtras[F.Extra].Where;
+    return F.Symbol < Symbols.size() ? Symbols[F.Symbol].Where : Loc();
+  }
+  /// Gives F (whose Symbol is set) the place Where: nothing of its own when it is its symbol's. The symbol's
+  /// place must not change afterwards (or call pinFunctionWhere first).
+  void setFunctionWhere(FunctionAbi &F, Loc Where) {
+    Loc Implied = F.Symbol < Symbols.size() ? Symbols[F.Symbol].Where : Loc();
+    if (Implied.Line == Where.Line && Implied.Column == Where.Column) {
+      if (F.Extra != NoExtra)
+        FunctionExtras[F.Extra].Where.reset();
+      return;
+    }
+    extra(F).Where = Where;
+  }
+  /// Keeps F's current place as its own, before its symbol's place changes.
+  void pinFunctionWhere(FunctionAbi &F) {
+    Loc Where = functionWhere(F);
+    extra(F).Where = Where;
+  }
+  /// F's signature in one piece.
+  FunctionSignature signature(const FunctionAbi &F) const {
+    return {returns(F), params(F), &tuning(F), F.IsKernel, F.NoReturn};
+  }
+  /// Appends to Functions a copy of From's record F (lists, tuning and place) for this variant's symbol
+  /// Symbol (whose place is already set); returns it.
+  FunctionAbi &copyFunction(const ModuleVariant &From, const FunctionAbi &F, uint32_t Symbol);
+
+private:
+  static const TuningInfo &noTuning() {
+    static const TuningInfo None;
+    return None;
+  }
 };
 
 /// True if the name at Offset of a function section's text is the callee of a `call` (rather than an

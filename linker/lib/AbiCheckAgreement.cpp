@@ -79,12 +79,11 @@ Severity worst(ArrayRef<AbiFinding> Findings) {
 
 /// True if any parameter is an untyped bit pattern of a size that a C int and a C float share, so the
 /// PTX types alone cannot tell whether both sides mean the same C type.
-bool hasAmbiguousBits(const FunctionAbi &F) {
+bool hasAmbiguousBits(const ModuleVariant &M, const FunctionAbi &F) {
   auto Ambiguous = [](const ParamInfo &P) {
     return P.Type == ".b16" || P.Type == ".b32" || P.Type == ".b64" || (P.Type == ".b8" && !P.ArrayDims.empty());
   };
-  return std::any_of(F.Params.begin(), F.Params.end(), Ambiguous) ||
-         std::any_of(F.Returns.begin(), F.Returns.end(), Ambiguous);
+  return llvm::any_of(M.params(F), Ambiguous) || llvm::any_of(M.returns(F), Ambiguous);
 }
 
 /// Emits one diagnostic for all differences of one pair. Returns true if it counted as an error.
@@ -193,7 +192,7 @@ bool checkFunctionAgreement(const SymbolSite &Def, const SymbolSite &Other, Diag
   }
 
   std::vector<AbiFinding> Findings =
-      compareFunctionAbi(*OtherAbi, *DefAbi, R.OtherName, R.DefName, Relation);
+      compareFunctionAbi(Other.Module->signature(*OtherAbi), Def.Module->signature(*DefAbi), R.OtherName, R.DefName, Relation);
 
   // What the C++ names add. Two different mangled names (alias, call-table members) carry their
   // parameter types: if those differ while the PTX agrees, the PTX types were too coarse to tell.
@@ -215,7 +214,7 @@ bool checkFunctionAgreement(const SymbolSite &Def, const SymbolSite &Other, Diag
   // large program to confirm it would cost more than all the other checks together).
   bool SameCxxName = SameName && DefSym.Name.starts_with("_Z");
   if ((Findings.empty() || worst(Findings) < Severity::Error) &&
-      (hasAmbiguousBits(*OtherAbi) || hasAmbiguousBits(*DefAbi)) && !SameCxxName) {
+      (hasAmbiguousBits(*Other.Module, *OtherAbi) || hasAmbiguousBits(*Def.Module, *DefAbi)) && !SameCxxName) {
     DwarfSignatureComparison Dwarf =
         compareDwarfSignatures(*Other.Module, OtherSym.Name, *Def.Module, DefSym.Name, R.OtherName, R.DefName);
     DwarfCompared = Dwarf.Compared;
@@ -227,23 +226,23 @@ bool checkFunctionAgreement(const SymbolSite &Def, const SymbolSite &Other, Diag
     // Same mangled name: the C++ types agree too, so nothing is left unchecked. extern "C" names with
     // untyped .bN parameters and no debug information are the case nothing can settle.
     if (Options.ReportUncheckable && !DwarfCompared &&
-        (hasAmbiguousBits(*OtherAbi) || hasAmbiguousBits(*DefAbi)) && !SameCxxName)
+        (hasAmbiguousBits(*Other.Module, *OtherAbi) || hasAmbiguousBits(*Def.Module, *DefAbi)) && !SameCxxName)
       Diags.note("cannot tell the C types of " + displayName(DefSym.Name) +
                      " apart beyond their size: its untyped parameters (.bN scalars, .b8 byte arrays) could be "
                      "int or float, or structs of one size, and neither a C++ mangled name nor debug "
                      "information in both modules says which",
                  {DiagSite::at(R.OtherAt, describeSite(*Other.Module, Other.ObjectName,
-                                                       whereOf(*Other.Module, Other.Symbol, OtherAbi->Where))),
+                                                       whereOf(*Other.Module, Other.Symbol, Other.Module->functionWhere(*OtherAbi)))),
                   DiagSite::at(R.DefAt, describeSite(*Def.Module, Def.ObjectName,
-                                                     whereOf(*Def.Module, Def.Symbol, DefAbi->Where)))},
+                                                     whereOf(*Def.Module, Def.Symbol, Def.Module->functionWhere(*DefAbi))))},
                  "abi-uncheckable");
     return false;
   }
 
   std::vector<DiagSite> Sites;
-  addSite(Sites, R.OtherAt, *Other.Module, Other.ObjectName, whereOf(*Other.Module, Other.Symbol, OtherAbi->Where),
+  addSite(Sites, R.OtherAt, *Other.Module, Other.ObjectName, whereOf(*Other.Module, Other.Symbol, Other.Module->functionWhere(*OtherAbi)),
           formatFunctionPtx(*Other.Module, *OtherAbi));
-  addSite(Sites, R.DefAt, *Def.Module, Def.ObjectName, whereOf(*Def.Module, Def.Symbol, DefAbi->Where),
+  addSite(Sites, R.DefAt, *Def.Module, Def.ObjectName, whereOf(*Def.Module, Def.Symbol, Def.Module->functionWhere(*DefAbi)),
           formatFunctionPtx(*Def.Module, *DefAbi));
   std::string DemOther = demangleCxx(OtherSym.Name), DemDef = demangleCxx(DefSym.Name);
   if (!DemOther.empty() || !DemDef.empty()) {
@@ -273,18 +272,18 @@ bool checkPrototypeAgreement(const SymbolSite &Target, const PrototypeSite &Prot
                  "abi-no-signature");
     return false;
   }
-  FunctionAbi AsFunction;
-  AsFunction.Returns = P.Returns;
-  AsFunction.Params = P.Params;
-  AsFunction.NoReturn = P.NoReturn;
-  if (P.AbiPreserve)
-    AsFunction.Tuning.edit().AbiPreserve = P.AbiPreserve;
-  if (P.AbiPreserveControl)
-    AsFunction.Tuning.edit().AbiPreserveControl = P.AbiPreserveControl;
+  TuningInfo PrototypeTuning; // the `.abi_preserve` counts
+  PrototypeTuning.AbiPreserve = P.AbiPreserve;
+  PrototypeTuning.AbiPreserveControl = P.AbiPreserveControl;
+  FunctionSignature AsFunction{P.Returns, P.Params, &PrototypeTuning, false, P.NoReturn};
   // A prototype carries no attributes; they are not part of what an indirect call checks.
-  FunctionAbi TargetView = *TargetAbi;
-  if (!TargetView.Tuning->Attributes.empty())
-    TargetView.Tuning.edit().Attributes.clear();
+  FunctionSignature TargetView = Target.Module->signature(*TargetAbi);
+  TuningInfo TargetTuning;
+  if (!TargetView.Tuning->Attributes.empty()) {
+    TargetTuning = *TargetView.Tuning;
+    TargetTuning.Attributes.clear();
+    TargetView.Tuning = &TargetTuning;
+  }
   std::vector<AbiFinding> Findings =
       compareFunctionAbi(AsFunction, TargetView, R.OtherName, R.DefName, AbiRelation::CallTargetVsPrototype);
   if (Findings.empty())
@@ -296,7 +295,7 @@ bool checkPrototypeAgreement(const SymbolSite &Target, const PrototypeSite &Prot
     Where = " in " + Proto.Module->Symbols[P.Function].Name.str();
   std::vector<DiagSite> Sites;
   addSite(Sites, R.OtherAt, *Proto.Module, Proto.ObjectName, P.Where, formatPrototypePtx(P) + Where);
-  addSite(Sites, R.DefAt, *Target.Module, Target.ObjectName, whereOf(*Target.Module, Target.Symbol, TargetAbi->Where),
+  addSite(Sites, R.DefAt, *Target.Module, Target.ObjectName, whereOf(*Target.Module, Target.Symbol, Target.Module->functionWhere(*TargetAbi)),
           formatFunctionPtx(*Target.Module, *TargetAbi));
   return reportPair(Diags, Headline, std::move(Sites), std::move(Findings));
 }

@@ -211,7 +211,7 @@ std::string joinAttributes(ArrayRef<StringRef> Attrs) {
 
 } // namespace
 
-std::vector<AbiFinding> compareFunctionAbi(const FunctionAbi &A, const FunctionAbi &B, StringRef NameA,
+std::vector<AbiFinding> compareFunctionAbi(const FunctionSignature &A, const FunctionSignature &B, StringRef NameA,
                                            StringRef NameB, AbiRelation Relation) {
   Comparer C(NameA, NameB);
   if (A.IsKernel != B.IsKernel)
@@ -221,7 +221,7 @@ std::vector<AbiFinding> compareFunctionAbi(const FunctionAbi &A, const FunctionA
   C.count(false, A.Params, B.Params);
   C.params(true, A.Returns, B.Returns);
   C.params(false, A.Params, B.Params);
-  const TuningInfo &TA = A.Tuning.get(), &TB = B.Tuning.get(); // the `.abi_preserve` counts
+  const TuningInfo &TA = *A.Tuning, &TB = *B.Tuning; // the `.abi_preserve` counts
   C.tail(A.NoReturn, B.NoReturn, TA.AbiPreserve, TB.AbiPreserve, TA.AbiPreserveControl, TB.AbiPreserveControl);
   if (TA.Attributes != TB.Attributes)
     C.add(Severity::Warning, "abi-attribute",

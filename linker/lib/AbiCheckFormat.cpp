@@ -21,9 +21,9 @@ std::string formatFunctionPtx(const ModuleVariant &Module, const FunctionAbi &F)
   raw_string_ostream OS(Out);
   if (F.Symbol < Module.Symbols.size()) {
     const Symbol &S = Module.Symbols[F.Symbol];
-    printFunctionDeclPtx(OS, F, S.Name, linkageDirective(S.Bind));
+    printFunctionDeclPtx(OS, Module.signature(F), S.Name, linkageDirective(S.Bind));
   } else {
-    printFunctionDeclPtx(OS, F, "<unnamed>", "");
+    printFunctionDeclPtx(OS, Module.signature(F), "<unnamed>", "");
   }
   return Out;
 }

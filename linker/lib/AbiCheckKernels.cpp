@@ -71,19 +71,21 @@ public:
 
   void kernelSpace(const FunctionAbi &F) {
     StringRef Name = F.Symbol < M.Symbols.size() ? M.Symbols[F.Symbol].Name : StringRef("<unnamed>");
+    const ArrayRef<ParamInfo> Params = M.params(F);
+    const SourceLoc Where = M.functionWhere(F);
     // The layout is spelled out (second pass) only when it does not fit.
     uint64_t Offset = 0;
     std::vector<DiagSite> Layout;
     auto layOut = [&](bool Describe) {
       Offset = 0;
-      for (size_t I = 0; I < F.Params.size(); ++I) {
-        const ParamInfo &P = F.Params[I];
+      for (size_t I = 0; I < Params.size(); ++I) {
+        const ParamInfo &P = Params[I];
         if (!Describe && P.Space == StateSpace::Reg)
           report("abi-kernel-reg-param",
                  ("kernel " + Name + ": param " + std::to_string(I + 1) + " is " + formatParamPtx(P) +
                   ": kernel parameters are passed in .param space")
                      .str(),
-                 P.Where.isValid() ? P.Where : F.Where);
+                 P.Where.isValid() ? P.Where : Where);
         if (isOpaque(P.Type)) // the limit counts "normal (non-opaque type) parameters" only
           continue;
         uint64_t Align = P.effectiveAlign() ? P.effectiveAlign() : 1;
@@ -100,11 +102,11 @@ public:
     if (Offset <= Limit)
       return;
     layOut(true);
-    std::vector<DiagSite> Sites{at(F.Where)};
+    std::vector<DiagSite> Sites{at(Where)};
     // The biggest contributors are what to shrink; a long list helps nobody.
     if (Layout.size() > 8) {
       Layout.resize(8);
-      Layout.push_back({"... " + std::to_string(F.Params.size() - 8) + " more"});
+      Layout.push_back({"... " + std::to_string(Params.size() - 8) + " more"});
     }
     for (DiagSite &S : Layout)
       Sites.push_back(std::move(S));
@@ -150,8 +152,9 @@ bool checkKernels(const ModuleVariant &Module, StringRef ObjectName, DiagnosticE
       break;
     StringRef Name = functionName(Module, F);
     StringRef What = F.IsKernel ? "kernel" : "function";
-    C.params(Name, What, F.Returns, F.Where, true);
-    C.params(Name, What, F.Params, F.Where, false);
+    const SourceLoc Where = Module.functionWhere(F);
+    C.params(Name, What, Module.returns(F), Where, true);
+    C.params(Name, What, Module.params(F), Where, false);
     if (F.IsKernel)
       C.kernelSpace(F);
   }

@@ -581,9 +581,7 @@ public:
         continue;
       auto [MI, SI] = Origins[O];
       if (const FunctionAbi *F = Link.functionAbi({MI, SI})) {
-        FunctionAbi N = *F;
-        N.Symbol = O;
-        Out.Functions.push_back(std::move(N));
+        Out.copyFunction(*Modules[MI].M, *F, O); // its lists and extras come along; the output symbol is made
       } else if (const VariableAbi *V = Link.variableAbi({MI, SI})) {
         VariableAbi N = *V;
         N.Symbol = O;

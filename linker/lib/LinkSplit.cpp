@@ -188,9 +188,7 @@ std::vector<CodegenUnit> ArchLink::splitForCodegen(uint64_t BatchBelowBytes) con
         N.setValue(0);
       if (O < OutOrigin.size()) {
         if (const FunctionAbi *F = functionAbi(OutOrigin[O])) {
-          FunctionAbi D = *F;
-          D.Symbol = Index;
-          V.Functions.push_back(std::move(D));
+          V.copyFunction(*Modules[OutOrigin[O].Module].M, *F, Index); // the symbol N is made
         } else if (const VariableAbi *Var = variableAbi(OutOrigin[O])) {
           VariableAbi D = *Var;
           D.Symbol = Index;

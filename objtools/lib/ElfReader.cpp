@@ -189,7 +189,8 @@ private:
   llvm::Error readNote(const ElfSectionHeader &H, ModuleVariant *V, uint32_t &Flags, uint32_t &Count);
   llvm::Error readPlain(ModuleVariant &V);
   llvm::Error readFat(std::vector<ModuleVariant> &Out, uint32_t Count);
-  void readParams(Cursor &C, ParamList &Out, size_t NSym);
+  /// Appends a parameter list to Out (a prototype's list, or the variant's table of function parameters).
+  template <typename List> void readParams(Cursor &C, List &Out, size_t NSym);
   template <typename StringVector> void readStrings(Cursor &C, StringVector &Out, const char *What);
   void readAbi(Cursor &C, ModuleVariant &V);
 };
@@ -339,15 +340,21 @@ void VariantReader::readStrings(Cursor &C, StringVector &Out, const char *What) 
 
 bool validSpace(uint8_t S) { return S <= static_cast<uint8_t>(StateSpace::Generic); }
 
-void VariantReader::readParams(Cursor &C, ParamList &Out, size_t NSym) {
+template <typename List> void VariantReader::readParams(Cursor &C, List &Out, size_t NSym) {
   using llvm::support::endian::read32le;
   // Fixed part: space, width, flags, pointer space (1 byte each), type (offset, length), align, pointer
   // align, name (offset, length), line, column: 36 bytes; then the count of array dimensions.
   constexpr size_t Fixed = 36, MinParam = Fixed + 4;
+  uint64_t CountAt = C.offset();
   uint32_t N = C.count(MinParam, "parameters");
-  Out.resize(N);
+  const size_t First = Out.size();
+  if (C.ok() && First + uint64_t(N) > UINT32_MAX) { // function records hold 32-bit table positions
+    C.fail(CountAt, "too many parameters in the module's ABI records");
+    return;
+  }
+  Out.resize(First + N);
   for (uint32_t I = 0; I < N && C.ok(); ++I) {
-    ParamInfo &P = Out[I];
+    ParamInfo &P = Out[First + I];
     uint64_t At = C.offset();
     const char *R = C.take(Fixed, "parameter record");
     if (!R)
@@ -410,21 +417,24 @@ void VariantReader::readAbi(Cursor &C, ModuleVariant &V) {
     F.HasBody = Flags & 2;
     F.NoReturn = Flags & 4;
     uint32_t Preserve = read32le(Head + 4), PreserveControl = read32le(Head + 8);
-    readParams(C, F.Returns, NSym);
-    readParams(C, F.Params, NSym);
+    F.ParamBegin = static_cast<uint32_t>(V.Params.size());
+    readParams(C, V.Params, NSym);
+    F.ReturnCount = static_cast<uint32_t>(V.Params.size() - F.ParamBegin);
+    readParams(C, V.Params, NSym);
+    F.ParamCount = static_cast<uint32_t>(V.Params.size() - F.ParamBegin - F.ReturnCount);
     StringList Attributes;
     readStrings(C, Attributes, "attributes");
     if (!Attributes.empty())
-      F.Tuning.edit().Attributes = std::move(Attributes);
+      V.editTuning(F).Attributes = std::move(Attributes);
     // Tuning: presence bits, .maxnreg, three triples, three counts.
     const char *Tune = C.take(56, "function ABI record");
     if (!Tune)
       break;
     uint32_t Present = read32le(Tune);
-    // Nearly every function has no tuning directive: keep nothing for it (FunctionAbi::Tuning).
+    // Nearly every function has no tuning directive: keep nothing for it (FunctionAbi::Extra).
     TuningInfo NoTuning;
     bool HasPragmas = C.ok() && C.peekU32() != 0;
-    TuningInfo &T = (Present & 0x1ff) || HasPragmas || (Flags & 24) ? F.Tuning.edit() : NoTuning;
+    TuningInfo &T = (Present & 0x1ff) || HasPragmas || (Flags & 24) ? V.editTuning(F) : NoTuning;
     if (Flags & 8)
       T.AbiPreserve = Preserve;
     if (Flags & 16)
@@ -447,8 +457,10 @@ void VariantReader::readAbi(Cursor &C, ModuleVariant &V) {
     T.ExplicitCluster = Present & 128;
     T.BlocksAreClusters = Present & 256;
     readStrings(C, T.Pragmas, "pragmas");
-    F.Where.Line = C.u32();
-    F.Where.Column = C.u32();
+    Loc Where;
+    Where.Line = C.u32();
+    Where.Column = C.u32();
+    V.setFunctionWhere(F, Where); // nothing kept when it is its symbol's, as the tools write it
   }
   V.Variables.resize(C.ok() ? NVar : 0);
   for (uint32_t I = 0; I < NVar && C.ok(); ++I) {

@@ -387,7 +387,7 @@ template <bool Records> void writeStr(Bytes &B, StringPool &Strings, llvm::Strin
     Strings.add(S);
 }
 
-template <bool Records> void writeParams(Bytes &B, StringPool &Strings, const ParamList &Params) {
+template <bool Records> void writeParams(Bytes &B, StringPool &Strings, llvm::ArrayRef<ParamInfo> Params) {
   using namespace llvm::support::endian;
   if constexpr (Records)
     B.u32(static_cast<uint32_t>(Params.size()));
@@ -443,7 +443,7 @@ template <bool Records> void writeTuning(Bytes &B, StringPool &Strings, const Tu
 /// Exact size of the `.ptxlink.abi` stream writeAbi writes (the layout needs it before the stream is
 /// generated).
 size_t abiSize(const ModuleVariant &V) {
-  auto Params = [](const ParamList &List) {
+  auto Params = [](llvm::ArrayRef<ParamInfo> List) {
     size_t N = 4;
     for (const ParamInfo &P : List)
       N += 40 + 8 * P.ArrayDims.size();
@@ -451,8 +451,8 @@ size_t abiSize(const ModuleVariant &V) {
   };
   size_t N = 16;
   for (const FunctionAbi &F : V.Functions)
-    N += 16 + Params(F.Returns) + Params(F.Params) + 4 + 8 * F.Tuning->Attributes.size() + 60 +
-         8 * F.Tuning->Pragmas.size() + 8;
+    N += 16 + Params(V.returns(F)) + Params(V.params(F)) + 4 + 8 * V.tuning(F).Attributes.size() + 60 +
+         8 * V.tuning(F).Pragmas.size() + 8;
   // symbol, flags, type; align, dimension count; dimensions; attribute count, attributes; location
   for (const VariableAbi &Var : V.Variables)
     N += 16 + 4 + 4 + 8 * Var.ArrayDims.size() + 4 + 8 * Var.Attributes.size() + 8;
@@ -474,7 +474,7 @@ template <bool Records> void writeAbi(const ModuleVariant &V, StringPool &String
   for (const FunctionAbi &F : V.Functions) {
     if constexpr (Records) {
       B.u32(F.Symbol);
-      const TuningInfo &T = F.Tuning.get(); // the `.abi_preserve` counts live there
+      const TuningInfo &T = V.tuning(F); // the `.abi_preserve` counts live there
       B.u8((F.IsKernel ? 1 : 0) | (F.HasBody ? 2 : 0) | (F.NoReturn ? 4 : 0) | (T.AbiPreserve ? 8 : 0) |
            (T.AbiPreserveControl ? 16 : 0));
       B.u8(0);
@@ -483,12 +483,12 @@ template <bool Records> void writeAbi(const ModuleVariant &V, StringPool &String
       B.u32(T.AbiPreserve.value_or(0));
       B.u32(T.AbiPreserveControl.value_or(0));
     }
-    writeParams<Records>(B, Strings, F.Returns);
-    writeParams<Records>(B, Strings, F.Params);
-    writeStrings<Records>(B, Strings, F.Tuning->Attributes);
-    writeTuning<Records>(B, Strings, F.Tuning.get());
+    writeParams<Records>(B, Strings, V.returns(F));
+    writeParams<Records>(B, Strings, V.params(F));
+    writeStrings<Records>(B, Strings, V.tuning(F).Attributes);
+    writeTuning<Records>(B, Strings, V.tuning(F));
     if constexpr (Records) {
-      writeLoc(B, F.Where);
+      writeLoc(B, V.functionWhere(F));
       Out.commit();
     }
   }
@@ -574,9 +574,14 @@ llvm::Error validate(const ModuleVariant &V) {
         return modelError(V.SourceName, "section offset relocation in section '" + V.sectionName(Sec) + "' out of range");
     }
   }
-  for (const FunctionAbi &F : V.Functions)
+  for (const FunctionAbi &F : V.Functions) {
     if (!SymOk(F.Symbol, true))
       return modelError(V.SourceName, "function ABI record refers to symbol " + llvm::Twine(F.Symbol));
+    if (uint64_t(F.ParamBegin) + F.ReturnCount + F.ParamCount > V.Params.size())
+      return modelError(V.SourceName, "function ABI record has parameters past the module's table");
+    if (F.Extra != NoExtra && F.Extra >= V.FunctionExtras.size())
+      return modelError(V.SourceName, "function ABI record refers to extra " + llvm::Twine(F.Extra));
+  }
   for (const VariableAbi &Var : V.Variables)
     if (!SymOk(Var.Symbol, true))
       return modelError(V.SourceName, "variable ABI record refers to symbol " + llvm::Twine(Var.Symbol));

@@ -114,6 +114,29 @@ uint32_t ModuleVariant::findSymbol(llvm::StringRef Name) const {
   return NoSymbol;
 }
 
+FunctionAbi &ModuleVariant::copyFunction(const ModuleVariant &From, const FunctionAbi &F, uint32_t Sym) {
+  FunctionAbi N;
+  N.Symbol = Sym;
+  N.IsKernel = F.IsKernel;
+  N.HasBody = F.HasBody;
+  N.NoReturn = F.NoReturn;
+  const Loc Where = From.functionWhere(F);
+  if (&From == this) {
+    // The lists would be read from the table they are appended to.
+    llvm::SmallVector<ParamInfo, 0> Returns(returns(F)), Ps(params(F));
+    appendSignature(N, Returns, Ps);
+  } else {
+    appendSignature(N, From.returns(F), From.params(F));
+  }
+  if (const TuningInfo &T = From.tuning(F); !T.empty()) {
+    TuningInfo Copy = T; // before editTuning, which may move the table T is in when From is this variant
+    editTuning(N) = std::move(Copy);
+  }
+  Functions.push_back(N);
+  setFunctionWhere(Functions.back(), Where);
+  return Functions.back();
+}
+
 bool isCallee(llvm::StringRef Text, uint64_t Offset) {
   size_t Begin = Text.substr(0, Offset).find_last_of(";{}:");
   llvm::StringRef Stmt = Text.slice(Begin == llvm::StringRef::npos ? 0 : Begin + 1, Offset).ltrim();

@@ -165,7 +165,7 @@ void Printer::text(const Section &S, uint64_t End) {
 void Printer::linkage(const Symbol &S, bool Kernel) { OS << linkageDirective(S.Bind); }
 
 void Printer::functionDeclaration(const Symbol &S, const FunctionAbi &F, llvm::StringRef Prefix) {
-  printFunctionDeclPtx(OS, F, S.Name, Prefix);
+  printFunctionDeclPtx(OS, V.signature(F), S.Name, Prefix);
   OS << ";\n";
 }
 
@@ -425,7 +425,7 @@ static void printSignatureTailPtx(llvm::raw_ostream &OS, bool NoReturn, const st
     OS << " .abi_preserve_control " << *PreserveControl;
 }
 
-void printFunctionDeclPtx(llvm::raw_ostream &OS, const FunctionAbi &F, llvm::StringRef Name, llvm::StringRef Linkage) {
+void printFunctionDeclPtx(llvm::raw_ostream &OS, const FunctionSignature &F, llvm::StringRef Name, llvm::StringRef Linkage) {
   OS << Linkage << (F.IsKernel ? ".entry " : ".func ");
   for (llvm::StringRef A : F.Tuning->Attributes)
     OS << ".attribute(" << A << ") ";

@@ -50,9 +50,7 @@ struct Module {
     FunctionAbi F;
     F.Symbol = addSymbol(Name, SymbolKind::Function, Bind, Line);
     F.HasBody = Bind != Binding::Undefined;
-    F.Returns = std::move(Returns);
-    F.Params = std::move(Params);
-    F.Where = {Line, 1};
+    M.appendSignature(F, Returns, Params); // its place is its symbol's
     M.Functions.push_back(F);
     return M.Functions.back();
   }
@@ -232,10 +230,10 @@ TEST(AbiCheck, NoReturnAndAbiPreserve) {
   }
   {
     Pair P;
-    P.A.func("f", Binding::Undefined, {}, {}).Tuning.edit().AbiPreserve = 8;
+    P.A.M.editTuning(P.A.func("f", Binding::Undefined, {}, {})).AbiPreserve = 8;
     FunctionAbi &Def = P.B.func("f", Binding::Global, {}, {});
-    Def.Tuning.edit().AbiPreserve = 16;
-    Def.Tuning.edit().AbiPreserveControl = 2;
+    P.B.M.editTuning(Def).AbiPreserve = 16;
+    P.B.M.editTuning(Def).AbiPreserveControl = 2;
     EXPECT_TRUE(P.checkFunction());
     EXPECT_EQ(P.E.codes(), std::vector<std::string>{"abi-preserve"});
     EXPECT_NE(P.E.Text.find(">>> .abi_preserve: 8 in the declaration, 16 in the definition\n"), std::string::npos);

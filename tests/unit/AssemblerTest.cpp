@@ -229,13 +229,14 @@ TEST(AssemblerTest, VariableAndParameterSizesAgree) {
   EXPECT_EQ(A->V().Symbols[A->sym("gp")].size(), 1u);
   ASSERT_EQ(A->V().Functions.size(), 1u);
   const FunctionAbi &F = A->V().Functions[0];
-  ASSERT_EQ(F.Params.size(), 3u);
-  ASSERT_EQ(F.Returns.size(), 1u);
-  EXPECT_EQ(F.Returns[0].sizeBytes(), A->V().Symbols[A->sym("gp")].size());
-  EXPECT_EQ(F.Params[0].sizeBytes(), 1u);
-  EXPECT_EQ(F.Params[1].sizeBytes(), 4u);
-  EXPECT_EQ(F.Params[1].effectiveAlign(), 4u);
-  EXPECT_EQ(F.Params[2].sizeBytes(), 2u);
+  llvm::ArrayRef<ParamInfo> Params = A->V().params(F), Returns = A->V().returns(F);
+  ASSERT_EQ(Params.size(), 3u);
+  ASSERT_EQ(Returns.size(), 1u);
+  EXPECT_EQ(Returns[0].sizeBytes(), A->V().Symbols[A->sym("gp")].size());
+  EXPECT_EQ(Params[0].sizeBytes(), 1u);
+  EXPECT_EQ(Params[1].sizeBytes(), 4u);
+  EXPECT_EQ(Params[1].effectiveAlign(), 4u);
+  EXPECT_EQ(Params[2].sizeBytes(), 2u);
 }
 
 TEST(AssemblerTest, SplitDeclarators) {
@@ -358,6 +359,50 @@ TEST(AssemblerTest, DebugSectionsLabelsAndFileIndices) {
   EXPECT_TRUE(V.Target.Debug);
 }
 
+TEST(AssemblerTest, FunctionRecordsIndexTheModulesParameterTable) {
+  // g declared twice and then defined, h only declared, k a kernel with tuning: one record each, the
+  // definition's lists (its parameter names) in place of the declaration's, and no list of a dropped
+  // record left in the table.
+  auto A = assemble(std::string(Header) + ".func (.reg .b32 dr) g (.reg .b32 da, .reg .b64 db);\n"
+                                          ".extern .func h (.param .b32 x);\n"
+                                          ".func (.reg .b32 dr) g (.reg .b32 da, .reg .b64 db);\n"
+                                          ".entry k (.param .u64 p) .maxntid 64 { ret; }\n"
+                                          ".func (.reg .b32 r) g (.reg .b32 a, .reg .b64 b) { mov.b32 r, a; ret; }\n");
+  ASSERT_TRUE(A->Ok) << A->Errors;
+  const ModuleVariant &V = A->V();
+  ASSERT_EQ(V.Functions.size(), 3u);
+  EXPECT_EQ(V.Params.size(), 5u); // g's three, h's one, k's one
+  const FunctionAbi &G = V.Functions[0], &H = V.Functions[1], &K = V.Functions[2];
+  EXPECT_EQ(G.Symbol, A->sym("g"));
+  EXPECT_TRUE(G.HasBody);
+  ASSERT_EQ(V.returns(G).size(), 1u);
+  EXPECT_EQ(V.returns(G)[0].Name, "r");
+  ASSERT_EQ(V.params(G).size(), 2u);
+  EXPECT_EQ(V.params(G)[0].Name, "a");
+  EXPECT_EQ(V.params(G)[1].Type, ".b64");
+  ASSERT_EQ(V.params(H).size(), 1u);
+  EXPECT_EQ(V.params(H)[0].Name, "x");
+  EXPECT_TRUE(V.returns(H).empty());
+  EXPECT_EQ(G.Extra, NoExtra);
+  EXPECT_EQ(V.tuning(G).MaxNTid, std::nullopt);
+  ASSERT_EQ(V.FunctionExtras.size(), 1u);
+  EXPECT_EQ(V.tuning(K).MaxNTid, (std::array<uint32_t, 3>{64, 1, 1}));
+  // A record's place is its symbol's: the definition's for g, the declaration's for h.
+  EXPECT_EQ(V.functionWhere(G).Line, 8u);
+  EXPECT_EQ(V.functionWhere(H).Line, 5u);
+  EXPECT_FALSE(V.FunctionExtras[0].Where.has_value());
+
+  // A definition whose lists are not as long as its declaration's is an error, and the records that
+  // follow keep their own lists.
+  auto B = assemble(std::string(Header) + ".func g (.reg .b32 a);\n.func f (.reg .b32 x);\n"
+                                          ".func g (.reg .b32 a, .reg .b32 b) { ret; }\n"
+                                          ".func f (.reg .b32 x) { ret; }\n");
+  EXPECT_FALSE(B->Ok);
+  EXPECT_NE(B->Errors.find("t.ptx:6:7: error: definition of 'g' does not match its declaration at line 4"),
+            std::string::npos)
+      << B->Errors;
+}
+
 TEST(AssemblerTest, Alias) {
   auto A = assemble(std::string(Header) + ".visible .func foo(.param .u32 p) { ret; }\n"
                                           ".visible .func bar(.param .u32 p);\n.alias bar, foo;\n"
@@ -368,6 +413,15 @@ TEST(AssemblerTest, Alias) {
   EXPECT_EQ(Bar.Bind, Binding::Global);
   EXPECT_EQ(Bar.Section, A->V().Symbols[A->sym("foo")].Section);
   EXPECT_EQ(A->refs(A->section("k"), "bar"), 1u);
+  // The alias's symbol is placed at `.alias`; its ABI record keeps its declaration's place.
+  EXPECT_EQ(Bar.Where.Line, 6u);
+  const FunctionAbi *BarAbi = nullptr;
+  for (const FunctionAbi &F : A->V().Functions)
+    if (F.Symbol == A->sym("bar"))
+      BarAbi = &F;
+  ASSERT_NE(BarAbi, nullptr);
+  EXPECT_EQ(A->V().functionWhere(*BarAbi).Line, 5u);
+  EXPECT_EQ(A->V().functionWhere(*BarAbi).Column, 10u);
 
   auto W = assemble(std::string(Header) + ".weak .func foo() { ret; }\n.visible .func bar();\n.alias bar, foo;\n"
                                           ".visible .func baz();\n.alias baz, nothing;\n.alias nope, foo;\n");

@@ -40,7 +40,7 @@ void expectLoc(Loc A, Loc B) {
   EXPECT_EQ(A.Column, B.Column);
 }
 
-void expectParams(const ParamList &A, const ParamList &B) {
+void expectParams(llvm::ArrayRef<ParamInfo> A, llvm::ArrayRef<ParamInfo> B) {
   ASSERT_EQ(A.size(), B.size());
   for (size_t I = 0; I < A.size(); ++I) {
     EXPECT_EQ(A[I].Space, B[I].Space);
@@ -113,23 +113,23 @@ void expectSameVariant(const ModuleVariant &A, const ModuleVariant &B) {
     EXPECT_EQ(X.Symbol, Y.Symbol);
     EXPECT_EQ(X.IsKernel, Y.IsKernel);
     EXPECT_EQ(X.HasBody, Y.HasBody);
-    expectParams(X.Returns, Y.Returns);
-    expectParams(X.Params, Y.Params);
+    expectParams(A.returns(X), B.returns(Y));
+    expectParams(A.params(X), B.params(Y));
     EXPECT_EQ(X.NoReturn, Y.NoReturn);
-    EXPECT_EQ(X.Tuning->AbiPreserve, Y.Tuning->AbiPreserve);
-    EXPECT_EQ(X.Tuning->AbiPreserveControl, Y.Tuning->AbiPreserveControl);
-    EXPECT_EQ(X.Tuning->Attributes, Y.Tuning->Attributes);
-    EXPECT_EQ(X.Tuning->MaxNReg, Y.Tuning->MaxNReg);
-    EXPECT_EQ(X.Tuning->MaxNTid, Y.Tuning->MaxNTid);
-    EXPECT_EQ(X.Tuning->ReqNTid, Y.Tuning->ReqNTid);
-    EXPECT_EQ(X.Tuning->ReqNCtaPerCluster, Y.Tuning->ReqNCtaPerCluster);
-    EXPECT_EQ(X.Tuning->MinNCtaPerSm, Y.Tuning->MinNCtaPerSm);
-    EXPECT_EQ(X.Tuning->MaxNCtaPerSm, Y.Tuning->MaxNCtaPerSm);
-    EXPECT_EQ(X.Tuning->MaxClusterRank, Y.Tuning->MaxClusterRank);
-    EXPECT_EQ(X.Tuning->ExplicitCluster, Y.Tuning->ExplicitCluster);
-    EXPECT_EQ(X.Tuning->BlocksAreClusters, Y.Tuning->BlocksAreClusters);
-    EXPECT_EQ(X.Tuning->Pragmas, Y.Tuning->Pragmas);
-    expectLoc(X.Where, Y.Where);
+    EXPECT_EQ(A.tuning(X).AbiPreserve, B.tuning(Y).AbiPreserve);
+    EXPECT_EQ(A.tuning(X).AbiPreserveControl, B.tuning(Y).AbiPreserveControl);
+    EXPECT_EQ(A.tuning(X).Attributes, B.tuning(Y).Attributes);
+    EXPECT_EQ(A.tuning(X).MaxNReg, B.tuning(Y).MaxNReg);
+    EXPECT_EQ(A.tuning(X).MaxNTid, B.tuning(Y).MaxNTid);
+    EXPECT_EQ(A.tuning(X).ReqNTid, B.tuning(Y).ReqNTid);
+    EXPECT_EQ(A.tuning(X).ReqNCtaPerCluster, B.tuning(Y).ReqNCtaPerCluster);
+    EXPECT_EQ(A.tuning(X).MinNCtaPerSm, B.tuning(Y).MinNCtaPerSm);
+    EXPECT_EQ(A.tuning(X).MaxNCtaPerSm, B.tuning(Y).MaxNCtaPerSm);
+    EXPECT_EQ(A.tuning(X).MaxClusterRank, B.tuning(Y).MaxClusterRank);
+    EXPECT_EQ(A.tuning(X).ExplicitCluster, B.tuning(Y).ExplicitCluster);
+    EXPECT_EQ(A.tuning(X).BlocksAreClusters, B.tuning(Y).BlocksAreClusters);
+    EXPECT_EQ(A.tuning(X).Pragmas, B.tuning(Y).Pragmas);
+    expectLoc(A.functionWhere(X), B.functionWhere(Y));
   }
   ASSERT_EQ(A.Variables.size(), B.Variables.size());
   for (size_t I = 0; I < A.Variables.size(); ++I) {
@@ -302,6 +302,83 @@ TEST(ObjectFormat, SectionsTakeTheirNameAndPlaceFromTheirSymbol) {
   EXPECT_EQ(R.sectionWhere(2).Column, 2u);
   EXPECT_EQ(R.SectionLabels.size(), 2u);
   EXPECT_EQ(writeToString(**Read), Bytes);
+}
+
+TEST(ObjectFormat, FunctionRecordsReadTheirVariantsTables) {
+  // FunctionAbi is indexes only: lists in V.Params, rare parts in V.FunctionExtras, its place its symbol's
+  // unless it has one of its own. Copying a record into another variant copies what it indexes.
+  static_assert(sizeof(FunctionAbi) == 24);
+  ObjectFile O;
+  O.Variants.resize(2);
+  ModuleVariant &V = O.Variants[0], &W = O.Variants[1];
+  V.Target.Arch = W.Target.Arch = "sm_80";
+  const uint32_t F = addSymbol(V, "f", SymbolKind::Function, Binding::Undefined);
+  const uint32_t G = addSymbol(V, "g", SymbolKind::Function, Binding::Undefined);
+  FunctionAbi RF, RG;
+  RF.Symbol = F;
+  RG.Symbol = G;
+  V.appendSignature(RF, {param(".b32", "r")}, {param(".b64", "a"), param(".b32", "b")});
+  V.appendSignature(RG, {}, {});
+  V.editTuning(RG).AbiPreserve = 4;
+  V.setFunctionWhere(RF, V.Symbols[F].Where); // its symbol's: nothing of its own
+  V.setFunctionWhere(RG, {40, 2});            // another place
+  V.Functions = {RF, RG};
+  EXPECT_EQ(RF.Extra, NoExtra);
+  EXPECT_EQ(V.tuning(RF).AbiPreserve, std::nullopt);
+  ASSERT_EQ(V.returns(RF).size(), 1u);
+  ASSERT_EQ(V.params(RF).size(), 2u);
+  EXPECT_EQ(V.params(RF)[1].Name, "b");
+  EXPECT_TRUE(V.params(RG).empty());
+  EXPECT_EQ(V.tuning(RG).AbiPreserve, 4u);
+  EXPECT_EQ(V.functionWhere(RF).Line, V.Symbols[F].Where.Line);
+  EXPECT_EQ(V.functionWhere(RG).Line, 40u);
+  EXPECT_EQ(V.functionWhere(RG).Column, 2u);
+  // Given its symbol's place again, it has none of its own.
+  FunctionAbi Again = RG;
+  V.setFunctionWhere(Again, V.Symbols[G].Where);
+  EXPECT_FALSE(V.FunctionExtras[Again.Extra].Where.has_value());
+  EXPECT_EQ(V.functionWhere(Again).Line, V.Symbols[G].Where.Line);
+  V.FunctionExtras[Again.Extra].Where = Loc{40, 2};
+
+  // Into another variant whose symbols sit elsewhere: same lists, tuning and places.
+  addSymbol(W, "pad", SymbolKind::Function, Binding::Undefined);
+  const uint32_t WG = addSymbol(W, "g", SymbolKind::Function, Binding::Undefined);
+  const uint32_t WF = addSymbol(W, "f", SymbolKind::Function, Binding::Undefined);
+  W.copyFunction(V, V.Functions[1], WG);
+  W.copyFunction(V, V.Functions[0], WF);
+  ASSERT_EQ(W.Functions.size(), 2u);
+  const FunctionAbi &CG = W.Functions[0], &CF = W.Functions[1];
+  EXPECT_EQ(CF.Symbol, WF);
+  ASSERT_EQ(W.params(CF).size(), 2u);
+  EXPECT_EQ(W.params(CF)[0].Type, ".b64");
+  EXPECT_EQ(W.returns(CF)[0].Name, "r");
+  EXPECT_EQ(W.tuning(CG).AbiPreserve, 4u);
+  EXPECT_EQ(W.functionWhere(CG).Line, 40u);
+  EXPECT_EQ(W.functionWhere(CF).Line, V.Symbols[F].Where.Line); // f's place, not W's symbol's
+  EXPECT_NE(W.Symbols[WF].Where.Line, V.Symbols[F].Where.Line);
+  // Within one variant too (the lists are read before the table grows).
+  V.copyFunction(V, V.Functions[0], G);
+  EXPECT_EQ(V.Params.size(), 6u);
+  EXPECT_EQ(V.params(V.Functions[2])[1].Name, "b");
+
+  // Written and read back: the same records, and the same bytes again.
+  V.Functions.pop_back();
+  V.Params.resize(3);
+  std::string Bytes = writeToString(O);
+  auto Read = readFromString(Bytes, "functions.o");
+  ASSERT_TRUE(bool(Read)) << llvm::toString(Read.takeError());
+  expectSameVariant(V, (*Read)->Variants[0]);
+  expectSameVariant(W, (*Read)->Variants[1]);
+  EXPECT_EQ((*Read)->Variants[0].Functions[0].Extra, NoExtra);
+  EXPECT_EQ(writeToString(**Read), Bytes);
+
+  // A record whose lists lie past its variant's table is refused by the writer.
+  V.Functions[0].ParamCount = 7;
+  std::string Ignored;
+  llvm::raw_string_ostream OS(Ignored);
+  llvm::Error E = writeObject(O, OS);
+  ASSERT_TRUE(bool(E));
+  EXPECT_NE(llvm::toString(std::move(E)).find("parameters past the module's table"), std::string::npos);
 }
 
 TEST(ObjectFormat, InvalidModelIsRejectedByWriter) {

@@ -167,9 +167,8 @@ inline std::unique_ptr<ObjectFile> buildFullModel(llvm::StringRef Arch = "sm_90"
   FunctionAbi FF;
   FF.Symbol = Foo;
   FF.HasBody = true;
-  FF.Returns.push_back(param(".b32", "r"));
-  FF.Params.push_back(param(".b32", "a"));
-  FF.Where = {5, 1};
+  V.appendSignature(FF, {param(".b32", "r")}, {param(".b32", "a")});
+  V.setFunctionWhere(FF, {5, 1});
   FunctionAbi FK;
   FK.Symbol = K;
   FK.IsKernel = true;
@@ -178,28 +177,29 @@ inline std::unique_ptr<ObjectFile> buildFullModel(llvm::StringRef Arch = "sm_90"
   PP.IsPtr = true;
   PP.PtrSpace = StateSpace::Global;
   PP.PtrAlign = 16;
-  FK.Params.push_back(PP);
-  FK.Tuning.edit().MaxNTid = std::array<uint32_t, 3>{128, 1, 1};
-  FK.Tuning.edit().MinNCtaPerSm = 2;
-  FK.Tuning.edit().MaxNReg = 64;
-  FK.Tuning.edit().Pragmas.push_back("nounroll");
+  V.appendSignature(FK, {}, {PP});
+  V.editTuning(FK).MaxNTid = std::array<uint32_t, 3>{128, 1, 1};
+  V.editTuning(FK).MinNCtaPerSm = 2;
+  V.editTuning(FK).MaxNReg = 64;
+  V.editTuning(FK).Pragmas.push_back("nounroll");
   FunctionAbi FE;
   FE.Symbol = Ext;
-  FE.Returns.push_back(param(".b32", "r"));
   ParamInfo PA = param(".b8", "a");
   PA.Align = 4;
   PA.ArrayDims.push_back(4);
   PA.Space = StateSpace::Param;
-  FE.Params.push_back(param(".b32", "a"));
-  FE.Tuning.edit().AbiPreserve = 8;
-  FE.Tuning.edit().Attributes.push_back(".unified(0x1,0x2)");
+  V.appendSignature(FE, {param(".b32", "r")}, {param(".b32", "a")});
+  V.editTuning(FE).AbiPreserve = 8;
+  V.editTuning(FE).Attributes.push_back(".unified(0x1,0x2)");
   FunctionAbi FW;
   FW.Symbol = Wk;
   FW.HasBody = true;
   FunctionAbi FA;
   FA.Symbol = Al;
-  FA.Returns = FF.Returns;
-  FA.Params = FF.Params;
+  V.appendSignature(FA, {param(".b32", "r")}, {param(".b32", "a")}); // foo's
+  // Records without a place of their own (their symbols have one): kept as such through a write and a read.
+  for (FunctionAbi *F : {&FH, &FK, &FE, &FW, &FA})
+    V.setFunctionWhere(*F, {});
   V.Functions = {FH, FF, FK, FE, FW, FA};
 
   VariableAbi VG;

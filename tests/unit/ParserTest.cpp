@@ -115,21 +115,21 @@ TEST(ParserTest, FunctionHeaders) {
   EXPECT_EQ(F.Name, "f");
   EXPECT_EQ(F.Link, Linkage::Visible);
   EXPECT_TRUE(F.HasBody);
-  ASSERT_EQ(FAbi.Returns.size(), 1u);
-  EXPECT_EQ(FAbi.Returns[0].Align, 16u);
-  EXPECT_EQ(FAbi.Returns[0].ArrayDims.size(), 1u);
-  EXPECT_EQ(FAbi.Returns[0].ArrayDims[0], 16u);
-  ASSERT_EQ(FAbi.Params.size(), 4u);
-  EXPECT_EQ(FAbi.Params[0].Space, StateSpace::Reg);
-  EXPECT_EQ(FAbi.Params[1].IsPtr, true);
-  EXPECT_EQ(FAbi.Params[1].PtrSpace, StateSpace::Global);
-  EXPECT_EQ(FAbi.Params[1].PtrAlign, 16u);
-  EXPECT_EQ(FAbi.Params[1].Align, 0u);
-  EXPECT_EQ(FAbi.Params[2].VectorWidth, 4u);
-  EXPECT_EQ(FAbi.Params[2].Type, ".f32");
-  EXPECT_TRUE(FAbi.Params[3].UnsizedArray);
-  EXPECT_EQ(*FAbi.Tuning->AbiPreserve, 8u);
-  EXPECT_EQ(*FAbi.Tuning->AbiPreserveControl, 2u);
+  ASSERT_EQ(Q->M.returns(FAbi).size(), 1u);
+  EXPECT_EQ(Q->M.returns(FAbi)[0].Align, 16u);
+  EXPECT_EQ(Q->M.returns(FAbi)[0].ArrayDims.size(), 1u);
+  EXPECT_EQ(Q->M.returns(FAbi)[0].ArrayDims[0], 16u);
+  ASSERT_EQ(Q->M.params(FAbi).size(), 4u);
+  EXPECT_EQ(Q->M.params(FAbi)[0].Space, StateSpace::Reg);
+  EXPECT_EQ(Q->M.params(FAbi)[1].IsPtr, true);
+  EXPECT_EQ(Q->M.params(FAbi)[1].PtrSpace, StateSpace::Global);
+  EXPECT_EQ(Q->M.params(FAbi)[1].PtrAlign, 16u);
+  EXPECT_EQ(Q->M.params(FAbi)[1].Align, 0u);
+  EXPECT_EQ(Q->M.params(FAbi)[2].VectorWidth, 4u);
+  EXPECT_EQ(Q->M.params(FAbi)[2].Type, ".f32");
+  EXPECT_TRUE(Q->M.params(FAbi)[3].UnsizedArray);
+  EXPECT_EQ(*Q->M.tuning(FAbi)->AbiPreserve, 8u);
+  EXPECT_EQ(*Q->M.tuning(FAbi)->AbiPreserveControl, 2u);
   EXPECT_EQ(Q->Text.substr(F.Begin, F.HeaderEnd - F.Begin).substr(0, 6), ".func ");
   EXPECT_EQ(Q->Text[F.HeaderEnd - 1], '2'); // the last header token is `.abi_preserve_control 2`
   EXPECT_EQ(Q->Text[F.End - 1], '}');
@@ -138,26 +138,26 @@ TEST(ParserTest, FunctionHeaders) {
   const FunctionAbi &GAbi = Q->M.FunctionAbis[1];
   EXPECT_FALSE(G.HasBody);
   EXPECT_TRUE(GAbi.NoReturn);
-  ASSERT_EQ(GAbi.Tuning->Attributes.size(), 1u);
-  EXPECT_EQ(GAbi.Tuning->Attributes[0], ".unified(0x1, 0x2)");
+  ASSERT_EQ(Q->M.tuning(GAbi)->Attributes.size(), 1u);
+  EXPECT_EQ(Q->M.tuning(GAbi)->Attributes[0], ".unified(0x1, 0x2)");
 
   const PtxFunction &K = Q->M.Functions[2];
   const FunctionAbi &KAbi = Q->M.FunctionAbis[2];
   EXPECT_TRUE(K.IsKernel);
   EXPECT_TRUE(K.HasBody);
-  EXPECT_EQ((*KAbi.Tuning->MaxNTid)[0], 128u);
-  EXPECT_EQ((*KAbi.Tuning->MaxNTid)[1], 2u);
-  EXPECT_EQ((*KAbi.Tuning->MaxNTid)[2], 1u);
-  EXPECT_EQ((*KAbi.Tuning->ReqNTid)[0], 64u);
-  EXPECT_EQ(*KAbi.Tuning->MinNCtaPerSm, 4u);
-  EXPECT_EQ(*KAbi.Tuning->MaxNReg, 32u);
-  EXPECT_EQ(*KAbi.Tuning->MaxNCtaPerSm, 1u);
-  EXPECT_EQ((*KAbi.Tuning->ReqNCtaPerCluster)[1], 2u);
-  EXPECT_TRUE(KAbi.Tuning->ExplicitCluster);
-  EXPECT_EQ(*KAbi.Tuning->MaxClusterRank, 8u);
-  EXPECT_TRUE(KAbi.Tuning->BlocksAreClusters);
-  ASSERT_EQ(KAbi.Tuning->Pragmas.size(), 1u);
-  EXPECT_EQ(KAbi.Tuning->Pragmas[0], "nounroll");
+  EXPECT_EQ((*Q->M.tuning(KAbi)->MaxNTid)[0], 128u);
+  EXPECT_EQ((*Q->M.tuning(KAbi)->MaxNTid)[1], 2u);
+  EXPECT_EQ((*Q->M.tuning(KAbi)->MaxNTid)[2], 1u);
+  EXPECT_EQ((*Q->M.tuning(KAbi)->ReqNTid)[0], 64u);
+  EXPECT_EQ(*Q->M.tuning(KAbi)->MinNCtaPerSm, 4u);
+  EXPECT_EQ(*Q->M.tuning(KAbi)->MaxNReg, 32u);
+  EXPECT_EQ(*Q->M.tuning(KAbi)->MaxNCtaPerSm, 1u);
+  EXPECT_EQ((*Q->M.tuning(KAbi)->ReqNCtaPerCluster)[1], 2u);
+  EXPECT_TRUE(Q->M.tuning(KAbi)->ExplicitCluster);
+  EXPECT_EQ(*Q->M.tuning(KAbi)->MaxClusterRank, 8u);
+  EXPECT_TRUE(Q->M.tuning(KAbi)->BlocksAreClusters);
+  ASSERT_EQ(Q->M.tuning(KAbi)->Pragmas.size(), 1u);
+  EXPECT_EQ(Q->M.tuning(KAbi)->Pragmas[0], "nounroll");
   // The header stops before the pragma's ';' so that header + ";" is a valid prototype.
   EXPECT_EQ(Q->Text[K.HeaderEnd - 1], '"');
 
@@ -165,7 +165,7 @@ TEST(ParserTest, FunctionHeaders) {
   const FunctionAbi &HAbi = Q->M.FunctionAbis[3];
   EXPECT_EQ(H.Link, Linkage::Extern);
   EXPECT_FALSE(H.HasBody);
-  EXPECT_EQ(HAbi.Params.size(), 1u);
+  EXPECT_EQ(Q->M.params(HAbi).size(), 1u);
 }
 
 TEST(ParserTest, OldStylePrototypesWithoutSemicolon) {
@@ -177,7 +177,7 @@ TEST(ParserTest, OldStylePrototypesWithoutSemicolon) {
   ASSERT_EQ(P->M.Functions.size(), 3u);
   EXPECT_FALSE(P->M.Functions[0].HasBody);
   EXPECT_FALSE(P->M.Functions[1].HasBody);
-  EXPECT_TRUE(P->M.FunctionAbis[1].Returns.empty());
+  EXPECT_TRUE(P->M.returns(P->M.FunctionAbis[1]).empty());
   EXPECT_TRUE(P->M.Functions[2].HasBody);
 }
 

@@ -43,8 +43,8 @@ struct Export {
     return sym().Kind == SymbolKind::Kernel ? "kernel" : sym().Kind == SymbolKind::Variable ? "variable" : "function";
   }
   SourceLoc where() const {
-    if (Function && Function->Where.isValid())
-      return Function->Where;
+    if (Function && Module->functionWhere(*Function).isValid())
+      return Module->functionWhere(*Function);
     if (Variable && Variable->Where.isValid())
       return Variable->Where;
     return sym().Where;
@@ -173,7 +173,7 @@ std::vector<AbiFinding> compareExports(const Export &Old, const Export &New) {
     return Findings;
   }
   if (Old.Function && New.Function)
-    Findings = compareFunctionAbi(*Old.Function, *New.Function, "old", "new", AbiRelation::DeclarationVsDefinition);
+    Findings = compareFunctionAbi(Old.Module->signature(*Old.Function), New.Module->signature(*New.Function), "old", "new", AbiRelation::DeclarationVsDefinition);
   else if (Old.Variable && New.Variable)
     Findings = compareVariableAbi(*Old.Variable, *New.Variable, "old", "new");
   Binding OB = Old.sym().Bind, NB = New.sym().Bind;

@@ -85,7 +85,7 @@ std::string prototype(const ModuleVariant &V, const FunctionAbi &F) {
   const Symbol &S = V.Symbols[F.Symbol];
   std::string Out;
   raw_string_ostream OS(Out);
-  printFunctionDeclPtx(OS, F, S.Name, linkageDirective(S.Bind));
+  printFunctionDeclPtx(OS, V.signature(F), S.Name, linkageDirective(S.Bind));
   return Out;
 }
 
@@ -94,7 +94,7 @@ json::Object kernelLayout(const ModuleVariant &V, const FunctionAbi &F) {
   json::Array Params;
   uint64_t Offset = 0;
   uint32_t MaxAlign = 1;
-  for (const ParamInfo &P : F.Params) {
+  for (const ParamInfo &P : V.params(F)) {
     uint32_t A = std::max<uint32_t>(1, P.effectiveAlign());
     Offset = alignTo(Offset, A);
     Params.push_back(json::Object{{"name", P.Name.str()}, {"offset", Offset}, {"size", P.sizeBytes()}, {"align", A}});
@@ -186,18 +186,19 @@ void functionRecords(const ObjectFile &Object, Node::Emit Emit) {
                        {"binding", bindingName(S.Bind)},
                        {"defined", F.HasBody},
                        {"prototype", prototype(V, F)},
-                       {"returns", paramsJson(F.Returns)},
-                       {"params", paramsJson(F.Params)}};
+                       {"returns", paramsJson(V.returns(F))},
+                       {"params", paramsJson(V.params(F))}};
       if (std::string D = demangled(S.Name); !D.empty())
         J["demangled"] = D;
       if (F.NoReturn)
         J["noreturn"] = true;
-      if (F.Tuning->AbiPreserve)
-        J["abiPreserve"] = *F.Tuning->AbiPreserve;
-      if (F.Tuning->AbiPreserveControl)
-        J["abiPreserveControl"] = *F.Tuning->AbiPreserveControl;
-      if (F.Where.isValid())
-        J["line"] = F.Where.Line;
+      const TuningInfo &T = V.tuning(F);
+      if (T.AbiPreserve)
+        J["abiPreserve"] = *T.AbiPreserve;
+      if (T.AbiPreserveControl)
+        J["abiPreserveControl"] = *T.AbiPreserveControl;
+      if (const Loc Where = V.functionWhere(F); Where.isValid())
+        J["line"] = Where.Line;
       if (F.IsKernel)
         J["layout"] = kernelLayout(V, F);
       Emit(Record);
