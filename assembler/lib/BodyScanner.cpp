@@ -247,6 +247,7 @@ bool BodyScanner::scanLoc(size_t &IRef, size_t End) {
     IRef = I;
     return false;
   };
+  size_t LongFileIndex = 0; // the digits of a `.file` index spelled in more bytes than a relocation replaces
   auto Number = [&](bool IsFile) -> bool {
     SkipH();
     size_t S = I;
@@ -260,12 +261,19 @@ bool BodyScanner::scanLoc(size_t &IRef, size_t End) {
         V = V * 10 + uint64_t(B[K] - '0');
       if (V > UINT32_MAX)
         return false;
+      if (I - S > MaxRelocationLength) {
+        LongFileIndex = I - S;
+        I = S;
+        return false;
+      }
       Relocs->push_back(Relocation{sectionOffset(S), uint32_t(V), RelocKind::FileIndex, uint32_t(I - S), 0});
     }
     return true;
   };
   if (!Number(true) || !Number(false) || !Number(false))
-    return Fail("malformed .loc directive: expected 'file line column'");
+    return Fail(LongFileIndex ? "file index spelled in " + Twine(LongFileIndex) +
+                                    " digits: a relocation replaces at most 16777215 bytes"
+                              : Twine("malformed .loc directive: expected 'file line column'"));
   SkipH();
   if (I < End && B[I] == ',') {
     ++I;
@@ -305,16 +313,22 @@ bool BodyScanner::scanLoc(size_t &IRef, size_t End) {
     // `.debug_str+16`: an offset in this module's own .debug_str, which moves when a link puts other
     // modules' strings before it (a label in the section moves with it and needs nothing).
     if (Name[0] == '.' && OffsetOk) {
-      if (Offset >> 32) {
+      // A relocation's addend is 32-bit signed and its length 24 bits (ObjectModel.h).
+      if (Offset > uint64_t(MaxRelocationAddend)) {
         I = OffsetBegin;
-        return Fail("offset " + Twine(Offset) + " after '" + Name + "' is too large");
+        return Fail("offset " + Twine(Offset) + " after '" + Name + "' is too large (at most 2^31 - 1)");
+      }
+      if (RefEnd - S > MaxRelocationLength) {
+        I = S;
+        return Fail("a debug section reference spelled in " + Twine(RefEnd - S) +
+                    " bytes: a relocation replaces at most 16777215");
       }
       uint32_t SecSym = SectionSymbolFor(Name);
       if (ShadowCount.size() < Symbols.size())
         ShadowCount.resize(Symbols.size(), 0);
       if (SecSym != NoSymbol)
         Relocs->push_back(Relocation{sectionOffset(S), SecSym, RelocKind::SectionOffset, uint32_t(RefEnd - S),
-                                     static_cast<int64_t>(Offset)});
+                                     static_cast<int32_t>(Offset)});
     }
     if (I >= End || B[I] != ',')
       return Fail("expected ', inlined_at' in .loc directive");

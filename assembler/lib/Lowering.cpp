@@ -125,6 +125,16 @@ private:
     PendingLabel.push_back(0);
     return Idx;
   }
+  /// Whether a name that relocations spell (a function, variable or label) fits a Relocation's 24-bit
+  /// length (ObjectModel.h); if not, an error at the name. Names of 10 MB are fine.
+  bool relocatableName(StringRef Name, size_t TextOffset, SourceLoc Where) {
+    if (Name.size() <= MaxRelocationLength)
+      return true;
+    D.error(TextOffset, Where,
+            "name '" + Name.take_front(32) + "...' is " + Twine(Name.size()) +
+                " bytes long: names of at most 16777215 bytes (16 MiB - 1) can be relocated");
+    return false;
+  }
   /// The Section symbol named Name (placed in this module's first debug section of that name, if any),
   /// added if there is none yet. Debug data (`.b32 .debug_abbrev`) and `.loc ... function_name
   /// .debug_str+16` both refer to sections by name.
@@ -275,6 +285,8 @@ void Lowerer::appendRelocs(Section &Sec, ArrayRef<Relocation> Relocs, bool IsDeb
 /// earlier record when it is the definition, and is dropped otherwise (its Symbol stays NoSymbol).
 uint32_t Lowerer::declareFunction(const PtxFunction &F, FunctionAbi &A, uint32_t SectionIdx) {
   SymbolKind K = F.IsKernel ? SymbolKind::Kernel : SymbolKind::Function;
+  if (!relocatableName(F.Name, F.NameOffset, F.NameLoc))
+    return NoSymbol;
   bool Added;
   uint32_t Sym = findOrAddSymbol(F.Name, K, Binding::Undefined, F.Loc, Added);
   if (Added) {
@@ -423,6 +435,8 @@ static uint64_t product(ArrayRef<uint64_t> Dims) {
 
 uint32_t Lowerer::declareVariable(const PtxVariable &Var, const PtxDeclarator &Decl, uint32_t SectionIdx) {
   bool IsDef = Var.Link != Linkage::Extern;
+  if (!relocatableName(Decl.Name, Decl.NameOffset, Decl.Loc))
+    return NoSymbol;
   bool Added;
   uint32_t Sym = findOrAddSymbol(Decl.Name, SymbolKind::Variable, Binding::Undefined, Var.Loc, Added);
   if (Added) {
@@ -489,6 +503,8 @@ uint32_t Lowerer::declareVariable(const PtxVariable &Var, const PtxDeclarator &D
 
 void Lowerer::declareDebugLabels(const PtxDebugSection &S, uint32_t SectionIdx) {
   for (const PtxDwarfLabel &L : S.Labels) {
+    if (!relocatableName(L.Name, L.TextOffset, L.Loc))
+      continue;
     bool Added;
     uint32_t Sym = findOrAddSymbol(L.Name, SymbolKind::Label, Binding::Local, L.Loc, Added);
     if (!Added) {
@@ -514,6 +530,10 @@ void Lowerer::declareDebugRefs() {
       bool Added;
       if (F.Name.starts_with(".")) {
         Syms.push_back(sectionSymbol(F.Name, F.Loc, Added));
+        continue;
+      }
+      if (!relocatableName(F.Name, F.TextOffset, F.Loc)) {
+        Syms.push_back(NoSymbol);
         continue;
       }
       uint32_t Sym = findOrAddSymbol(F.Name, SymbolKind::Label, Binding::Local, F.Loc, Added);
@@ -661,8 +681,17 @@ void Lowerer::lowerDebug(const PtxDebugSection &S, ArrayRef<uint32_t> FixupSyms,
                   ": a debug section's references must lie in its first 4 GiB");
       break;
     }
+    if (FixupSyms[I] == NoSymbol)
+      continue; // a name too long to relocate, reported where it was declared
+    // Addends are 32-bit (ObjectModel.h); real -G output adds offsets into the section it names.
+    if (!relocationAddendFits(F.Addend)) {
+      D.error(F.TextOffset, F.Loc,
+              "debug data refers to '" + F.Name + "' with addend " + Twine(F.Addend) + " in " + S.Name +
+                  ": addends must lie in [-2^31, 2^31)");
+      continue;
+    }
     BodyRelocs.push_back(Relocation{uint32_t(F.Offset), FixupSyms[I], F.Width == 8 ? RelocKind::Data64 : RelocKind::Data32,
-                                    0, F.Addend});
+                                    0, int32_t(F.Addend)});
   }
   appendRelocs(Sec, BodyRelocs, /*IsDebug=*/true);
 }

@@ -130,25 +130,43 @@ enum class RelocKind : uint8_t {
   SectionOffset,
 };
 
-/// 24 bytes (issue 15, finding 8: a module of 10^6 small functions holds one or two per function).
-/// Offset is 32-bit: a text section is below 4 GiB (a PTX text is, MaxPtxModuleBytes), and where an offset
-/// can be larger the producer refuses it: the object reader (r_offset), the lowering of debug sections
-/// (debug bytes can outgrow their text), the DWARF merge and the link's merged debug sections.
+/// The largest offset a Relocation holds.
+constexpr uint64_t MaxRelocationOffset = UINT32_MAX;
+/// The longest byte range a Relocation replaces (16 MiB - 1): a name (or `.file` index, or
+/// `.debug_str+N`) spelled in more bytes cannot be relocated.
+constexpr uint32_t MaxRelocationLength = (1u << 24) - 1;
+/// The addends a Relocation holds: 32-bit signed. Real -G output (nvcc, llc) adds offsets into the
+/// debug section it names (`.b32 .debug_str+N`), far below 2 GiB.
+constexpr int64_t MinRelocationAddend = INT32_MIN, MaxRelocationAddend = INT32_MAX;
+constexpr bool relocationAddendFits(int64_t Addend) {
+  return Addend >= MinRelocationAddend && Addend <= MaxRelocationAddend;
+}
+
+/// 16 bytes (issue 15, finding 8: a module of 10^6 small functions holds one or two per function, and
+/// every tool holds all of them). Each field is 32 bits, Length and Kind share one, and where a value
+/// can be larger its producer refuses it with its location:
+/// - Offset: a text section is below 4 GiB (a PTX text is, MaxPtxModuleBytes); the object reader
+///   (r_offset), the lowering of debug sections (debug bytes can outgrow their text), the DWARF merge and
+///   the link's merged debug sections refuse larger ones.
+/// - Length (24 bits, MaxRelocationLength): the lowering refuses a symbol name of 16 MiB or more, a
+///   `.file` index or `.debug_str+N` spelled in as many bytes, and the object reader a longer length.
+/// - Addend (32-bit signed): the lowering refuses a larger debug-data addend or `.debug_str+N` offset,
+///   the object reader a larger r_addend, and a link whose merged debug section or re-encoded .debug_info
+///   would put an addend past 2 GiB.
 struct Relocation {
   uint32_t Offset = 0;
   uint32_t Symbol = NoSymbol;
-  uint32_t Length = 0; // NameRef / FileIndex / SectionOffset: bytes replaced
-  RelocKind Kind = RelocKind::NameRef;
-  int64_t Addend = 0;  // Data32 / Data64 / SectionOffset
+  uint32_t Length : 24 = 0;             // NameRef / FileIndex / SectionOffset: bytes replaced
+  RelocKind Kind : 8 = RelocKind::NameRef;
+  int32_t Addend = 0;                   // Data32 / Data64 / SectionOffset
 
   Relocation() = default;
-  Relocation(uint32_t Offset, uint32_t Symbol, RelocKind Kind, uint32_t Length, int64_t Addend)
-      : Offset(Offset), Symbol(Symbol), Length(Length), Kind(Kind), Addend(Addend) {}
+  /// Length at most MaxRelocationLength: every producer refuses longer ranges first. (One built after
+  /// such an error, in a module that is then never written, keeps the low 24 bits.)
+  Relocation(uint32_t Offset, uint32_t Symbol, RelocKind Kind, uint32_t Length, int32_t Addend)
+      : Offset(Offset), Symbol(Symbol), Length(Length & MaxRelocationLength), Kind(Kind), Addend(Addend) {}
 };
-static_assert(sizeof(Relocation) == 24, "Relocation is 24 bytes: a module of 10^6 functions holds millions");
-
-/// The largest offset a Relocation holds.
-constexpr uint64_t MaxRelocationOffset = UINT32_MAX;
+static_assert(sizeof(Relocation) == 16, "Relocation is 16 bytes: a module of 10^6 functions holds millions");
 
 /// A section's name and place when they are not its symbol's: debug sections (".debug_info", ...), module
 /// text (`.pragma`), and any section whose record names something other than its symbol (an object may

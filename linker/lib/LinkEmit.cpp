@@ -223,7 +223,10 @@ static bool mergeCompileUnits(ArrayRef<LinkModule> Modules, const StringMap<Debu
         if (!Moved)
           return fail("a reference from " + Name + " to .debug_info offset " + Twine(R.Addend) +
                       ", where no unit or DIE starts");
-        R.Addend = int64_t(*Moved);
+        if (*Moved > uint64_t(MaxRelocationAddend)) // addends are 32-bit (ObjectModel.h)
+          return fail("a reference from " + Name + " to .debug_info offset " + Twine(R.Addend) +
+                      " would move to offset " + Twine(*Moved) + ", past 2 GiB");
+        R.Addend = int32_t(*Moved);
       }
       Parts.emplace(std::make_pair(MI, K), std::move(N));
     }
@@ -475,6 +478,7 @@ public:
                                                                                : Modules[MI].M->Sections[SI].RelocCount;
     Out.Relocs.reserve(MostRelocs);
     unsigned Dangling = 0;
+    uint64_t AddendsPastRange = 0; // SectionOffset/Data addends that a merged debug section put past 2 GiB
     for (uint32_t MI = 0; MI < Modules.size(); ++MI) {
       const ModuleVariant &M = *Modules[MI].M;
       for (uint32_t SI = 0; SI < M.Sections.size(); ++SI) {
@@ -487,7 +491,7 @@ public:
         // Its output symbol's name (the input's, unless renamed apart) and the input's place.
         Out.labelSection(D, D.Symbol != NoSymbol ? Out.Symbols[D.Symbol].Name : M.sectionName(S), M.sectionWhere(S));
         Out.startRelocs(D);
-        mapPartRelocs(MI, SI, M.relocs(S), D, OS, Dangling);
+        mapPartRelocs(MI, SI, M.relocs(S), D, OS, Dangling, AddendsPastRange);
         Out.endRelocs(D);
       }
     }
@@ -497,7 +501,7 @@ public:
       Out.startRelocs(D);
       unsigned PastRange = 0;
       for (auto [MI, SI] : DebugParts[DebugNames[K]])
-        PastRange += mapPartRelocs(MI, SI, debugPartRelocs(MI, SI), D, OS, Dangling);
+        PastRange += mapPartRelocs(MI, SI, debugPartRelocs(MI, SI), D, OS, Dangling, AddendsPastRange);
       Out.endRelocs(D);
       if (PastRange)
         Link.Diags.error("the linked " + DebugNames[K] + " is " + Twine(D.Contents.size()) + " bytes: " +
@@ -508,6 +512,10 @@ public:
       std::stable_sort(Relocs.begin(), Relocs.end(),
                        [](const Relocation &A, const Relocation &B) { return A.Offset < B.Offset; });
     }
+    if (AddendsPastRange)
+      Link.Diags.error(Twine(AddendsPastRange) + " references into merged debug sections lie past 2 GiB, which a " +
+                           "relocation's addend cannot reach (" + Link.Arch.name() + ")",
+                       std::vector<DiagSite>(), "output-too-large");
     if (Dangling)
       Link.Diags.error("internal error: " + std::to_string(Dangling) + " references to symbols that were not kept (" +
                       Link.Arch.name() + ")",
@@ -517,9 +525,10 @@ public:
   /// Appends to Out.Relocs the relocations Relocs of module MI's section SI (a debug part: as the link
   /// uses it), which goes into output section D (index OS), mapped to output symbols and offsets.
   /// Returns how many it dropped because a merged debug section put them past 4 GiB (Relocation's
-  /// offsets are 32-bit); the caller reports them.
+  /// offsets are 32-bit), and counts in AddendsPastRange those it dropped because their addend, a place
+  /// in a merged debug section, lies past 2 GiB (addends are 32-bit); the caller reports both.
   unsigned mapPartRelocs(uint32_t MI, uint32_t SI, ArrayRef<Relocation> Relocs, const Section &D, uint32_t OS,
-                         unsigned &Dangling) {
+                         unsigned &Dangling, uint64_t &AddendsPastRange) {
     const ModuleVariant &M = *Modules[MI].M;
     const bool IsDebug = M.Sections[SI].Kind == SectionKind::Debug;
     const uint64_t Base = IsDebug ? DebugBase[MI][SI] : 0;
@@ -555,17 +564,25 @@ public:
         continue;
       }
       const Symbol &T = M.Symbols[R.Symbol];
+      bool Drop = false;
       if (T.Kind == SymbolKind::Section && (R.Kind == RelocKind::Data32 || R.Kind == RelocKind::Data64 ||
                                             R.Kind == RelocKind::SectionOffset)) {
         // `.b32 .debug_abbrev` (and `function_name .debug_str+16` in a `.loc`) means the start of this
         // module's part of the merged section.
         for (uint32_t K = 0; K < M.Sections.size(); ++K)
           if (M.Sections[K].Kind == SectionKind::Debug && M.sectionName(K) == T.Name) {
-            N.Addend += DebugBase[MI][K];
+            // Addends are 32-bit (ObjectModel.h): one past 2 GiB is dropped and counted for the caller.
+            const int64_t Moved = int64_t(R.Addend) + int64_t(DebugBase[MI][K]);
+            if (!relocationAddendFits(Moved)) {
+              ++AddendsPastRange;
+              Drop = true;
+            }
+            N.Addend = int32_t(Moved);
             break;
           }
       }
-      Out.Relocs.push_back(N);
+      if (!Drop)
+        Out.Relocs.push_back(N);
     }
     return PastRange;
   }

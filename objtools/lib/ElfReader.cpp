@@ -723,9 +723,17 @@ llvm::Error VariantReader::readPlain(ModuleVariant &V) {
       Rel.Offset = static_cast<uint32_t>(Offset);
       const uint32_t Type = E.getType(false), Sym = E.getSymbol(false);
       uint64_t Width = 0;
+      // Lengths are 24-bit and addends 32-bit signed in the model (ObjectModel.h): a larger one is refused
+      // here, before anything truncates it.
+      auto lengthOutOfRange = [&](const char *What, uint64_t Length) {
+        return err(EAt + RelaAddendAt, llvm::Twine(What) + " relocation length " + llvm::Twine(Length) +
+                                           " out of range (at most 16777215 bytes)");
+      };
       if (Type == RelFile) {
         Rel.Kind = RelocKind::FileIndex;
         Rel.Symbol = static_cast<uint32_t>(Addend >> 32);
+        if (uint32_t(Addend) > MaxRelocationLength)
+          return lengthOutOfRange("file index", uint32_t(Addend));
         Rel.Length = static_cast<uint32_t>(Addend);
         Width = Rel.Length;
       } else {
@@ -736,21 +744,28 @@ llvm::Error VariantReader::readPlain(ModuleVariant &V) {
         Rel.Symbol = ElfToModel[Sym];
         if (Type == RelName) {
           Rel.Kind = RelocKind::NameRef;
-          if (Addend > 0xffffffffu)
-            return err(EAt + RelaAddendAt, "name relocation length out of range");
+          if (Addend > MaxRelocationLength)
+            return lengthOutOfRange("name", Addend);
           Rel.Length = static_cast<uint32_t>(Addend);
           Width = Rel.Length;
         } else if (Type == RelSectionOffset) {
           Rel.Kind = RelocKind::SectionOffset;
           Rel.Length = static_cast<uint32_t>(Addend & ((1u << SectionOffsetLengthBits) - 1));
-          Rel.Addend = static_cast<int64_t>(Addend >> SectionOffsetLengthBits);
+          if ((Addend >> SectionOffsetLengthBits) > uint64_t(MaxRelocationAddend))
+            return err(EAt + RelaAddendAt, "section offset relocation offset " +
+                                               llvm::Twine(Addend >> SectionOffsetLengthBits) +
+                                               " out of range (at most 2^31 - 1)");
+          Rel.Addend = static_cast<int32_t>(Addend >> SectionOffsetLengthBits);
           Width = Rel.Length;
           if (V.Symbols[Rel.Symbol].Kind != SymbolKind::Section)
             return err(EAt + RelaSymbolAt, "section offset relocation refers to '" + V.Symbols[Rel.Symbol].Name +
                                      "', which is not a section symbol");
         } else {
           Rel.Kind = Type == RelData32 ? RelocKind::Data32 : RelocKind::Data64;
-          Rel.Addend = static_cast<int64_t>(Addend);
+          if (!relocationAddendFits(int64_t(Addend)))
+            return err(EAt + RelaAddendAt, "relocation addend " + llvm::Twine(int64_t(Addend)) +
+                                               " out of range: addends must lie in [-2^31, 2^31)");
+          Rel.Addend = static_cast<int32_t>(Addend);
           Width = Type == RelData32 ? 4 : 8;
         }
       }

@@ -570,7 +570,7 @@ llvm::Error validate(const ModuleVariant &V) {
         return modelError(V.SourceName, "relocation in section '" + V.sectionName(Sec) + "' refers to symbol " +
                                             llvm::Twine(R.Symbol));
       if (R.Kind == RelocKind::SectionOffset &&
-          (R.Length >> SectionOffsetLengthBits || R.Addend < 0 || R.Addend >> (63 - SectionOffsetLengthBits)))
+          (R.Length >> SectionOffsetLengthBits || R.Addend < 0)) // a 32-bit addend fits the other 48 bits
         return modelError(V.SourceName, "section offset relocation in section '" + V.sectionName(Sec) + "' out of range");
     }
   }

@@ -644,4 +644,107 @@ TEST(AssemblerTest, RenamedCorpusStillAcceptedByPtxas) {
   EXPECT_GT(Checked, 5u);
 }
 
+
+// Relocation is 16 bytes (ObjectModel.h): a 24-bit length and a 32-bit addend. Longer names and larger
+// addends are refused where they arise, with their place; names of 10 MB keep working.
+TEST(AssemblerTest, TenMegabyteNamesAreRelocated) {
+  const std::string Name = "f" + std::string(10 << 20, 'a');
+  auto A = assemble(std::string(".version 8.0\n.target sm_90\n.address_size 64\n") + ".visible .func " + Name +
+                    "()\n{\n  ret;\n}\n.visible .entry k()\n{\n  call.uni " + Name + ", ();\n  ret;\n}\n");
+  ASSERT_TRUE(A->Ok) << A->Errors.substr(0, 2000);
+  EXPECT_EQ(A->refs(A->section("k"), Name), 1u);
+  // Through the object format and back: the lengths are the name's.
+  std::string Bytes;
+  llvm::raw_string_ostream OS(Bytes);
+  ASSERT_FALSE(bool(writeObject(*A->Obj, OS)));
+  OS.flush();
+  auto Read = readObject(llvm::MemoryBuffer::getMemBufferCopy(Bytes, "big.o"));
+  ASSERT_TRUE(bool(Read)) << llvm::toString(Read.takeError());
+  const ModuleVariant &V = (*Read)->Variants[0];
+  unsigned Long = 0;
+  for (const Relocation &R : V.Relocs)
+    if (R.Kind == RelocKind::NameRef && V.Symbols[R.Symbol].Name == Name) {
+      EXPECT_EQ(R.Length, Name.size());
+      ++Long;
+    }
+  EXPECT_EQ(Long, 2u); // the definition's name and the call
+}
+
+TEST(AssemblerTest, NamesOf16MiBAreRefusedWhereDeclared) {
+  const std::string Fn = std::string(1 << 24, 'f'), Var = std::string(1 << 24, 'v');
+  auto A = assemble(std::string(".version 8.0\n.target sm_90\n.address_size 64\n") + ".visible .func " + Fn +
+                    "()\n{\n  ret;\n}\n.visible .global .u32 " + Var + ";\n");
+  EXPECT_FALSE(A->Ok);
+  EXPECT_NE(A->Errors.find("t.ptx:4:16: error: name 'ffffffffffffffffffffffffffffffff...' is 16777216 bytes "
+                           "long: names of at most 16777215 bytes (16 MiB - 1) can be relocated"),
+            std::string::npos)
+      << A->Errors.substr(0, 2000);
+  EXPECT_NE(A->Errors.find("t.ptx:8:"), std::string::npos) << A->Errors.substr(0, 2000);
+  EXPECT_NE(A->Errors.find("error: name 'vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv...' is 16777216 bytes long"), std::string::npos)
+      << A->Errors.substr(0, 2000);
+}
+
+TEST(AssemblerTest, DebugAddendsBeyond32BitsAreRefused) {
+  const std::string Head = ".version 8.0\n.target sm_90, debug\n.address_size 64\n";
+  auto Fits = assemble(Head + ".section .debug_info {\n"
+                              "  .b32 .debug_abbrev+2147483647\n"
+                              "}\n"
+                              ".section .debug_abbrev { .b8 0 }\n");
+  ASSERT_TRUE(Fits->Ok) << Fits->Errors;
+  EXPECT_EQ(Fits->V().relocs(Fits->section(".debug_info"))[0].Addend, INT32_MAX);
+
+  auto Big = assemble(Head + ".section .debug_info {\n"
+                             "  .b32 .debug_abbrev+2147483648\n"
+                             "}\n"
+                             ".section .debug_abbrev { .b8 0 }\n");
+  EXPECT_FALSE(Big->Ok);
+  EXPECT_NE(Big->Errors.find("t.ptx:5:8: error: debug data refers to '.debug_abbrev' with addend 2147483648 in "
+                             ".debug_info: addends must lie in [-2^31, 2^31)"),
+            std::string::npos)
+      << Big->Errors;
+
+  // `.loc ... function_name .debug_str+N`: N is the addend of a SectionOffset relocation.
+  auto Loc = [&](const std::string &Ref) {
+    return assemble(Head + ".file 1 \"a.cu\"\n.visible .func f()\n{\n"
+                           "  .loc 1 2 3, function_name " + Ref + ", inlined_at 1 4 5\n  ret;\n}\n"
+                           ".section .debug_str { .b8 0 }\n");
+  };
+  auto LocFits = Loc(".debug_str+2147483647");
+  ASSERT_TRUE(LocFits->Ok) << LocFits->Errors;
+  bool Found = false;
+  for (const Relocation &R : LocFits->V().relocs(LocFits->section("f")))
+    if (R.Kind == RelocKind::SectionOffset) {
+      EXPECT_EQ(R.Addend, INT32_MAX);
+      EXPECT_EQ(R.Length, std::string(".debug_str+2147483647").size());
+      Found = true;
+    }
+  EXPECT_TRUE(Found);
+  auto LocBig = Loc(".debug_str+2147483648");
+  EXPECT_FALSE(LocBig->Ok);
+  EXPECT_NE(LocBig->Errors.find("t.ptx:7:40: error: offset 2147483648 after '.debug_str' is too large (at most "
+                                "2^31 - 1)"),
+            std::string::npos)
+      << LocBig->Errors;
+}
+
+TEST(AssemblerTest, ReferencesSpelledPast16MiBAreRefused) {
+  // A `.file` index's relocation replaces its digits: 2^24 of them (leading zeros) are too many.
+  auto A = assemble(".version 8.0\n.target sm_90\n.address_size 64\n.file 1 \"a.cu\"\n.visible .func f()\n{\n"
+                    "  .loc " + std::string(1 << 24, '0') + "1 2 3\n  ret;\n}\n");
+  EXPECT_FALSE(A->Ok);
+  EXPECT_NE(A->Errors.find("t.ptx:7:8: error: file index spelled in 16777217 digits: a relocation replaces at "
+                           "most 16777215 bytes"),
+            std::string::npos)
+      << A->Errors.substr(0, 2000);
+  // Likewise `function_name .debug_str+N`, whose relocation replaces the name and the offset.
+  auto B = assemble(".version 8.0\n.target sm_90, debug\n.address_size 64\n.file 1 \"a.cu\"\n"
+                    ".visible .func f()\n{\n  .loc 1 2 3, function_name .debug_str+" + std::string(1 << 24, '0') +
+                    "1, inlined_at 1 4 5\n  ret;\n}\n.section .debug_str { .b8 0 }\n");
+  EXPECT_FALSE(B->Ok);
+  EXPECT_NE(B->Errors.find("t.ptx:7:29: error: a debug section reference spelled in 16777228 bytes: a relocation "
+                           "replaces at most 16777215"),
+            std::string::npos)
+      << B->Errors.substr(0, 2000);
+}
+
 } // namespace

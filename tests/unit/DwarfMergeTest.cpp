@@ -59,7 +59,7 @@ struct Fixture {
     uint64_t SecondTable = AbbrevBytes.size() - Second.size();
     std::vector<Relocation> Relocs;
     for (uint64_t Base : {uint64_t(0), uint64_t(U1.size())}) {
-      Relocs.push_back({uint32_t(Base + 6), 0, RelocKind::Data32, 0, int64_t(Base ? SecondTable : 0)});
+      Relocs.push_back({uint32_t(Base + 6), 0, RelocKind::Data32, 0, int32_t(Base ? SecondTable : 0)});
       Relocs.push_back({uint32_t(Base + 15), 1, RelocKind::Data64, 0, 0});
     }
     M.appendRelocs(Info, Relocs); // Info is M's, though not in M.Sections

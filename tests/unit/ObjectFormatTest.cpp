@@ -413,7 +413,7 @@ std::unique_ptr<ObjectFile> modelWithSectionOffset(int64_t Offset, llvm::StringR
   S.HeaderLength = static_cast<uint32_t>(Text.find('{') - 1);
   V.appendRelocs(S, {Relocation{6, Fn, RelocKind::NameRef, 7, 0},
                      Relocation{uint32_t(Text.find(Target.str())), V.findSymbol(Target), RelocKind::SectionOffset,
-                                static_cast<uint32_t>(Ref.size()), Offset}});
+                                static_cast<uint32_t>(Ref.size()), int32_t(Offset)}});
   V.Sections.push_back(std::move(S));
   return O;
 }
@@ -626,6 +626,74 @@ TEST(ObjectFormat, OnlyLabelsHaveValuesAndOnlyVariablesSizes) {
   EXPECT_EQ(V.Symbols[V.findSymbol("Linfo_start")].size(), 0u);
   EXPECT_EQ(V.Symbols[V.findSymbol("gtab")].size(), 16u);
   EXPECT_EQ(V.Symbols[V.findSymbol("gtab")].value(), 0u);
+}
+
+/// The file offset of the first relocation entry of ELF type Type in Bytes (a plain object), or 0.
+uint64_t relaEntryOfType(const std::string &Bytes, uint32_t Type) {
+  llvm::ELF::Elf64_Ehdr Ehdr;
+  std::memcpy(&Ehdr, Bytes.data(), sizeof(Ehdr));
+  for (unsigned I = 1; I < Ehdr.e_shnum; ++I) {
+    llvm::ELF::Elf64_Shdr Shdr;
+    std::memcpy(&Shdr, Bytes.data() + Ehdr.e_shoff + I * sizeof(Shdr), sizeof(Shdr));
+    if (Shdr.sh_type != llvm::ELF::SHT_RELA)
+      continue;
+    for (uint64_t At = Shdr.sh_offset; At < Shdr.sh_offset + Shdr.sh_size; At += sizeof(llvm::ELF::Elf64_Rela)) {
+      llvm::ELF::Elf64_Rela E;
+      std::memcpy(&E, Bytes.data() + At, sizeof(E));
+      if (E.getType() == Type)
+        return At;
+    }
+  }
+  return 0;
+}
+
+TEST(ObjectFormat, RelocationLengthsPast24BitsAndAddendsPast32BitsAreRefused) {
+  // Relocation is 16 bytes: a 24-bit length and a 32-bit signed addend. The reader refuses larger ones
+  // at the entry's r_addend before anything truncates them (a truncated length or addend could pass).
+  const std::string Full = writeToString(*buildFullModel());
+  const std::string WithOffset = writeToString(*modelWithSectionOffset(4));
+  struct Case {
+    const std::string *Bytes;
+    uint32_t Type; // 1 name, 2 file index, 3 data32, 4 data64, 5 section offset (PtxlinkElf.h)
+    uint64_t Addend;
+    std::string Message;
+  };
+  const Case Cases[] = {
+      {&Full, 1, 1u << 24, "name relocation length 16777216 out of range (at most 16777215 bytes)"},
+      {&Full, 1, uint64_t(1) << 32, "name relocation length 4294967296 out of range (at most 16777215 bytes)"},
+      {&Full, 2, (uint64_t(1) << 32) | (1u << 24),
+       "file index relocation length 16777216 out of range (at most 16777215 bytes)"},
+      {&Full, 3, uint64_t(1) << 31, "relocation addend 2147483648 out of range: addends must lie in [-2^31, 2^31)"},
+      {&Full, 4, uint64_t(-(int64_t(1) << 31) - 1),
+       "relocation addend -2147483649 out of range: addends must lie in [-2^31, 2^31)"},
+      {&WithOffset, 5, (uint64_t(1) << 31) << 16 | 6,
+       "section offset relocation offset 2147483648 out of range (at most 2^31 - 1)"},
+  };
+  for (const Case &C : Cases) {
+    SCOPED_TRACE(C.Message);
+    const uint64_t At = relaEntryOfType(*C.Bytes, C.Type);
+    ASSERT_NE(At, 0u);
+    std::string Bad = *C.Bytes;
+    llvm::support::endian::write64le(&Bad[At + offsetof(llvm::ELF::Elf64_Rela, r_addend)], C.Addend);
+    auto R = readFromString(Bad, "far.o");
+    ASSERT_FALSE(bool(R));
+    char Where[32];
+    std::snprintf(Where, sizeof(Where), "offset 0x%llX: ",
+                  static_cast<unsigned long long>(At + offsetof(llvm::ELF::Elf64_Rela, r_addend)));
+    EXPECT_EQ(llvm::toString(R.takeError()), std::string("far.o: ") + Where + C.Message);
+  }
+  // The largest and smallest addends round-trip.
+  for (int32_t Addend : {INT32_MAX, INT32_MIN}) {
+    const uint64_t At = relaEntryOfType(Full, 3);
+    std::string Edge = Full;
+    llvm::support::endian::write64le(&Edge[At + offsetof(llvm::ELF::Elf64_Rela, r_addend)], uint64_t(int64_t(Addend)));
+    auto R = readFromString(Edge);
+    ASSERT_TRUE(bool(R)) << llvm::toString(R.takeError());
+    bool Seen = false;
+    for (const Relocation &Rel : (*R)->Variants[0].Relocs)
+      Seen |= Rel.Kind == RelocKind::Data32 && Rel.Addend == Addend;
+    EXPECT_TRUE(Seen) << Addend;
+  }
 }
 
 TEST(ObjectFormat, LyingCountsDoNotAllocate) {
