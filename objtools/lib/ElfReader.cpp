@@ -15,6 +15,8 @@
 #include "llvm/Support/Endian.h"
 #include "llvm/Support/Format.h"
 
+#include <algorithm>
+#include <array>
 #include <optional>
 #include <string>
 
@@ -184,6 +186,16 @@ private:
 
   llvm::Error readHeaders(uint32_t &EFlags);
   llvm::Expected<const ElfSectionHeader *> unique(uint32_t Type, const char *What, bool Required = true);
+  /// The section types unique() is asked for, found in one walk of the header table (findTables): seven
+  /// walks touched a large object's whole table seven times (128 MB at 10^6 functions).
+  static constexpr std::array<uint32_t, 7> TableTypes = {llvm::ELF::SHT_NOTE,    llvm::ELF::SHT_SYMTAB, ShtSections,
+                                                         ShtSymbols,             ShtAbi,                ShtFiles,
+                                                         llvm::ELF::SHT_SYMTAB_SHNDX};
+  struct FoundTable {
+    const ElfSectionHeader *First = nullptr, *Second = nullptr;
+  };
+  std::optional<std::array<FoundTable, TableTypes.size()>> Tables;
+  void findTables();
   StringRef str(Cursor &C, const char *What);
   StringRef strAt(Cursor &C, uint64_t At, uint32_t Offset, uint32_t Length, const char *What);
   llvm::Error readNote(const ElfSectionHeader &H, ModuleVariant *V, uint32_t &Flags, uint32_t &Count);
@@ -229,10 +241,15 @@ llvm::Error VariantReader::readHeaders(uint32_t &EFlags) {
     return err(offsetof(ElfHeader, e_shoff), "no section headers");
   // Our writer writes the whole table and every section: the first problem the view finds is the error.
   std::optional<std::pair<uint64_t, std::string>> Problem;
-  View = ElfView::open(Bytes, ElfView::TablePolicy::Whole, [&](uint64_t At, const llvm::Twine &Message) {
-    if (!Problem)
-      Problem.emplace(At, Message.str());
-  });
+  // A large object's headers are given back as the view checks them (release: nothing otherwise): the
+  // sections walk reads each again, and gives it back again behind itself.
+  View = ElfView::open(
+      Bytes, ElfView::TablePolicy::Whole,
+      [&](uint64_t At, const llvm::Twine &Message) {
+        if (!Problem)
+          Problem.emplace(At, Message.str());
+      },
+      [&](StringRef Checked) { release(Checked); });
   if (Problem)
     return err(Problem->first, Problem->second);
   if (View->sectionCount() == 0)
@@ -240,19 +257,37 @@ llvm::Error VariantReader::readHeaders(uint32_t &EFlags) {
   return llvm::Error::success();
 }
 
-llvm::Expected<const ElfSectionHeader *> VariantReader::unique(uint32_t Type, const char *What, bool Required) {
-  const ElfSectionHeader *Found = nullptr;
+void VariantReader::findTables() {
+  Tables.emplace();
+  const char *Released = nullptr;
   for (size_t I = 0, N = sectionCount(); I < N; ++I) {
     const ElfSectionHeader &H = View->section(I);
-    if (H.sh_type == Type) {
-      if (Found)
-        return err(headerOffset(H), llvm::Twine("more than one ") + What + " section");
-      Found = &H;
-    }
+    if (!Released)
+      Released = reinterpret_cast<const char *>(&H);
+    for (size_t T = 0; T < TableTypes.size(); ++T)
+      if (H.sh_type == TableTypes[T]) {
+        FoundTable &F = (*Tables)[T];
+        if (!F.First)
+          F.First = &H;
+        else if (!F.Second)
+          F.Second = &H; // the first duplicate is the one unique() reports
+      }
+    if (I % ReleaseEveryRecords == 0)
+      releaseBehind(Released, reinterpret_cast<const char *>(&H));
   }
-  if (!Found && Required)
+}
+
+llvm::Expected<const ElfSectionHeader *> VariantReader::unique(uint32_t Type, const char *What, bool Required) {
+  const auto *It = std::find(TableTypes.begin(), TableTypes.end(), Type);
+  assert(It != TableTypes.end() && "unique() is asked only for the tables findTables looks for");
+  if (!Tables)
+    findTables();
+  const FoundTable &F = (*Tables)[It - TableTypes.begin()];
+  if (F.Second)
+    return err(headerOffset(*F.Second), llvm::Twine("more than one ") + What + " section");
+  if (!F.First && Required)
     return err(0, llvm::Twine("missing ") + What + " section");
-  return Found;
+  return F.First;
 }
 
 StringRef VariantReader::strAt(Cursor &C, uint64_t At, uint32_t Offset, uint32_t Length, const char *What) {
@@ -646,9 +681,14 @@ llvm::Error VariantReader::readPlain(ModuleVariant &V) {
   // file order.
   {
     uint64_t MostRelocs = 0;
-    for (size_t I = 1; I < NumSections; ++I)
-      if (const ElfSectionHeader &H = View->section(I); H.sh_type == SHT_RELA && H.sh_entsize == sizeof(ElfRela))
+    const char *Released = NumSections ? reinterpret_cast<const char *>(&View->section(0)) : nullptr;
+    for (size_t I = 1; I < NumSections; ++I) {
+      const ElfSectionHeader &H = View->section(I);
+      if (H.sh_type == SHT_RELA && H.sh_entsize == sizeof(ElfRela))
         MostRelocs += H.sh_size / sizeof(ElfRela);
+      if (I % ReleaseEveryRecords == 0) // a large object's headers: read again below, one at a time
+        releaseBehind(Released, reinterpret_cast<const char *>(&H));
+    }
     V.Relocs.reserve(std::min<uint64_t>(MostRelocs, UINT32_MAX));
   }
   V.Sections.resize(NSec);

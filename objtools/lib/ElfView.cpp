@@ -35,7 +35,8 @@ const ElfHeader *elf64Header(StringRef Bytes) {
   return H;
 }
 
-std::optional<ElfView> ElfView::open(StringRef Bytes, TablePolicy Policy, ElfProblemFn Problem) {
+std::optional<ElfView> ElfView::open(StringRef Bytes, TablePolicy Policy, ElfProblemFn Problem,
+                                     function_ref<void(StringRef)> Checked) {
   if (!elf64Header(Bytes))
     return std::nullopt;
   Expected<object::ELFFile<ElfTypes>> File = object::ELFFile<ElfTypes>::create(Bytes);
@@ -44,11 +45,11 @@ std::optional<ElfView> ElfView::open(StringRef Bytes, TablePolicy Policy, ElfPro
     return std::nullopt;
   }
   ElfView View(std::move(*File));
-  View.readSectionTable(Policy, Problem);
+  View.readSectionTable(Policy, Problem, Checked);
   return View;
 }
 
-void ElfView::readSectionTable(TablePolicy Policy, ElfProblemFn Problem) {
+void ElfView::readSectionTable(TablePolicy Policy, ElfProblemFn Problem, function_ref<void(StringRef)> Checked) {
   const ElfHeader &H = header();
   const uint64_t Size = File.getBufSize(), ShOff = H.e_shoff, EntSize = H.e_shentsize;
   uint64_t Count = H.e_shnum;
@@ -90,7 +91,13 @@ void ElfView::readSectionTable(TablePolicy Policy, ElfProblemFn Problem) {
   }
   NumSections = Count;
   NameTableIndex = NameIndex;
+  constexpr size_t HeadersPerPart = (size_t(4) << 20) / sizeof(ElfSectionHeader);
+  size_t PartStart = 0;
   for (size_t I = 0; I < Count; ++I) {
+    if (Checked && I - PartStart == HeadersPerPart) {
+      Checked(StringRef(base() + sectionHeaderOffset(PartStart), (I - PartStart) * EntSize));
+      PartStart = I;
+    }
     const ElfSectionHeader &S = section(I);
     if (S.sh_type == ELF::SHT_NULL || S.sh_type == ELF::SHT_NOBITS || contains(S.sh_offset, S.sh_size))
       continue;

@@ -562,6 +562,53 @@ TEST(ObjectFormat, RelocationOffsetsPast4GiBOrTheirSectionAreRefused) {
   }
 }
 
+TEST(ObjectFormat, EachTableOnceAndAtTheFirstDuplicateHeader) {
+  // The reader finds its seven tables in one walk of the section headers (a large object's table is
+  // 128 MB at 10^6 functions, and a walk per table touched it seven times): a table that appears twice
+  // is refused at the second one's header, a missing one is named, whichever table the reader asks for
+  // first.
+  const std::string Bytes = writeToString(*buildFullModel());
+  llvm::ELF::Elf64_Ehdr Ehdr;
+  std::memcpy(&Ehdr, Bytes.data(), sizeof(Ehdr));
+  auto typeAt = [&](const std::string &B, unsigned I) {
+    return llvm::support::endian::read32le(B.data() + Ehdr.e_shoff + I * sizeof(llvm::ELF::Elf64_Shdr) +
+                                           offsetof(llvm::ELF::Elf64_Shdr, sh_type));
+  };
+  auto indexOf = [&](uint32_t Type) {
+    for (unsigned I = 1; I < Ehdr.e_shnum; ++I)
+      if (typeAt(Bytes, I) == Type)
+        return I;
+    return 0u;
+  };
+  const uint32_t ShtAbiType = 0x80000003, ShtFilesType = 0x80000004;
+  const unsigned Abi = indexOf(ShtAbiType), Files = indexOf(ShtFilesType), Symtab = indexOf(llvm::ELF::SHT_SYMTAB);
+  ASSERT_NE(Abi, 0u);
+  ASSERT_NE(Files, 0u);
+  ASSERT_NE(Symtab, 0u);
+  auto withType = [&](unsigned I, uint32_t Type) {
+    std::string B = Bytes;
+    llvm::support::endian::write32le(&B[Ehdr.e_shoff + I * sizeof(llvm::ELF::Elf64_Shdr) +
+                                        offsetof(llvm::ELF::Elf64_Shdr, sh_type)],
+                                     Type);
+    return B;
+  };
+  auto errorOf = [&](const std::string &B) {
+    auto R = readFromString(B, "dup.o");
+    return R ? std::string("no error") : llvm::toString(R.takeError());
+  };
+  // The files table retyped as a second ABI table: refused at the later header of the two.
+  char Where[32];
+  const unsigned Second = std::max(Abi, Files);
+  std::snprintf(Where, sizeof(Where), "offset 0x%llX: ",
+                static_cast<unsigned long long>(Ehdr.e_shoff + Second * sizeof(llvm::ELF::Elf64_Shdr)));
+  std::string Msg = errorOf(withType(Files, ShtAbiType));
+  EXPECT_EQ(Msg, std::string("dup.o: ") + Where + "more than one .ptxlink.abi section") << Msg;
+  // The symbol table retyped away: missing.
+  Msg = errorOf(withType(Symtab, llvm::ELF::SHT_PROGBITS));
+  EXPECT_NE(Msg.find("missing .symtab section"), std::string::npos) << Msg;
+  EXPECT_TRUE(bool(readFromString(Bytes, "ok.o")));
+}
+
 /// The file offset of the `.symtab` entry named Name in Bytes (an object of one plain variant), or 0.
 uint64_t elfSymbolOffset(const std::string &Bytes, llvm::StringRef Name) {
   llvm::ELF::Elf64_Ehdr Ehdr;
