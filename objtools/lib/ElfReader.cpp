@@ -191,8 +191,8 @@ private:
   static constexpr std::array<uint32_t, 7> TableTypes = {llvm::ELF::SHT_NOTE,    llvm::ELF::SHT_SYMTAB, ShtSections,
                                                          ShtSymbols,             ShtAbi,                ShtFiles,
                                                          llvm::ELF::SHT_SYMTAB_SHNDX};
-  struct FoundTable {
-    const ElfSectionHeader *First = nullptr, *Second = nullptr;
+  struct FoundTable { // value-initialized by findTables: no member initializers, which clang 14 refuses
+    const ElfSectionHeader *First, *Second; // in a nested class's default constructor used in its class
   };
   std::optional<std::array<FoundTable, TableTypes.size()>> Tables;
   void findTables();
