@@ -176,7 +176,7 @@ SymRef ArchLink::target(uint32_t Module, uint32_t Symbol) const {
   uint32_t G = LM.Global[Symbol];
   if (G == NoGlobal)
     return SymRef{Module, Symbol};
-  return Globals[G].Def;
+  return def(G);
 }
 
 SourceLoc ArchLink::locationIn(uint32_t Module, uint32_t SecIdx, uint64_t Offset) const {

@@ -114,15 +114,16 @@ struct SymRef {
 /// winner's but for a .common (ArchLink::resolvedSize), nor its name, which is its symbols'
 /// (ArchLink::name). 24 bytes in all.
 struct GlobalSymbol {
-  SymRef Def;                         // the winning definition; invalid if undefined
-  uint32_t FirstSite = 0;             // in ArchLink::Sites: its definitions, then its declarations
+  // The winning definition is the first of its sites (ArchLink::def): resolve() puts it there, so a
+  // name costs 16 bytes here, not 24 (issue 15, finding 8: one per visible name of the link).
+  uint32_t FirstSite = 0;             // in ArchLink::Sites: its definitions (the winner first), then its declarations
   uint32_t NumDefs = 0;               // how many of its sites are definitions
   uint32_t Out = NoSymbol;            // index in the output module
   Binding Bind = Binding::Undefined;  // the winner's binding
   bool Initialized = false;
   bool Live = false;
 };
-static_assert(sizeof(void *) != 8 || sizeof(GlobalSymbol) == 24, "GlobalSymbol is a per-name cost: keep it unpadded");
+static_assert(sizeof(GlobalSymbol) == 16, "GlobalSymbol is a per-name cost: keep it unpadded");
 
 /// Name -> index of its GlobalSymbol: the resolver's table of every visible name of the link, a NameIndex
 /// over the GlobalSymbols (whose names are their symbols', views of the inputs, which outlive the link),
@@ -271,16 +272,20 @@ public:
   }
   /// Whether Name is a visible name of the link (after resolve).
   bool isGlobalName(llvm::StringRef Name) const { return findGlobal(Name) != NoGlobal; }
+  /// G's winning definition (the first of its sites, where resolve() put it); invalid if it has none.
+  SymRef def(const GlobalSymbol &G) const { return G.NumDefs ? Sites[G.FirstSite] : SymRef(); }
+  SymRef def(uint32_t GI) const { return def(Globals[GI]); }
   /// G's size: a variable's resolved size (the largest .common), else its winner's; 0 if undefined.
   uint64_t resolvedSize(const GlobalSymbol &G) const {
-    if (!G.Def.valid())
+    if (!G.NumDefs)
       return 0;
     if (G.Bind == Binding::Common)
       if (auto It = CommonSizes.find(uint32_t(&G - Globals.data())); It != CommonSizes.end())
         return It->second;
-    return sym(G.Def).size();
+    return sym(def(G)).size();
   }
-  /// G's definitions and declarations, in input order (G is an element of Globals).
+  /// G's definitions (the winner first, the others in input order) and declarations (in input order);
+  /// G is an element of Globals.
   llvm::ArrayRef<SymRef> defs(const GlobalSymbol &G) const {
     return llvm::ArrayRef<SymRef>(Sites).slice(G.FirstSite, G.NumDefs);
   }

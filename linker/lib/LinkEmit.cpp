@@ -315,14 +315,15 @@ public:
         if (GI != NoGlobal) {
           GlobalSymbol &G = Globals[GI];
           if (G.Out == NoSymbol) {
-            if (G.Def.valid() && isLive(G.Def.Module, Link.definingSection(G.Def))) {
-              Symbol N = Link.sym(G.Def); // of G's name, as every symbol of G is
+            const SymRef Def = Link.def(G);
+            if (Def.valid() && isLive(Def.Module, Link.definingSection(Def))) {
+              Symbol N = Link.sym(Def); // of G's name, as every symbol of G is
               N.Bind = G.Bind;
               if (N.Kind == SymbolKind::Variable) // of the definition that won, or the largest .common
                 N.setSize(Link.resolvedSize(G));
               N.Initialized = G.Initialized;
-              G.Out = addSymbol(N, G.Def.Module, G.Def.Symbol);
-            } else if (!G.Def.valid() && G.Live && !Link.decls(G).empty()) {
+              G.Out = addSymbol(N, Def.Module, Def.Symbol);
+            } else if (!Def.valid() && G.Live && !Link.decls(G).empty()) {
               SymRef Decl = Link.decls(G).front();
               Symbol N = Link.sym(Decl);
               N.Bind = Binding::Undefined;
@@ -689,18 +690,17 @@ private:
     uint32_t Owner = M.Sections[L.Section].Symbol;
     if (Owner >= M.Symbols.size() || Modules[MI].Global[Owner] == NoGlobal)
       return NoSymbol;
-    const GlobalSymbol &G = Globals[Modules[MI].Global[Owner]];
-    uint32_t WinnerSec = G.Def.valid() ? Link.definingSection(G.Def) : NoSection;
-    if (WinnerSec == NoSection || !isLive(G.Def.Module, WinnerSec) ||
-        (G.Def.Module == MI && WinnerSec == L.Section))
+    const SymRef Def = Link.def(Modules[MI].Global[Owner]);
+    uint32_t WinnerSec = Def.valid() ? Link.definingSection(Def) : NoSection;
+    if (WinnerSec == NoSection || !isLive(Def.Module, WinnerSec) || (Def.Module == MI && WinnerSec == L.Section))
       return NoSymbol;
     const std::vector<uint32_t> &Mine = labelsOf(MI, L.Section);
-    const std::vector<uint32_t> &Theirs = labelsOf(G.Def.Module, WinnerSec);
+    const std::vector<uint32_t> &Theirs = labelsOf(Def.Module, WinnerSec);
     if (Theirs.empty())
       return NoSymbol;
     size_t Pos = LabelPosition[MI][Label];
     uint32_t Pick = Mine.size() == Theirs.size() ? Theirs[Pos] : Pos == 0 ? Theirs.front() : Theirs.back();
-    return Modules[G.Def.Module].SymOut[Pick];
+    return Modules[Def.Module].SymOut[Pick];
   }
 
   ArchLink &Link;

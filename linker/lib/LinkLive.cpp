@@ -37,7 +37,7 @@ void ArchLink::markSection(uint32_t Module, uint32_t Sec, std::vector<std::pair<
   if (uint32_t S = M.Sections[Sec].Symbol; S < M.Symbols.size()) {
     uint32_t G = Modules[Module].Global[S];
     if (G != NoGlobal &&
-        !(Globals[G].Def.valid() && Globals[G].Def.Module == Module && definingSection(Globals[G].Def) == Sec))
+        !(def(G).valid() && def(G).Module == Module && definingSection(def(G)) == Sec))
       return;
   }
   Modules[Module].SectionLive[Sec] = 1;
@@ -71,7 +71,7 @@ void ArchLink::markLive() {
       }
       // Only the winning definition of a global name can be live.
       const GlobalSymbol &GS = Globals[G];
-      if (!GS.Def.valid() || GS.Def.Module != MI || definingSection(GS.Def) != SI)
+      if (SymRef D = def(GS); !D.valid() || D.Module != MI || definingSection(D) != SI)
         continue;
       const Symbol &Sym = M.Symbols[S.Symbol];
       bool Root = KeepAll;
@@ -148,7 +148,7 @@ void ArchLink::checkUndefined() {
         if (R.Kind == RelocKind::FileIndex || R.Symbol >= M.Symbols.size())
           continue;
         uint32_t G = Modules[MI].Global[R.Symbol];
-        if (G == NoGlobal || Globals[G].Def.valid() || providedOutsideTheLink(M.Symbols[R.Symbol]) ||
+        if (G == NoGlobal || def(G).valid() || providedOutsideTheLink(M.Symbols[R.Symbol]) ||
             ((Options.Emit == EmitKind::Ptx || Options.Sass) && isDeviceRuntimeName(M.Symbols[R.Symbol].Name)))
           continue;
         auto [It, Inserted] = Slot.try_emplace(G, uint32_t(Refs.size()));
@@ -163,7 +163,7 @@ void ArchLink::checkUndefined() {
   std::vector<StringRef> Defined;
   if (!Order.empty())
     for (const GlobalSymbol &G : Globals)
-      if (G.Def.valid())
+      if (def(G).valid())
         Defined.push_back(name(G));
   auto referencedBy = [&](StringRef Words, const RefSite &RS) {
     const LinkModule &LM = Modules[RS.Module];
@@ -222,7 +222,7 @@ void ArchLink::printGc(raw_ostream &OS) const {
       // Losing definitions of a global name are discarded by resolution, not by the collector.
       if (S.Symbol < M.Symbols.size()) {
         uint32_t G = Modules[MI].Global[S.Symbol];
-        if (G != NoGlobal && !(Globals[G].Def.Module == MI && definingSection(Globals[G].Def) == SI))
+        if (G != NoGlobal && !(def(G).Module == MI && definingSection(def(G)) == SI))
           continue;
       }
       OS << "ptxlink: removing unused " << (S.Kind == SectionKind::Function ? "function " : "variable ")
@@ -298,7 +298,7 @@ void ArchLink::addCallGraph(CallGraphDot &G, StringRef Group) const {
     if (S >= M.Symbols.size())
       return false;
     uint32_t GI = Modules[MI].Global[S];
-    return GI == NoGlobal || (Globals[GI].Def.Module == MI && definingSection(Globals[GI].Def) == SI);
+    return GI == NoGlobal || (def(GI).Module == MI && definingSection(def(GI)) == SI);
   };
   auto holdsFunctions = [&](uint32_t MI, const Section &S) {
     const ModuleVariant &M = *Modules[MI].M;

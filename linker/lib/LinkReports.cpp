@@ -61,7 +61,7 @@ void ArchLink::traceSymbols(raw_ostream &OS) const {
            << (IsDecl ? " declaration" : " definition");
         if (S.AliasOf != NoSymbol && S.AliasOf < M.Symbols.size())
           OS << " (alias of " << M.Symbols[S.AliasOf].Name << ")";
-        if (G && G->Def == R)
+        if (G && def(*G) == R)
           OS << " <- chosen";
         else if (S.Bind == Binding::Local)
           OS << " (kept apart from other modules)";
@@ -78,8 +78,8 @@ void ArchLink::traceSymbols(raw_ostream &OS) const {
       }
     }
     if (G) {
-      if (G->Def.valid())
-        OS << "  resolved to " << bindingWord(G->Bind) << " definition at " << site(G->Def).str() << "\n";
+      if (def(*G).valid())
+        OS << "  resolved to " << bindingWord(G->Bind) << " definition at " << site(def(*G)).str() << "\n";
       else
         OS << "  unresolved\n";
     } else {
@@ -101,7 +101,7 @@ void ArchLink::writeMap(raw_ostream &OS) const {
           continue;
         uint32_t O = LM.SymOut[SI];
         // A global is listed at its winning definition only.
-        if (LM.Global[SI] != NoGlobal && !(Globals[LM.Global[SI]].Def == SymRef{MI, SI}))
+        if (LM.Global[SI] != NoGlobal && !(def(LM.Global[SI]) == SymRef{MI, SI}))
           continue;
         const Symbol &N = Output->Symbols[O];
         uint64_t Size = N.size();
@@ -131,12 +131,12 @@ void ArchLink::writeMap(raw_ostream &OS) const {
         const GlobalSymbol &G = Globals[GI];
         if (!llvm::is_contained(defs(G), R))
           continue; // declarations are not definitions to drop
-        if (!(G.Def == R))
+        if (!(def(G) == R))
           Reason =
               (S.Bind == Binding::Weak && G.Bind == Binding::Weak ? "weak, an earlier weak definition wins: "
                : S.Bind == Binding::Common                        ? "common, resolved to the definition at "
                                            : "overridden by the " + bindingWord(G.Bind).str() + " definition at ") +
-              site(G.Def).str();
+              site(def(G)).str();
         else if (SI < LM.SymOut.size() && LM.SymOut[SI] == NoSymbol)
           Reason = "unused (not reachable from a kernel or visible variable)";
       } else {

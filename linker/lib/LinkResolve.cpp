@@ -46,8 +46,10 @@ void ArchLink::resolve() {
   // finds each symbol's GlobalSymbol and counts its definitions and declarations (the latter in
   // FirstSite for now), the counts give each name its place in Sites, and a second walk, backwards,
   // fills the places from their ends, so that each name's sites end up in input order.
-  // While the sites are unplaced, Def holds the symbol that created each GlobalSymbol: its name.
-  auto NameOfCreator = [this](uint32_t I) { return sym(Globals[I].Def).Name; };
+  // While the sites are unplaced, Creators holds the symbol that created each GlobalSymbol: its name.
+  std::vector<SymRef> Creators;
+  Creators.reserve(MaxNames);
+  auto NameOfCreator = [&](uint32_t I) { return sym(Creators[I]).Name; };
   uint32_t NumSites = 0;
   for (uint32_t MI = 0; MI < Modules.size(); ++MI) {
     LinkModule &LM = Modules[MI];
@@ -57,14 +59,17 @@ void ArchLink::resolve() {
       if (!isVisible(S))
         continue;
       auto [GI, New] = GlobalIndex.insert(S.Name, uint32_t(Globals.size()), NameOfCreator);
-      if (New)
-        Globals.push_back({SymRef{MI, SI}});
+      if (New) {
+        Globals.emplace_back();
+        Creators.push_back(SymRef{MI, SI});
+      }
       LM.Global[SI] = GI;
       GlobalSymbol &G = Globals[GI];
       ++(isDefinition(M, S) ? G.NumDefs : G.FirstSite);
       ++NumSites;
     }
   }
+  Creators = {}; // from here on a name is read through its first site
   // Each name's place; Out (unused until emit) holds where its declarations end while they are filled.
   uint32_t Next = 0;
   for (GlobalSymbol &G : Globals) {
@@ -87,7 +92,6 @@ void ArchLink::resolve() {
   }
   // Now FirstSite is where each name's definitions begin (and Out where its declarations do).
   for (GlobalSymbol &G : Globals) {
-    G.Def = SymRef();
     G.Out = NoSymbol;
     resolveOne(G);
   }
@@ -186,7 +190,6 @@ void ArchLink::resolveOne(GlobalSymbol &G) {
     }
   }
 
-  G.Def = Winner;
   G.Bind = sym(Winner).Bind;
   if (G.Bind == Binding::Undefined) // an alias declared without a directive still defines a visible name
     G.Bind = Binding::Global;
@@ -239,6 +242,13 @@ void ArchLink::resolveOne(GlobalSymbol &G) {
                     std::move(Sites), "weak-odr");
     }
   }
+
+  // The winner goes first among G's definitions, where def(G) reads it (GlobalSymbol keeps no copy);
+  // the others keep their input order. Last: everything above walks the definitions in input order.
+  MutableArrayRef<SymRef> Mine = MutableArrayRef<SymRef>(Sites).slice(G.FirstSite, G.NumDefs);
+  auto At = llvm::find(Mine, Winner);
+  assert(At != Mine.end() && "the winner is one of the definitions");
+  std::rotate(Mine.begin(), At, At + 1);
 }
 
 void ArchLink::checkTargetVersion() {
@@ -319,18 +329,19 @@ void ArchLink::check() {
 
   // Every declaration and every losing definition must agree with the winner.
   for (const GlobalSymbol &G : Globals) {
-    if (!G.Def.valid())
+    const SymRef Def = def(G);
+    if (!Def.valid())
       continue;
-    SymbolSite DefSite{Modules[G.Def.Module].M, Modules[G.Def.Module].ObjectName, G.Def.Symbol};
+    SymbolSite DefSite{Modules[Def.Module].M, Modules[Def.Module].ObjectName, Def.Symbol};
     auto Compare = [&](SymRef Other) {
-      if (Other == G.Def)
+      if (Other == Def)
         return;
       SymbolSite OtherSite{Modules[Other.Module].M, Modules[Other.Module].ObjectName, Other.Symbol};
       // A function on one side and a variable on the other (`.extern .func g` against `.global .u32 g`)
       // is reported as abi-kind by the function check, whichever side is the function.
-      if (isFunctionKind(sym(G.Def).Kind) || isFunctionKind(sym(Other).Kind))
+      if (isFunctionKind(sym(Def).Kind) || isFunctionKind(sym(Other).Kind))
         checkFunctionAgreement(DefSite, OtherSite, Diags, AbiOptions);
-      else if (sym(G.Def).Kind == SymbolKind::Variable && sym(Other).Kind == SymbolKind::Variable &&
+      else if (sym(Def).Kind == SymbolKind::Variable && sym(Other).Kind == SymbolKind::Variable &&
                sym(Other).Bind != Binding::Common)
         checkVariableAgreement(DefSite, OtherSite, Diags, AbiOptions);
     };

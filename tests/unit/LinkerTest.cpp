@@ -121,7 +121,7 @@ TEST(LinkerResolve, LargestCommonWins) {
   const GlobalSymbol &G = L->Globals[0];
   EXPECT_EQ(G.Bind, Binding::Common);
   EXPECT_EQ(L->resolvedSize(G), 64u);
-  EXPECT_EQ(G.Def.Module, 1u);
+  EXPECT_EQ(L->def(G).Module, 1u);
   EXPECT_FALSE(H.Diags.hasErrors()) << H.Text;
 }
 
@@ -131,7 +131,7 @@ TEST(LinkerResolve, InitializedCommonMustBeLargest) {
   addVariable(H.object(), H.module("b"), "cv", Binding::Common, 64);
   auto L = H.resolve();
   // The initialized one wins, with the largest size (kept beside the GlobalSymbol: ArchLink::resolvedSize).
-  EXPECT_EQ(L->Globals[0].Def, (SymRef{0, 0}));
+  EXPECT_EQ(L->def(L->Globals[0]), (SymRef{0, 0}));
   EXPECT_EQ(L->resolvedSize(L->Globals[0]), 64u);
   EXPECT_EQ(H.Diags.errorCount(), 1u);
   EXPECT_NE(H.Text.find("is larger than its initialized definition"), std::string::npos) << H.Text;
@@ -147,17 +147,23 @@ TEST(LinkerResolve, StrongBeatsWeakBeatsCommonWhateverTheOrder) {
   addVariable(H.object(), H.module("e"), "v", Binding::Undefined, 8);
   auto L = H.resolve();
   const GlobalSymbol &G = L->Globals[0];
-  EXPECT_EQ(G.Def.Module, 2u);
+  EXPECT_EQ(L->def(G).Module, 2u);
   EXPECT_EQ(G.Bind, Binding::Global);
-  EXPECT_EQ(L->defs(G).size(), 4u);
+  // The winner first (def reads it there), the other definitions in input order.
+  auto Defs = L->defs(G);
+  ASSERT_EQ(Defs.size(), 4u);
+  EXPECT_EQ(Defs[0], (SymRef{2, 0}));
+  EXPECT_EQ(Defs[1], (SymRef{0, 0}));
+  EXPECT_EQ(Defs[2], (SymRef{1, 0}));
+  EXPECT_EQ(Defs[3], (SymRef{3, 0}));
   EXPECT_EQ(L->decls(G).size(), 1u);
   EXPECT_FALSE(H.Diags.hasErrors()) << H.Text;
 }
 
 TEST(LinkerResolve, SitesAreGroupedByNameDefinitionsFirstInInputOrder) {
   // Two names whose definitions and declarations interleave across modules (and within one): each
-  // GlobalSymbol's sites are its definitions, then its declarations, each in input order, and its name
-  // is read through them.
+  // GlobalSymbol's sites are its definitions (the winner first, where def() reads it, then the others
+  // in input order), then its declarations in input order, and its name is read through them.
   HandLink H;
   ModuleVariant &A = H.module("a");
   addVariable(H.object(), A, "x", Binding::Undefined, 4);
@@ -181,16 +187,16 @@ TEST(LinkerResolve, SitesAreGroupedByNameDefinitionsFirstInInputOrder) {
     return Out;
   };
   using Refs = std::vector<std::pair<uint32_t, uint32_t>>;
-  EXPECT_EQ(refs(L->defs(X)), (Refs{{1, 1}, {2, 2}}));
+  EXPECT_EQ(refs(L->defs(X)), (Refs{{2, 2}, {1, 1}})); // the winner (the largest .common) first
   EXPECT_EQ(refs(L->decls(X)), (Refs{{0, 0}, {2, 0}}));
   EXPECT_EQ(refs(L->defs(Y)), (Refs{{0, 1}, {2, 1}}));
   EXPECT_EQ(refs(L->decls(Y)), (Refs{{1, 0}}));
   EXPECT_EQ(L->findGlobal("y"), 1u);
   EXPECT_EQ(L->findGlobal("z"), NoGlobal);
   // The largest .common wins; the resolved size is the winner's.
-  EXPECT_EQ(X.Def, (SymRef{2, 2}));
+  EXPECT_EQ(L->def(X), (SymRef{2, 2}));
   EXPECT_EQ(L->resolvedSize(X), 16u);
-  EXPECT_EQ(Y.Def, (SymRef{0, 1}));
+  EXPECT_EQ(L->def(Y), (SymRef{0, 1}));
   EXPECT_FALSE(H.Diags.hasErrors()) << H.Text;
 }
 
