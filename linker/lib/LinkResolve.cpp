@@ -245,6 +245,8 @@ void ArchLink::resolveOne(GlobalSymbol &G) {
 
   // The winner goes first among G's definitions, where def(G) reads it (GlobalSymbol keeps no copy);
   // the others keep their input order. Last: everything above walks the definitions in input order.
+  if (Winner == Defs.front())
+    return; // nearly every name: one definition
   MutableArrayRef<SymRef> Mine = MutableArrayRef<SymRef>(Sites).slice(G.FirstSite, G.NumDefs);
   auto At = llvm::find(Mine, Winner);
   assert(At != Mine.end() && "the winner is one of the definitions");
