@@ -129,9 +129,11 @@ private:
 class VariantReader {
 public:
   /// Mapped: the file mapping Bytes lies in, when the reader should give back the pages of each table it
-  /// has read (a large object, InputFiles.h's LargeObjectBytes); nullptr otherwise.
-  VariantReader(StringRef File, StringRef Bytes, uint64_t Base, const llvm::MemoryBuffer *Mapped)
-      : File(File), Bytes(Bytes), Base(Base), Mapped(Mapped) {}
+  /// has read (a large object, InputFiles.h's LargeObjectBytes); nullptr otherwise. Object (with Mapped):
+  /// where the symbols' names are copied, so that `.strtab` can be given back too.
+  VariantReader(StringRef File, StringRef Bytes, uint64_t Base, const llvm::MemoryBuffer *Mapped,
+                ObjectFile *Object)
+      : File(File), Bytes(Bytes), Base(Base), Mapped(Mapped), Object(Mapped ? Object : nullptr) {}
 
   /// Parses a plain object into V, or (if it is fat and AllowFat) each variant into Out.
   llvm::Error read(std::vector<ModuleVariant> &Out, bool AllowFat);
@@ -140,6 +142,7 @@ private:
   StringRef File, Bytes;
   uint64_t Base; // offset of Bytes within the file, so messages give file offsets
   const llvm::MemoryBuffer *Mapped;
+  ObjectFile *Object;
   std::optional<ElfView> View; // once readHeaders succeeded
   StringRef Strtab;
 
@@ -632,6 +635,11 @@ llvm::Error VariantReader::readPlain(ModuleVariant &V) {
     S.Name = strAt(C, Base + EAt, E.st_name, NameLen, "symbol name");
     if (!C.ok())
       break;
+    // A large object's names are copied (8 bytes each for 10^6 small functions): resolution and emit
+    // read every name again, and in place they kept `.strtab` resident (19 MB at 10^6, section names
+    // included) after the rest of the file was given back.
+    if (Object)
+      S.Name = Object->save(S.Name);
     const uint8_t Bind = E.getBinding();
     if (Shndx == SHN_XINDEX && !HasShndxTable)
       return err(EAt + offsetof(ElfSymbol, st_shndx),
@@ -847,11 +855,10 @@ llvm::Error VariantReader::readPlain(ModuleVariant &V) {
   readAbi(C, V);
   if (!C.ok())
     return cursorError(C);
-  // All but the string table, which the link reads again (names): section text faults back in when a
-  // section is printed.
+  // All of it: the names were copied, and what else points into the file (section text, parameter
+  // strings) faults back in where a later pass reads it (a printed section, an ABI check).
   release(AbiBytes);
-  release(StringRef(Bytes.begin(), Strtab.begin() - Bytes.begin()));
-  release(StringRef(Strtab.end(), Bytes.end() - Strtab.end()));
+  release(Bytes);
   return llvm::Error::success();
 }
 
@@ -866,7 +873,7 @@ llvm::Error VariantReader::readFat(std::vector<ModuleVariant> &Out, uint32_t Cou
     const ElfSectionHeader &H = View->section(I);
     if (H.sh_type != ShtVariant)
       continue;
-    VariantReader Inner(File, data(H), Base + H.sh_offset, Mapped);
+    VariantReader Inner(File, data(H), Base + H.sh_offset, Mapped, Object);
     if (llvm::Error E = Inner.read(Out, /*AllowFat=*/false))
       return E;
   }
@@ -911,7 +918,8 @@ llvm::Expected<std::unique_ptr<ObjectFile>> readObject(std::unique_ptr<llvm::Mem
   auto Object = std::make_unique<ObjectFile>();
   const bool Large = Buffer->getBufferKind() == llvm::MemoryBuffer::MemoryBuffer_MMap &&
                      Buffer->getBufferSize() >= LargeObjectBytes;
-  VariantReader Reader(Buffer->getBufferIdentifier(), Buffer->getBuffer(), 0, Large ? Buffer.get() : nullptr);
+  VariantReader Reader(Buffer->getBufferIdentifier(), Buffer->getBuffer(), 0, Large ? Buffer.get() : nullptr,
+                       Object.get());
   if (llvm::Error E = Reader.read(Object->Variants, /*AllowFat=*/true))
     return E;
   Object->adopt(std::move(Buffer));
