@@ -137,7 +137,7 @@ void ArchLink::writeMap(raw_ostream &OS) const {
                : S.Bind == Binding::Common                        ? "common, resolved to the definition at "
                                            : "overridden by the " + bindingWord(G.Bind).str() + " definition at ") +
               site(def(G)).str();
-        else if (SI < LM.SymOut.size() && LM.SymOut[SI] == NoSymbol)
+        else if (Output && (SI >= LM.SymOut.size() || LM.SymOut[SI] == NoSymbol)) // none: it contributes nothing
           Reason = "unused (not reachable from a kernel or visible variable)";
       } else {
         uint32_t Sec = definingSection(R);
