@@ -345,11 +345,12 @@ void checkFunctionBody(StringRef Text, const PtxFunction &F, const FunctionSigna
   };
 
   // Each name once, at its first use, in source order.
+  const StringRef FunctionName = F.name(Text);
   std::vector<std::pair<size_t, std::string>> Problems;
   DenseSet<StringRef> Reported;
   for (const Use &T : Targets)
     if (!isLabel(T.Name) && !IsModuleName(T.Name) && Reported.insert(T.Name).second)
-      Problems.push_back({T.Offset, ("branch target '" + T.Name + "' is not a label in function '" + F.Name + "'").str()});
+      Problems.push_back({T.Offset, ("branch target '" + T.Name + "' is not a label in function '" + FunctionName + "'").str()});
   for (const Use &R : Registers) {
     if (isDeclared(R.Name) || isSpecialRegister(R.Name) || IsModuleName(R.Name))
       continue;
@@ -371,7 +372,7 @@ void checkFunctionBody(StringRef Text, const PtxFunction &F, const FunctionSigna
                                      ")")
                                         .str()});
     } else {
-      Problems.push_back({R.Offset, ("register '" + R.Name + "' is not declared in function '" + F.Name + "'").str()});
+      Problems.push_back({R.Offset, ("register '" + R.Name + "' is not declared in function '" + FunctionName + "'").str()});
     }
   }
   llvm::stable_sort(Problems, [](const auto &A, const auto &B) { return A.first < B.first; });

@@ -397,7 +397,9 @@ void BodyScanner::startBody(const PtxFunction &F, uint32_t SecIdx, std::vector<R
   CallTargets.clear();
   if (ShadowCount.size() < Symbols.size())
     ShadowCount.resize(Symbols.size(), 0);
-  BodyStart = F.bodyPos();
+  // From `.func`, not `{`: the record does not keep the line of `{`, and the header's lines are counted
+  // only if a location in the body is needed (posAt).
+  BodyStart = F.beginPos();
   Known = BodyStart;
 }
 

@@ -135,6 +135,10 @@ private:
                 " bytes long: names of at most 16777215 bytes (16 MiB - 1) can be relocated");
     return false;
   }
+  /// The same for a function's name, whose place is counted only for the message.
+  bool relocatableName(const PtxFunction &F) {
+    return F.NameLength <= MaxRelocationLength || relocatableName(F.name(M.Text), F.NameOffset, F.nameLoc(M.Text));
+  }
   /// The Section symbol named Name (placed in this module's first debug section of that name, if any),
   /// added if there is none yet. Debug data (`.b32 .debug_abbrev`) and `.loc ... function_name
   /// .debug_str+16` both refer to sections by name.
@@ -217,7 +221,7 @@ void Lowerer::rejectUndefinedNonExternFunctions() {
   // A function declaration's symbol, if declareFunction made it one (not a clash with a variable or a
   // kernel of that name): only declarations are looked up again, definitions need nothing here.
   auto SymbolOf = [&](const PtxFunction &F) {
-    uint32_t Sym = lookup(F.Name);
+    uint32_t Sym = lookup(F.name(M.Text));
     if (Sym == NoSymbol)
       return NoSymbol;
     SymbolKind K = V.Symbols[Sym].Kind;
@@ -247,15 +251,15 @@ void Lowerer::rejectUndefinedNonExternFunctions() {
     if (S.Section != NoSection || S.AliasOf != NoSymbol || DeclaredExtern[Sym] || Reported[Sym])
       return;
     Reported[Sym] = 1;
-    std::string Message = (Twine(F.IsKernel ? "kernel" : "function") + " '" + F.Name +
+    std::string Message = (Twine(F.IsKernel ? "kernel" : "function") + " '" + F.name(M.Text) +
                     "' is declared without .extern but not defined in this module (ptxas: \"Unresolved extern "
                     "function\"); declare it .extern if another module defines it").str();
     // A module without `.target` is not ptxas input at all (ptxas: "Missing .target"; old OptiX CPU
     // modules are like that, and their runtime supplies such functions): only a warning there.
     if (M.HasTarget)
-      D.error(F.NameOffset, F.NameLoc, Message);
+      D.error(F.NameOffset, F.nameLoc(M.Text), Message);
     else
-      D.warning(F.NameOffset, F.NameLoc, Message);
+      D.warning(F.NameOffset, F.nameLoc(M.Text), Message);
   });
 }
 
@@ -285,28 +289,29 @@ void Lowerer::appendRelocs(Section &Sec, ArrayRef<Relocation> Relocs, bool IsDeb
 /// earlier record when it is the definition, and is dropped otherwise (its Symbol stays NoSymbol).
 uint32_t Lowerer::declareFunction(const PtxFunction &F, FunctionAbi &A, uint32_t SectionIdx) {
   SymbolKind K = F.IsKernel ? SymbolKind::Kernel : SymbolKind::Function;
-  if (!relocatableName(F.Name, F.NameOffset, F.NameLoc))
+  if (!relocatableName(F))
     return NoSymbol;
+  const StringRef Name = F.name(M.Text);
   bool Added;
-  uint32_t Sym = findOrAddSymbol(F.Name, K, Binding::Undefined, F.Loc, Added);
+  uint32_t Sym = findOrAddSymbol(Name, K, Binding::Undefined, F.Loc, Added);
   if (Added) {
     DeclLink[Sym] = F.Link;
   } else {
     Symbol &S = V.Symbols[Sym];
     if (S.Kind != SymbolKind::Function && S.Kind != SymbolKind::Kernel) {
-      D.error(F.NameOffset, F.NameLoc, "'" + F.Name + "' redeclared as a function (first declared at line " +
+      D.error(F.NameOffset, F.nameLoc(M.Text), "'" + Name + "' redeclared as a function (first declared at line " +
                                            Twine(S.Where.Line) + ")");
       return NoSymbol;
     }
     if (S.Kind != K) {
-      D.error(F.NameOffset, F.NameLoc,
-              "'" + F.Name + "' redeclared as a " + (F.IsKernel ? "kernel" : "function") + " (first declared at line " +
+      D.error(F.NameOffset, F.nameLoc(M.Text),
+              "'" + Name + "' redeclared as a " + (F.IsKernel ? "kernel" : "function") + " (first declared at line " +
                   Twine(S.Where.Line) + ")");
       return NoSymbol;
     }
     if (F.HasBody && S.Section != NoSection) {
-      D.error(F.NameOffset, F.NameLoc,
-              "redefinition of '" + F.Name + "' (first defined at line " + Twine(S.Where.Line) + ")");
+      D.error(F.NameOffset, F.nameLoc(M.Text),
+              "redefinition of '" + Name + "' (first defined at line " + Twine(S.Where.Line) + ")");
       return NoSymbol;
     }
   }
@@ -336,8 +341,8 @@ uint32_t Lowerer::declareFunction(const PtxFunction &F, FunctionAbi &A, uint32_t
       });
     };
     if (!SameShape(M.returns(Old), M.returns(A)) || !SameShape(M.params(Old), M.params(A)))
-      D.error(F.NameOffset, F.NameLoc,
-              "definition of '" + F.Name + "' does not match its declaration at line " + Twine(Declared.Line));
+      D.error(F.NameOffset, F.nameLoc(M.Text),
+              "definition of '" + Name + "' does not match its declaration at line " + Twine(Declared.Line));
     // The definition's lists take the place of the declaration's: as long as they are as long (always,
     // but in a module with an error), adoptFunctionAbis can close the gaps in place.
     ListsResized |= Old.ReturnCount != A.ReturnCount || Old.ParamCount != A.ParamCount;
@@ -617,7 +622,7 @@ void Lowerer::lowerFunction(const PtxFunction &F, const FunctionSignature &A, ui
   BodyRelocs.clear();
   // Offsets in a section of the text, which is below 4 GiB (MaxPtxModuleBytes): 32 bits.
   BodyRelocs.push_back(
-      Relocation{uint32_t(F.NameOffset - F.Begin), Sym, RelocKind::NameRef, uint32_t(F.Name.size()), 0});
+      Relocation{uint32_t(F.NameOffset - F.Begin), Sym, RelocKind::NameRef, F.NameLength, 0});
   Scanner.scan(F, A, SectionIdx, Sym, BodyRelocs, V.Prototypes, !Zero, Obj);
   auto ByOffset = [](const Relocation &A, const Relocation &B) { return A.Offset < B.Offset; };
   if (BodyRelocs.size() > 1 && !std::is_sorted(BodyRelocs.begin(), BodyRelocs.end(), ByOffset))

@@ -259,6 +259,12 @@ static void advanceLines(const char *B, size_t From, size_t To, uint32_t &Line, 
     LineStart = static_cast<const char *>(Last) - B + 1;
 }
 
+LexPos advancePos(StringRef Text, LexPos From, size_t To) {
+  advanceLines(Text.data(), From.Offset, To, From.Line, From.LineStart);
+  From.Offset = To;
+  return From;
+}
+
 Token Lexer::skipFunctionBody(const Token &LBrace) {
   // Find the matching '}' without tokenizing: only braces, strings and comments matter. This runs over
   // every body byte, so it looks at 16 (or 8) bytes at a time and counts lines afterwards in a separate

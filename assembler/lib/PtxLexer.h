@@ -131,6 +131,12 @@ private:
   const char *ErrorMsg = "";
 };
 
+/// The lexer's position at To, counted from its position From (From.Offset <= To). Every path of the
+/// lexer counts a line at each '\n' and at nothing else (in CRLF the '\r' is a blank, and so is a lone
+/// '\r') and columns in bytes from the line's start, so a position it passed need not be kept: this gives
+/// the same line and column again.
+LexPos advancePos(llvm::StringRef Text, LexPos From, size_t To);
+
 /// Parses an integer literal token's text (decimal, 0x hex, 0b binary, leading-0 octal, optional U
 /// suffix). Returns false on overflow or malformed text.
 bool parseIntegerLiteral(llvm::StringRef Text, uint64_t &Value);

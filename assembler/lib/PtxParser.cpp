@@ -736,10 +736,13 @@ bool Parser::parseFunction(Linkage Link) {
       return false;
   }
   A.ReturnCount = static_cast<uint32_t>(M.Params.size() - A.ParamBegin);
+  StringRef Name;
   size_t NameOffset = 0;
-  if (!parseName(F.Name, NameOffset, F.NameLoc, F.IsKernel ? "a kernel name" : "a function name"))
+  SourceLoc NameLoc; // not kept: PtxFunction::nameLoc counts it again
+  if (!parseName(Name, NameOffset, NameLoc, F.IsKernel ? "a kernel name" : "a function name"))
     return false;
   F.NameOffset = static_cast<uint32_t>(NameOffset);
+  F.NameLength = static_cast<uint32_t>(Name.size());
   if (Tok.isPunct('(') && !parseParamList(M.Params, "parameter list"))
     return false;
   // A module's text is below 4 GiB (MaxPtxModuleBytes) and a parameter takes more than one byte of it,
@@ -827,10 +830,7 @@ bool Parser::parseFunction(Linkage Link) {
   }
   if (Tok.isPunct('{')) {
     F.HasBody = A.HasBody = true;
-    F.BodyBegin = static_cast<uint32_t>(Tok.Offset);
-    LexPos Open = Tok.start();
-    F.BodyLine = Open.Line;
-    F.BodyLineStart = static_cast<uint32_t>(Open.LineStart);
+    F.BodyBegin = static_cast<uint32_t>(Tok.Offset); // its line is counted when needed: beginPos
     // Bodies are scanned by the lowering (BodyScanner) once the module is known; here only their end.
     Token Close = Main.skipFunctionBody(Tok);
     bool Closed = !Close.is(TokKind::Error);

@@ -17,6 +17,7 @@
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Allocator.h"
 
+#include <cassert>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -29,27 +30,43 @@ enum class Linkage : uint8_t { None, Visible, Weak, Common, Extern };
 /// attributes, `.noreturn`, tuning directives) is the FunctionAbi at the same index of
 /// PtxModule::FunctionAbis, which the lowering adopts as the object's ABI records instead of copying it:
 /// a module of 10^6 small functions held both, 328 bytes per function, at the lowering's peak.
+///
+/// Only what cannot be read back from the text is kept: the name is the text at NameOffset (a function's
+/// name is never synthesized), and the places of the name and of the `{` follow from Loc and the header's
+/// text, which the lexer counts in lines at every '\n' and nothing else (advancePos). So the record is
+/// 36 bytes instead of 64, and a module of 10^6 small functions holds these beside the whole object model
+/// at the lowering's peak (bench/memory_bench.py).
 struct PtxFunction {
-  llvm::StringRef Name;
-  // Offsets in the module's text, which parsePtxModule keeps below 4 GiB (MaxPtxModuleBytes): 32 bits
-  // each instead of 64 took the record from 104 to 64 bytes, and a module of 10^6 small functions holds
-  // these beside the whole object model at the lowering's peak (bench/memory_bench.py).
+  // Offsets in the module's text, which parsePtxModule keeps below 4 GiB (MaxPtxModuleBytes): 32 bits.
   uint32_t NameOffset = 0;
+  uint32_t NameLength = 0;
   uint32_t Begin = 0;     // offset of `.func` / `.entry` (the linkage directive, if any, precedes it)
   uint32_t HeaderEnd = 0; // end of the last header token (before `{`, not counting a trailing `;`)
   uint32_t BodyBegin = 0; // offset of `{` (definitions)
   uint32_t End = 0;       // one past `}` (definitions) or `;` (declarations)
-  uint32_t BodyLine = 1;      // the lexer's line at `{` ...
-  uint32_t BodyLineStart = 0; // ... and where that line starts: bodyPos()
-  SourceLoc Loc;              // of `.func` / `.entry`
-  SourceLoc NameLoc;
+  SourceLoc Loc;          // of `.func` / `.entry`
   Linkage Link = Linkage::None;
   bool IsKernel = false;
   bool HasBody = false;
 
-  /// The lexer position at `{`, so the body scanner keeps counting lines.
-  LexPos bodyPos() const { return LexPos{BodyBegin, BodyLine, BodyLineStart}; }
+  /// Text is the module's text (PtxModule::Text), which the offsets index. Not substr: its clamping,
+  /// inlined into the body check, made g++ stop inlining one of that loop's lambdas (+1.1% of
+  /// ptxlink-as's instructions, callgrind).
+  llvm::StringRef name(llvm::StringRef Text) const {
+    assert(size_t(NameOffset) + NameLength <= Text.size());
+    return llvm::StringRef(Text.data() + NameOffset, NameLength);
+  }
+  /// The lexer position at `.func` / `.entry`: a body scanner counts its lines from there.
+  LexPos beginPos() const { return LexPos{Begin, Loc.Line, Begin - (Loc.Column - 1)}; }
+  /// Where the name is, as the lexer gave it: counted from Loc through the header (for diagnostics).
+  SourceLoc nameLoc(llvm::StringRef Text) const {
+    LexPos P = advancePos(Text, beginPos(), NameOffset);
+    return SourceLoc{P.Line, static_cast<uint32_t>(NameOffset - P.LineStart + 1)};
+  }
 };
+// Every byte counts at 10^6 functions (see above): keep the fields in an order that leaves no padding
+// but the tail's.
+static_assert(sizeof(PtxFunction) <= 36, "PtxFunction is held per function at the lowering's peak");
 
 /// A reference to an identifier inside a variable initializer (a function or variable name).
 struct PtxNameUse {

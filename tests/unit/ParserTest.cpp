@@ -8,6 +8,7 @@
 #include <sys/mman.h>
 
 #include <cstring>
+#include <map>
 #include <random>
 #include <regex>
 #include <string>
@@ -112,7 +113,7 @@ TEST(ParserTest, FunctionHeaders) {
   ASSERT_EQ(Q->M.Functions.size(), 4u);
   const PtxFunction &F = Q->M.Functions[0];
   const FunctionAbi &FAbi = Q->M.FunctionAbis[0];
-  EXPECT_EQ(F.Name, "f");
+  EXPECT_EQ(F.name(Q->M.Text), "f");
   EXPECT_EQ(F.Link, Linkage::Visible);
   EXPECT_TRUE(F.HasBody);
   ASSERT_EQ(Q->M.returns(FAbi).size(), 1u);
@@ -179,6 +180,52 @@ TEST(ParserTest, OldStylePrototypesWithoutSemicolon) {
   EXPECT_FALSE(P->M.Functions[1].HasBody);
   EXPECT_TRUE(P->M.returns(P->M.FunctionAbis[1]).empty());
   EXPECT_TRUE(P->M.Functions[2].HasBody);
+}
+
+// PtxFunction keeps neither the name's place nor the line of `{`: both are counted again from `.func`
+// through the header (nameLoc, beginPos + advancePos). They must be what the lexer gives those tokens,
+// whatever lies between: CRLF, a lone '\r', tabs, comments across lines, a dotted name, pragmas.
+TEST(ParserTest, FunctionPlacesCountedAgainMatchTheLexer) {
+  const std::string Text = std::string(Header) +
+                           "\t.visible .func\t(.param .b32 r)\r\n  /* a\r\n comment */ f\t(\r\n.param .b32 a) {\r\n ret;\r\n}\r\n"
+                           ".func\rg\r(.param .b32 a)\r.noreturn\r\n\r\n\t{ ret; }\n"
+                           "  .entry // line comment\n\t\tk.x .maxntid 1 .pragma \"a\",\n \"b\";\n{\n}\n"
+                           ".extern .func (.param .b32 r)\n\n h\n(\n  .param .b32 x\n)\n;\n";
+  auto P = parse(Text);
+  ASSERT_TRUE(P->Ok) << P->Errors;
+  ASSERT_EQ(P->M.Functions.size(), 4u);
+  // Every token as the lexer cuts it, by offset.
+  std::map<size_t, SourceLoc> LexedAt;
+  Lexer L(P->Text);
+  for (Token T = L.next(); !T.is(TokKind::Eof); T = L.next()) {
+    ASSERT_FALSE(T.is(TokKind::Error)) << L.errorMessage().str();
+    if (T.is(TokKind::Identifier))
+      L.extendDottedName(T);
+    LexedAt[T.Offset] = T.Loc;
+  }
+  const char *Names[] = {"f", "g", "k.x", "h"};
+  for (size_t I = 0; I < 4; ++I) {
+    const PtxFunction &F = P->M.Functions[I];
+    EXPECT_EQ(F.name(P->M.Text), Names[I]);
+    ASSERT_TRUE(LexedAt.count(F.NameOffset)) << Names[I];
+    EXPECT_EQ(F.nameLoc(P->M.Text).Line, LexedAt[F.NameOffset].Line) << Names[I];
+    EXPECT_EQ(F.nameLoc(P->M.Text).Column, LexedAt[F.NameOffset].Column) << Names[I];
+    if (!F.HasBody)
+      continue;
+    ASSERT_TRUE(LexedAt.count(F.BodyBegin)) << Names[I];
+    LexPos Open = advancePos(P->M.Text, F.beginPos(), F.BodyBegin);
+    Token Brace;
+    Brace.Offset = F.BodyBegin;
+    Brace.Loc = LexedAt[F.BodyBegin];
+    EXPECT_EQ(Open.Line, Brace.start().Line) << Names[I];
+    EXPECT_EQ(Open.LineStart, Brace.start().LineStart) << Names[I];
+  }
+  // The spot checks the comparison rests on: a lone '\r' is no line end, CRLF is one.
+  EXPECT_EQ(P->M.Functions[0].nameLoc(P->M.Text).Line, 6u);
+  EXPECT_EQ(P->M.Functions[1].nameLoc(P->M.Text).Line, 10u);
+  EXPECT_EQ(P->M.Functions[1].nameLoc(P->M.Text).Column, 7u);
+  EXPECT_EQ(P->M.Functions[2].nameLoc(P->M.Text).Line, 14u);
+  EXPECT_EQ(P->M.Functions[2].nameLoc(P->M.Text).Column, 3u);
 }
 
 TEST(ParserTest, BodiesAreSkippedWithStringsCommentsAndBraces) {
