@@ -97,10 +97,12 @@ private:
     releaseMappedPages(*ReleasableText, M.Text);
     TextReleased = 0;
   }
-  /// Gives back the text before Offset, 4 MB at a time (one call per function would cost a system call
-  /// each). The page Offset lies in is kept: the next step covers it.
+  /// Gives back the text before Offset, 1 MB at a time: one call per function would cost a system call
+  /// each, and what a step leaves resident is there at the last walk's end, the peak of a module of 10^6
+  /// small functions (4 MB steps held 2 MB more: bench/memory_bench.py). The page Offset lies in is kept:
+  /// the next step covers it.
   void releaseTextBehind(size_t Offset) {
-    if (!ReleasableText || Offset < TextReleased + (size_t(4) << 20))
+    if (!ReleasableText || Offset < TextReleased + (size_t(1) << 20))
       return;
     releaseMappedPages(*ReleasableText, M.Text.slice(TextReleased, Offset));
     TextReleased = Offset - 4096;
