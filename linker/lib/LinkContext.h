@@ -161,7 +161,9 @@ struct LinkModule {
   /// Per symbol: its first record's index in the module's Functions, or VariableAbiTag | the index of its
   /// first record in Variables, or NoAbi. One table for both (a per-symbol cost): a symbol with both
   /// kinds of record (only a malformed object has one) keeps its function's, which every caller
-  /// consults first.
+  /// consults first. Empty when both record tables are in strictly increasing symbol order, as the
+  /// assembler and our writer make them: a record is then found by binary search (ArchLink::functionAbi),
+  /// and the table's 4 bytes per symbol are not spent (issue 15, finding 8).
   std::vector<uint32_t> AbiOf;
   static constexpr uint32_t NoAbi = ~0u, VariableAbiTag = 1u << 31;
 };
@@ -307,6 +309,9 @@ public:
   SourceLoc locationIn(uint32_t Module, uint32_t Sec, uint64_t Offset) const;
   /// XXH3 of a definition's section text with the names it mentions normalised (ODR check).
   uint64_t contentHash(SymRef R) const;
+  /// R's function record, or its variable record (none if it has a function record); null if none.
+  const FunctionAbi *functionAbi(SymRef R) const;
+  const VariableAbi *variableAbi(SymRef R) const;
 
 private:
   friend class ModuleEmitter; // emit()'s steps (LinkEmit.cpp)
@@ -318,8 +323,6 @@ private:
   }
   void resolveOne(GlobalSymbol &G);
   void markSection(uint32_t Module, uint32_t Sec, std::vector<std::pair<uint32_t, uint32_t>> &Work);
-  const FunctionAbi *functionAbi(SymRef R) const;
-  const VariableAbi *variableAbi(SymRef R) const;
 
   const LinkOptions &Options;
   llvm::ArrayRef<InputFile> Inputs;

@@ -111,6 +111,42 @@ struct HandLink {
   }
 };
 
+TEST(LinkerResolve, AbiRecordsAreFoundWithOrWithoutAPerSymbolTable) {
+  // Records in increasing symbol order (the assembler's and our writer's) are found by binary search,
+  // others through a per-symbol table; either way a symbol's function record wins over a variable record
+  // (only a malformed object has both) and a symbol without a record has none.
+  for (bool Ordered : {true, false}) {
+    SCOPED_TRACE(Ordered);
+    HandLink H;
+    ModuleVariant &M = H.module("a");
+    for (StringRef N : {"v0", "f1", "v2", "none3"})
+      addVariable(H.object(), M, N, Binding::Global, 4);
+    auto variable = [](uint32_t S) {
+      VariableAbi V;
+      V.Symbol = S;
+      return V;
+    };
+    FunctionAbi F;
+    F.Symbol = 1;
+    M.Functions.push_back(F);
+    for (uint32_t S : {0u, 1u, 2u})
+      M.Variables.push_back(variable(S));
+    if (!Ordered)
+      std::reverse(M.Variables.begin(), M.Variables.end());
+    auto L = H.resolve();
+    EXPECT_EQ(L->Modules[0].AbiOf.empty(), Ordered);
+    EXPECT_EQ(L->functionAbi({0, 1}), &M.Functions[0]);
+    EXPECT_EQ(L->variableAbi({0, 1}), nullptr);
+    ASSERT_NE(L->variableAbi({0, 0}), nullptr);
+    EXPECT_EQ(L->variableAbi({0, 0})->Symbol, 0u);
+    ASSERT_NE(L->variableAbi({0, 2}), nullptr);
+    EXPECT_EQ(L->variableAbi({0, 2})->Symbol, 2u);
+    EXPECT_EQ(L->functionAbi({0, 0}), nullptr);
+    EXPECT_EQ(L->functionAbi({0, 3}), nullptr);
+    EXPECT_EQ(L->variableAbi({0, 3}), nullptr);
+  }
+}
+
 TEST(LinkerResolve, LargestCommonWins) {
   HandLink H;
   addVariable(H.object(), H.module("a"), "cv", Binding::Common, 16);
