@@ -110,7 +110,8 @@ BodyScanner::BodyScanner(StringRef Text, SourceDiags &Diags, const SymbolNameMap
   for (const Symbol &S : Symbols) // every name SymMap knows
     if (!S.Name.empty())
       FirstChar[static_cast<unsigned char>(S.Name[0])] = true;
-  ShadowCount.assign(Symbols.size(), 0);
+  // ShadowCount is made on the first shadow: most modules have none (2 bytes per symbol otherwise, zeroed
+  // up front: 2 MB for 10^6 functions, at ptxlink-as's peak; issue 15, finding 8).
 }
 
 LexPos BodyScanner::posAt(size_t Offset) {
@@ -194,12 +195,14 @@ void BodyScanner::reference(uint32_t Sym, size_t Offset, uint32_t Length) {
   }
   if (S.Kind == SymbolKind::Section)
     return; // a debug section name used as an operand is not something we rename
-  if (ShadowCount[Sym])
+  if (Sym < ShadowCount.size() && ShadowCount[Sym])
     return;
   Relocs->push_back(Relocation{sectionOffset(Offset), Sym, RelocKind::NameRef, Length, 0});
 }
 
 void BodyScanner::declareLocal(uint32_t Sym) {
+  if (ShadowCount.size() < Symbols.size())
+    ShadowCount.resize(Symbols.size(), 0);
   if (ShadowCount[Sym] == UINT16_MAX)
     return;
   ++ShadowCount[Sym];
@@ -323,9 +326,7 @@ bool BodyScanner::scanLoc(size_t &IRef, size_t End) {
         return Fail("a debug section reference spelled in " + Twine(RefEnd - S) +
                     " bytes: a relocation replaces at most 16777215");
       }
-      uint32_t SecSym = SectionSymbolFor(Name);
-      if (ShadowCount.size() < Symbols.size())
-        ShadowCount.resize(Symbols.size(), 0);
+      uint32_t SecSym = SectionSymbolFor(Name); // may add a symbol: ShadowCount is read with a bound
       if (SecSym != NoSymbol)
         Relocs->push_back(Relocation{sectionOffset(S), SecSym, RelocKind::SectionOffset, uint32_t(RefEnd - S),
                                      static_cast<int32_t>(Offset)});
@@ -395,8 +396,6 @@ void BodyScanner::startBody(const PtxFunction &F, uint32_t SecIdx, std::vector<R
   LabelUses.clear();
   LocalLabels.clear();
   CallTargets.clear();
-  if (ShadowCount.size() < Symbols.size())
-    ShadowCount.resize(Symbols.size(), 0);
   // From `.func`, not `{`: the record does not keep the line of `{`, and the header's lines are counted
   // only if a location in the body is needed (posAt).
   BodyStart = F.beginPos();

@@ -123,7 +123,7 @@ private:
   LexPos BodyStart, Known;
   uint32_t SectionIdx = NoSection;
   unsigned Depth = 0;
-  std::vector<uint16_t> ShadowCount;                      // per symbol
+  std::vector<uint16_t> ShadowCount;                      // per symbol, made on the first shadow
   std::vector<std::pair<uint32_t, unsigned>> ShadowStack; // (symbol, depth)
   std::vector<Relocation> *Relocs = nullptr;
   std::vector<Use> LabelUses;          // uses of function labels, kept if the label is defined here

@@ -58,7 +58,14 @@ private:
   /// Per symbol: its ABI record, an index into V.Functions (functions and kernels) or V.Variables
   /// (variables), or ~0u. One table for both: a symbol's kind never changes once it is declared.
   std::vector<uint32_t> AbiOf;
-  std::vector<Linkage> DeclLink;             // per symbol: linkage of its first declaration
+  /// Per symbol: linkage of its first declaration (Linkage::None for a symbol added later), read by the
+  /// declarations and aliases only and freed before the last walk.
+  std::vector<Linkage> DeclLink;
+  Linkage &linkageOf(uint32_t Sym) {
+    if (Sym >= DeclLink.size())
+      DeclLink.resize(Sym + 1, Linkage::None);
+    return DeclLink[Sym];
+  }
   std::vector<uint8_t> PendingLabel;         // per symbol: a label a debug section expects in a function
   /// Where a debug section first refers to each pending label, in symbol order (only those: a table per
   /// symbol cost 16 bytes for every function of a module).
@@ -123,7 +130,6 @@ private:
     S.Where = Where;
     V.Symbols.push_back(S);
     AbiOf.push_back(~0u);
-    DeclLink.push_back(Linkage::None);
     PendingLabel.push_back(0);
     return Idx;
   }
@@ -297,7 +303,7 @@ uint32_t Lowerer::declareFunction(const PtxFunction &F, FunctionAbi &A, uint32_t
   bool Added;
   uint32_t Sym = findOrAddSymbol(Name, K, Binding::Undefined, F.Loc, Added);
   if (Added) {
-    DeclLink[Sym] = F.Link;
+    linkageOf(Sym) = F.Link;
   } else {
     Symbol &S = V.Symbols[Sym];
     if (S.Kind != SymbolKind::Function && S.Kind != SymbolKind::Kernel) {
@@ -447,7 +453,7 @@ uint32_t Lowerer::declareVariable(const PtxVariable &Var, const PtxDeclarator &D
   bool Added;
   uint32_t Sym = findOrAddSymbol(Decl.Name, SymbolKind::Variable, Binding::Undefined, Var.Loc, Added);
   if (Added) {
-    DeclLink[Sym] = Var.Link;
+    linkageOf(Sym) = Var.Link;
     // An expanded parameterized name lives in the PtxModule, not in the text that may outlive the object.
     if (Decl.SynthesizedName && Zero)
       V.Symbols[Sym].Name = Obj.save(Decl.Name);
@@ -606,8 +612,8 @@ void Lowerer::lowerAlias(const PtxAlias &A) {
     V.pinFunctionWhere(V.Functions[AbiOf[AS]]);
   Al.AliasOf = BS;
   Al.Section = Target.Section;
-  Al.Bind = DeclLink[AS] == Linkage::Weak ? Binding::Weak
-            : DeclLink[AS] == Linkage::None ? Binding::Local
+  Al.Bind = linkageOf(AS) == Linkage::Weak ? Binding::Weak
+            : linkageOf(AS) == Linkage::None ? Binding::Local
                                              : Binding::Global;
   Al.Where = A.Loc;
 }
@@ -781,6 +787,7 @@ bool Lowerer::run() {
   for (const PtxAlias &A : M.Aliases)
     lowerAlias(A);
   rejectUndefinedNonExternFunctions();
+  DeclLink = {}; // read by the declarations and aliases only: 1 byte per symbol less at the last walk's end
 
   // Section contents and relocations.
   // A `.loc ... function_name .debug_str+16` refers to an offset in a debug section of this module: the
