@@ -147,6 +147,20 @@ private:
   bool relocatableName(const PtxFunction &F) {
     return F.NameLength <= MaxRelocationLength || relocatableName(F.name(M.Text), F.NameOffset, F.nameLoc(M.Text));
   }
+  /// V.labelSection, with an error at TextOffset/Where when the module labels more sections than a
+  /// Section can index (MaxSectionLabels: debug sections and `.pragma` texts are labelled).
+  void labelSection(Section &Sec, StringRef Name, SourceLoc Where, size_t TextOffset) {
+    if (!V.labelSection(Sec, Name, Where))
+      D.error(TextOffset, Where,
+              "more than " + Twine(MaxSectionLabels) + " sections of this module have names of their own " +
+                  "(debug sections, .pragma texts): a module can hold at most that many");
+  }
+  /// Where Part (a piece of the module's text) lies in it, for a message's source line; 0 if it is not
+  /// a piece of the text.
+  size_t textOffsetOf(StringRef Part) const {
+    const auto At = reinterpret_cast<uintptr_t>(Part.data()), Begin = reinterpret_cast<uintptr_t>(M.Text.data());
+    return At >= Begin && At <= Begin + M.Text.size() ? At - Begin : 0;
+  }
   /// The Section symbol named Name (placed in this module's first debug section of that name, if any),
   /// added if there is none yet. Debug data (`.b32 .debug_abbrev`) and `.loc ... function_name
   /// .debug_str+16` both refer to sections by name.
@@ -622,8 +636,8 @@ void Lowerer::lowerFunction(const PtxFunction &F, const FunctionSignature &A, ui
                             BodyScanner &Scanner) {
   Section &Sec = V.Sections[SectionIdx];
   Sec.Symbol = Sym;
-  V.labelSection(Sec, V.Symbols[Sym].Name, F.Loc); // the definition's symbol: nothing of its own
-  Sec.Contents = keep(M.Text.slice(F.Begin, F.End));
+  labelSection(Sec, V.Symbols[Sym].Name, F.Loc, F.Begin); // the definition's symbol: nothing of its own
+  Sec.setContents(keep(M.Text.slice(F.Begin, F.End)));
   Sec.HeaderLength = static_cast<uint32_t>(F.HeaderEnd - F.Begin);
   // The scanner appends to BodyRelocs, a buffer kept from body to body, sorted here and then copied to
   // the module's table.
@@ -642,22 +656,22 @@ void Lowerer::lowerFunction(const PtxFunction &F, const FunctionSignature &A, ui
 void Lowerer::lowerVariable(const PtxVariable &Var, const PtxDeclarator &Decl, uint32_t Sym, uint32_t SectionIdx) {
   Section &Sec = V.Sections[SectionIdx];
   Sec.Symbol = Sym;
-  V.labelSection(Sec, V.Symbols[Sym].Name, Var.Loc);
+  labelSection(Sec, V.Symbols[Sym].Name, Var.Loc, Var.Begin);
   // A single declarator is its own text; several (`.global .u32 a, b;`) get one synthesised text each.
   // An expanded parameterized name (`v<4>` -> v2) is not in the source: its text is the prefix and the
   // name alone (no array or initializer can follow one).
   size_t NameAt; // offset of the name within the section text
   if (Decl.SynthesizedName) {
     StringRef Prefix = M.Text.slice(Var.Begin, Var.PrefixEnd);
-    Sec.Contents = Obj.save((Prefix + Decl.Name + ";").str());
+    Sec.setContents(Obj.save((Prefix + Decl.Name + ";").str()));
     NameAt = Prefix.size();
   } else if (Var.Decls.size() == 1) {
-    Sec.Contents = keep(M.Text.slice(Var.Begin, Var.End));
+    Sec.setContents(keep(M.Text.slice(Var.Begin, Var.End)));
     NameAt = Decl.NameOffset - Var.Begin;
   } else {
     StringRef Prefix = M.Text.slice(Var.Begin, Var.PrefixEnd);
     std::string Text = (Prefix + M.Text.slice(Decl.NameOffset, Decl.End) + ";").str();
-    Sec.Contents = Obj.save(Text);
+    Sec.setContents(Obj.save(Text));
     NameAt = Prefix.size();
   }
   BodyRelocs.clear();
@@ -681,7 +695,14 @@ void Lowerer::lowerVariable(const PtxVariable &Var, const PtxDeclarator &Decl, u
 
 void Lowerer::lowerDebug(const PtxDebugSection &S, ArrayRef<uint32_t> FixupSyms, uint32_t SectionIdx) {
   Section &Sec = V.Sections[SectionIdx]; // named and placed by run()
-  Sec.Contents = Obj.save(StringRef(reinterpret_cast<const char *>(S.Bytes.data()), S.Bytes.size()));
+  // Debug bytes can outgrow their text (`.b64 0,0,...` is 8 bytes per 2 characters), and a section's
+  // contents must be below 4 GiB (Section keeps a 32-bit size).
+  if (S.Bytes.size() > MaxSectionBytes) {
+    D.error(textOffsetOf(S.Name), S.Loc,
+            S.Name + " is " + Twine(uint64_t(S.Bytes.size())) + " bytes: a section must be below 4 GiB");
+    return;
+  }
+  Sec.setContents(Obj.save(StringRef(reinterpret_cast<const char *>(S.Bytes.data()), S.Bytes.size())));
   BodyRelocs.clear();
   BodyRelocs.reserve(S.Fixups.size());
   for (size_t I = 0; I < S.Fixups.size(); ++I) {
@@ -849,7 +870,7 @@ bool Lowerer::run() {
       const PtxDebugSection &S = M.DebugSections[It.Index];
       Section &Sec = V.Sections[SectionIdx];
       Sec.Kind = SectionKind::Debug;
-      V.labelSection(Sec, keep(S.Name), S.Loc);
+      labelSection(Sec, keep(S.Name), S.Loc, textOffsetOf(S.Name));
       lowerDebug(S, FixupSymbols[It.Index], SectionIdx);
       break;
     }
@@ -857,8 +878,8 @@ bool Lowerer::run() {
       const PtxModuleText &T = M.Texts[It.Index];
       Section &Sec = V.Sections[SectionIdx];
       Sec.Kind = SectionKind::Module;
-      Sec.Contents = keep(M.Text.slice(T.Begin, T.End));
-      V.labelSection(Sec, ".pragma", T.Loc);
+      Sec.setContents(keep(M.Text.slice(T.Begin, T.End)));
+      labelSection(Sec, ".pragma", T.Loc, T.Begin);
       break;
     }
     case PtxItem::Alias:

@@ -176,18 +176,26 @@ struct SectionLabel {
   Loc Where;
 };
 
-constexpr uint32_t NoLabel = ~0u;
+/// Section::Label is 24 bits: a variant labels at most MaxSectionLabels sections (only debug sections,
+/// module text such as `.pragma`, and sections an odd object names apart from their symbols are
+/// labelled); labelSection refuses more. NoLabel is the one value above them.
+constexpr uint32_t NoLabel = (1u << 24) - 1;
+constexpr uint32_t MaxSectionLabels = NoLabel;
+/// A section's contents are below 4 GiB (Section keeps a 32-bit size): a PTX text is
+/// (MaxPtxModuleBytes), the lowering refuses larger debug bytes, the object reader a larger sh_size, and
+/// a link a larger merged debug section.
+constexpr uint64_t MaxSectionBytes = UINT32_MAX;
 
-/// 40 bytes: a module of 10^6 functions holds one per function, and every tool holds all of them (a kept
-/// link a second copy in its output). A function's or variable's section has no name or place of its own:
-/// they are its symbol's (Name: the symbol name; Where: its defining directive). Read both with
-/// V.sectionName(S) / V.sectionWhere(S); set them with V.labelSection(S, Name, Where) once S.Symbol is set.
+/// 32 bytes: a module of 10^6 functions holds one per function, and every tool holds all of them (a kept
+/// link a second copy in its output). So the contents are a pointer and a 32-bit size (MaxSectionBytes;
+/// read them with contents(), set them with setContents()), and Kind shares a 32-bit field with Label.
+/// A function's or variable's section has no name or place of its own: they are its symbol's (Name: the
+/// symbol name; Where: its defining directive). Read both with V.sectionName(S) / V.sectionWhere(S); set
+/// them with V.labelSection(S, Name, Where) once S.Symbol is set.
 struct Section {
-  SectionKind Kind = SectionKind::Function;
   uint32_t Symbol = NoSymbol; // the symbol this section defines (functions and variables)
-  llvm::StringRef Contents;
   /// Function sections: length of the prefix that is the declaration (up to, not including, the body's
-  /// `{`, trailing space trimmed). `Contents.take_front(HeaderLength) + ";"` is a valid prototype.
+  /// `{`, trailing space trimmed). `contents().take_front(HeaderLength) + ";"` is a valid prototype.
   uint32_t HeaderLength = 0;
   /// This section's relocations are ModuleVariant::Relocs[RelocBegin, RelocBegin + RelocCount), sorted
   /// by Offset: read them with V.relocs(S). One table per module instead of a vector per section (a heap
@@ -196,9 +204,22 @@ struct Section {
   uint32_t RelocCount = 0;
   /// ModuleVariant::SectionLabels[Label] holds the name and place, or NoLabel: they are Symbol's. An index
   /// into the variant the section belongs to: a section copied into another variant is labelled again.
-  uint32_t Label = NoLabel;
+  uint32_t Label : 24 = NoLabel;
+  SectionKind Kind : 8 = SectionKind::Function;
+
+  llvm::StringRef contents() const { return llvm::StringRef(ContentsData, ContentsSize); }
+  /// Contents below MaxSectionBytes: every producer refuses larger ones first. (One set after such an
+  /// error, in a module that is then never written, keeps the low 32 bits of the size.)
+  void setContents(llvm::StringRef Bytes) {
+    ContentsData = Bytes.data();
+    ContentsSize = static_cast<uint32_t>(Bytes.size());
+  }
+
+private:
+  uint32_t ContentsSize = 0;
+  const char *ContentsData = nullptr;
 };
-static_assert(sizeof(Section) == 40, "Section is 40 bytes: a module of 10^6 functions holds one per function");
+static_assert(sizeof(Section) == 32, "Section is 32 bytes: a module of 10^6 functions holds one per function");
 
 /// Scalar and opaque PTX types are kept as their spelling (".b32", ".u64", ".f16x2", ".pred",
 /// ".texref", ...). typeSizeBytes() is the one rule for their storage size, used by the assembler (variable
@@ -388,7 +409,9 @@ struct ModuleVariant {
   /// Gives S (a section of this variant whose Symbol is already set) the name Name and place Where: none
   /// of its own when they are its symbol's, else an entry of SectionLabels. The symbol's name and place
   /// must not change afterwards.
-  void labelSection(Section &S, llvm::StringRef Name, Loc Where) {
+  /// Returns false, leaving S unlabelled (NoLabel), when the variant already labels MaxSectionLabels
+  /// sections: the caller reports that with its place.
+  [[nodiscard]] bool labelSection(Section &S, llvm::StringRef Name, Loc Where) {
     if (S.Symbol < Symbols.size()) {
       const Symbol &Sym = Symbols[S.Symbol];
       // Usually the very same bytes (the lowering and emit pass the symbol's name; in an object both
@@ -396,11 +419,15 @@ struct ModuleVariant {
       const bool SameName = Sym.Name.size() == Name.size() && (Sym.Name.data() == Name.data() || Sym.Name == Name);
       if (SameName && Sym.Where.Line == Where.Line && Sym.Where.Column == Where.Column) {
         S.Label = NoLabel;
-        return;
+        return true;
       }
     }
+    S.Label = NoLabel;
+    if (SectionLabels.size() >= MaxSectionLabels)
+      return false;
     S.Label = static_cast<uint32_t>(SectionLabels.size());
     SectionLabels.push_back({Name, Where});
+    return true;
   }
 
   /// Index of the symbol called Name, or NoSymbol. Linear; build a map for repeated lookups.

@@ -30,7 +30,7 @@ StringMap<std::unique_ptr<MemoryBuffer>> debugSections(const ModuleVariant &M) {
   for (const Section &S : M.Sections) {
     if (S.Kind != SectionKind::Debug)
       continue;
-    std::string Bytes = S.Contents.str();
+    std::string Bytes = S.contents().str();
     for (const Relocation &R : M.relocs(S)) {
       unsigned Width = R.Kind == RelocKind::Data32 ? 4 : R.Kind == RelocKind::Data64 ? 8 : 0;
       if (!Width || R.Offset > Bytes.size() || Bytes.size() - R.Offset < Width)
@@ -137,7 +137,7 @@ DwarfSignatureComparison compareDwarfSignatures(const ModuleVariant &A, StringRe
         continue;
       const StringRef SectionName = M.sectionName(S);
       HasInfo |= SectionName == ".debug_info";
-      Spelled |= (SectionName == ".debug_info" || SectionName == ".debug_str") && S.Contents.contains(Name);
+      Spelled |= (SectionName == ".debug_info" || SectionName == ".debug_str") && S.contents().contains(Name);
     }
     return HasInfo && Spelled;
   };

@@ -212,7 +212,7 @@ Expected<RewrittenDebugInfo> rewriteDebugInfo(const ModuleVariant &Module, const
                                               const Section &Abbrev, function_ref<uint64_t(uint64_t)> MapFile,
                                               SharedAbbrevTable &Shared) {
   RewrittenDebugInfo Out;
-  Out.Contents.reserve(Info.Contents.size() + Info.Contents.size() / 16);
+  Out.Contents.reserve(Info.contents().size() + Info.contents().size() / 16);
   const ArrayRef<Relocation> Relocs = Module.relocs(Info); // sorted by offset
   Out.Relocs.reserve(Relocs.size());
   size_t NextReloc = 0;
@@ -244,10 +244,10 @@ Expected<RewrittenDebugInfo> rewriteDebugInfo(const ModuleVariant &Module, const
   std::vector<Relocation> BodyRelocs;
   std::vector<PendingRef> BodyRefs;
   uint64_t Pos = 0;
-  const uint64_t Size = Info.Contents.size();
+  const uint64_t Size = Info.contents().size();
   while (Pos < Size) {
     const uint64_t UnitStart = Pos;
-    Reader R{Info.Contents, Pos};
+    Reader R{Info.contents(), Pos};
     uint64_t Length = R.fixed(4);
     if (R.Overrun)
       return failure("truncated compile unit header" + where(UnitStart));
@@ -256,7 +256,7 @@ Expected<RewrittenDebugInfo> rewriteDebugInfo(const ModuleVariant &Module, const
     const uint64_t UnitEnd = UnitStart + 4 + Length;
     if (UnitEnd > Size)
       return failure("compile unit" + where(UnitStart) + " is longer than the section");
-    R.Bytes = Info.Contents.take_front(UnitEnd);
+    R.Bytes = Info.contents().take_front(UnitEnd);
     unsigned Version = R.fixed(2);
     if (Version < 2 || Version > 4)
       return failure("DWARF version " + Twine(Version) + where(UnitStart) + " (versions 2 to 4 are merged)");
@@ -279,7 +279,7 @@ Expected<RewrittenDebugInfo> rewriteDebugInfo(const ModuleVariant &Module, const
       return failure("truncated compile unit header" + where(UnitStart));
     auto TableIt = Tables.find(AbbrevOffset);
     if (TableIt == Tables.end()) {
-      auto Table = readAbbrevTable(Abbrev.Contents, AbbrevOffset);
+      auto Table = readAbbrevTable(Abbrev.contents(), AbbrevOffset);
       if (!Table)
         return Table.takeError();
       TableIt = Tables.emplace(AbbrevOffset, TableUse{std::move(*Table), DenseMap<uint64_t, uint64_t>()}).first;
@@ -397,7 +397,7 @@ Expected<RewrittenDebugInfo> rewriteDebugInfo(const ModuleVariant &Module, const
           N.Offset = uint32_t(N.Offset - ValueStart + Body.size()); // within this DIE's body
           BodyRelocs.push_back(N);
         }
-        Body.append(Info.Contents.data() + ValueStart, R.Pos - ValueStart);
+        Body.append(Info.contents().data() + ValueStart, R.Pos - ValueStart);
       }
       // The code goes where the DIE starts (NewOffset), the attributes after it.
       uint64_t SharedCode;
@@ -481,19 +481,19 @@ std::optional<uint64_t> RewrittenDebugInfo::newOffset(uint64_t Old) const {
 
 Expected<std::string> rewriteNameTable(const ModuleVariant &Module, const Section &Pub,
                                        const RewrittenDebugInfo &Info) {
-  std::string Out = Pub.Contents.str();
+  std::string Out = Pub.contents().str();
   auto where = [&](uint64_t Offset) { return (" at offset " + Twine(Offset) + " of " + Module.sectionName(Pub)).str(); };
   auto put = [&](uint64_t At, uint64_t V) {
     for (unsigned I = 0; I < 4; ++I)
       Out[At + I] = char((V >> (8 * I)) & 0xff);
   };
-  Reader R{Pub.Contents, 0};
-  while (R.Pos < Pub.Contents.size()) {
+  Reader R{Pub.contents(), 0};
+  while (R.Pos < Pub.contents().size()) {
     uint64_t SetStart = R.Pos;
     uint64_t Length = R.fixed(4);
-    if (R.Overrun || Length >= 0xfffffff0 || SetStart + 4 + Length > Pub.Contents.size())
+    if (R.Overrun || Length >= 0xfffffff0 || SetStart + 4 + Length > Pub.contents().size())
       return failure("a malformed name table set" + where(SetStart));
-    R.Bytes = Pub.Contents.take_front(SetStart + 4 + Length);
+    R.Bytes = Pub.contents().take_front(SetStart + 4 + Length);
     R.fixed(2); // version
     // The unit: a relocation against .debug_info (its addend) or a number.
     uint64_t UnitField = R.Pos, UnitOffset = R.fixed(4);
@@ -521,12 +521,12 @@ Expected<std::string> rewriteNameTable(const ModuleVariant &Module, const Sectio
         return failure("a name table entry for unit offset " + Twine(Die) + ", where no DIE starts" +
                        where(EntryField));
       put(EntryField, *Moved);
-      size_t End = Pub.Contents.find('\0', R.Pos);
+      size_t End = Pub.contents().find('\0', R.Pos);
       if (End == StringRef::npos || End >= R.Bytes.size())
         return failure("a truncated name table set" + where(SetStart));
       R.Pos = End + 1;
     }
-    R.Bytes = Pub.Contents;
+    R.Bytes = Pub.contents();
     R.Pos = SetStart + 4 + Length;
   }
   return Out;

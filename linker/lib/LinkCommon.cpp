@@ -190,7 +190,7 @@ SymRef ArchLink::target(uint32_t Module, uint32_t Symbol) const {
 
 SourceLoc ArchLink::locationIn(uint32_t Module, uint32_t SecIdx, uint64_t Offset) const {
   const Section &S = Modules[Module].M->Sections[SecIdx];
-  SourceLoc Rel = locate(S.Contents, Offset);
+  SourceLoc Rel = locate(S.contents(), Offset);
   const SourceLoc Where = Modules[Module].M->sectionWhere(S);
   if (!Where.isValid())
     return {};
@@ -319,12 +319,12 @@ uint64_t ArchLink::contentHash(SymRef R) const {
   // Splice in normalised names: the definition's own name and module-local names may legitimately
   // differ between copies; names of other visible symbols may not.
   std::string Text;
-  Text.reserve(S.Contents.size());
+  Text.reserve(S.contents().size());
   uint64_t Pos = 0;
   for (const Relocation &Rel : M.relocs(S)) {
-    if (Rel.Kind != RelocKind::NameRef || Rel.Offset < Pos || uint64_t(Rel.Offset) + Rel.Length > S.Contents.size())
+    if (Rel.Kind != RelocKind::NameRef || Rel.Offset < Pos || uint64_t(Rel.Offset) + Rel.Length > S.contents().size())
       continue;
-    Text.append(S.Contents.data() + Pos, Rel.Offset - Pos);
+    Text.append(S.contents().data() + Pos, Rel.Offset - Pos);
     if (Rel.Symbol < M.Symbols.size() && Modules[R.Module].Global[Rel.Symbol] != NoGlobal &&
         M.Symbols[Rel.Symbol].Name != M.Symbols[R.Symbol].Name)
       Text += M.Symbols[Rel.Symbol].Name;
@@ -332,7 +332,7 @@ uint64_t ArchLink::contentHash(SymRef R) const {
       Text += "\x01local";
     Pos = uint64_t(Rel.Offset) + Rel.Length;
   }
-  Text.append(S.Contents.data() + Pos, S.Contents.size() - Pos);
+  Text.append(S.contents().data() + Pos, S.contents().size() - Pos);
 
   // What the compiler numbers per module is not part of the definition (docs/linker.md, "The ODR
   // comparison"). Under -G, nvcc also names the module's file-internal helpers and static variables with

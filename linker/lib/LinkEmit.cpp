@@ -112,7 +112,7 @@ static std::vector<StringRef> labelsDefinedElsewhere(ArrayRef<LinkModule> Module
       // Every ':' (rare in PTX outside label definitions, so memchr skips most of the text): a label is
       // defined if a name ends there (blanks may follow it) and only blanks separate it from the start
       // of the statement.
-      StringRef Text = M.Sections[SI].Contents;
+      StringRef Text = M.Sections[SI].contents();
       const char *Data = Text.data();
       for (size_t Pos = 0; Pos < Text.size();) {
         const void *Colon = std::memchr(Data + Pos, ':', Text.size() - Pos);
@@ -213,7 +213,7 @@ static bool mergeCompileUnits(ArrayRef<LinkModule> Modules, const StringMap<Debu
         auto Table = rewriteNameTable(M, S, *Info);
         if (!Table)
           return fail(toString(Table.takeError()));
-        N.S.Contents = Storage.save(*Table).take_front(Table->size());
+        N.S.setContents(Storage.save(*Table).take_front(Table->size()));
       }
       for (Relocation &R : N.Relocs) {
         if ((R.Kind != RelocKind::Data32 && R.Kind != RelocKind::Data64) || R.Symbol >= M.Symbols.size() ||
@@ -231,8 +231,8 @@ static bool mergeCompileUnits(ArrayRef<LinkModule> Modules, const StringMap<Debu
       Parts.emplace(std::make_pair(MI, K), std::move(N));
     }
     RewrittenPart N{M.Sections[SI], std::move(Info->Relocs)};
-    N.S.Contents = Storage.save(Info->Contents);
-    N.S.Contents = N.S.Contents.take_front(Info->Contents.size());
+    N.S.setContents(Storage.save(Info->Contents));
+    N.S.setContents(N.S.contents().take_front(Info->Contents.size()));
     Parts.emplace(std::make_pair(MI, SI), std::move(N));
   }
   std::string Table = Shared.encode();
@@ -241,7 +241,7 @@ static bool mergeCompileUnits(ArrayRef<LinkModule> Modules, const StringMap<Debu
     const ModuleVariant &M = *Modules[MI].M;
     RewrittenPart N{M.Sections[SI], std::vector<Relocation>(M.relocs(M.Sections[SI]).begin(),
                                                             M.relocs(M.Sections[SI]).end())};
-    N.S.Contents = First ? Storage.save(Table).take_front(Table.size()) : StringRef();
+    N.S.setContents(First ? Storage.save(Table).take_front(Table.size()) : StringRef());
     First = false;
     Parts.emplace(std::make_pair(MI, SI), std::move(N));
   }
@@ -402,6 +402,18 @@ public:
     SharedAbbrevs = mergeCompileUnits(Modules, DebugParts, FileMap, RewrittenParts, Storage, Link.Diags);
   }
 
+  /// Out.labelSection, with one error (output-too-large) when the output labels more sections than a
+  /// Section can index (MaxSectionLabels: its debug sections and the sections renamed apart from their
+  /// inputs' names, or placed apart from their symbols, are labelled).
+  void label(Section &D, StringRef Name, Loc Where) {
+    if (Out.labelSection(D, Name, Where) || TooManyLabels)
+      return;
+    TooManyLabels = true;
+    Link.Diags.error("more than " + Twine(MaxSectionLabels) + " sections of the linked module have names or " +
+                         "places of their own, which a section cannot index (" + Link.Arch.name() + ")",
+                     std::vector<DiagSite>(), "output-too-large");
+  }
+
   /// The output sections: live code and data, then one merged section per debug name.
   void placeSections() {
     // Sections: live code and data in input order, then the merged debug sections.
@@ -426,24 +438,33 @@ public:
       uint64_t Total = 0;
       for (auto [MI, SI] : Parts) {
         DebugBase[MI][SI] = Total;
-        Total += debugPart(MI, SI).Contents.size();
+        Total += debugPart(MI, SI).contents().size();
       }
-      char *Buf = Storage.arena().Allocate<char>(std::max<uint64_t>(Total, 1));
+      // A section's contents are below 4 GiB (Section keeps a 32-bit size): a larger merged section is
+      // refused, not truncated, and nothing is copied (the link writes no output).
+      const bool Fits = Total <= MaxSectionBytes;
+      if (!Fits) {
+        Link.Diags.error("the linked " + Name + " would be " + Twine(Total) +
+                             " bytes: a section must be below 4 GiB (" + Link.Arch.name() + ")",
+                         std::vector<DiagSite>(), "output-too-large");
+        TooLarge.insert(Name);
+      }
+      char *Buf = Storage.arena().Allocate<char>(Fits ? std::max<uint64_t>(Total, 1) : 1);
       Section D = debugPart(Parts.front().first, Parts.front().second);
       D.RelocBegin = D.RelocCount = 0; // mapRelocations gives them
       D.Symbol = NoSymbol;
       // Named and placed as its first part (whose label is one of that module's).
-      Out.labelSection(D, Name, Modules[Parts.front().first].M->sectionWhere(Parts.front().second));
+      label(D, Name, Modules[Parts.front().first].M->sectionWhere(Parts.front().second));
       for (auto [MI, SI] : Parts) {
         const Section &P = debugPart(MI, SI);
-        if (!P.Contents.empty())
-          std::memcpy(Buf + DebugBase[MI][SI], P.Contents.data(), P.Contents.size());
+        if (Fits && !P.contents().empty())
+          std::memcpy(Buf + DebugBase[MI][SI], P.contents().data(), P.contents().size());
         Modules[MI].SecOut[SI] = Out.Sections.size();
         // Every compile unit refers to the shared table at the start of the section.
         if (SharedAbbrevs && Name == ".debug_abbrev")
           DebugBase[MI][SI] = 0;
       }
-      D.Contents = StringRef(Buf, Total);
+      D.setContents(StringRef(Buf, Fits ? Total : 0));
       DebugBuf.push_back(Buf);
       uint32_t Index = Out.Sections.size();
       Out.Sections.push_back(std::move(D));
@@ -506,7 +527,7 @@ public:
         Section &D = Out.Sections[OS];
         D.Symbol = S.Symbol < M.Symbols.size() ? Modules[MI].SymOut[S.Symbol] : NoSymbol;
         // Its output symbol's name (the input's, unless renamed apart) and the input's place.
-        Out.labelSection(D, D.Symbol != NoSymbol ? Out.Symbols[D.Symbol].Name : M.sectionName(S), M.sectionWhere(S));
+        label(D, D.Symbol != NoSymbol ? Out.Symbols[D.Symbol].Name : M.sectionName(S), M.sectionWhere(S));
         Out.startRelocs(D);
         mapPartRelocs(MI, SI, M.relocs(S), D, OS, Dangling, AddendsPastRange);
         Out.endRelocs(D);
@@ -520,8 +541,8 @@ public:
       for (auto [MI, SI] : DebugParts[DebugNames[K]])
         PastRange += mapPartRelocs(MI, SI, debugPartRelocs(MI, SI), D, OS, Dangling, AddendsPastRange);
       Out.endRelocs(D);
-      if (PastRange)
-        Link.Diags.error("the linked " + DebugNames[K] + " is " + Twine(D.Contents.size()) + " bytes: " +
+      if (PastRange && !TooLarge.contains(DebugNames[K])) // else refused whole by placeSections
+        Link.Diags.error("the linked " + DebugNames[K] + " is " + Twine(D.contents().size()) + " bytes: " +
                              Twine(PastRange) + " of its relocations lie past 4 GiB, which a relocation cannot reach (" +
                              Link.Arch.name() + ")",
                          std::vector<DiagSite>(), "output-too-large");
@@ -573,7 +594,7 @@ public:
         if (IsDebug && R.Symbol < M.Symbols.size() && M.Symbols[R.Symbol].Kind == SymbolKind::Label &&
             (R.Kind == RelocKind::Data32 || R.Kind == RelocKind::Data64)) {
           unsigned Width = R.Kind == RelocKind::Data32 ? 4 : 8;
-          if (uint64_t(N.Offset) + Width <= D.Contents.size())
+          if (uint64_t(N.Offset) + Width <= D.contents().size())
             std::memset(DebugBuf[OS - FirstDebug] + N.Offset, 0, Width);
           continue;
         }
@@ -745,6 +766,8 @@ private:
   RewrittenPartMap RewrittenParts; // compile units re-encoded
   bool SharedAbbrevs = false;
   std::vector<char *> DebugBuf; // the merged debug sections' bytes, writable (they live in Storage)
+  StringSet<> TooLarge;         // merged debug sections refused for their size (4 GiB or more)
+  bool TooManyLabels = false;   // reported once
   uint32_t FirstDebug = 0;
   // Per module, built when winnerLabel first needs it: each section's labels in text order, and each
   // label's position there.

@@ -52,8 +52,8 @@ FatbinWriteOptions fatbinWriteOptions(const LinkOptions &Options) {
 size_t printedSizeEstimate(const ModuleVariant &Module) {
   size_t Estimate = 4096;
   for (const Section &S : Module.Sections)
-    Estimate += S.Kind == SectionKind::Debug ? S.Contents.size() * 4 + 16 * size_t(S.RelocCount)
-                                              : S.Contents.size() + S.Contents.size() / 8 + 64;
+    Estimate += S.Kind == SectionKind::Debug ? S.contents().size() * 4 + 16 * size_t(S.RelocCount)
+                                              : S.contents().size() + S.contents().size() / 8 + 64;
   return Estimate;
 }
 

@@ -107,7 +107,7 @@ void ArchLink::writeMap(raw_ostream &OS) const {
         uint64_t Size = N.size();
         if (S.Kind != SymbolKind::Variable) {
           uint32_t Sec = definingSection({MI, SI});
-          Size = Sec == NoSection ? 0 : LM.M->Sections[Sec].Contents.size();
+          Size = Sec == NoSection ? 0 : LM.M->Sections[Sec].contents().size();
         }
         OS << N.Name << " " << kindWord(S.Kind) << " " << bindingWord(N.Bind) << " " << Size
            << (S.Kind == SymbolKind::Variable ? " bytes" : " bytes of PTX") << " " << siteText(LM, S.Where).str();

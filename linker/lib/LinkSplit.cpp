@@ -82,7 +82,7 @@ std::vector<CodegenUnit> ArchLink::splitForCodegen(uint64_t BatchBelowBytes) con
     if (Owner[OS] < Modules.size())
       if (auto H = sharedBucket(OS)) {
         Bucket[OS] = *H;
-        SharedBytes += Out.Sections[OS].Contents.size();
+        SharedBytes += Out.Sections[OS].contents().size();
       }
   uint32_t SharedUnits = 0;
   if (SharedBytes >= SharedUnitsFrom)
@@ -98,7 +98,7 @@ std::vector<CodegenUnit> ArchLink::splitForCodegen(uint64_t BatchBelowBytes) con
   std::vector<uint64_t> Bytes(Modules.size(), 0);
   for (uint32_t OS = 0; OS < Out.Sections.size(); ++OS)
     if (Owner[OS] < Modules.size() && Bucket[OS] == ~0u)
-      Bytes[Owner[OS]] += Out.Sections[OS].Contents.size();
+      Bytes[Owner[OS]] += Out.Sections[OS].contents().size();
   std::vector<uint32_t> GroupOf(Modules.size(), ~0u);
   uint32_t Groups = 0, InBatch = 0;
   bool BatchOpen = false;
@@ -209,8 +209,11 @@ std::vector<CodegenUnit> ArchLink::splitForCodegen(uint64_t BatchBelowBytes) con
       Section C = Out.Sections[OS];
       if (C.Symbol != NoSymbol)
         C.Symbol = addSymbol(addSymbol, C.Symbol);
-      // The unit's copy of its symbol has the output's name and place; a label is one of V's.
-      V.labelSection(C, Out.sectionName(OS), Out.sectionWhere(OS));
+      // The unit's copy of its symbol has the output's name and place; a label is one of V's. So V labels
+      // only sections that Out labels, and Out holds at most MaxSectionLabels labels (the emit refuses
+      // more): this cannot fail.
+      [[maybe_unused]] const bool Labelled = V.labelSection(C, Out.sectionName(OS), Out.sectionWhere(OS));
+      assert(Labelled && "a unit labels more sections than the output it splits");
       V.appendRelocs(C, Out.relocs(Out.Sections[OS]));
       for (Relocation &R : V.relocs(C)) {
         if (R.Kind == RelocKind::FileIndex)

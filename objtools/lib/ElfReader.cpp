@@ -728,19 +728,28 @@ llvm::Error VariantReader::readPlain(ModuleVariant &V) {
     // Our writer gives a function's or variable's section its symbol's name and place; a record with
     // another name or place is kept as read (in SectionLabels), as before sections took theirs from
     // their symbol.
-    V.labelSection(S, Name, Where);
-    S.Contents = data(View->section(Content));
+    if (!V.labelSection(S, Name, Where))
+      return err(At + 20, "section record " + llvm::Twine(I) + ": more than " + llvm::Twine(MaxSectionLabels) +
+                              " sections are named apart from their symbols");
+    // Section keeps a 32-bit size: a larger section is refused (at its header's sh_size) before anything
+    // truncates it.
+    const ElfSectionHeader &Contents = View->section(Content);
+    if (Contents.sh_size > MaxSectionBytes)
+      return err(headerOffset(Contents) + 0x20,
+                 "section record " + llvm::Twine(I) + " refers to ELF section " + llvm::Twine(Content) + " of " +
+                     llvm::Twine(uint64_t(Contents.sh_size)) + " bytes: a section must be below 4 GiB");
+    S.setContents(data(Contents));
     if (Mapped && I % ReleaseEveryRecords == 0) {
       const char *Header = reinterpret_cast<const char *>(&View->section(Content));
       if (I == 0) {
         HeadersReleased = Header;
-        DataReleased = S.Contents.data();
+        DataReleased = S.contents().data();
       }
       releaseBehind(RecordsReleased, Rec);
       releaseBehind(HeadersReleased, Header);
-      releaseBehind(DataReleased, S.Contents.data());
+      releaseBehind(DataReleased, S.contents().data());
     }
-    if (S.HeaderLength > S.Contents.size())
+    if (S.HeaderLength > S.contents().size())
       return err(At + 16, "header length exceeds the section size");
     V.startRelocs(S);
     if (Rela == 0)
@@ -817,9 +826,9 @@ llvm::Error VariantReader::readPlain(ModuleVariant &V) {
           Width = Type == RelData32 ? 4 : 8;
         }
       }
-      if (Offset > S.Contents.size() || Width > S.Contents.size() - Offset)
+      if (Offset > S.contents().size() || Width > S.contents().size() - Offset)
         return err(EAt, "relocation at offset " + llvm::Twine(Offset) + " outside its section (size " +
-                            llvm::Twine(S.Contents.size()) + ")");
+                            llvm::Twine(S.contents().size()) + ")");
       if (Offset < Previous)
         return err(EAt, "relocations are not sorted by offset");
       Previous = Offset;

@@ -558,9 +558,9 @@ llvm::Error validate(const ModuleVariant &V) {
       return modelError(V.SourceName, "section '" + V.sectionName(Sec) + "' has relocations past the module's table");
     if (!SymOk(Sec.Symbol, true))
       return modelError(V.SourceName, "section '" + V.sectionName(Sec) + "' refers to symbol " + llvm::Twine(Sec.Symbol));
-    if (Sec.HeaderLength > Sec.Contents.size())
+    if (Sec.HeaderLength > Sec.contents().size())
       return modelError(V.SourceName, "section '" + V.sectionName(Sec) + "' header longer than its contents");
-    uint64_t Size = Sec.Contents.size();
+    uint64_t Size = Sec.contents().size();
     for (const Relocation &R : V.relocs(Sec)) {
       uint64_t Width = R.Kind == RelocKind::Data32 ? 4 : R.Kind == RelocKind::Data64 ? 8 : R.Length;
       if (R.Offset > Size || Width > Size - R.Offset)
@@ -902,7 +902,7 @@ void VariantWriter::write(llvm::raw_ostream &OS) {
   const size_t NumTables = NeedShndx ? 7 : 6;
   uint64_t Pos = llvm::alignTo(sizeof(ElfHeader), 4) + Note.size();
   for (const Section &S : V.Sections) {
-    Pos += S.Contents.size();
+    Pos += S.contents().size();
     if (!V.relocs(S).empty())
       Pos = llvm::alignTo(Pos, 8) + V.relocs(S).size() * sizeof(ElfRela);
   }
@@ -924,10 +924,10 @@ void VariantWriter::write(llvm::raw_ostream &OS) {
   const char *Lo = nullptr, *Hi = nullptr;
   size_t Since = 0;
   for (const Section &S : V.Sections) {
-    Out.external(S.Contents);
-    if (Source && !S.Contents.empty()) {
-      Lo = Lo ? std::min(Lo, S.Contents.data()) : S.Contents.data();
-      Hi = std::max(Hi, S.Contents.data() + S.Contents.size());
+    Out.external(S.contents());
+    if (Source && !S.contents().empty()) {
+      Lo = Lo ? std::min(Lo, S.contents().data()) : S.contents().data();
+      Hi = std::max(Hi, S.contents().data() + S.contents().size());
       if (++Since == 4096) {
         Source->releaseSourcePages(llvm::StringRef(Lo, size_t(Hi - Lo)));
         Lo = Hi = nullptr;
@@ -1008,7 +1008,7 @@ void VariantWriter::write(llvm::raw_ostream &OS) {
                      : S.Kind == SectionKind::Variable ? ELF::SHF_ALLOC | ELF::SHF_WRITE
                                                        : 0;
     llvm::StringRef Suffix = S.Kind == SectionKind::Module ? llvm::StringRef() : V.sectionName(S);
-    header(sec(Names.addConcat(sectionPrefix(S.Kind), Suffix), ELF::SHT_PROGBITS, Flags, 1), S.Contents.size());
+    header(sec(Names.addConcat(sectionPrefix(S.Kind), Suffix), ELF::SHT_PROGBITS, Flags, 1), S.contents().size());
     if (!V.relocs(S).empty())
       header(sec(Names.addConcat(".rela", sectionPrefix(S.Kind), Suffix), ELF::SHT_RELA, ELF::SHF_INFO_LINK, 8,
                  sizeof(ElfRela), symtabIndex(), ContentIndex[I]),

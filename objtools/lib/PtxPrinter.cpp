@@ -78,7 +78,7 @@ void Printer::aliasDeclaration(uint32_t Alias) {
     const Section &S = V.Sections[T.Section];
     if (S.Kind == SectionKind::Function && S.Symbol == Target && S.HeaderLength) {
       linkage(A, false);
-      llvm::StringRef C = S.Contents;
+      llvm::StringRef C = S.contents();
       uint64_t Pos = 0;
       for (const Relocation &R : V.relocs(S)) {
         if (!isTextReloc(R))
@@ -145,7 +145,7 @@ void Printer::relocatedText(const Relocation &R, llvm::StringRef Name) {
 
 /// Copies Contents[0, End) with every relocation inside it applied.
 void Printer::text(const Section &S, uint64_t End) {
-  llvm::StringRef C = S.Contents;
+  llvm::StringRef C = S.contents();
   End = std::min<uint64_t>(End, C.size());
   uint64_t Pos = 0;
   for (const Relocation &R : V.relocs(S)) {
@@ -197,7 +197,7 @@ void Printer::debugSection(uint32_t Index, const Section &S) {
   }();
 
   OS << ".section " << V.sectionName(S) << "\n{\n";
-  llvm::StringRef C = S.Contents;
+  llvm::StringRef C = S.contents();
   uint64_t Pos = 0, End = C.size();
   size_t NextLabel = 0, NextReloc = 0;
   const llvm::ArrayRef<Relocation> Relocs = V.relocs(S);
@@ -266,7 +266,7 @@ void Printer::print() {
   for (uint32_t I = 0; I < V.Sections.size(); ++I)
     if (const Section &S = V.Sections[I]; S.Kind == SectionKind::Module) {
       beginSpan(I);
-      text(S, S.Contents.size());
+      text(S, S.contents().size());
       OS << '\n';
     }
 
@@ -291,7 +291,7 @@ void Printer::print() {
     linkage(Sym, false);
     beginSpan(I);
     text(S, S.HeaderLength);
-    endDeclaration(OS, S.Contents.take_front(S.HeaderLength));
+    endDeclaration(OS, S.contents().take_front(S.HeaderLength));
     Any = true;
   }
   beginSpan(NoSection);
@@ -322,7 +322,7 @@ void Printer::print() {
       if (S.Symbol < V.Symbols.size())
         linkage(V.Symbols[S.Symbol], false);
       beginSpan(I);
-      text(S, S.Contents.size());
+      text(S, S.contents().size());
       OS << '\n';
     }
   OS << '\n';
@@ -332,7 +332,7 @@ void Printer::print() {
       if (S.Symbol < V.Symbols.size())
         linkage(V.Symbols[S.Symbol], V.Symbols[S.Symbol].Kind == SymbolKind::Kernel);
       beginSpan(I);
-      text(S, S.Contents.size());
+      text(S, S.contents().size());
       OS << "\n\n";
     }
 
@@ -508,7 +508,7 @@ std::optional<PrintedLineOrigin> locatePrintedLine(const ModuleVariant &V, const
   uint64_t SpanLineStart = Printed.substr(0, Span.Offset).rfind('\n');
   SpanLineStart = SpanLineStart == llvm::StringRef::npos ? 0 : SpanLineStart + 1;
   unsigned Delta = Printed.slice(SpanLineStart, LineStart).count('\n');
-  llvm::StringRef C = S.Contents;
+  llvm::StringRef C = S.contents();
   size_t Pos = 0;
   for (unsigned D = 0; D < Delta; ++D) {
     size_t NL = C.find('\n', Pos);

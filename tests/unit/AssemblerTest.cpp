@@ -64,26 +64,26 @@ void checkRelocationsSpellNames(const ModuleVariant &V) {
       Prev = R.Offset;
       if (R.Kind == RelocKind::NameRef) {
         ASSERT_LT(R.Symbol, V.Symbols.size());
-        ASSERT_LE(R.Offset + R.Length, S.Contents.size());
-        EXPECT_EQ(S.Contents.substr(R.Offset, R.Length), V.Symbols[R.Symbol].Name)
+        ASSERT_LE(R.Offset + R.Length, S.contents().size());
+        EXPECT_EQ(S.contents().substr(R.Offset, R.Length), V.Symbols[R.Symbol].Name)
             << V.SourceName.str() << " section " << V.sectionName(S).str() << " offset " << R.Offset;
         // Whole identifiers only.
         if (R.Offset > 0) {
-          char C = S.Contents[R.Offset - 1];
+          char C = S.contents()[R.Offset - 1];
           EXPECT_FALSE(isalnum(static_cast<unsigned char>(C)) || C == '_' || C == '$')
               << V.SourceName.str() << " " << V.sectionName(S).str() << " offset " << R.Offset;
         }
-        if (R.Offset + R.Length < S.Contents.size()) {
-          char C = S.Contents[R.Offset + R.Length];
+        if (R.Offset + R.Length < S.contents().size()) {
+          char C = S.contents()[R.Offset + R.Length];
           EXPECT_FALSE(isalnum(static_cast<unsigned char>(C)) || C == '_' || C == '$')
               << V.SourceName.str() << " " << V.sectionName(S).str() << " offset " << R.Offset;
         }
       } else if (R.Kind == RelocKind::FileIndex) {
-        ASSERT_LE(R.Offset + R.Length, S.Contents.size());
-        EXPECT_EQ(S.Contents.substr(R.Offset, R.Length), std::to_string(R.Symbol));
+        ASSERT_LE(R.Offset + R.Length, S.contents().size());
+        EXPECT_EQ(S.contents().substr(R.Offset, R.Length), std::to_string(R.Symbol));
       } else {
         ASSERT_EQ(S.Kind, SectionKind::Debug);
-        ASSERT_LE(R.Offset + (R.Kind == RelocKind::Data64 ? 8 : 4), S.Contents.size());
+        ASSERT_LE(R.Offset + (R.Kind == RelocKind::Data64 ? 8 : 4), S.contents().size());
       }
     }
   }
@@ -116,8 +116,8 @@ TEST(AssemblerTest, ReferencesEverywhere) {
   const Section &Add3 = A->section("add3");
   EXPECT_EQ(A->refs(Add3, "add3"), 1u); // the defining occurrence
   EXPECT_EQ(A->refs(Add3, "g"), 1u);
-  EXPECT_EQ(Add3.Contents.substr(0, 5), ".func"); // without the linkage directive
-  EXPECT_EQ((Add3.Contents.take_front(Add3.HeaderLength) + ";").str(),
+  EXPECT_EQ(Add3.contents().substr(0, 5), ".func"); // without the linkage directive
+  EXPECT_EQ((Add3.contents().take_front(Add3.HeaderLength) + ";").str(),
             ".func (.param .b32 r) add3(.param .b32 a);");
   const Section &K = A->section("k");
   EXPECT_EQ(A->refs(K, "add3"), 3u);
@@ -245,10 +245,10 @@ TEST(AssemblerTest, SplitDeclarators) {
                                           ".global .u64 p = f, q;\n");
   ASSERT_TRUE(A->Ok) << A->Errors;
   checkRelocationsSpellNames(A->V());
-  EXPECT_EQ(A->section("a").Contents, ".global .align 4 .u32 a;");
-  EXPECT_EQ(A->section("b").Contents, ".global .align 4 .u32 b = 5;");
-  EXPECT_EQ(A->section("c").Contents, ".global .align 4 .u32 c[2] = {1, 2};");
-  EXPECT_EQ(A->section("p").Contents, ".global .u64 p = f;");
+  EXPECT_EQ(A->section("a").contents(), ".global .align 4 .u32 a;");
+  EXPECT_EQ(A->section("b").contents(), ".global .align 4 .u32 b = 5;");
+  EXPECT_EQ(A->section("c").contents(), ".global .align 4 .u32 c[2] = {1, 2};");
+  EXPECT_EQ(A->section("p").contents(), ".global .u64 p = f;");
   EXPECT_EQ(A->refs(A->section("p"), "f"), 1u);
   EXPECT_EQ(A->V().Symbols[A->sym("c")].Bind, Binding::Global);
   EXPECT_EQ(A->V().Symbols[A->sym("c")].size(), 8u);
@@ -266,10 +266,10 @@ TEST(AssemblerTest, ParameterizedNames) {
                       Zero);
     ASSERT_TRUE(A->Ok) << A->Errors;
     checkRelocationsSpellNames(A->V());
-    EXPECT_EQ(A->section("gv0").Contents, ".global .align 4 .u32 gv0;");
-    EXPECT_EQ(A->section("gv3").Contents, ".global .align 4 .u32 gv3;");
-    EXPECT_EQ(A->section("x1").Contents, ".global .u32 x1;");
-    EXPECT_EQ(A->section("y").Contents, ".global .u32 y = 3;");
+    EXPECT_EQ(A->section("gv0").contents(), ".global .align 4 .u32 gv0;");
+    EXPECT_EQ(A->section("gv3").contents(), ".global .align 4 .u32 gv3;");
+    EXPECT_EQ(A->section("x1").contents(), ".global .u32 x1;");
+    EXPECT_EQ(A->section("y").contents(), ".global .u32 y = 3;");
     EXPECT_EQ(A->refs(A->section("k"), "gv2"), 1u);
     EXPECT_EQ(A->refs(A->section("k"), "e1"), 1u);
     for (llvm::StringRef Name : {"gv0", "gv1", "gv2", "gv3", "x0", "x1", "e0", "e1"}) {
@@ -322,7 +322,7 @@ TEST(AssemblerTest, DebugSectionsLabelsAndFileIndices) {
   const uint32_t KSec = V.Symbols[A->sym("k")].Section;
   EXPECT_EQ(V.Symbols[Begin].Kind, SymbolKind::Label);
   EXPECT_EQ(V.Symbols[Begin].Section, KSec);
-  EXPECT_TRUE(K.Contents.substr(V.Symbols[Begin].value()).starts_with("$L__func_begin0:"));
+  EXPECT_TRUE(K.contents().substr(V.Symbols[Begin].value()).starts_with("$L__func_begin0:"));
   EXPECT_EQ(A->refs(K, "$L__func_begin0"), 1u);
   EXPECT_EQ(A->refs(K, "$L__func_end0"), 2u);
   EXPECT_EQ(V.Symbols[End].Section, KSec);
@@ -337,8 +337,8 @@ TEST(AssemblerTest, DebugSectionsLabelsAndFileIndices) {
   // Debug bytes and data relocations.
   const Section &Info = A->section(".debug_info");
   EXPECT_EQ(Info.Kind, SectionKind::Debug);
-  ASSERT_EQ(Info.Contents.size(), 4u + 4 + 4 + 8 + 8 + 8 + 4);
-  EXPECT_EQ(Info.Contents.substr(0, 4), llvm::StringRef("\x24\0\0\0", 4));
+  ASSERT_EQ(Info.contents().size(), 4u + 4 + 4 + 8 + 8 + 8 + 4);
+  EXPECT_EQ(Info.contents().substr(0, 4), llvm::StringRef("\x24\0\0\0", 4));
   ASSERT_EQ(V.relocs(Info).size(), 6u);
   auto Rel = [&](size_t I) { return V.relocs(Info)[I]; };
   EXPECT_EQ(Rel(0).Offset, 4u);
@@ -355,7 +355,7 @@ TEST(AssemblerTest, DebugSectionsLabelsAndFileIndices) {
   EXPECT_EQ(Rel(4).Symbol, Param);
   EXPECT_EQ(Rel(5).Symbol, Str);
   EXPECT_EQ(Rel(5).Kind, RelocKind::Data32);
-  EXPECT_EQ(A->section(".debug_abbrev").Contents, llvm::StringRef("\x01\x11\x00", 3));
+  EXPECT_EQ(A->section(".debug_abbrev").contents(), llvm::StringRef("\x01\x11\x00", 3));
   EXPECT_TRUE(V.Target.Debug);
 }
 
@@ -461,11 +461,11 @@ TEST(AssemblerTest, BodyErrors) {
 TEST(AssemblerTest, TextOutlivesObjectPointsIntoInput) {
   auto A = assemble(std::string(Header) + ".entry k { ret; }\n", /*Zero=*/true);
   ASSERT_TRUE(A->Ok) << A->Errors;
-  llvm::StringRef C = A->section("k").Contents;
+  llvm::StringRef C = A->section("k").contents();
   EXPECT_GE(C.data(), A->Text.data());
   EXPECT_LT(C.data(), A->Text.data() + A->Text.size());
   auto B = assemble(std::string(Header) + ".entry k { ret; }\n", /*Zero=*/false);
-  llvm::StringRef D = B->section("k").Contents;
+  llvm::StringRef D = B->section("k").contents();
   EXPECT_TRUE(D.data() < B->Text.data() || D.data() >= B->Text.data() + B->Text.size());
 }
 

@@ -63,12 +63,12 @@ struct Fixture {
       Relocs.push_back({uint32_t(Base + 15), 1, RelocKind::Data64, 0, 0});
     }
     M.appendRelocs(Info, Relocs); // Info is M's, though not in M.Sections
-    M.labelSection(Info, ".debug_info", {});
+    EXPECT_TRUE(M.labelSection(Info, ".debug_info", {}));
     Info.Kind = SectionKind::Debug;
-    Info.Contents = InfoBytes;
-    M.labelSection(Abbrev, ".debug_abbrev", {});
+    Info.setContents(InfoBytes);
+    EXPECT_TRUE(M.labelSection(Abbrev, ".debug_abbrev", {}));
     Abbrev.Kind = SectionKind::Debug;
-    Abbrev.Contents = AbbrevBytes;
+    Abbrev.setContents(AbbrevBytes);
   }
 };
 
@@ -134,9 +134,9 @@ TEST(DwarfMerge, NameTablesFollowTheDies) {
   std::string Bytes = set(OldUnit1, 28);
   Section Pub;
   ModuleVariant PubModule;
-  PubModule.labelSection(Pub, ".debug_pubnames", {});
+  EXPECT_TRUE(PubModule.labelSection(Pub, ".debug_pubnames", {}));
   Pub.Kind = SectionKind::Debug;
-  Pub.Contents = Bytes;
+  Pub.setContents(Bytes);
   PubModule.appendRelocs(Pub, {Relocation{6, 0, RelocKind::Data32, 0, 0}});
   auto Table = rewriteNameTable(PubModule, Pub, *Out);
   ASSERT_TRUE(bool(Table)) << toString(Table.takeError());
@@ -144,7 +144,7 @@ TEST(DwarfMerge, NameTablesFollowTheDies) {
 
   // An entry naming no DIE is refused.
   std::string Bad = set(OldUnit1, 27);
-  Pub.Contents = Bad;
+  Pub.setContents(Bad);
   auto Refused = rewriteNameTable(PubModule, Pub, *Out);
   ASSERT_FALSE(bool(Refused));
   EXPECT_NE(toString(Refused.takeError()).find("unit offset 27, where no DIE starts"), std::string::npos);
@@ -161,25 +161,25 @@ TEST(DwarfMerge, RefusesWhatItCannotWalk) {
   {
     Fixture F; // an attribute form the walk does not know (0x7f): the first table's subprogram type
     F.AbbrevBytes[4 + 7 + 4] = 0x7f;
-    F.Abbrev.Contents = F.AbbrevBytes;
+    F.Abbrev.setContents(F.AbbrevBytes);
     expectFailure(F, "unknown attribute form 127 at offset 24 of .debug_info");
   }
   {
     Fixture F; // a DIE whose code its table does not declare
     F.InfoBytes[14] = 5;
-    F.Info.Contents = F.InfoBytes;
+    F.Info.setContents(F.InfoBytes);
     expectFailure(F, "uses abbreviation code 5");
   }
   {
     Fixture F; // DWARF64
     F.InfoBytes.replace(0, 4, le(0xffffffff, 4));
-    F.Info.Contents = F.InfoBytes;
+    F.Info.setContents(F.InfoBytes);
     expectFailure(F, "DWARF64");
   }
   {
     Fixture F; // a unit longer than the section
     F.InfoBytes.resize(F.InfoBytes.size() - 3);
-    F.Info.Contents = F.InfoBytes;
+    F.Info.setContents(F.InfoBytes);
     expectFailure(F, "longer than the section");
   }
   {

@@ -14,6 +14,8 @@
 
 #include <gtest/gtest.h>
 
+#include <sys/mman.h>
+
 using namespace ptxlink;
 using namespace llvm;
 
@@ -79,7 +81,7 @@ void addVariable(ObjectFile &Obj, ModuleVariant &V, StringRef Name, Binding B, u
     Section Sec;
     Sec.Kind = SectionKind::Variable;
     Sec.Symbol = V.Symbols.size(); // S is pushed below: the section's name and place are S's
-    Sec.Contents = Obj.save((".global .b8 " + Name + "[" + std::to_string(Size) + "];").str());
+    Sec.setContents(Obj.save((".global .b8 " + Name + "[" + std::to_string(Size) + "];").str()));
     S.Section = V.Sections.size();
     V.Sections.push_back(Sec);
   }
@@ -159,6 +161,41 @@ TEST(LinkerResolve, LargestCommonWins) {
   EXPECT_EQ(L->resolvedSize(G), 64u);
   EXPECT_EQ(L->def(G).Module, 1u);
   EXPECT_FALSE(H.Diags.hasErrors()) << H.Text;
+}
+
+TEST(LinkerEmit, AMergedDebugSectionOf4GiBOrMoreIsRefused) {
+  // Section keeps a 32-bit size: two modules' .debug_loc of 2 GiB + 8 each would merge into one past
+  // 4 GiB, which the link refuses (output-too-large) before copying anything rather than truncate. Their
+  // contents are one reserved, never-touched mapping: nothing reads them.
+  const size_t Part = (size_t(1) << 31) + 8;
+  void *Zeros = ::mmap(nullptr, Part, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  ASSERT_NE(Zeros, MAP_FAILED);
+  HandLink H;
+  H.Diags.setRecord(true);
+  for (const char *Name : {"a", "b"}) {
+    ModuleVariant &V = H.module(Name);
+    Section S;
+    S.Kind = SectionKind::Debug;
+    S.setContents(StringRef(static_cast<const char *>(Zeros), Part));
+    ASSERT_TRUE(V.labelSection(S, ".debug_loc", {2, 1}));
+    V.startRelocs(S);
+    V.endRelocs(S);
+    V.Sections.push_back(S);
+  }
+  auto L = H.resolve();
+  L->markLive();
+  ModuleVariant Out;
+  ObjectFile Storage;
+  L->emit(Out, Storage);
+  ::munmap(Zeros, Part);
+  EXPECT_TRUE(H.Diags.hasErrors());
+  EXPECT_NE(H.Text.find("the linked .debug_loc would be 4294967312 bytes: a section must be below 4 GiB (sm_90)"),
+            std::string::npos)
+      << H.Text;
+  ASSERT_EQ(H.Diags.recorded().size(), 1u) << H.Text;
+  EXPECT_EQ(H.Diags.recorded()[0].Code, "output-too-large");
+  ASSERT_EQ(Out.Sections.size(), 1u);
+  EXPECT_EQ(Out.Sections[0].contents().size(), 0u); // nothing copied, nothing truncated
 }
 
 TEST(LinkerResolve, InitializedCommonMustBeLargest) {

@@ -10,6 +10,7 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/Process.h"
 
 #include <gtest/gtest.h>
 #include <cstdio>
@@ -93,7 +94,7 @@ void expectSameVariant(const ModuleVariant &A, const ModuleVariant &B) {
     EXPECT_EQ(A.sectionName(X), B.sectionName(Y));
     EXPECT_EQ(X.Kind, Y.Kind);
     EXPECT_EQ(X.Symbol, Y.Symbol);
-    EXPECT_EQ(X.Contents, Y.Contents);
+    EXPECT_EQ(X.contents(), Y.contents());
     EXPECT_EQ(X.HeaderLength, Y.HeaderLength);
     expectLoc(A.sectionWhere(X), B.sectionWhere(Y));
     const llvm::ArrayRef<Relocation> XR = A.relocs(X), YR = B.relocs(Y);
@@ -245,8 +246,8 @@ TEST(ObjectFormat, ExtendedSectionNumbering) {
     addSymbol(V, O.save(Name), SymbolKind::Function, I % 3 ? Binding::Global : Binding::Local, I);
     Section S;
     S.Symbol = I; // named and placed by its symbol
-    S.Contents = O.save(".func " + Name + "()\n{\n\tret;\n}");
-    S.HeaderLength = static_cast<uint32_t>(S.Contents.find('{') - 1);
+    S.setContents(O.save(".func " + Name + "()\n{\n\tret;\n}"));
+    S.HeaderLength = static_cast<uint32_t>(S.contents().find('{') - 1);
     Relocation R;
     R.Offset = 6;
     R.Length = static_cast<uint32_t>(Name.size());
@@ -277,8 +278,8 @@ TEST(ObjectFormat, SectionsTakeTheirNameAndPlaceFromTheirSymbol) {
   auto add = [&](uint32_t Sym, llvm::StringRef Name, Loc Where) {
     Section S;
     S.Symbol = Sym;
-    S.Contents = O.save(".func " + V.Symbols[Sym].Name.str() + "()\n{\n\tret;\n}");
-    V.labelSection(S, Name, Where);
+    S.setContents(O.save(".func " + V.Symbols[Sym].Name.str() + "()\n{\n\tret;\n}"));
+    EXPECT_TRUE(V.labelSection(S, Name, Where));
     V.startRelocs(S);
     V.Sections.push_back(S);
   };
@@ -408,8 +409,8 @@ std::unique_ptr<ObjectFile> modelWithSectionOffset(int64_t Offset, llvm::StringR
   Section S;
   S.Kind = SectionKind::Function;
   S.Symbol = Fn;
-  V.labelSection(S, "withloc", V.Symbols[Fn].Where);
-  S.Contents = O->save(Text);
+  EXPECT_TRUE(V.labelSection(S, "withloc", V.Symbols[Fn].Where));
+  S.setContents(O->save(Text));
   S.HeaderLength = static_cast<uint32_t>(Text.find('{') - 1);
   V.appendRelocs(S, {Relocation{6, Fn, RelocKind::NameRef, 7, 0},
                      Relocation{uint32_t(Text.find(Target.str())), V.findSymbol(Target), RelocKind::SectionOffset,
@@ -560,6 +561,80 @@ TEST(ObjectFormat, RelocationOffsetsPast4GiBOrTheirSectionAreRefused) {
     else
       EXPECT_NE(Msg.find("relocation at offset 4294967295 outside its section"), std::string::npos) << Msg;
   }
+}
+
+TEST(ObjectFormat, SectionsOf4GiBOrMoreAreRefused) {
+  // Section keeps a 32-bit size: the reader refuses a section of 4 GiB or more at its header's sh_size,
+  // before anything truncates it (a truncated size would read a prefix and pass). The object is a sparse
+  // file: the section's contents must lie in the file, and the reader never touches them.
+  const std::string Bytes = writeToString(*buildFullModel());
+  llvm::ELF::Elf64_Ehdr Ehdr;
+  std::memcpy(&Ehdr, Bytes.data(), sizeof(Ehdr));
+  uint64_t Header = 0, Offset = 0; // the first PROGBITS section's header and contents
+  for (unsigned I = 1; I < Ehdr.e_shnum && !Header; ++I) {
+    llvm::ELF::Elf64_Shdr Shdr;
+    std::memcpy(&Shdr, Bytes.data() + Ehdr.e_shoff + I * sizeof(Shdr), sizeof(Shdr));
+    if (Shdr.sh_type == llvm::ELF::SHT_PROGBITS && Shdr.sh_size) {
+      Header = Ehdr.e_shoff + I * sizeof(Shdr);
+      Offset = Shdr.sh_offset;
+    }
+  }
+  ASSERT_NE(Header, 0u);
+  for (uint64_t Size : {uint64_t(1) << 32, uint64_t(UINT32_MAX)}) {
+    SCOPED_TRACE(Size);
+    std::string Bad = Bytes;
+    llvm::support::endian::write64le(&Bad[Header + offsetof(llvm::ELF::Elf64_Shdr, sh_size)], Size);
+    llvm::SmallString<128> Path;
+    int FD = -1;
+    ASSERT_FALSE(llvm::sys::fs::createTemporaryFile("ptxlink-big", "o", FD, Path));
+    {
+      llvm::raw_fd_ostream OS(FD, /*shouldClose=*/false);
+      OS << Bad;
+    }
+    ASSERT_FALSE(llvm::sys::fs::resize_file(FD, std::max<uint64_t>(Bad.size(), Offset + Size)));
+    llvm::sys::Process::SafelyCloseFileDescriptor(FD);
+    auto Buffer = llvm::MemoryBuffer::getFile(Path, /*IsText=*/false, /*RequiresNullTerminator=*/false);
+    ASSERT_TRUE(bool(Buffer));
+    auto R = readObject(std::move(*Buffer));
+    llvm::sys::fs::remove(Path);
+    if (Size > UINT32_MAX) {
+      ASSERT_FALSE(bool(R));
+      std::string Msg = llvm::toString(R.takeError());
+      char Where[32];
+      std::snprintf(Where, sizeof(Where), ": offset 0x%llX: ",
+                    static_cast<unsigned long long>(Header + offsetof(llvm::ELF::Elf64_Shdr, sh_size)));
+      EXPECT_NE(Msg.find(std::string(Path.str()) + Where), std::string::npos) << Msg;
+      EXPECT_NE(Msg.find("of 4294967296 bytes: a section must be below 4 GiB"), std::string::npos) << Msg;
+    } else {
+      // 4 GiB - 1 is a section's largest size; the contents (zeros) are not what the model says, but the
+      // reader reads the size whole.
+      if (R) {
+        bool Found = false;
+        for (const Section &S : (*R)->Variants[0].Sections)
+          Found |= S.contents().size() == UINT32_MAX;
+        EXPECT_TRUE(Found);
+      } else {
+        EXPECT_EQ(llvm::toString(R.takeError()).find("a section must be below 4 GiB"), std::string::npos);
+      }
+    }
+  }
+}
+
+TEST(ObjectFormat, AVariantLabelsAtMost2To24Sections) {
+  // Section::Label is 24 bits: labelSection refuses the label that would need a 25th, leaving the section
+  // unlabelled, and its callers report that with their place (nothing is truncated into another label).
+  ModuleVariant V;
+  V.SectionLabels.resize(MaxSectionLabels - 1);
+  Section Last, Over;
+  Last.Kind = Over.Kind = SectionKind::Debug;
+  ASSERT_TRUE(V.labelSection(Last, ".debug_str", {1, 1}));
+  EXPECT_EQ(uint32_t(Last.Label), MaxSectionLabels - 1);
+  EXPECT_EQ(V.sectionName(Last), ".debug_str");
+  EXPECT_EQ(Last.Kind, SectionKind::Debug); // Kind shares Label's 32 bits
+  EXPECT_FALSE(V.labelSection(Over, ".debug_line", {2, 1}));
+  EXPECT_EQ(uint32_t(Over.Label), NoLabel);
+  EXPECT_EQ(Over.Kind, SectionKind::Debug);
+  EXPECT_EQ(V.SectionLabels.size(), size_t(MaxSectionLabels));
 }
 
 TEST(ObjectFormat, EachTableOnceAndAtTheFirstDuplicateHeader) {

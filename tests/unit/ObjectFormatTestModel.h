@@ -5,6 +5,8 @@
 
 #include "ptxlink/ObjectModel.h"
 
+#include <gtest/gtest.h>
+
 #include <memory>
 #include <string>
 
@@ -59,11 +61,11 @@ inline uint32_t addText(ObjectFile &O, ModuleVariant &V, SectionKind Kind, llvm:
     Out += C;
     ++I;
   }
-  S.Contents = O.save(Out);
+  S.setContents(O.save(Out));
   if (Header)
-    S.HeaderLength = static_cast<uint32_t>(S.Contents.find('{') - 1);
+    S.HeaderLength = static_cast<uint32_t>(S.contents().find('{') - 1);
   // A place other than its symbol's: the section keeps its own (SectionLabels), as a read object may.
-  V.labelSection(S, Name, {static_cast<uint32_t>(V.Sections.size() + 10), 2});
+  EXPECT_TRUE(V.labelSection(S, Name, {static_cast<uint32_t>(V.Sections.size() + 10), 2}));
   V.appendRelocs(S, Relocs);
   V.Sections.push_back(std::move(S));
   return static_cast<uint32_t>(V.Sections.size() - 1);
@@ -139,8 +141,8 @@ inline std::unique_ptr<ObjectFile> buildFullModel(llvm::StringRef Arch = "sm_90"
   // .debug_info: 4 bytes, label, 4 bytes of Data32 to .debug_abbrev + 2, 8 bytes of Data64 to a label.
   Section Info;
   Info.Kind = SectionKind::Debug;
-  Info.Contents = O->save(llvm::StringRef("\x10\x00\x00\x00" "\x00\x00\x00\x00" "\x00\x00\x00\x00\x00\x00\x00\x00"
-                                          "\x01\x02", 18));
+  Info.setContents(O->save(llvm::StringRef("\x10\x00\x00\x00" "\x00\x00\x00\x00" "\x00\x00\x00\x00\x00\x00\x00\x00"
+                                           "\x01\x02", 18)));
   Relocation R32;
   R32.Offset = 4;
   R32.Kind = RelocKind::Data32;
@@ -151,12 +153,12 @@ inline std::unique_ptr<ObjectFile> buildFullModel(llvm::StringRef Arch = "sm_90"
   R64.Kind = RelocKind::Data64;
   R64.Symbol = FnBegin;
   V.appendRelocs(Info, {R32, R64});
-  V.labelSection(Info, ".debug_info", {40, 1});
+  EXPECT_TRUE(V.labelSection(Info, ".debug_info", {40, 1}));
   V.Sections.push_back(Info);
   Section Abbr;
   Abbr.Kind = SectionKind::Debug;
-  Abbr.Contents = O->save(llvm::StringRef("\x01\x11\x00\x00\x00", 5));
-  V.labelSection(Abbr, ".debug_abbrev", {50, 1});
+  Abbr.setContents(O->save(llvm::StringRef("\x01\x11\x00\x00\x00", 5)));
+  EXPECT_TRUE(V.labelSection(Abbr, ".debug_abbrev", {50, 1}));
   V.Sections.push_back(Abbr);
   V.Symbols[Abbrev].Section = 8;
 

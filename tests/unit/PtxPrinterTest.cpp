@@ -176,11 +176,11 @@ TEST(PtxPrinter, DebugSectionEdgeCases) {
   V.Symbols[Two].setValue(0);
   Section S;
   S.Kind = SectionKind::Debug;
-  V.labelSection(S, ".debug_str", {});
+  EXPECT_TRUE(V.labelSection(S, ".debug_str", {}));
   std::string Bytes(40, '\0');
   for (int I = 0; I < 40; ++I)
     Bytes[I] = static_cast<char>(200 + I % 50);
-  S.Contents = O.save(Bytes);
+  S.setContents(O.save(Bytes));
   Relocation A;
   A.Kind = RelocKind::Data32;
   A.Offset = 36;
@@ -194,7 +194,7 @@ TEST(PtxPrinter, DebugSectionEdgeCases) {
   V.Sections.push_back(S);
   Section Empty;
   Empty.Kind = SectionKind::Debug;
-  V.labelSection(Empty, ".debug_macinfo", {});
+  EXPECT_TRUE(V.labelSection(Empty, ".debug_macinfo", {}));
   V.Sections.push_back(Empty);
   std::string Text = print(V);
   // A label at offset 0 comes before the relocation there; a label at the very end is still printed;

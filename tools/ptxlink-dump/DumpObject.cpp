@@ -255,7 +255,7 @@ void callEdgeRecords(const ObjectFile &Object, Node::Emit Emit) {
         if (!Seen.insert({From, To}).second)
           continue;
         StringRef Kind = S.Kind == SectionKind::Variable ? "initializer"
-                         : isCallee(S.Contents, R.Offset)  ? "call"
+                         : isCallee(S.contents(), R.Offset)  ? "call"
                                                             : "reference";
         Node Record;
         Record.Fields = json::Object{{"variant", int64_t(VI)}, {"caller", From}, {"callee", To}, {"kind", Kind}};
@@ -293,7 +293,7 @@ void describeObjectModel(Context &C, const Origin &O, std::shared_ptr<const Obje
       std::vector<std::pair<std::string, std::string>> DebugSections;
       for (const Section &S : V.Sections)
         if (S.Kind == SectionKind::Debug)
-          DebugSections.emplace_back(V.sectionName(S).str(), S.Contents.str());
+          DebugSections.emplace_back(V.sectionName(S).str(), S.contents().str());
       json::Object D = describeDwarfOfSections(C, O, DebugSections, uint8_t(T.AddressSize / 8));
       json::Array Files;
       for (const FileEntry &F : V.Files)
