@@ -270,7 +270,7 @@ void Lowerer::rejectUndefinedNonExternFunctions() {
     if (Sym == NoSymbol)
       return;
     const Symbol &S = V.Symbols[Sym];
-    if (S.Section != NoSection || S.AliasOf != NoSymbol || DeclaredExtern[Sym] || Reported[Sym])
+    if (S.Section != NoSection || V.aliasOf(Sym) != NoSymbol || DeclaredExtern[Sym] || Reported[Sym])
       return;
     Reported[Sym] = 1;
     std::string Message = (Twine(F.IsKernel ? "kernel" : "function") + " '" + F.name(M.Text) +
@@ -498,7 +498,7 @@ uint32_t Lowerer::declareVariable(const PtxVariable &Var, const PtxDeclarator &D
   S.Space = Var.Space;
   if (IsDef || S.Section == NoSection) {
     S.setSize(Count * Elem);
-    S.Align = Var.Align ? Var.Align : Elem;
+    S.setAlign(Var.Align ? Var.Align : Elem); // both powers of two (or 0): the parser refuses other `.align`s
     S.Initialized = Decl.Initialized;
   }
   if (IsDef) {
@@ -579,7 +579,7 @@ void Lowerer::lowerAlias(const PtxAlias &A) {
     D.error(A.AliasOffset, A.AliasLoc, "alias '" + A.Alias + "' must be declared as a function (without body) first");
     return;
   }
-  if (V.Symbols[AS].Section != NoSection || V.Symbols[AS].AliasOf != NoSymbol) {
+  if (V.Symbols[AS].Section != NoSection || V.aliasOf(AS) != NoSymbol) {
     D.error(A.AliasOffset, A.AliasLoc, "alias '" + A.Alias + "' is already defined");
     return;
   }
@@ -600,7 +600,7 @@ void Lowerer::lowerAlias(const PtxAlias &A) {
     D.error(A.AliaseeOffset, A.AliaseeLoc, "aliasee '" + A.Aliasee + "' cannot have .weak linkage");
     return;
   }
-  if (Target.AliasOf != NoSymbol) {
+  if (V.aliasOf(BS) != NoSymbol) {
     D.error(A.AliaseeOffset, A.AliaseeLoc, "aliasee '" + A.Aliasee + "' is itself an alias");
     return;
   }
@@ -624,7 +624,7 @@ void Lowerer::lowerAlias(const PtxAlias &A) {
   // The alias's ABI record keeps its declaration's place; the symbol's becomes the `.alias` directive.
   if (AbiOf[AS] != ~0u)
     V.pinFunctionWhere(V.Functions[AbiOf[AS]]);
-  Al.AliasOf = BS;
+  V.setAliasOf(AS, BS);
   Al.Section = Target.Section;
   Al.Bind = linkageOf(AS) == Linkage::Weak ? Binding::Weak
             : linkageOf(AS) == Linkage::None ? Binding::Local

@@ -15,6 +15,8 @@
 #include "ptxlink/Diagnostics.h"
 
 #include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/bit.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Allocator.h"
@@ -67,26 +69,37 @@ using Loc = SourceLoc;
 constexpr uint32_t NoSection = ~0u;
 constexpr uint32_t NoSymbol = ~0u;
 
-/// 48 bytes (issue 15, finding 8: a module of 10^6 functions holds one per function, and every tool holds
-/// all of them). A label's byte offset and a variable's size share one field, since no symbol kind has
-/// both: read them with value() and size(), which give 0 for the kinds that have neither, and set them
-/// with setValue() / setSize() (the reader refuses an object that gives a symbol one its kind does not
-/// have). Initialized sits in the padding after Kind/Bind/Space.
+/// 40 bytes (issue 15, finding 8: a module of 10^6 functions holds one per function, and every tool holds
+/// all of them, so each 8 bytes here is 8 MB in every tool). So:
+/// - A label's byte offset and a variable's size share one field, since no symbol kind has both: read them
+///   with value() and size(), which give 0 for the kinds that have neither, and set them with setValue() /
+///   setSize() (the reader refuses an object that gives a symbol one its kind does not have).
+/// - Kind, Bind and Initialized share one byte (bit-fields: bind them to no reference).
+/// - The alignment is kept as its log2 in a byte: read align() (bytes), set setAlign(bytes). Every
+///   alignment is a power of two or 0: `.align N` must be one (the parser refuses others), a natural
+///   alignment is an element size (1 to 16 bytes) times a vector width (2, 4 or 8), and the object reader
+///   refuses a non-power-of-two alignment with its byte offset.
+/// - The aliasee of an `.alias` name (rare) is not here but in its variant's side table:
+///   V.aliasOf(SymbolIndex) / V.setAliasOf(SymbolIndex, Target). A symbol copied into another variant
+///   takes its alias along only through that variant's setAliasOf.
 struct Symbol {
   llvm::StringRef Name;
-  SymbolKind Kind = SymbolKind::Function;
-  Binding Bind = Binding::Local;
+  SymbolKind Kind : 3 = SymbolKind::Function;
+  Binding Bind : 3 = Binding::Local;
+  bool Initialized : 1 = false;        // variables: has an initializer (matters for .common)
   StateSpace Space = StateSpace::None; // variables: their state space
-  bool Initialized = false;            // variables: has an initializer (matters for .common)
-  uint32_t Section = NoSection;        // defining section; NoSection for undefined and common-undefined
+
+private:
+  uint8_t AlignCode = 0; // 0: alignment 0 (none); else log2(alignment) + 1
+
+public:
+  uint32_t Section = NoSection; // defining section; NoSection for undefined and common-undefined
 
 private:
   uint64_t ValueOrSize = 0; // labels: value(); variables: size(); every other kind: 0
 
 public:
-  uint32_t Align = 0;          // variables: alignment in bytes (explicit or natural)
-  uint32_t AliasOf = NoSymbol; // `.alias Name, Target`: index of the aliasee symbol
-  Loc Where;                   // the defining (or first declaring) directive
+  Loc Where; // the defining (or first declaring) directive
 
   /// Labels: byte offset in Section; every other kind: 0.
   uint64_t value() const { return Kind == SymbolKind::Label ? ValueOrSize : 0; }
@@ -102,8 +115,15 @@ public:
     assert(Kind == SymbolKind::Variable && "only a variable has a size");
     ValueOrSize = Bytes;
   }
+  /// Variables: alignment in bytes (explicit or natural); 0 where none is known.
+  uint32_t align() const { return AlignCode ? uint32_t(1) << (AlignCode - 1) : 0; }
+  /// Bytes: 0 or a power of two (every producer refuses others first).
+  void setAlign(uint32_t Bytes) {
+    assert((Bytes & (Bytes - 1)) == 0 && "an alignment is a power of two");
+    AlignCode = Bytes ? static_cast<uint8_t>(llvm::countr_zero(Bytes) + 1) : 0;
+  }
 };
-static_assert(sizeof(Symbol) == 48, "Symbol is 48 bytes: a module of 10^6 functions holds one per function");
+static_assert(sizeof(Symbol) == 40, "Symbol is 40 bytes: a module of 10^6 functions holds one per function");
 
 enum class SectionKind : uint8_t {
   Function, // a .func/.entry definition: text from `.func`/`.entry` to the closing `}`
@@ -391,6 +411,8 @@ struct ModuleVariant {
   std::vector<llvm::StringRef> SectionSources;
   /// Names and places of the sections that do not take them from their symbol (Section::Label).
   std::vector<SectionLabel> SectionLabels;
+  /// Symbol index -> aliasee index for the `.alias` names (read with aliasOf, set with setAliasOf).
+  llvm::DenseMap<uint32_t, uint32_t> Aliases;
 
   /// S's name: ".debug_info" etc. for debug sections, empty for module text, else its symbol's name.
   llvm::StringRef sectionName(const Section &S) const {
@@ -429,6 +451,24 @@ struct ModuleVariant {
     SectionLabels.push_back({Name, Where});
     return true;
   }
+
+  /// The aliasee of symbol Index (an `.alias` name), or NoSymbol: a side table, since aliases are rare
+  /// (Symbol).
+  uint32_t aliasOf(uint32_t Index) const {
+    if (Aliases.empty())
+      return NoSymbol;
+    auto It = Aliases.find(Index);
+    return It == Aliases.end() ? NoSymbol : It->second;
+  }
+  /// Makes symbol Index an alias of Target (NoSymbol: no alias).
+  void setAliasOf(uint32_t Index, uint32_t Target) {
+    if (Target == NoSymbol)
+      Aliases.erase(Index);
+    else
+      Aliases[Index] = Target;
+  }
+  /// The whole alias table (symbol index -> aliasee index), for walks over the aliases alone.
+  const llvm::DenseMap<uint32_t, uint32_t> &aliases() const { return Aliases; }
 
   /// Index of the symbol called Name, or NoSymbol. Linear; build a map for repeated lookups.
   uint32_t findSymbol(llvm::StringRef Name) const;

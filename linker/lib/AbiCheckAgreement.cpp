@@ -141,9 +141,10 @@ bool checkFunctionAgreement(const SymbolSite &Def, const SymbolSite &Other, Diag
   // The caller's default relation is refined from what the sites are, so messages name them rightly.
   AbiRelation Relation = Options.Relation;
   if (Relation == AbiRelation::DeclarationVsDefinition) {
-    if (Other.Module == Def.Module && OtherSym.AliasOf == Def.Symbol)
+    const uint32_t OtherAliasee = Other.Module->aliasOf(Other.Symbol);
+    if (Other.Module == Def.Module && OtherAliasee == Def.Symbol)
       Relation = AbiRelation::AliasVsAliasee;
-    else if (OtherAbi && OtherAbi->HasBody && OtherSym.AliasOf == NoSymbol)
+    else if (OtherAbi && OtherAbi->HasBody && OtherAliasee == NoSymbol)
       Relation = AbiRelation::DefinitionVsDefinition;
   }
   Roles R = rolesFor(Relation);

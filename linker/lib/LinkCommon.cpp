@@ -171,9 +171,10 @@ uint32_t ArchLink::definingSection(SymRef R) const {
   // Follow .alias chains (bounded: a malformed object could loop).
   for (unsigned Depth = 0; Depth < 8 && R.Symbol < M.Symbols.size(); ++Depth) {
     const Symbol &S = M.Symbols[R.Symbol];
-    if (S.AliasOf == NoSymbol || S.AliasOf >= M.Symbols.size())
+    const uint32_t Aliasee = M.aliasOf(R.Symbol);
+    if (Aliasee == NoSymbol || Aliasee >= M.Symbols.size())
       return S.Section < M.Sections.size() ? S.Section : NoSection;
-    R.Symbol = S.AliasOf;
+    R.Symbol = Aliasee;
   }
   return NoSection;
 }

@@ -498,8 +498,8 @@ public:
       } else {
         N.Section = NoSection;
       }
-      if (S.AliasOf != NoSymbol)
-        N.AliasOf = S.AliasOf < M.Symbols.size() ? Modules[MI].SymOut[S.AliasOf] : NoSymbol;
+      if (const uint32_t Aliasee = M.aliasOf(SI); Aliasee != NoSymbol)
+        Out.setAliasOf(O, Aliasee < M.Symbols.size() ? Modules[MI].SymOut[Aliasee] : NoSymbol);
     }
   }
 
@@ -632,7 +632,7 @@ public:
     // carry their own headers, so copying their records would be wasted work.
     bool WholeAbi = Link.Options.Emit == EmitKind::Object;
     for (uint32_t O = 0; O < Out.Symbols.size(); ++O) {
-      if (!WholeAbi && Out.Symbols[O].Bind != Binding::Undefined && Out.Symbols[O].AliasOf == NoSymbol)
+      if (!WholeAbi && Out.Symbols[O].Bind != Binding::Undefined && Out.aliasOf(O) == NoSymbol)
         continue;
       auto [MI, SI] = Origins[O];
       if (const FunctionAbi *F = Link.functionAbi({MI, SI})) {

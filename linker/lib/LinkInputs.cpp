@@ -132,10 +132,11 @@ class UndefinedTracker {
 public:
   void add(const InputFile &F) {
     for (const ModuleVariant &M : F.Object->Variants)
-      for (const Symbol &S : M.Symbols) {
+      for (uint32_t SI = 0; SI < M.Symbols.size(); ++SI) {
+        const Symbol &S = M.Symbols[SI];
         if (S.Bind == Binding::Local || S.Kind == SymbolKind::Label || S.Kind == SymbolKind::Section)
           continue;
-        if (S.Bind == Binding::Undefined && S.AliasOf == NoSymbol) {
+        if (S.Bind == Binding::Undefined && M.aliasOf(SI) == NoSymbol) {
           if (!Defined.contains(S.Name) && Needed.try_emplace(S.Name, F.Name).second)
             Order.push_back(S.Name.str());
         } else {

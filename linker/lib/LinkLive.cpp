@@ -63,7 +63,7 @@ void ArchLink::markLive() {
         // A module-local kernel (`.entry` without `.visible`, nvcc's static kernels) is still launched
         // by its module's host code: a root like any kernel.
         const Symbol &Local = M.Symbols[S.Symbol];
-        bool LocalKernel = Local.Kind == SymbolKind::Kernel && Local.AliasOf == NoSymbol &&
+        bool LocalKernel = Local.Kind == SymbolKind::Kernel && M.aliasOf(S.Symbol) == NoSymbol &&
                            (!Options.KernelsUsed || matchesAny(Local.Name, *Options.KernelsUsed));
         if (KeepAll || LocalKernel)
           markSection(MI, SI, Work);

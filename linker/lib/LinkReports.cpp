@@ -59,8 +59,8 @@ void ArchLink::traceSymbols(raw_ostream &OS) const {
         bool IsDecl = G && llvm::is_contained(decls(*G), R);
         OS << "  " << site(R).str() << ": " << bindingWord(S.Bind) << " " << kindWord(S.Kind)
            << (IsDecl ? " declaration" : " definition");
-        if (S.AliasOf != NoSymbol && S.AliasOf < M.Symbols.size())
-          OS << " (alias of " << M.Symbols[S.AliasOf].Name << ")";
+        if (uint32_t Aliasee = M.aliasOf(SI); Aliasee != NoSymbol && Aliasee < M.Symbols.size())
+          OS << " (alias of " << M.Symbols[Aliasee].Name << ")";
         if (G && def(*G) == R)
           OS << " <- chosen";
         else if (S.Bind == Binding::Local)

@@ -36,11 +36,11 @@ void ArchLink::resolve() {
   auto isVisible = [](const Symbol &S) {
     return S.Bind != Binding::Local && S.Kind != SymbolKind::Label && S.Kind != SymbolKind::Section;
   };
-  auto isDefinition = [](const ModuleVariant &M, const Symbol &S) {
+  auto isDefinition = [](const ModuleVariant &M, const Symbol &S, uint32_t SI) {
     // An alias defines its name whatever its aliasee (check() reports a bad one); anything else where
-    // definingSection would find its section.
-    return S.Bind == Binding::Common || S.AliasOf != NoSymbol ||
-           (S.Bind != Binding::Undefined && S.Section < M.Sections.size());
+    // definingSection would find its section. (The alias table last: most symbols are decided before.)
+    return S.Bind == Binding::Common || (S.Bind != Binding::Undefined && S.Section < M.Sections.size()) ||
+           M.aliasOf(SI) != NoSymbol;
   };
   // The sites are grouped by name without a list per name (most names have one site): the first walk
   // finds each symbol's GlobalSymbol and counts its definitions and declarations (the latter in
@@ -66,7 +66,7 @@ void ArchLink::resolve() {
       }
       LM.Global[SI] = GI;
       GlobalSymbol &G = Globals[GI];
-      ++(isDefinition(M, S) ? G.NumDefs : G.FirstSite);
+      ++(isDefinition(M, S, SI) ? G.NumDefs : G.FirstSite);
       ++NumSites;
     }
   }
@@ -87,7 +87,7 @@ void ArchLink::resolve() {
       if (!isVisible(S))
         continue;
       GlobalSymbol &G = Globals[LM.Global[SI]];
-      Sites[isDefinition(M, S) ? --G.FirstSite : --G.Out] = {MI, SI};
+      Sites[isDefinition(M, S, SI) ? --G.FirstSite : --G.Out] = {MI, SI};
     }
   }
   // Now FirstSite is where each name's definitions begin (and Out where its declarations do).
@@ -357,33 +357,35 @@ void ArchLink::check() {
     const LinkModule &LM = Modules[MI];
     const ModuleVariant &M = *LM.M;
     // .alias: the aliasee is a non-weak function defined in this module, with the same prototype.
-    for (uint32_t SI = 0; SI < M.Symbols.size(); ++SI) {
-      const Symbol &S = M.Symbols[SI];
-      if (S.AliasOf == NoSymbol)
+    // (In symbol order, so the reports are; a module without aliases is not walked.)
+    for (uint32_t SI = 0; !M.Aliases.empty() && SI < M.Symbols.size(); ++SI) {
+      const uint32_t Aliasee = M.aliasOf(SI);
+      if (Aliasee == NoSymbol)
         continue;
+      const Symbol &S = M.Symbols[SI];
       auto Name = [&] { return displayName(S.Name); }; // for reports only
-      if (S.AliasOf >= M.Symbols.size()) {
+      if (Aliasee >= M.Symbols.size()) {
         Diags.error("alias " + Name() + " refers to a symbol that does not exist",
                     {DiagSite::at("declared at", site({MI, SI}))}, "alias-target");
         continue;
       }
-      const Symbol &T = M.Symbols[S.AliasOf];
+      const Symbol &T = M.Symbols[Aliasee];
       auto TName = [&] { return displayName(T.Name); };
       if (T.Kind != SymbolKind::Function || S.Kind != SymbolKind::Function)
         Diags.error("alias " + Name() + " and its aliasee " + TName() + " must both be non-entry functions",
-                    {DiagSite::at("alias at", site({MI, SI})), DiagSite::at("aliasee at", site({MI, S.AliasOf}))},
+                    {DiagSite::at("alias at", site({MI, SI})), DiagSite::at("aliasee at", site({MI, Aliasee}))},
                     "alias-kind");
       else if (T.Section == NoSection || T.Bind == Binding::Undefined)
         Diags.error(
             "aliasee " + TName() + " of alias " + Name() + " must be defined in the same module",
-            {DiagSite::at("alias at", site({MI, SI})), DiagSite::at("aliasee declared at", site({MI, S.AliasOf}))},
+            {DiagSite::at("alias at", site({MI, SI})), DiagSite::at("aliasee declared at", site({MI, Aliasee}))},
             "alias-undefined-aliasee");
       else if (T.Bind == Binding::Weak)
         Diags.error("aliasee " + TName() + " of alias " + Name() + " must not be .weak",
-                    {DiagSite::at("alias at", site({MI, SI})), DiagSite::at("aliasee at", site({MI, S.AliasOf}))},
+                    {DiagSite::at("alias at", site({MI, SI})), DiagSite::at("aliasee at", site({MI, Aliasee}))},
                     "alias-weak-aliasee");
       else
-        checkFunctionAgreement({&M, LM.ObjectName, S.AliasOf}, {&M, LM.ObjectName, SI}, Diags, AbiOptions);
+        checkFunctionAgreement({&M, LM.ObjectName, Aliasee}, {&M, LM.ObjectName, SI}, Diags, AbiOptions);
     }
     // .calltargets members must have the signature of the prototype the call uses.
     for (uint32_t PI = 0; PI < M.Prototypes.size(); ++PI)
@@ -391,8 +393,8 @@ void ArchLink::check() {
         SymRef D = target(MI, T);
         if (!D.valid())
           continue; // undefined: reported by checkUndefined if live
-        if (!functionAbi(D) && Modules[D.Module].M->Symbols[D.Symbol].AliasOf != NoSymbol)
-          D = {D.Module, Modules[D.Module].M->Symbols[D.Symbol].AliasOf}; // an alias has the aliasee's signature
+        if (!functionAbi(D) && Modules[D.Module].M->aliasOf(D.Symbol) != NoSymbol)
+          D = {D.Module, Modules[D.Module].M->aliasOf(D.Symbol)}; // an alias has the aliasee's signature
         checkPrototypeAgreement({Modules[D.Module].M, Modules[D.Module].ObjectName, D.Symbol},
                                 {&M, LM.ObjectName, PI}, Diags, AbiOptions);
       }

@@ -53,9 +53,9 @@ std::vector<CodegenUnit> ArchLink::splitForCodegen(uint64_t BatchBelowBytes) con
   constexpr uint64_t SharedUnitsFrom = 64 << 10, BytesPerSharedUnit = 256 << 10;
   constexpr uint32_t MaxSharedUnits = 8;
   std::vector<bool> IsAliasee(Out.Sections.size(), false);
-  for (const Symbol &S : Out.Symbols)
-    if (S.AliasOf < Out.Symbols.size() && Out.Symbols[S.AliasOf].Section < IsAliasee.size())
-      IsAliasee[Out.Symbols[S.AliasOf].Section] = true;
+  for (const auto &[Alias, Aliasee] : Out.aliases())
+    if (Aliasee < Out.Symbols.size() && Out.Symbols[Aliasee].Section < IsAliasee.size())
+      IsAliasee[Out.Symbols[Aliasee].Section] = true;
   auto sharedBucket = [&](uint32_t OS) -> std::optional<uint32_t> {
     const Section &C = Out.Sections[OS];
     if (C.Kind != SectionKind::Function || C.Symbol >= Out.Symbols.size() || IsAliasee[OS])
@@ -174,16 +174,13 @@ std::vector<CodegenUnit> ArchLink::splitForCodegen(uint64_t BatchBelowBytes) con
       if (Here) {
         auto Sec = SecMap.find(S.Section);
         V.Symbols[Index].Section = Sec == SecMap.end() ? NoSection : Sec->second;
-        if (S.AliasOf != NoSymbol) {
-          uint32_t Aliasee = Self(Self, S.AliasOf);
-          V.Symbols[Index].AliasOf = Aliasee;
-        }
+        if (const uint32_t OutAliasee = Out.aliasOf(O); OutAliasee != NoSymbol)
+          V.setAliasOf(Index, Self(Self, OutAliasee)); // (S may dangle now: Self adds symbols)
         return Index;
       }
       Symbol &N = V.Symbols[Index];
       N.Bind = Binding::Undefined;
       N.Section = NoSection;
-      N.AliasOf = NoSymbol;
       if (N.Kind == SymbolKind::Label)
         N.setValue(0);
       if (O < OutOrigin.size()) {

@@ -608,8 +608,7 @@ llvm::Error VariantReader::readPlain(ModuleVariant &V) {
     uint8_t Kind = uint8_t(R[4]), Space = uint8_t(R[5]), Flags = uint8_t(R[6]);
     Symbol &S = V.Symbols[I];
     S.Section = read32le(R + 8);
-    S.Align = read32le(R + 12);
-    S.AliasOf = read32le(R + 16);
+    const uint32_t Align = read32le(R + 12), AliasOf = read32le(R + 16);
     uint32_t NameLen = read32le(R + 20);
     S.Where.Line = read32le(R + 24);
     S.Where.Column = read32le(R + 28);
@@ -622,8 +621,14 @@ llvm::Error VariantReader::readPlain(ModuleVariant &V) {
       return err(At - Base + 4, "invalid symbol kind or state space");
     if (S.Section != NoSection && S.Section >= NSec)
       return err(At - Base + 8, "symbol refers to section " + llvm::Twine(S.Section) + " of " + llvm::Twine(NSec));
-    if (S.AliasOf != NoSymbol && S.AliasOf >= NSym)
-      return err(At - Base + 16, "alias refers to symbol " + llvm::Twine(S.AliasOf));
+    // The model keeps an alignment as its log2 (Symbol), and every producer makes one a power of two.
+    if (Align & (Align - 1))
+      return err(At - Base + 12, "symbol alignment " + llvm::Twine(Align) + " is not a power of two");
+    S.setAlign(Align);
+    if (AliasOf != NoSymbol && AliasOf >= NSym)
+      return err(At - Base + 16, "alias refers to symbol " + llvm::Twine(AliasOf));
+    if (AliasOf != NoSymbol)
+      V.setAliasOf(static_cast<uint32_t>(I), AliasOf);
     S.Kind = static_cast<SymbolKind>(Kind);
     S.Space = static_cast<StateSpace>(Space);
     S.Initialized = Flags & SymInitialized;
@@ -661,7 +666,7 @@ llvm::Error VariantReader::readPlain(ModuleVariant &V) {
     // A label's offset and a variable's size share one field of the model (ObjectModel.h): our writer
     // gives no other kind a value or a size, and one that has them is refused, not dropped. st_value is
     // the alignment for SHN_COMMON, and an alias's is its aliasee's (the model keeps only the link).
-    const bool ValueIsPlace = Shndx != SHN_COMMON && !(S.Section == NoSection && S.AliasOf != NoSymbol);
+    const bool ValueIsPlace = Shndx != SHN_COMMON && !(S.Section == NoSection && V.aliasOf(I) != NoSymbol);
     const uint64_t Value = E.st_value, Size = E.st_size;
     if (S.Kind == SymbolKind::Label) {
       if (ValueIsPlace)

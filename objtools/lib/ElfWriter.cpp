@@ -548,8 +548,8 @@ llvm::Error validate(const ModuleVariant &V) {
     const Symbol &S = V.Symbols[I];
     if (S.Section != NoSection && S.Section >= NSec)
       return modelError(V.SourceName, "symbol '" + S.Name + "' refers to section " + llvm::Twine(S.Section));
-    if (!SymOk(S.AliasOf, true))
-      return modelError(V.SourceName, "alias '" + S.Name + "' refers to symbol " + llvm::Twine(S.AliasOf));
+    if (!SymOk(V.aliasOf(I), true))
+      return modelError(V.SourceName, "alias '" + S.Name + "' refers to symbol " + llvm::Twine(V.aliasOf(I)));
     if (S.Name.contains('\0'))
       return modelError(V.SourceName, "symbol name contains a NUL byte");
   }
@@ -666,7 +666,7 @@ private:
   uint32_t symtabIndex() const { return FirstTable + 4; }
   uint32_t strtabIndex() const { return FirstTable + 5; }
   uint32_t numElfSections() const { return FirstTable + 6 + (NeedShndx ? 1 : 0); }
-  ElfPlacement place(const Symbol &S) const;
+  ElfPlacement place(const Symbol &S) const; // S one of V.Symbols (its index finds its aliasee)
 
   // The tables' generators, in the order they add strings (the order that fixes every offset).
   void contentNames(StringPool &Strings) const;
@@ -712,14 +712,17 @@ VariantWriter::VariantWriter(const ModuleVariant &V, const ObjectFile *Source) :
 }
 
 ElfPlacement VariantWriter::place(const Symbol &S) const {
+  assert(&S >= V.Symbols.data() && &S < V.Symbols.data() + V.Symbols.size() && "one of V's symbols");
   uint32_t Sec = S.Section;
   ElfPlacement P;
   P.Value = S.value();
-  if (Sec == NoSection && S.AliasOf != NoSymbol) {
-    // `.alias`: a second symbol on the aliasee's place.
-    const Symbol &Target = V.Symbols[S.AliasOf];
-    Sec = Target.Section;
-    P.Value = Target.value();
+  if (Sec == NoSection && !V.Aliases.empty()) {
+    if (const uint32_t Aliasee = V.aliasOf(static_cast<uint32_t>(&S - V.Symbols.data())); Aliasee != NoSymbol) {
+      // `.alias`: a second symbol on the aliasee's place.
+      const Symbol &Target = V.Symbols[Aliasee];
+      Sec = Target.Section;
+      P.Value = Target.value();
+    }
   }
   P.Shndx = Sec == NoSection ? uint32_t(ELF::SHN_ABS) : ContentIndex[Sec];
   P.Special = Sec == NoSection;
@@ -744,7 +747,7 @@ ElfPlacement VariantWriter::place(const Symbol &S) const {
     } else {
       P.Shndx = ELF::SHN_COMMON;
       P.Special = true;
-      P.Value = S.Align ? S.Align : 1;
+      P.Value = S.align() ? S.align() : 1;
     }
     break;
   }
@@ -799,8 +802,8 @@ void VariantWriter::symbolTable(StringPool &Strings, BlockOut &Out, uint32_t *Na
     B.u8((S.Initialized ? SymInitialized : 0) | (place(S).InitCommon ? SymInitializedCommon : 0));
     B.u8(0);
     B.u32(S.Section);
-    B.u32(S.Align);
-    B.u32(S.AliasOf);
+    B.u32(S.align());
+    B.u32(V.aliasOf(static_cast<uint32_t>(I)));
     B.u32(static_cast<uint32_t>(S.Name.size()));
     writeLoc(B, S.Where);
     Out.commit();
@@ -1066,7 +1069,7 @@ llvm::Error writeFat(const ObjectFile &Object, llvm::raw_ostream &OS) {
       Symtab.u8(static_cast<uint8_t>((S.Bind == Binding::Weak ? ELF::STB_WEAK : ELF::STB_GLOBAL) << 4 | symType(S.Kind)));
       Symtab.u8(0);
       Symtab.u16(Common ? uint16_t(ELF::SHN_COMMON) : static_cast<uint16_t>(VI + 2));
-      Symtab.u64(Common ? (S.Align ? S.Align : 1) : 0);
+      Symtab.u64(Common ? (S.align() ? S.align() : 1) : 0);
       Symtab.u64(S.size());
     }
   uint32_t SymtabName = Strings.add(".symtab");

@@ -72,7 +72,7 @@ private:
 /// aliasee's prototype. The aliasee's own header (its name replaced) is exactly that prototype.
 void Printer::aliasDeclaration(uint32_t Alias) {
   const Symbol &A = V.Symbols[Alias];
-  uint32_t Target = A.AliasOf;
+  uint32_t Target = V.aliasOf(Alias);
   const Symbol &T = V.Symbols[Target];
   if (T.Section < V.Sections.size()) {
     const Section &S = V.Sections[T.Section];
@@ -299,7 +299,7 @@ void Printer::print() {
     const Symbol &Sym = V.Symbols[I];
     if (Sym.Kind == SymbolKind::Label || Sym.Kind == SymbolKind::Section)
       continue;
-    if (Sym.AliasOf != NoSymbol) {
+    if (V.aliasOf(I) != NoSymbol) {
       aliasDeclaration(I);
       Any = true;
       continue;
@@ -337,9 +337,9 @@ void Printer::print() {
     }
 
   beginSpan(NoSection);
-  for (const Symbol &Sym : V.Symbols)
-    if (Sym.AliasOf != NoSymbol && Sym.AliasOf < V.Symbols.size())
-      OS << ".alias " << Sym.Name << ", " << V.Symbols[Sym.AliasOf].Name << ";\n";
+  for (uint32_t I = 0; !V.Aliases.empty() && I < V.Symbols.size(); ++I) // in symbol order
+    if (const uint32_t Aliasee = V.aliasOf(I); Aliasee != NoSymbol && Aliasee < V.Symbols.size())
+      OS << ".alias " << V.Symbols[I].Name << ", " << V.Symbols[Aliasee].Name << ";\n";
 
   for (uint32_t I = 0; I < V.Sections.size(); ++I)
     if (V.Sections[I].Kind == SectionKind::Debug)

@@ -280,7 +280,7 @@ TEST(AbiCheck, RelationIsRefinedFromTheSites) {
   Module M("m.ptx");
   M.func("target", Binding::Global, {}, {param(".b32")}, 3);
   M.func("alias", Binding::Global, {}, {param(".b64")}, 9).HasBody = false;
-  M.M.Symbols[M.M.findSymbol("alias")].AliasOf = M.M.findSymbol("target");
+  M.M.setAliasOf(M.M.findSymbol("alias"), M.M.findSymbol("target"));
   Engine E;
   EXPECT_TRUE(checkFunctionAgreement(M.site("target", "m.o"), M.site("alias", "m.o"), E.Diags));
   EXPECT_NE(E.Text.find("ptxlink: error: alias 'alias' does not match its aliasee 'target': param 1: .b64 (8 bytes) "

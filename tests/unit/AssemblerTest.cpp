@@ -196,14 +196,14 @@ TEST(AssemblerTest, BindingsAndVariableLayout) {
   const auto &Sy = A->V().Symbols;
   EXPECT_EQ(Sy[A->sym("k0")].Kind, SymbolKind::Kernel);
   EXPECT_EQ(Sy[A->sym("buf")].size(), 40u);
-  EXPECT_EQ(Sy[A->sym("buf")].Align, 16u);
+  EXPECT_EQ(Sy[A->sym("buf")].align(), 16u);
   EXPECT_EQ(Sy[A->sym("c")].size(), 8u);
   EXPECT_TRUE(Sy[A->sym("c")].Initialized);
   EXPECT_EQ(Sy[A->sym("c")].Space, StateSpace::Global);
   EXPECT_NE(Sy[A->sym("c")].Section, NoSection);
   EXPECT_EQ(Sy[A->sym("x")].Section, NoSection);
   EXPECT_EQ(Sy[A->sym("s")].size(), 48u);
-  EXPECT_EQ(Sy[A->sym("s")].Align, 16u);
+  EXPECT_EQ(Sy[A->sym("s")].align(), 16u);
   EXPECT_EQ(Sy[A->sym("s")].Space, StateSpace::Shared);
   EXPECT_EQ(Sy[A->sym("arr")].size(), 12u);
   EXPECT_EQ(Sy[A->sym("smem")].size(), 0u);
@@ -224,7 +224,7 @@ TEST(AssemblerTest, VariableAndParameterSizesAgree) {
                     ".visible .func (.reg .pred r) f(.reg .pred p, .param .e4m3x4 q, .param .ue8m0x2 u) { ret; }\n");
   ASSERT_TRUE(A->Ok) << A->Errors;
   EXPECT_EQ(A->V().Symbols[A->sym("g4")].size(), 12u);
-  EXPECT_EQ(A->V().Symbols[A->sym("g4")].Align, 4u);
+  EXPECT_EQ(A->V().Symbols[A->sym("g4")].align(), 4u);
   EXPECT_EQ(A->V().Symbols[A->sym("g6")].size(), 2u);
   EXPECT_EQ(A->V().Symbols[A->sym("gp")].size(), 1u);
   ASSERT_EQ(A->V().Functions.size(), 1u);
@@ -409,7 +409,7 @@ TEST(AssemblerTest, Alias) {
                                           ".entry k { .param .u32 p; call bar, (p); }\n");
   ASSERT_TRUE(A->Ok) << A->Errors;
   const Symbol &Bar = A->V().Symbols[A->sym("bar")];
-  EXPECT_EQ(Bar.AliasOf, A->sym("foo"));
+  EXPECT_EQ(A->V().aliasOf(A->sym("bar")), A->sym("foo"));
   EXPECT_EQ(Bar.Bind, Binding::Global);
   EXPECT_EQ(Bar.Section, A->V().Symbols[A->sym("foo")].Section);
   EXPECT_EQ(A->refs(A->section("k"), "bar"), 1u);

@@ -3,6 +3,7 @@
 // the file and offset instead of a crash.
 
 #include "ObjectFormatTestModel.h"
+#include "PtxlinkElf.h"
 #include "ptxlink/ObjectFormat.h"
 
 #include "llvm/BinaryFormat/ELF.h"
@@ -82,8 +83,8 @@ void expectSameVariant(const ModuleVariant &A, const ModuleVariant &B) {
     EXPECT_EQ(X.Section, Y.Section);
     EXPECT_EQ(X.value(), Y.value());
     EXPECT_EQ(X.size(), Y.size());
-    EXPECT_EQ(X.Align, Y.Align);
-    EXPECT_EQ(X.AliasOf, Y.AliasOf);
+    EXPECT_EQ(X.align(), Y.align());
+    EXPECT_EQ(A.aliasOf(I), B.aliasOf(I));
     EXPECT_EQ(X.Initialized, Y.Initialized);
     expectLoc(X.Where, Y.Where);
   }
@@ -709,7 +710,7 @@ uint64_t elfSymbolOffset(const std::string &Bytes, llvm::StringRef Name) {
 }
 
 TEST(ObjectFormat, OnlyLabelsHaveValuesAndOnlyVariablesSizes) {
-  // A symbol's offset (labels) and size (variables) share one field of the model (Symbol is 48 bytes):
+  // A symbol's offset (labels) and size (variables) share one field of the model (Symbol is 40 bytes):
   // a value or size that the symbol's kind does not have is refused at its ELF field, not dropped.
   const std::string Bytes = writeToString(*buildFullModel());
   struct Case {
@@ -748,6 +749,63 @@ TEST(ObjectFormat, OnlyLabelsHaveValuesAndOnlyVariablesSizes) {
   EXPECT_EQ(V.Symbols[V.findSymbol("Linfo_start")].size(), 0u);
   EXPECT_EQ(V.Symbols[V.findSymbol("gtab")].size(), 16u);
   EXPECT_EQ(V.Symbols[V.findSymbol("gtab")].value(), 0u);
+}
+
+TEST(ObjectFormat, SymbolAlignmentsArePowersOfTwo) {
+  // The model keeps a symbol's alignment as its log2 (Symbol is 40 bytes): the reader refuses an alignment
+  // that is no power of two at the record's alignment field, and every power of two up to 2^31 round-trips.
+  auto Model = buildFullModel();
+  const uint32_t Gtab = Model->Variants[0].findSymbol("gtab");
+  ASSERT_NE(Gtab, NoSymbol);
+  const std::string Bytes = writeToString(*Model);
+  llvm::ELF::Elf64_Ehdr Ehdr;
+  std::memcpy(&Ehdr, Bytes.data(), sizeof(Ehdr));
+  uint64_t Records = 0; // file offset of the first symbol record
+  for (unsigned I = 1; I < Ehdr.e_shnum && !Records; ++I) {
+    llvm::ELF::Elf64_Shdr Shdr;
+    std::memcpy(&Shdr, Bytes.data() + Ehdr.e_shoff + I * sizeof(Shdr), sizeof(Shdr));
+    if (Shdr.sh_type == elf::ShtSymbols)
+      Records = Shdr.sh_offset;
+  }
+  ASSERT_NE(Records, 0u);
+  const uint64_t Field = Records + uint64_t(Gtab) * elf::SymbolRecordSize + 12; // ELF index, kind.., section, align
+  ASSERT_EQ(llvm::support::endian::read32le(&Bytes[Field]), 4u);
+  for (uint32_t Bad : {3u, 12u, 0xffffffffu, 0x80000001u}) {
+    SCOPED_TRACE(Bad);
+    std::string Patched = Bytes;
+    llvm::support::endian::write32le(&Patched[Field], Bad);
+    auto R = readFromString(Patched, "align.o");
+    ASSERT_FALSE(bool(R));
+    char Where[32];
+    std::snprintf(Where, sizeof(Where), "offset 0x%llX: ", static_cast<unsigned long long>(Field));
+    EXPECT_EQ(llvm::toString(R.takeError()), std::string("align.o: ") + Where + "symbol alignment " +
+                                                 std::to_string(Bad) + " is not a power of two");
+  }
+  for (uint32_t Good : {0u, 1u, 2u, 16u, 1u << 12, 1u << 31}) {
+    SCOPED_TRACE(Good);
+    Model->Variants[0].Symbols[Gtab].setAlign(Good);
+    EXPECT_EQ(Model->Variants[0].Symbols[Gtab].align(), Good);
+    auto R = readFromString(writeToString(*Model));
+    ASSERT_TRUE(bool(R)) << llvm::toString(R.takeError());
+    EXPECT_EQ((*R)->Variants[0].Symbols[Gtab].align(), Good);
+  }
+}
+
+TEST(ObjectFormat, AliasesLiveInTheirVariantsTable) {
+  // `.alias` targets are a side table of the variant (Symbol has no field for them): they round-trip, a
+  // symbol that is no alias reads NoSymbol, and setAliasOf(NoSymbol) removes an entry.
+  auto Model = buildFullModel();
+  ModuleVariant &V = Model->Variants[0];
+  const uint32_t Alias = V.findSymbol("foo_alias"), Foo = V.findSymbol("foo");
+  ASSERT_EQ(V.aliasOf(Alias), Foo);
+  EXPECT_EQ(V.aliasOf(Foo), NoSymbol);
+  auto R = readFromString(writeToString(*Model));
+  ASSERT_TRUE(bool(R)) << llvm::toString(R.takeError());
+  EXPECT_EQ((*R)->Variants[0].aliasOf(Alias), Foo);
+  EXPECT_EQ((*R)->Variants[0].Aliases.size(), 1u);
+  V.setAliasOf(Alias, NoSymbol);
+  EXPECT_EQ(V.aliasOf(Alias), NoSymbol);
+  EXPECT_TRUE(V.Aliases.empty());
 }
 
 /// The file offset of the first relocation entry of ELF type Type in Bytes (a plain object), or 0.

@@ -105,20 +105,20 @@ inline std::unique_ptr<ObjectFile> buildFullModel(llvm::StringRef Arch = "sm_90"
   uint32_t Abbrev = addSymbol(V, ".debug_abbrev", SymbolKind::Section, Binding::Local, 8);
   uint32_t Lbl = addSymbol(V, "Linfo_start", SymbolKind::Label, Binding::Local, 7);
   uint32_t FnBegin = addSymbol(V, "Lfunc_begin0", SymbolKind::Label, Binding::Local, 1);
-  V.Symbols[Al].AliasOf = Foo;
+  V.setAliasOf(Al, Foo);
   V.Symbols[Lbl].setValue(4);
   V.Symbols[FnBegin].setValue(60);
   for (uint32_t S : {G, EVar, Com, ICom})
     V.Symbols[S].Space = StateSpace::Global;
   V.Symbols[G].setSize(16);
-  V.Symbols[G].Align = 4;
+  V.Symbols[G].setAlign(4);
   V.Symbols[G].Initialized = true;
   V.Symbols[EVar].setSize(16);
-  V.Symbols[EVar].Align = 4;
+  V.Symbols[EVar].setAlign(4);
   V.Symbols[Com].setSize(8);
-  V.Symbols[Com].Align = 8;
+  V.Symbols[Com].setAlign(8);
   V.Symbols[ICom].setSize(4);
-  V.Symbols[ICom].Align = 4;
+  V.Symbols[ICom].setAlign(4);
   V.Symbols[ICom].Initialized = true;
 
   addText(*O, V, SectionKind::Function, "helper", Loc, ".func @helper@()\n{\n\tret;\n}", true);

@@ -138,12 +138,12 @@ void symbolRecords(const ObjectFile &Object, Node::Emit Emit) {
                        {"space", stateSpaceName(S.Space).str()},
                        {"size", S.size()},
                        {"section", S.Section == NoSection ? "UND" : sectionName(V, S.Section)}};
-      if (S.Align)
-        J["align"] = S.Align;
+      if (S.align())
+        J["align"] = S.align();
       if (S.Initialized)
         J["initialized"] = true;
-      if (S.AliasOf != NoSymbol)
-        J["aliasOf"] = symbolName(V, S.AliasOf);
+      if (const uint32_t Aliasee = V.aliasOf(static_cast<uint32_t>(I)); Aliasee != NoSymbol)
+        J["aliasOf"] = symbolName(V, Aliasee);
       if (std::string D = demangled(S.Name); !D.empty())
         J["demangled"] = D;
       Emit(Record);
@@ -232,7 +232,7 @@ void variableRecords(const ObjectFile &Object, Node::Emit Emit) {
       Node Record;
       Record.Fields = json::Object{{"variant", int64_t(VI)}, {"name", S.Name.str()},
                                    {"space", stateSpaceName(Var.Space).str()}, {"type", Var.Type.str()},
-                                   {"size", S.size()}, {"align", S.Align}, {"binding", bindingName(S.Bind)}};
+                                   {"size", S.size()}, {"align", S.align()}, {"binding", bindingName(S.Bind)}};
       Emit(Record);
     }
   }
