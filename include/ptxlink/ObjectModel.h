@@ -74,7 +74,8 @@ constexpr uint32_t NoSymbol = ~0u;
 /// - A label's byte offset and a variable's size share one field, since no symbol kind has both: read them
 ///   with value() and size(), which give 0 for the kinds that have neither, and set them with setValue() /
 ///   setSize() (the reader refuses an object that gives a symbol one its kind does not have).
-/// - Kind, Bind and Initialized share one byte (bit-fields: bind them to no reference).
+/// - Kind, Bind, Initialized and a hint for the alias table share one byte (bit-fields: bind them to no
+///   reference).
 /// - The alignment is kept as its log2 in a byte: read align() (bytes), set setAlign(bytes). Every
 ///   alignment is a power of two or 0: `.align N` must be one (the parser refuses others), a natural
 ///   alignment is an element size (1 to 16 bytes) times a vector width (2, 4 or 8), and the object reader
@@ -87,6 +88,15 @@ struct Symbol {
   SymbolKind Kind : 3 = SymbolKind::Function;
   Binding Bind : 3 = Binding::Local;
   bool Initialized : 1 = false;        // variables: has an initializer (matters for .common)
+
+private:
+  friend struct ModuleVariant;
+  /// Set by ModuleVariant::setAliasOf: this symbol may have an entry in its variant's alias table, which
+  /// aliasOf looks up only then (every module of a program may hold an alias, and the resolver and
+  /// mark-live ask for every symbol). A copy in another variant keeps it: a hint, never the answer.
+  bool MaybeAlias : 1 = false;
+
+public:
   StateSpace Space = StateSpace::None; // variables: their state space
 
 private:
@@ -454,21 +464,18 @@ struct ModuleVariant {
 
   /// The aliasee of symbol Index (an `.alias` name), or NoSymbol: a side table, since aliases are rare
   /// (Symbol).
+  /// (The symbol's hint inline, the look-up out of line: the resolver and mark-live ask for every
+  /// symbol.)
   uint32_t aliasOf(uint32_t Index) const {
-    if (Aliases.empty())
-      return NoSymbol;
-    auto It = Aliases.find(Index);
-    return It == Aliases.end() ? NoSymbol : It->second;
+    return Index < Symbols.size() && Symbols[Index].MaybeAlias ? findAlias(Index) : NoSymbol;
   }
-  /// Makes symbol Index an alias of Target (NoSymbol: no alias).
-  void setAliasOf(uint32_t Index, uint32_t Target) {
-    if (Target == NoSymbol)
-      Aliases.erase(Index);
-    else
-      Aliases[Index] = Target;
-  }
+  /// Makes symbol Index (one of Symbols) an alias of Target (NoSymbol: no alias).
+  void setAliasOf(uint32_t Index, uint32_t Target);
   /// The whole alias table (symbol index -> aliasee index), for walks over the aliases alone.
   const llvm::DenseMap<uint32_t, uint32_t> &aliases() const { return Aliases; }
+
+  /// The aliasee of symbol Index in a non-empty alias table, or NoSymbol (aliasOf).
+  uint32_t findAlias(uint32_t Index) const;
 
   /// Index of the symbol called Name, or NoSymbol. Linear; build a map for repeated lookups.
   uint32_t findSymbol(llvm::StringRef Name) const;

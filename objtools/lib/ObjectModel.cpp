@@ -107,6 +107,20 @@ uint32_t ParamInfo::effectiveAlign() const {
   return Element ? Element : 1;
 }
 
+uint32_t ModuleVariant::findAlias(uint32_t Index) const {
+  auto It = Aliases.find(Index);
+  return It == Aliases.end() ? NoSymbol : It->second;
+}
+
+void ModuleVariant::setAliasOf(uint32_t Index, uint32_t Target) {
+  assert(Index < Symbols.size() && "an alias is one of the variant's symbols");
+  Symbols[Index].MaybeAlias = Target != NoSymbol;
+  if (Target == NoSymbol)
+    Aliases.erase(Index);
+  else
+    Aliases[Index] = Target;
+}
+
 uint32_t ModuleVariant::findSymbol(llvm::StringRef Name) const {
   for (size_t I = 0, E = Symbols.size(); I != E; ++I)
     if (Symbols[I].Name == Name)

@@ -803,9 +803,17 @@ TEST(ObjectFormat, AliasesLiveInTheirVariantsTable) {
   ASSERT_TRUE(bool(R)) << llvm::toString(R.takeError());
   EXPECT_EQ((*R)->Variants[0].aliasOf(Alias), Foo);
   EXPECT_EQ((*R)->Variants[0].Aliases.size(), 1u);
+  // A symbol copied into another variant is no alias there until that variant says so.
+  ModuleVariant W;
+  W.Symbols.push_back(V.Symbols[Foo]);
+  W.Symbols.push_back(V.Symbols[Alias]);
+  EXPECT_EQ(W.aliasOf(1), NoSymbol);
+  W.setAliasOf(1, 0);
+  EXPECT_EQ(W.aliasOf(1), 0u);
   V.setAliasOf(Alias, NoSymbol);
   EXPECT_EQ(V.aliasOf(Alias), NoSymbol);
   EXPECT_TRUE(V.Aliases.empty());
+  EXPECT_EQ(V.aliasOf(~0u - 1), NoSymbol); // no symbol at all
 }
 
 /// The file offset of the first relocation entry of ELF type Type in Bytes (a plain object), or 0.
