@@ -94,7 +94,7 @@ private:
   StringRef keep(StringRef S) { return Zero ? S : Obj.save(S); }
   /// A symbol's name: every later pass reads it (the name index, the writer's string table three times,
   /// a link's resolution), so with a releasable text it is a copy, which keeps those passes off the text.
-  StringRef keepName(StringRef S) { return Zero && !ReleasableText ? S : Obj.save(S); }
+  StringRef keepName(StringRef S) { return Zero && !ReleasableText ? S : Obj.saveName(S); }
   /// The walks that read the text (declarations, then contents) each start by giving all of it back, and
   /// give back what lies behind them as they go (releaseTextBehind): a walk faults the pages it reads in
   /// again (from the page cache), but the text is never all resident beside the parse and the model.

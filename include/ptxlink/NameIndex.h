@@ -4,10 +4,10 @@
 // tables of up to millions of names that already hold each name (a view of the input). A map that stored
 // the names again would take 24 bytes or more per name on top of the copy (issue 15, finding 8), so a slot
 // here is 8 bytes, the position and the name's 32-bit hash, and the name is read from the caller's table
-// through NameOf(position) when the hashes match. Open addressing with linear probing, kept at most two
-// thirds full (the table doubles past that). The table's size need not be a power of two: a hash picks its
-// home slot by multiply-and-shift, so a table sized for N names holds 1.5 N slots (12 MB for 10^6 names)
-// instead of the next power of two at least 2 N (16.8 MB).
+// through NameOf(position) when the hashes match. Open addressing with linear probing, kept at most three
+// quarters full (the table doubles past that). The table's size need not be a power of two: a hash picks
+// its home slot by multiply-and-shift, so a table sized for N names holds 4/3 N slots (10.7 MB for 10^6
+// names) instead of the next power of two at least 2 N (16.8 MB).
 //
 //===------------------------------------------------------------------------------------------------===//
 #ifndef PTXLINK_NAMEINDEX_H
@@ -45,7 +45,7 @@ public:
   /// true): the caller then puts an entry named Name at NewPosition before the next call.
   template <typename NameOfFn>
   std::pair<uint32_t, bool> insert(llvm::StringRef Name, uint32_t NewPosition, NameOfFn &&NameOf) {
-    if (3 * (Count + 1) > 2 * Slots.size())
+    if (4 * (Count + 1) > 3 * Slots.size())
       rehash(std::max<size_t>(Slots.size() * 2, MinSlots));
     const uint32_t Hash = hashOf(Name);
     Slot &S = Slots[probe(Name, Hash, NameOf)];
@@ -64,9 +64,9 @@ private:
     uint32_t Hash = 0;
   };
   static constexpr size_t MinSlots = 16;
-  /// Half as many slots again as names (and 16): at most two thirds full, so probe chains stay short
-  /// (a miss probes about 5 slots on average, in one or two cache lines).
-  static size_t sizeFor(size_t Names) { return std::max(MinSlots, Names + Names / 2 + 1); }
+  /// A third as many slots again as names (and 16): at most three quarters full, so probe chains stay
+  /// short (a miss probes about 8 slots on average: 64 bytes, one or two cache lines).
+  static size_t sizeFor(size_t Names) { return std::max(MinSlots, Names + Names / 3 + 1); }
   static uint32_t hashOf(llvm::StringRef Name) { return uint32_t(llvm::xxh3_64bits(Name)); }
   /// The slot where a hash's probe starts: the hash scaled to the table (Lemire's multiply-shift), which
   /// unlike a mask works for any size below 2^32 slots.

@@ -23,6 +23,7 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/StringSaver.h"
 
+#include <cstring>
 #include <array>
 #include <cassert>
 #include <cstdint>
@@ -592,6 +593,15 @@ public:
 
   /// Copies Text into the object's arena; the result lives as long as the object.
   llvm::StringRef save(llvm::StringRef Text) { return Saver.save(Text); }
+  /// The same without the NUL that save() appends: for copies of names (a large input's symbol names,
+  /// 10^6 of them), which are read as StringRefs only, as the views into PTX text they replace are.
+  llvm::StringRef saveName(llvm::StringRef Name) {
+    if (Name.empty())
+      return {};
+    char *Copy = Arena.Allocate<char>(Name.size());
+    std::memcpy(Copy, Name.data(), Name.size());
+    return llvm::StringRef(Copy, Name.size());
+  }
   /// Keeps a buffer alive for as long as the object (readers point into it).
   void adopt(std::unique_ptr<llvm::MemoryBuffer> Buffer) { Buffers.push_back(std::move(Buffer)); }
   /// If Range lies inside one of the adopted buffers and that buffer is a read-only file mapping, gives

@@ -114,16 +114,18 @@ struct SymRef {
 /// winner's but for a .common (ArchLink::resolvedSize), nor its name, which is its symbols'
 /// (ArchLink::name). 24 bytes in all.
 struct GlobalSymbol {
-  // The winning definition is the first of its sites (ArchLink::def): resolve() puts it there, so a
-  // name costs 16 bytes here, not 24 (issue 15, finding 8: one per visible name of the link).
+  // The winning definition is the first of its sites (ArchLink::def): resolve() puts it there, and the
+  // count of definitions shares a word with the flags, so a name costs 12 bytes here, not 24 (issue 15,
+  // finding 8: one per visible name of the link).
+  static constexpr uint32_t MaxDefinitions = (1u << 24) - 1; // resolve() refuses a name with more
   uint32_t FirstSite = 0;             // in ArchLink::Sites: its definitions (the winner first), then its declarations
-  uint32_t NumDefs = 0;               // how many of its sites are definitions
   uint32_t Out = NoSymbol;            // index in the output module
-  Binding Bind = Binding::Undefined;  // the winner's binding
-  bool Initialized = false;
-  bool Live = false;
+  uint32_t NumDefs : 24 = 0;          // how many of its sites are definitions
+  Binding Bind : 3 = Binding::Undefined; // the winner's binding
+  bool Initialized : 1 = false;
+  bool Live : 1 = false;
 };
-static_assert(sizeof(GlobalSymbol) == 16, "GlobalSymbol is a per-name cost: keep it unpadded");
+static_assert(sizeof(GlobalSymbol) == 12, "GlobalSymbol is a per-name cost: keep it unpadded");
 
 /// Name -> index of its GlobalSymbol: the resolver's table of every visible name of the link, a NameIndex
 /// over the GlobalSymbols (whose names are their symbols', views of the inputs, which outlive the link),

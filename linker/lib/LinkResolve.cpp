@@ -52,6 +52,7 @@ void ArchLink::resolve() {
   Sites.reserve(MaxNames);
   auto NameOfCreator = [&](uint32_t I) { return sym(Sites[I]).Name; };
   uint32_t NumSites = 0;
+  SymRef TooManyDefinitions; // the first definition past GlobalSymbol::MaxDefinitions of its name
   for (uint32_t MI = 0; MI < Modules.size(); ++MI) {
     LinkModule &LM = Modules[MI];
     const ModuleVariant &M = *LM.M;
@@ -66,8 +67,29 @@ void ArchLink::resolve() {
       }
       LM.Global[SI] = GI;
       GlobalSymbol &G = Globals[GI];
-      ++(isDefinition(M, S, SI) ? G.NumDefs : G.FirstSite);
+      if (!isDefinition(M, S, SI)) {
+        ++G.FirstSite;
+      } else if (LLVM_LIKELY(G.NumDefs < GlobalSymbol::MaxDefinitions)) {
+        ++G.NumDefs;
+      } else {
+        // Only a malformed object repeats a definition within one module: counted as a declaration, so
+        // that the counts stay those of the sites; the link is refused below.
+        if (!TooManyDefinitions.valid())
+          TooManyDefinitions = SymRef{MI, SI};
+        ++G.FirstSite;
+      }
       ++NumSites;
+    }
+  }
+  // Refused: every site is placed as a declaration (every name undefined), which keeps the tables
+  // consistent for the passes that still run and report.
+  if (TooManyDefinitions.valid()) {
+    Diags.error("symbol " + displayName(sym(TooManyDefinitions).Name) + " has more than " +
+                    Twine(GlobalSymbol::MaxDefinitions) + " definitions",
+                {DiagSite::at("defined at", site(TooManyDefinitions))}, "too-many-definitions");
+    for (GlobalSymbol &G : Globals) {
+      G.FirstSite += G.NumDefs;
+      G.NumDefs = 0;
     }
   }
   // Each name's place; Out (unused until emit) holds where its declarations end while they are filled.
@@ -87,7 +109,7 @@ void ArchLink::resolve() {
       if (!isVisible(S))
         continue;
       GlobalSymbol &G = Globals[LM.Global[SI]];
-      Sites[isDefinition(M, S, SI) ? --G.FirstSite : --G.Out] = {MI, SI};
+      Sites[!TooManyDefinitions.valid() && isDefinition(M, S, SI) ? --G.FirstSite : --G.Out] = {MI, SI};
     }
   }
   // Now FirstSite is where each name's definitions begin (and Out where its declarations do).

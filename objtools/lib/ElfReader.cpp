@@ -644,7 +644,7 @@ llvm::Error VariantReader::readPlain(ModuleVariant &V) {
     // read every name again, and in place they kept `.strtab` resident (19 MB at 10^6, section names
     // included) after the rest of the file was given back.
     if (Object)
-      S.Name = Object->save(S.Name);
+      S.Name = Object->saveName(S.Name);
     const uint8_t Bind = E.getBinding();
     if (Shndx == SHN_XINDEX && !HasShndxTable)
       return err(EAt + offsetof(ElfSymbol, st_shndx),
