@@ -13,13 +13,15 @@ Inputs (generated into --work, not committed):
   chain: the same, but each function calls the previous one (a relocation per function)
   kept:  chain plus a kernel that calls the last function, so that the links keep every function and
          print all of them (in flat and chain nothing is reachable from a kernel: the links drop it all)
+  local: `.func fN(){ret;}`, module-local functions: 22 MB for 10^6, the size the issue's review
+         measured (its input, as far as the size tells), so the tightest limit (2x 22 MB + 100 MB)
 Commands, for each input IN.ptx:
   ptxlink-as IN.ptx -o IN.o                  (assemble)
   ptxlink -arch sm_80 IN.o -o IN.linked.ptx              (link the object; the result is PTX)
   ptxlink -arch sm_80 IN.ptx -o IN.direct.ptx            (link the PTX directly, assembled in memory)
 
 Usage: bench/memory_bench.py [--build-dir build] [--work bench/work-memory] [--counts 100000,1000000]
-                             [--kinds flat,chain,kept] [--json FILE]
+                             [--kinds flat,chain,kept,local] [--json FILE]
 """
 
 import argparse
@@ -39,7 +41,9 @@ def generate(path, count, kind):
     with open(path, "w") as f:
         f.write(".version 8.5\n.target sm_80\n.address_size 64\n\n")
         for i in range(count):
-            if kind in ("chain", "kept") and i > 0:
+            if kind == "local":
+                f.write(".func f%d(){ret;}\n" % i)
+            elif kind in ("chain", "kept") and i > 0:
                 f.write(".visible .func f%d(){call f%d;ret;}\n" % (i, i - 1))
             else:
                 f.write(".visible .func f%d(){ret;}\n" % i)
@@ -62,7 +66,7 @@ def main():
     ap.add_argument("--build-dir", default=os.path.join(ROOT, "build"))
     ap.add_argument("--work", default=os.path.join(ROOT, "bench", "work-memory"))
     ap.add_argument("--counts", default="100000,1000000")
-    ap.add_argument("--kinds", default="flat,chain,kept")
+    ap.add_argument("--kinds", default="flat,chain,kept,local")
     ap.add_argument("--json")
     args = ap.parse_args()
     os.makedirs(args.work, exist_ok=True)
