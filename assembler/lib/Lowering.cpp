@@ -6,6 +6,7 @@
 #include "BodyScanner.h"
 #include "PtxParser.h"
 #include "ptxlink/InputFiles.h"
+#include "ptxlink/ProcessMemory.h"
 
 #include "llvm/ADT/StringMap.h"
 
@@ -58,6 +59,9 @@ private:
   /// Per symbol: its ABI record, an index into V.Functions (functions and kernels) or V.Variables
   /// (variables), or ~0u. One table for both: a symbol's kind never changes once it is declared.
   std::vector<uint32_t> AbiOf;
+  /// Set before the last walk when V.Functions is in symbol order: AbiOf is freed (4 bytes per symbol at
+  /// the walk's end, the lowering's peak) and a definition's record is found by binary search.
+  bool AbiOfReleased = false;
   /// Per symbol: linkage of its first declaration (Linkage::None for a symbol added later), read by the
   /// declarations and aliases only and freed before the last walk.
   std::vector<Linkage> DeclLink;
@@ -92,6 +96,12 @@ private:
   bool ListsResized = false;
 
   StringRef keep(StringRef S) { return Zero ? S : Obj.save(S); }
+  /// Frees a table the rest of the lowering does not read, its pages given back first: the tools' heap is
+  /// never trimmed (prepareToolHeap), so a freed block would otherwise stay resident.
+  template <typename T> static void releaseTable(std::vector<T> &Table) {
+    discardWholePages(Table.data(), Table.capacity() * sizeof(T)); // dead, freed next
+    Table = {};
+  }
   /// A symbol's name: every later pass reads it (the name index, the writer's string table three times,
   /// a link's resolution), so with a releasable text it is a copy, which keeps those passes off the text.
   StringRef keepName(StringRef S) { return Zero && !ReleasableText ? S : Obj.saveName(S); }
@@ -129,7 +139,8 @@ private:
     S.Bind = B;
     S.Where = Where;
     V.Symbols.push_back(S);
-    AbiOf.push_back(~0u);
+    if (!AbiOfReleased)
+      AbiOf.push_back(~0u);
     PendingLabel.push_back(0);
     return Idx;
   }
@@ -808,7 +819,7 @@ bool Lowerer::run() {
   for (const PtxAlias &A : M.Aliases)
     lowerAlias(A);
   rejectUndefinedNonExternFunctions();
-  DeclLink = {}; // read by the declarations and aliases only: 1 byte per symbol less at the last walk's end
+  releaseTable(DeclLink); // read by the declarations and aliases only: 1 byte per symbol less at the last walk's end
 
   // Section contents and relocations.
   // A `.loc ... function_name .debug_str+16` refers to an offset in a debug section of this module: the
@@ -823,11 +834,28 @@ bool Lowerer::run() {
   };
   BodyScanner Scanner(M.Text, D, SymMap, V.Symbols, PendingLabel, SectionSymbolFor);
   // A definition is lowered only if it became its symbol's definition (not a redefinition or a clash).
+  // The walk reads DefinitionSymbol front to back, once: every 64K sections the pages behind it go back
+  // to the kernel (4 bytes per section at the walk's end, its peak; the table is freed after it).
   auto Defines = [&](uint32_t SectionIdx) {
+    if (SectionIdx % 65536 == 0 && SectionIdx)
+      discardWholePages(DefinitionSymbol.data(), SectionIdx * sizeof(uint32_t)); // dead, freed below
     uint32_t Sym = DefinitionSymbol[SectionIdx];
     return Sym != NoSymbol && V.Symbols[Sym].Section == SectionIdx ? Sym : NoSymbol;
   };
   bool Stopped = false;
+  if (std::adjacent_find(V.Functions.begin(), V.Functions.end(), [](const FunctionAbi &A, const FunctionAbi &B) {
+        return A.Symbol >= B.Symbol;
+      }) == V.Functions.end()) {
+    releaseTable(AbiOf);
+    AbiOfReleased = true;
+  }
+  auto recordOf = [&](uint32_t Sym) -> FunctionAbi & {
+    if (!AbiOfReleased)
+      return V.Functions[AbiOf[Sym]];
+    auto It = llvm::partition_point(V.Functions, [&](const FunctionAbi &A) { return A.Symbol < Sym; });
+    assert(It != V.Functions.end() && It->Symbol == Sym && "a defined function has its record");
+    return *It;
+  };
   startTextWalk();
   forEachItem([&](const PtxItem &It, uint32_t Decl, uint32_t SectionIdx) {
     if (Stopped || (Stopped = D.stop()))
@@ -843,7 +871,7 @@ bool Lowerer::run() {
         V.Sections[SectionIdx].Kind = SectionKind::Function;
         if (uint32_t Sym = Defines(SectionIdx); Sym != NoSymbol) {
           // The definition's own signature: declareFunction made it the symbol's record.
-          FunctionAbi &A = V.Functions[AbiOf[Sym]];
+          FunctionAbi &A = recordOf(Sym);
           const FunctionSignature Signature = V.signature(A);
           lowerFunction(F, Signature, Sym, SectionIdx, Scanner);
           checkFunctionBody(M.Text, F, Signature, [&](StringRef Name) { return SymMap.find(Name) != NoSymbol; }, D);

@@ -27,15 +27,18 @@ void ArchLink::resolve() {
   Globals.clear();
   Sites.clear();
   CommonSizes.clear();
-  size_t MaxNames = 0;
-  for (const LinkModule &LM : Modules)
-    MaxNames += LM.M->Symbols.size();
-  // Room for every name at once: growing by doubling would copy the table and touch twice the memory.
-  GlobalIndex.reset(MaxNames);
-  Globals.reserve(MaxNames);
   auto isVisible = [](const Symbol &S) {
     return S.Bind != Binding::Local && S.Kind != SymbolKind::Label && S.Kind != SymbolKind::Section;
   };
+  // Room for every visible name at once: growing by doubling would copy the table and touch twice the
+  // memory. Counted, not bounded by every symbol: the index's slots are touched when it is made (10.7 MB
+  // for 10^6 module-local functions that have no visible name; issue 15, finding 8).
+  size_t MaxNames = 0;
+  for (const LinkModule &LM : Modules)
+    for (const Symbol &S : LM.M->Symbols)
+      MaxNames += isVisible(S);
+  GlobalIndex.reset(MaxNames);
+  Globals.reserve(MaxNames);
   auto isDefinition = [](const ModuleVariant &M, const Symbol &S, uint32_t SI) {
     // An alias defines its name whatever its aliasee (check() reports a bad one); anything else where
     // definingSection would find its section. (The alias table last: most symbols are decided before.)

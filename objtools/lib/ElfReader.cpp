@@ -597,6 +597,7 @@ llvm::Error VariantReader::readPlain(ModuleVariant &V) {
   std::vector<uint32_t> ElfToModel(NElf, NoSymbol);
   V.Symbols.resize(NSym);
   Cursor C = cursor(**SymSide);
+  const char *StrtabReleased = Strtab.data();
   for (size_t I = 0; I < NSym && C.ok(); ++I) {
     // A fixed 32-byte record, bounds-checked once: ELF index, kind, space, flags, (pad), section,
     // alignment, aliasee, name length, line, column.
@@ -643,8 +644,13 @@ llvm::Error VariantReader::readPlain(ModuleVariant &V) {
     // A large object's names are copied (8 bytes each for 10^6 small functions): resolution and emit
     // read every name again, and in place they kept `.strtab` resident (19 MB at 10^6, section names
     // included) after the rest of the file was given back.
-    if (Object)
+    if (Object) {
       S.Name = Object->saveName(S.Name);
+      // The names lie in symbol order in `.strtab`: what lies behind them goes back as the walk passes
+      // (the section names before them are read again by the sections walk, from the file).
+      if (I % ReleaseEveryRecords == 0)
+        releaseBehind(StrtabReleased, Strtab.data() + E.st_name);
+    }
     const uint8_t Bind = E.getBinding();
     if (Shndx == SHN_XINDEX && !HasShndxTable)
       return err(EAt + offsetof(ElfSymbol, st_shndx),
@@ -707,6 +713,7 @@ llvm::Error VariantReader::readPlain(ModuleVariant &V) {
   V.Sections.resize(NSec);
   C = cursor(**Sections);
   const char *RecordsReleased = at(C), *HeadersReleased = nullptr, *DataReleased = nullptr;
+  const char *NamesReleased = Strtab.data(); // the section names, in section order in `.strtab`
   for (size_t I = 0; I < NSec && C.ok(); ++I) {
     // A fixed 40-byte record, bounds-checked once: content section, relocation section, kind, (pad),
     // symbol, header length, name (offset, length), line, column, (reserved).
@@ -753,6 +760,8 @@ llvm::Error VariantReader::readPlain(ModuleVariant &V) {
       releaseBehind(RecordsReleased, Rec);
       releaseBehind(HeadersReleased, Header);
       releaseBehind(DataReleased, S.contents().data());
+      if (Object && !Name.empty() && Name.data() >= Strtab.data() && Name.data() < Strtab.data() + Strtab.size())
+        releaseBehind(NamesReleased, Name.data());
     }
     if (S.HeaderLength > S.contents().size())
       return err(At + 16, "header length exceeds the section size");
