@@ -843,18 +843,16 @@ bool Lowerer::run() {
     return Sym != NoSymbol && V.Symbols[Sym].Section == SectionIdx ? Sym : NoSymbol;
   };
   bool Stopped = false;
-  if (std::adjacent_find(V.Functions.begin(), V.Functions.end(), [](const FunctionAbi &A, const FunctionAbi &B) {
-        return A.Symbol >= B.Symbol;
-      }) == V.Functions.end()) {
+  if (inSymbolOrder(V.Functions)) {
     releaseTable(AbiOf);
     AbiOfReleased = true;
   }
   auto recordOf = [&](uint32_t Sym) -> FunctionAbi & {
     if (!AbiOfReleased)
       return V.Functions[AbiOf[Sym]];
-    auto It = llvm::partition_point(V.Functions, [&](const FunctionAbi &A) { return A.Symbol < Sym; });
-    assert(It != V.Functions.end() && It->Symbol == Sym && "a defined function has its record");
-    return *It;
+    FunctionAbi *F = bySymbol(V.Functions, Sym);
+    assert(F && "a defined function has its record");
+    return *F;
   };
   startTextWalk();
   forEachItem([&](const PtxItem &It, uint32_t Decl, uint32_t SectionIdx) {

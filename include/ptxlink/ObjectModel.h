@@ -24,6 +24,7 @@
 #include "llvm/Support/StringSaver.h"
 
 #include <cstring>
+#include <algorithm>
 #include <array>
 #include <cassert>
 #include <cstdint>
@@ -398,6 +399,19 @@ struct TargetInfo {
 };
 
 /// One module compiled for one target. A plain object has one; a fat object several.
+/// Whether Records (FunctionAbi or VariableAbi) are in strictly increasing symbol order, as the assembler
+/// and our writer make them: then bySymbol finds a symbol's record without a per-symbol index (4 bytes per
+/// symbol saved in the lowering and the link; issue 15, finding 8).
+template <typename Records> bool inSymbolOrder(const Records &R) {
+  return std::adjacent_find(R.begin(), R.end(), [](const auto &A, const auto &B) { return A.Symbol >= B.Symbol; }) ==
+         R.end();
+}
+/// Symbol's record in R (inSymbolOrder), or null; const if R is.
+template <typename Records> auto bySymbol(Records &R, uint32_t Symbol) -> decltype(&*R.begin()) {
+  auto It = std::partition_point(R.begin(), R.end(), [&](const auto &Rec) { return Rec.Symbol < Symbol; });
+  return It != R.end() && It->Symbol == Symbol ? &*It : nullptr;
+}
+
 struct ModuleVariant {
   llvm::StringRef SourceName; // the PTX file it came from, for diagnostics
   TargetInfo Target;

@@ -109,11 +109,8 @@ bool ArchLink::selectVariants() {
     LM.SectionLive.assign(LM.M->Sections.size(), 0);
     // The first record of a symbol counts (a valid object has at most one); a function's record over a
     // variable's (see AbiOf). Records in strictly increasing symbol order need no table.
-    auto BySymbol = [](const auto &A, const auto &B) { return A.Symbol >= B.Symbol; };
-    const bool Ordered = std::adjacent_find(LM.M->Functions.begin(), LM.M->Functions.end(), BySymbol) ==
-                             LM.M->Functions.end() &&
-                         std::adjacent_find(LM.M->Variables.begin(), LM.M->Variables.end(), BySymbol) ==
-                             LM.M->Variables.end() &&
+    const bool Ordered = inSymbolOrder(LM.M->Functions) &&
+                         inSymbolOrder(LM.M->Variables) &&
                          LM.M->Functions.size() < LinkModule::VariableAbiTag &&
                          LM.M->Variables.size() < LinkModule::VariableAbiTag;
     if (!Ordered) {
@@ -430,16 +427,10 @@ uint64_t ArchLink::contentHash(SymRef R) const {
   return XXH3_64bits(Normal.data(), Normal.size());
 }
 
-/// The record of Symbol in Records (in strictly increasing symbol order), or null.
-template <typename Record> static const Record *recordOf(const std::vector<Record> &Records, uint32_t Symbol) {
-  auto It = llvm::partition_point(Records, [&](const Record &R) { return R.Symbol < Symbol; });
-  return It != Records.end() && It->Symbol == Symbol ? &*It : nullptr;
-}
-
 const FunctionAbi *ArchLink::functionAbi(SymRef R) const {
   const LinkModule &LM = Modules[R.Module];
   if (LM.AbiOf.empty())
-    return recordOf(LM.M->Functions, R.Symbol);
+    return bySymbol(LM.M->Functions, R.Symbol);
   uint32_t F = R.Symbol < LM.AbiOf.size() ? LM.AbiOf[R.Symbol] : LinkModule::NoAbi;
   return F & LinkModule::VariableAbiTag ? nullptr : &LM.M->Functions[F]; // NoAbi has the tag bit too
 }
@@ -447,7 +438,7 @@ const FunctionAbi *ArchLink::functionAbi(SymRef R) const {
 const VariableAbi *ArchLink::variableAbi(SymRef R) const {
   const LinkModule &LM = Modules[R.Module];
   if (LM.AbiOf.empty())
-    return recordOf(LM.M->Functions, R.Symbol) ? nullptr : recordOf(LM.M->Variables, R.Symbol);
+    return bySymbol(LM.M->Functions, R.Symbol) ? nullptr : bySymbol(LM.M->Variables, R.Symbol);
   uint32_t V = R.Symbol < LM.AbiOf.size() ? LM.AbiOf[R.Symbol] : LinkModule::NoAbi;
   return V == LinkModule::NoAbi || !(V & LinkModule::VariableAbiTag)
              ? nullptr
