@@ -732,8 +732,12 @@ bool Parser::parseFunction(Linkage Link) {
   if (Tok.isPunct('(')) {
     if (F.IsKernel)
       return errorHere("a kernel (.entry) cannot have return parameters");
+    const Token ListTok = Tok;
     if (!parseParamList(M.Params, "return parameter list"))
       return false;
+    if (M.Params.size() - A.ParamBegin > MaxFunctionReturns) // FunctionAbi's 8-bit count
+      return error(ListTok, "too many return parameters (" + Twine(M.Params.size() - A.ParamBegin) + "; at most " +
+                                Twine(MaxFunctionReturns) + " are supported)");
   }
   A.ReturnCount = static_cast<uint32_t>(M.Params.size() - A.ParamBegin);
   StringRef Name;
@@ -743,8 +747,15 @@ bool Parser::parseFunction(Linkage Link) {
     return false;
   F.NameOffset = static_cast<uint32_t>(NameOffset);
   F.NameLength = static_cast<uint32_t>(Name.size());
-  if (Tok.isPunct('(') && !parseParamList(M.Params, "parameter list"))
-    return false;
+  if (Tok.isPunct('(')) {
+    const Token ListTok = Tok;
+    if (!parseParamList(M.Params, "parameter list"))
+      return false;
+    const size_t Count = M.Params.size() - A.ParamBegin - A.ReturnCount;
+    if (Count > MaxFunctionParams) // FunctionAbi's 21-bit count
+      return error(ListTok, "too many parameters (" + Twine(Count) + "; at most " + Twine(MaxFunctionParams) +
+                                " are supported)");
+  }
   // A module's text is below 4 GiB (MaxPtxModuleBytes) and a parameter takes more than one byte of it,
   // so the table's positions fit the record's 32 bits.
   A.ParamCount = static_cast<uint32_t>(M.Params.size() - A.ParamBegin - A.ReturnCount);

@@ -318,7 +318,13 @@ struct FunctionExtra {
 
 constexpr uint32_t NoExtra = ~0u;
 
-/// Structured signature of a function or kernel (also of declarations seen only as .extern). 24 bytes: a
+/// The most return values and parameters a function's ABI record holds (FunctionAbi's bit-fields). PTX
+/// functions return at most one value in practice (ptxas takes one) and take at most a few thousand
+/// parameters (a kernel's parameter space is 32 KB); the parser and the object reader refuse more.
+constexpr uint32_t MaxFunctionReturns = (1u << 8) - 1;
+constexpr uint32_t MaxFunctionParams = (1u << 21) - 1;
+
+/// Structured signature of a function or kernel (also of declarations seen only as .extern). 16 bytes: a
 /// module of 10^6 small functions holds one per function, and every tool holds all of them (issue 15,
 /// finding 8). So the record holds indexes only, into tables of the variant it belongs to:
 ///  - its return values and parameters are ModuleVariant::Params[ParamBegin, +ReturnCount) and then
@@ -330,17 +336,18 @@ constexpr uint32_t NoExtra = ~0u;
 ///    this record was made from).
 /// The indexes belong to the variant the record is in: a record copied into another variant is copied with
 /// V.copyFunction, which copies its lists and extras too.
+/// The two counts and the three flags share one 32-bit field (MaxFunctionReturns, MaxFunctionParams).
 struct FunctionAbi {
   uint32_t Symbol = NoSymbol;
   uint32_t ParamBegin = 0;
-  uint32_t ReturnCount = 0;
-  uint32_t ParamCount = 0;
   uint32_t Extra = NoExtra;
-  bool IsKernel = false;
-  bool HasBody = false;
-  bool NoReturn = false;
+  uint32_t ReturnCount : 8 = 0;
+  uint32_t ParamCount : 21 = 0;
+  bool IsKernel : 1 = false;
+  bool HasBody : 1 = false;
+  bool NoReturn : 1 = false;
 };
-static_assert(sizeof(FunctionAbi) == 24, "FunctionAbi is 24 bytes: a module of 10^6 functions holds one per function");
+static_assert(sizeof(FunctionAbi) == 16, "FunctionAbi is 16 bytes: a module of 10^6 functions holds one per function");
 
 /// A function's signature as its variant holds it, in one piece (compareFunctionAbi, the printers): the
 /// lists and the tuning directives read through the record's indexes. Valid while the variant's tables are
@@ -532,6 +539,8 @@ struct ModuleVariant {
   }
   /// Gives F (which has none yet) the lists Returns and Params, copied to the end of the table.
   void appendSignature(FunctionAbi &F, llvm::ArrayRef<ParamInfo> Returns, llvm::ArrayRef<ParamInfo> Ps) {
+    assert(Returns.size() <= MaxFunctionReturns && Ps.size() <= MaxFunctionParams &&
+           "the lists come from a record, whose producer refused longer ones");
     F.ParamBegin = static_cast<uint32_t>(Params.size());
     F.ReturnCount = static_cast<uint32_t>(Returns.size());
     F.ParamCount = static_cast<uint32_t>(Ps.size());

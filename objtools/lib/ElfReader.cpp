@@ -205,7 +205,9 @@ private:
   llvm::Error readPlain(ModuleVariant &V);
   llvm::Error readFat(std::vector<ModuleVariant> &Out, uint32_t Count);
   /// Appends a parameter list to Out (a prototype's list, or the variant's table of function parameters).
-  template <typename List> void readParams(Cursor &C, List &Out, size_t NSym);
+  /// Most: the longest list the record holds (FunctionAbi's counts are bit-fields); What names it.
+  template <typename List>
+  void readParams(Cursor &C, List &Out, size_t NSym, uint32_t Most = UINT32_MAX, const char *What = "parameters");
   template <typename StringVector> void readStrings(Cursor &C, StringVector &Out, const char *What);
   void readAbi(Cursor &C, ModuleVariant &V);
 };
@@ -378,7 +380,8 @@ void VariantReader::readStrings(Cursor &C, StringVector &Out, const char *What) 
 
 bool validSpace(uint8_t S) { return S <= static_cast<uint8_t>(StateSpace::Generic); }
 
-template <typename List> void VariantReader::readParams(Cursor &C, List &Out, size_t NSym) {
+template <typename List>
+void VariantReader::readParams(Cursor &C, List &Out, size_t NSym, uint32_t Most, const char *What) {
   using llvm::support::endian::read32le;
   // Fixed part: space, width, flags, pointer space (1 byte each), type (offset, length), align, pointer
   // align, name (offset, length), line, column: 36 bytes; then the count of array dimensions.
@@ -386,6 +389,11 @@ template <typename List> void VariantReader::readParams(Cursor &C, List &Out, si
   uint64_t CountAt = C.offset();
   uint32_t N = C.count(MinParam, "parameters");
   const size_t First = Out.size();
+  if (C.ok() && N > Most) {
+    C.fail(CountAt, llvm::Twine("function ABI record has ") + llvm::Twine(N) + " " + What + " (at most " +
+                        llvm::Twine(Most) + " are supported)");
+    return;
+  }
   if (C.ok() && First + uint64_t(N) > UINT32_MAX) { // function records hold 32-bit table positions
     C.fail(CountAt, "too many parameters in the module's ABI records");
     return;
@@ -456,9 +464,9 @@ void VariantReader::readAbi(Cursor &C, ModuleVariant &V) {
     F.NoReturn = Flags & 4;
     uint32_t Preserve = read32le(Head + 4), PreserveControl = read32le(Head + 8);
     F.ParamBegin = static_cast<uint32_t>(V.Params.size());
-    readParams(C, V.Params, NSym);
+    readParams(C, V.Params, NSym, MaxFunctionReturns, "return values");
     F.ReturnCount = static_cast<uint32_t>(V.Params.size() - F.ParamBegin);
-    readParams(C, V.Params, NSym);
+    readParams(C, V.Params, NSym, MaxFunctionParams, "parameters");
     F.ParamCount = static_cast<uint32_t>(V.Params.size() - F.ParamBegin - F.ReturnCount);
     StringList Attributes;
     readStrings(C, Attributes, "attributes");

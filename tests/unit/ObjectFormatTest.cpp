@@ -309,7 +309,7 @@ TEST(ObjectFormat, SectionsTakeTheirNameAndPlaceFromTheirSymbol) {
 TEST(ObjectFormat, FunctionRecordsReadTheirVariantsTables) {
   // FunctionAbi is indexes only: lists in V.Params, rare parts in V.FunctionExtras, its place its symbol's
   // unless it has one of its own. Copying a record into another variant copies what it indexes.
-  static_assert(sizeof(FunctionAbi) == 24);
+  static_assert(sizeof(FunctionAbi) == 16);
   ObjectFile O;
   O.Variants.resize(2);
   ModuleVariant &V = O.Variants[0], &W = O.Variants[1];
@@ -381,6 +381,50 @@ TEST(ObjectFormat, FunctionRecordsReadTheirVariantsTables) {
   llvm::Error E = writeObject(O, OS);
   ASSERT_TRUE(bool(E));
   EXPECT_NE(llvm::toString(std::move(E)).find("parameters past the module's table"), std::string::npos);
+}
+
+TEST(ObjectFormat, FunctionRecordCountsFitTheirBitFields) {
+  // FunctionAbi keeps its counts in bit-fields (16 bytes a record): the reader refuses a record with more
+  // return values than MaxFunctionReturns at its count, instead of keeping a count that wrapped. The
+  // greatest count round-trips.
+  static_assert(sizeof(FunctionAbi) == 16);
+  ObjectFile O;
+  O.Variants.resize(1);
+  ModuleVariant &V = O.Variants[0];
+  V.Target.Arch = "sm_80";
+  FunctionAbi R;
+  R.Symbol = addSymbol(V, "f", SymbolKind::Function, Binding::Undefined);
+  std::vector<ParamInfo> Returns(MaxFunctionReturns, param(".b32", "r"));
+  V.appendSignature(R, Returns, {param(".b32", "a")});
+  V.Functions.push_back(R);
+  const std::string Bytes = writeToString(O);
+  auto Read = readFromString(Bytes, "counts.o");
+  ASSERT_TRUE(bool(Read)) << llvm::toString(Read.takeError());
+  ASSERT_EQ((*Read)->Variants[0].Functions.size(), 1u);
+  EXPECT_EQ((*Read)->Variants[0].Functions[0].ReturnCount, MaxFunctionReturns);
+  EXPECT_EQ((*Read)->Variants[0].Functions[0].ParamCount, 1u);
+
+  // The first record's return count: 16 bytes of ABI header, then its symbol, flags and preserve counts.
+  llvm::ELF::Elf64_Ehdr Ehdr;
+  std::memcpy(&Ehdr, Bytes.data(), sizeof(Ehdr));
+  uint64_t Abi = 0;
+  for (unsigned I = 1; I < Ehdr.e_shnum && !Abi; ++I) {
+    llvm::ELF::Elf64_Shdr Shdr;
+    std::memcpy(&Shdr, Bytes.data() + Ehdr.e_shoff + I * sizeof(Shdr), sizeof(Shdr));
+    if (Shdr.sh_type == elf::ShtAbi)
+      Abi = Shdr.sh_offset;
+  }
+  ASSERT_NE(Abi, 0u);
+  const uint64_t Field = Abi + 16 + 4 + 12;
+  ASSERT_EQ(llvm::support::endian::read32le(&Bytes[Field]), MaxFunctionReturns);
+  std::string Patched = Bytes;
+  llvm::support::endian::write32le(&Patched[Field], MaxFunctionReturns + 1);
+  auto Bad = readFromString(Patched, "counts.o");
+  ASSERT_FALSE(bool(Bad));
+  char Where[32];
+  std::snprintf(Where, sizeof(Where), "offset 0x%llX: ", static_cast<unsigned long long>(Field));
+  EXPECT_EQ(llvm::toString(Bad.takeError()),
+            std::string("counts.o: ") + Where + "function ABI record has 256 return values (at most 255 are supported)");
 }
 
 TEST(ObjectFormat, InvalidModelIsRejectedByWriter) {
