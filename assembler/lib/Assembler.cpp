@@ -81,7 +81,7 @@ static StringSet<> externalDefinitions(const ModuleVariant &V) {
   for (const Symbol &S : V.Symbols)
     if ((S.Bind == Binding::Global || S.Bind == Binding::Weak || S.Bind == Binding::Common) &&
         S.Kind != SymbolKind::Label && S.Kind != SymbolKind::Section)
-      R.insert(S.Name);
+      R.insert(S.name());
   return R;
 }
 

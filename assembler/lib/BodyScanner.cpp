@@ -108,8 +108,8 @@ BodyScanner::BodyScanner(StringRef Text, SourceDiags &Diags, const SymbolNameMap
     : Text(Text), D(Diags), SymMap(SymMap), Symbols(Symbols), IsFunctionLabel(IsFunctionLabel),
       SectionSymbolFor(SectionSymbolFor) {
   for (const Symbol &S : Symbols) // every name SymMap knows
-    if (!S.Name.empty())
-      FirstChar[static_cast<unsigned char>(S.Name[0])] = true;
+    if (!S.name().empty())
+      FirstChar[static_cast<unsigned char>(S.name()[0])] = true;
   // ShadowCount is made on the first shadow: most modules have none (2 bytes per symbol otherwise, zeroed
   // up front: 2 MB for 10^6 functions, at ptxlink-as's peak; issue 15, finding 8).
 }
@@ -225,7 +225,7 @@ void BodyScanner::declareLocalOrDebugName(uint32_t Sym, size_t Offset, std::opti
     S.Where = Loc ? *Loc : locAt(Offset);
   }
   if (S.Section == SectionIdx)
-    LabelUses.push_back({Sym, Offset, uint32_t(S.Name.size())});
+    LabelUses.push_back({Sym, Offset, uint32_t(S.name().size())});
 }
 
 void BodyScanner::popScope() {

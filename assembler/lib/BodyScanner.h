@@ -40,7 +40,7 @@ public:
 private:
   struct NameOf {
     const std::vector<Symbol> &Symbols;
-    llvm::StringRef operator()(uint32_t I) const { return Symbols[I].Name; }
+    llvm::StringRef operator()(uint32_t I) const { return Symbols[I].name(); }
   };
   static_assert(NameIndex::None == NoSymbol);
   const std::vector<Symbol> &Symbols;

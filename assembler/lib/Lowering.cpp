@@ -134,7 +134,7 @@ private:
     if (!Inserted)
       return Found;
     Symbol S;
-    S.Name = keepName(Name);
+    S.setName(keepName(Name));
     S.Kind = K;
     S.Bind = B;
     S.Where = Where;
@@ -464,24 +464,42 @@ void Lowerer::keepAbiStrings(FunctionAbi &A) {
   }
 }
 
-static uint64_t product(ArrayRef<uint64_t> Dims) {
-  uint64_t P = 1;
-  for (uint64_t X : Dims)
-    P *= X;
-  return P;
+/// A declarator's size in bytes, or nullopt past MaxSymbolValue (a Symbol keeps 48 bits; a product that
+/// would wrap is past it too). ptxas takes `.global .b8 x[1000000000000000]`, but no GPU can hold it.
+static std::optional<uint64_t> variableBytes(const PtxVariable &Var, const PtxDeclarator &Decl) {
+  const uint64_t Elem = uint64_t(typeSizeBytes(Var.Type)) * std::max<unsigned>(1, Var.VectorWidth);
+  uint64_t Bytes = Elem;
+  auto Times = [&](uint64_t X) {
+    if (X != 0 && Bytes > MaxSymbolValue / X)
+      return false;
+    Bytes *= X;
+    return true;
+  };
+  for (uint64_t X : Decl.ArrayDims)
+    if (!Times(X))
+      return std::nullopt;
+  if (Decl.UnsizedArray && !(Decl.Initialized ? Times(Decl.InitElements) : (Bytes = 0, true)))
+    return std::nullopt;
+  return Bytes;
 }
 
 uint32_t Lowerer::declareVariable(const PtxVariable &Var, const PtxDeclarator &Decl, uint32_t SectionIdx) {
   bool IsDef = Var.Link != Linkage::Extern;
   if (!relocatableName(Decl.Name, Decl.NameOffset, Decl.Loc))
     return NoSymbol;
+  const std::optional<uint64_t> Bytes = variableBytes(Var, Decl);
+  if (!Bytes) {
+    D.error(Decl.NameOffset, Decl.Loc,
+            "variable '" + Decl.Name + "' is too large (at most " + Twine(MaxSymbolValue) + " bytes are supported)");
+    return NoSymbol;
+  }
   bool Added;
   uint32_t Sym = findOrAddSymbol(Decl.Name, SymbolKind::Variable, Binding::Undefined, Var.Loc, Added);
   if (Added) {
     linkageOf(Sym) = Var.Link;
     // An expanded parameterized name lives in the PtxModule, not in the text that may outlive the object.
     if (Decl.SynthesizedName && Zero)
-      V.Symbols[Sym].Name = Obj.save(Decl.Name);
+      V.Symbols[Sym].setName(Obj.save(Decl.Name));
   } else {
     Symbol &S = V.Symbols[Sym];
     if (S.Kind != SymbolKind::Variable) {
@@ -501,14 +519,11 @@ uint32_t Lowerer::declareVariable(const PtxVariable &Var, const PtxDeclarator &D
       return NoSymbol;
     }
   }
-  unsigned Elem = typeSizeBytes(Var.Type) * std::max<unsigned>(1, Var.VectorWidth);
-  uint64_t Count = product(Decl.ArrayDims);
-  if (Decl.UnsizedArray)
-    Count = Decl.Initialized ? Count * Decl.InitElements : 0;
+  const unsigned Elem = typeSizeBytes(Var.Type) * std::max<unsigned>(1, Var.VectorWidth);
   Symbol &S = V.Symbols[Sym];
   S.Space = Var.Space;
   if (IsDef || S.Section == NoSection) {
-    S.setSize(Count * Elem);
+    S.setSize(*Bytes);
     S.setAlign(Var.Align ? Var.Align : Elem); // both powers of two (or 0): the parser refuses other `.align`s
     S.Initialized = Decl.Initialized;
   }
@@ -566,12 +581,12 @@ void Lowerer::declareDebugRefs() {
     Syms.reserve(S.Fixups.size());
     for (const PtxDwarfFixup &F : S.Fixups) {
       bool Added;
-      if (F.Name.starts_with(".")) {
-        Syms.push_back(sectionSymbol(F.Name, F.Loc, Added));
+      if (!relocatableName(F.Name, F.TextOffset, F.Loc)) { // a section's name too: a Symbol holds its name
+        Syms.push_back(NoSymbol);
         continue;
       }
-      if (!relocatableName(F.Name, F.TextOffset, F.Loc)) {
-        Syms.push_back(NoSymbol);
+      if (F.Name.starts_with(".")) {
+        Syms.push_back(sectionSymbol(F.Name, F.Loc, Added));
         continue;
       }
       uint32_t Sym = findOrAddSymbol(F.Name, SymbolKind::Label, Binding::Local, F.Loc, Added);
@@ -647,7 +662,7 @@ void Lowerer::lowerFunction(const PtxFunction &F, const FunctionSignature &A, ui
                             BodyScanner &Scanner) {
   Section &Sec = V.Sections[SectionIdx];
   Sec.Symbol = Sym;
-  labelSection(Sec, V.Symbols[Sym].Name, F.Loc, F.Begin); // the definition's symbol: nothing of its own
+  labelSection(Sec, V.Symbols[Sym].name(), F.Loc, F.Begin); // the definition's symbol: nothing of its own
   Sec.setContents(keep(M.Text.slice(F.Begin, F.End)));
   Sec.HeaderLength = static_cast<uint32_t>(F.HeaderEnd - F.Begin);
   // The scanner appends to BodyRelocs, a buffer kept from body to body, sorted here and then copied to
@@ -667,7 +682,7 @@ void Lowerer::lowerFunction(const PtxFunction &F, const FunctionSignature &A, ui
 void Lowerer::lowerVariable(const PtxVariable &Var, const PtxDeclarator &Decl, uint32_t Sym, uint32_t SectionIdx) {
   Section &Sec = V.Sections[SectionIdx];
   Sec.Symbol = Sym;
-  labelSection(Sec, V.Symbols[Sym].Name, Var.Loc, Var.Begin);
+  labelSection(Sec, V.Symbols[Sym].name(), Var.Loc, Var.Begin);
   // A single declarator is its own text; several (`.global .u32 a, b;`) get one synthesised text each.
   // An expanded parameterized name (`v<4>` -> v2) is not in the source: its text is the prefix and the
   // name alone (no array or initializer can follow one).
@@ -920,7 +935,7 @@ bool Lowerer::run() {
   for (const FirstReference &R : PendingLabelRefs)
     if (V.Symbols[R.Symbol].Section == NoSection)
       D.error(R.Offset, R.Loc,
-              "debug data refers to '" + V.Symbols[R.Symbol].Name +
+              "debug data refers to '" + V.Symbols[R.Symbol].name() +
                   "', which is not a label, section or symbol of this module");
   return D.errors() == ErrorsBefore;
 }

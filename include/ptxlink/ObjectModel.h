@@ -71,22 +71,35 @@ using Loc = SourceLoc;
 constexpr uint32_t NoSection = ~0u;
 constexpr uint32_t NoSymbol = ~0u;
 
-/// 40 bytes (issue 15, finding 8: a module of 10^6 functions holds one per function, and every tool holds
+/// The longest symbol name the model holds (Symbol keeps a 24-bit length): 16 MiB - 1, the longest name a
+/// relocation can replace (MaxRelocationLength). The lowering and the object reader refuse longer names.
+constexpr uint32_t MaxSymbolNameBytes = (1u << 24) - 1;
+/// The largest label offset or variable size the model holds (Symbol keeps 48 bits): a label lies in a
+/// section below 4 GiB, and no GPU has 256 TiB for a variable. The lowering (which also refuses an array
+/// size that overflows) and the object reader refuse larger ones.
+constexpr uint64_t MaxSymbolValue = (uint64_t(1) << 48) - 1;
+
+/// 32 bytes (issue 15, finding 8: a module of 10^6 functions holds one per function, and every tool holds
 /// all of them, so each 8 bytes here is 8 MB in every tool). So:
-/// - A label's byte offset and a variable's size share one field, since no symbol kind has both: read them
-///   with value() and size(), which give 0 for the kinds that have neither, and set them with setValue() /
-///   setSize() (the reader refuses an object that gives a symbol one its kind does not have).
-/// - Kind, Bind, Initialized and a hint for the alias table share one byte (bit-fields: bind them to no
-///   reference).
-/// - The alignment is kept as its log2 in a byte: read align() (bytes), set setAlign(bytes). Every
-///   alignment is a power of two or 0: `.align N` must be one (the parser refuses others), a natural
-///   alignment is an element size (1 to 16 bytes) times a vector width (2, 4 or 8), and the object reader
-///   refuses a non-power-of-two alignment with its byte offset.
+/// - The name is a pointer and a 24-bit length (MaxSymbolNameBytes) that shares a 32-bit field with Kind,
+///   Bind, Initialized and a hint for the alias table: read it with name(), set it with setName().
+/// - A label's byte offset and a variable's size share one 48-bit field (MaxSymbolValue), since no symbol
+///   kind has both: read them with value() and size(), which give 0 for the kinds that have neither, and
+///   set them with setValue() / setSize() (the reader refuses an object that gives a symbol one its kind
+///   does not have). The state space and the alignment share its word.
+/// - Kind, Bind, Initialized and Space are bit-fields: bind them to no reference.
+/// - The alignment is kept as its log2: read align() (bytes), set setAlign(bytes). Every alignment is a
+///   power of two or 0: `.align N` must be one (the parser refuses others), a natural alignment is an
+///   element size (1 to 16 bytes) times a vector width (2, 4 or 8), and the object reader refuses a
+///   non-power-of-two alignment with its byte offset.
 /// - The aliasee of an `.alias` name (rare) is not here but in its variant's side table:
 ///   V.aliasOf(SymbolIndex) / V.setAliasOf(SymbolIndex, Target). A symbol copied into another variant
 ///   takes its alias along only through that variant's setAliasOf.
 struct Symbol {
-  llvm::StringRef Name;
+private:
+  const char *NameData = nullptr;
+
+public:
   SymbolKind Kind : 3 = SymbolKind::Function;
   Binding Bind : 3 = Binding::Local;
   bool Initialized : 1 = false;        // variables: has an initializer (matters for .common)
@@ -97,34 +110,45 @@ private:
   /// aliasOf looks up only then (every module of a program may hold an alias, and the resolver and
   /// mark-live ask for every symbol). A copy in another variant keeps it: a hint, never the answer.
   bool MaybeAlias : 1 = false;
-
-public:
-  StateSpace Space = StateSpace::None; // variables: their state space
-
-private:
-  uint8_t AlignCode = 0; // 0: alignment 0 (none); else log2(alignment) + 1
+  uint32_t NameSize : 24 = 0;
 
 public:
   uint32_t Section = NoSection; // defining section; NoSection for undefined and common-undefined
 
 private:
-  uint64_t ValueOrSize = 0; // labels: value(); variables: size(); every other kind: 0
+  uint64_t ValueOrSize : 48 = 0; // labels: value(); variables: size(); every other kind: 0
+
+public:
+  StateSpace Space : 4 = StateSpace::None; // variables: their state space
+
+private:
+  uint8_t AlignCode : 6 = 0; // 0: alignment 0 (none); else log2(alignment) + 1
 
 public:
   Loc Where; // the defining (or first declaring) directive
 
+  llvm::StringRef name() const { return llvm::StringRef(NameData, NameSize); }
+  /// Bytes at most MaxSymbolNameBytes: every producer refuses longer names first. The bytes must outlive
+  /// the symbol (a view of the input, or saved in the object's storage).
+  void setName(llvm::StringRef Name) {
+    assert(Name.size() <= MaxSymbolNameBytes && "producers refuse longer names");
+    NameData = Name.data();
+    NameSize = static_cast<uint32_t>(Name.size());
+  }
   /// Labels: byte offset in Section; every other kind: 0.
-  uint64_t value() const { return Kind == SymbolKind::Label ? ValueOrSize : 0; }
+  uint64_t value() const { return Kind == SymbolKind::Label ? uint64_t(ValueOrSize) : 0; }
   /// Variables: size in bytes (0 for unsized `[]` arrays); every other kind: 0.
-  uint64_t size() const { return Kind == SymbolKind::Variable ? ValueOrSize : 0; }
-  /// Only for a label (Kind set first).
+  uint64_t size() const { return Kind == SymbolKind::Variable ? uint64_t(ValueOrSize) : 0; }
+  /// Only for a label (Kind set first); at most MaxSymbolValue.
   void setValue(uint64_t Offset) {
     assert(Kind == SymbolKind::Label && "only a label has a value");
+    assert(Offset <= MaxSymbolValue && "producers refuse larger offsets");
     ValueOrSize = Offset;
   }
-  /// Only for a variable (Kind set first).
+  /// Only for a variable (Kind set first); at most MaxSymbolValue.
   void setSize(uint64_t Bytes) {
     assert(Kind == SymbolKind::Variable && "only a variable has a size");
+    assert(Bytes <= MaxSymbolValue && "producers refuse larger sizes");
     ValueOrSize = Bytes;
   }
   /// Variables: alignment in bytes (explicit or natural); 0 where none is known.
@@ -135,7 +159,7 @@ public:
     AlignCode = Bytes ? static_cast<uint8_t>(llvm::countr_zero(Bytes) + 1) : 0;
   }
 };
-static_assert(sizeof(Symbol) == 40, "Symbol is 40 bytes: a module of 10^6 functions holds one per function");
+static_assert(sizeof(Symbol) == 32, "Symbol is 32 bytes: a module of 10^6 functions holds one per function");
 
 enum class SectionKind : uint8_t {
   Function, // a .func/.entry definition: text from `.func`/`.entry` to the closing `}`
@@ -450,7 +474,7 @@ struct ModuleVariant {
   llvm::StringRef sectionName(const Section &S) const {
     if (S.Label != NoLabel)
       return SectionLabels[S.Label].Name;
-    return S.Symbol < Symbols.size() ? Symbols[S.Symbol].Name : llvm::StringRef();
+    return S.Symbol < Symbols.size() ? Symbols[S.Symbol].name() : llvm::StringRef();
   }
   llvm::StringRef sectionName(size_t Index) const { return sectionName(Sections[Index]); }
   /// Where S's text starts in SourceName (for functions and variables: its symbol's defining directive).
@@ -470,7 +494,7 @@ struct ModuleVariant {
       const Symbol &Sym = Symbols[S.Symbol];
       // Usually the very same bytes (the lowering and emit pass the symbol's name; in an object both
       // records name one string of the table): no memcmp then.
-      const bool SameName = Sym.Name.size() == Name.size() && (Sym.Name.data() == Name.data() || Sym.Name == Name);
+      const bool SameName = Sym.name().size() == Name.size() && (Sym.name().data() == Name.data() || Sym.name() == Name);
       if (SameName && Sym.Where.Line == Where.Line && Sym.Where.Column == Where.Column) {
         S.Label = NoLabel;
         return true;

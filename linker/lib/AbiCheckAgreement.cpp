@@ -153,16 +153,16 @@ bool checkFunctionAgreement(const SymbolSite &Def, const SymbolSite &Other, Diag
   auto Headline = [&]() -> std::string {
   switch (Relation) {
   case AbiRelation::DeclarationVsDefinition:
-    return "declaration of " + displayName(DefSym.Name) + " does not match its definition";
+    return "declaration of " + displayName(DefSym.name()) + " does not match its definition";
   case AbiRelation::AliasVsAliasee:
-    return "alias " + displayName(OtherSym.Name) + " does not match its aliasee " + displayName(DefSym.Name);
+    return "alias " + displayName(OtherSym.name()) + " does not match its aliasee " + displayName(DefSym.name());
   case AbiRelation::CallTableMembers:
-    return "call-table members " + displayName(OtherSym.Name) + " and " + displayName(DefSym.Name) +
+    return "call-table members " + displayName(OtherSym.name()) + " and " + displayName(DefSym.name()) +
                " have different prototypes";
   case AbiRelation::CallTargetVsPrototype:
-    return "call target " + displayName(DefSym.Name) + " does not match the call's prototype";
+    return "call target " + displayName(DefSym.name()) + " does not match the call's prototype";
   case AbiRelation::DefinitionVsDefinition:
-    return "definitions of " + displayName(DefSym.Name) + " disagree";
+    return "definitions of " + displayName(DefSym.name()) + " disagree";
   }
   return "";
   };
@@ -182,7 +182,7 @@ bool checkFunctionAgreement(const SymbolSite &Def, const SymbolSite &Other, Diag
     }
     if (Options.ReportUncheckable) {
       const SymbolSite &Missing = DefAbi ? Other : Def;
-      Diags.note("cannot check the prototype of " + displayName(DefSym.Name) + ": " +
+      Diags.note("cannot check the prototype of " + displayName(DefSym.name()) + ": " +
                      (Missing.ObjectName.empty() ? StringRef("an input") : Missing.ObjectName) +
                      " records no signature for it",
                  {DiagSite::at("at", describeSite(*Missing.Module, Missing.ObjectName,
@@ -198,9 +198,9 @@ bool checkFunctionAgreement(const SymbolSite &Def, const SymbolSite &Other, Diag
   // What the C++ names add. Two different mangled names (alias, call-table members) carry their
   // parameter types: if those differ while the PTX agrees, the PTX types were too coarse to tell.
   // (The same name on both sides needs no demangling: its C++ types are the same by definition.)
-  bool SameName = OtherSym.Name == DefSym.Name;
+  bool SameName = OtherSym.name() == DefSym.name();
   if (!SameName) {
-    std::string CxxOther = cxxParameters(OtherSym.Name), CxxDef = cxxParameters(DefSym.Name);
+    std::string CxxOther = cxxParameters(OtherSym.name()), CxxDef = cxxParameters(DefSym.name());
     if (!CxxOther.empty() && !CxxDef.empty() && CxxOther != CxxDef)
       Findings.push_back({Severity::Warning, "abi-cxx-signature",
                           "C++ parameters: " + CxxOther + " in " + R.OtherName.str() + ", " + CxxDef + " in " +
@@ -213,11 +213,11 @@ bool checkFunctionAgreement(const SymbolSite &Def, const SymbolSite &Other, Diag
   bool DwarfCompared = false;
   // One mangled C++ name on both sides (the Itanium prefix is enough: demangling every declaration of a
   // large program to confirm it would cost more than all the other checks together).
-  bool SameCxxName = SameName && DefSym.Name.starts_with("_Z");
+  bool SameCxxName = SameName && DefSym.name().starts_with("_Z");
   if ((Findings.empty() || worst(Findings) < Severity::Error) &&
       (hasAmbiguousBits(*Other.Module, *OtherAbi) || hasAmbiguousBits(*Def.Module, *DefAbi)) && !SameCxxName) {
     DwarfSignatureComparison Dwarf =
-        compareDwarfSignatures(*Other.Module, OtherSym.Name, *Def.Module, DefSym.Name, R.OtherName, R.DefName);
+        compareDwarfSignatures(*Other.Module, OtherSym.name(), *Def.Module, DefSym.name(), R.OtherName, R.DefName);
     DwarfCompared = Dwarf.Compared;
     for (AbiFinding &F : Dwarf.Findings)
       Findings.push_back(std::move(F));
@@ -228,7 +228,7 @@ bool checkFunctionAgreement(const SymbolSite &Def, const SymbolSite &Other, Diag
     // untyped .bN parameters and no debug information are the case nothing can settle.
     if (Options.ReportUncheckable && !DwarfCompared &&
         (hasAmbiguousBits(*Other.Module, *OtherAbi) || hasAmbiguousBits(*Def.Module, *DefAbi)) && !SameCxxName)
-      Diags.note("cannot tell the C types of " + displayName(DefSym.Name) +
+      Diags.note("cannot tell the C types of " + displayName(DefSym.name()) +
                      " apart beyond their size: its untyped parameters (.bN scalars, .b8 byte arrays) could be "
                      "int or float, or structs of one size, and neither a C++ mangled name nor debug "
                      "information in both modules says which",
@@ -245,14 +245,14 @@ bool checkFunctionAgreement(const SymbolSite &Def, const SymbolSite &Other, Diag
           formatFunctionPtx(*Other.Module, *OtherAbi));
   addSite(Sites, R.DefAt, *Def.Module, Def.ObjectName, whereOf(*Def.Module, Def.Symbol, Def.Module->functionWhere(*DefAbi)),
           formatFunctionPtx(*Def.Module, *DefAbi));
-  std::string DemOther = demangleCxx(OtherSym.Name), DemDef = demangleCxx(DefSym.Name);
+  std::string DemOther = demangleCxx(OtherSym.name()), DemDef = demangleCxx(DefSym.name());
   if (!DemOther.empty() || !DemDef.empty()) {
-    if (OtherSym.Name == DefSym.Name)
+    if (OtherSym.name() == DefSym.name())
       Sites.push_back({"C++: " + DemDef + " on both sides: a type it names has a different layout in the two "
                                           "translation units"});
     else
-      Sites.push_back({"C++: " + (DemOther.empty() ? OtherSym.Name.str() : DemOther) + " in " + R.OtherName.str() +
-                       ", " + (DemDef.empty() ? DefSym.Name.str() : DemDef) + " in " + R.DefName.str()});
+      Sites.push_back({"C++: " + (DemOther.empty() ? OtherSym.name().str() : DemOther) + " in " + R.OtherName.str() +
+                       ", " + (DemDef.empty() ? DefSym.name().str() : DemDef) + " in " + R.DefName.str()});
   }
   return reportPair(Diags, Headline(), std::move(Sites), std::move(Findings));
 }
@@ -267,7 +267,7 @@ bool checkPrototypeAgreement(const SymbolSite &Target, const PrototypeSite &Prot
   Roles R = rolesFor(AbiRelation::CallTargetVsPrototype);
   if (!TargetAbi) {
     if (Options.ReportUncheckable)
-      Diags.note("cannot check call target " + displayName(TargetSym.Name) + " against prototype '" + P.Label +
+      Diags.note("cannot check call target " + displayName(TargetSym.name()) + " against prototype '" + P.Label +
                      "': no signature recorded for it",
                  {DiagSite::at("at", describeSite(*Target.Module, Target.ObjectName, TargetSym.Where))},
                  "abi-no-signature");
@@ -289,11 +289,11 @@ bool checkPrototypeAgreement(const SymbolSite &Target, const PrototypeSite &Prot
       compareFunctionAbi(AsFunction, TargetView, R.OtherName, R.DefName, AbiRelation::CallTargetVsPrototype);
   if (Findings.empty())
     return false;
-  std::string Headline = "call target " + displayName(TargetSym.Name) + " does not match prototype '" +
+  std::string Headline = "call target " + displayName(TargetSym.name()) + " does not match prototype '" +
                          P.Label.str() + "'";
   std::string Where;
   if (P.Function < Proto.Module->Symbols.size())
-    Where = " in " + Proto.Module->Symbols[P.Function].Name.str();
+    Where = " in " + Proto.Module->Symbols[P.Function].name().str();
   std::vector<DiagSite> Sites;
   addSite(Sites, R.OtherAt, *Proto.Module, Proto.ObjectName, P.Where, formatPrototypePtx(P) + Where);
   addSite(Sites, R.DefAt, *Target.Module, Target.ObjectName, whereOf(*Target.Module, Target.Symbol, Target.Module->functionWhere(*TargetAbi)),
@@ -320,8 +320,8 @@ bool checkVariableAgreement(const SymbolSite &Def, const SymbolSite &Other, Diag
   StringRef OtherAt = TwoDefinitions ? "also defined at" : "declared at";
   StringRef DefAt = TwoDefinitions ? "chosen definition at" : "defined at";
   auto Headline = [&] {
-    return TwoDefinitions ? "definitions of variable " + displayName(DefSym.Name) + " disagree"
-                          : "declaration of variable " + displayName(DefSym.Name) + " does not match its definition";
+    return TwoDefinitions ? "definitions of variable " + displayName(DefSym.name()) + " disagree"
+                          : "declaration of variable " + displayName(DefSym.name()) + " does not match its definition";
   };
   if (!DefAbi || !OtherAbi) {
     bool OtherIsVariable = OtherSym.Kind == SymbolKind::Variable, DefIsVariable = DefSym.Kind == SymbolKind::Variable;
@@ -330,7 +330,7 @@ bool checkVariableAgreement(const SymbolSite &Def, const SymbolSite &Other, Diag
       addSite(Sites, "declared at", *Other.Module, Other.ObjectName, OtherSym.Where,
               OtherIsVariable ? "a variable" : "a function");
       addSite(Sites, "defined at", *Def.Module, Def.ObjectName, DefSym.Where, DefIsVariable ? "a variable" : "a function");
-      return reportPair(Diags, "declaration of " + displayName(DefSym.Name) + " does not match its definition",
+      return reportPair(Diags, "declaration of " + displayName(DefSym.name()) + " does not match its definition",
                         std::move(Sites),
                         {{Severity::Error, "abi-kind",
                           std::string("kind: ") + (OtherIsVariable ? "variable" : "function") +
@@ -339,7 +339,7 @@ bool checkVariableAgreement(const SymbolSite &Def, const SymbolSite &Other, Diag
     }
     if (Options.ReportUncheckable) {
       const SymbolSite &Missing = DefAbi ? Other : Def;
-      Diags.note("cannot check the layout of variable " + displayName(DefSym.Name) + ": " +
+      Diags.note("cannot check the layout of variable " + displayName(DefSym.name()) + ": " +
                      (Missing.ObjectName.empty() ? StringRef("an input") : Missing.ObjectName) +
                      " records no layout for it",
                  {DiagSite::at("at", describeSite(*Missing.Module, Missing.ObjectName,
@@ -356,7 +356,7 @@ bool checkVariableAgreement(const SymbolSite &Def, const SymbolSite &Other, Diag
           formatVariablePtx(*Other.Module, *OtherAbi));
   addSite(Sites, DefAt, *Def.Module, Def.ObjectName, whereOf(*Def.Module, Def.Symbol, DefAbi->Where),
           formatVariablePtx(*Def.Module, *DefAbi));
-  if (std::string Dem = demangleCxx(DefSym.Name); !Dem.empty())
+  if (std::string Dem = demangleCxx(DefSym.name()); !Dem.empty())
     Sites.push_back({"C++: " + Dem});
   return reportPair(Diags, Headline(), std::move(Sites), std::move(Findings));
 }

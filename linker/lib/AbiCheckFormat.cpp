@@ -21,7 +21,7 @@ std::string formatFunctionPtx(const ModuleVariant &Module, const FunctionAbi &F)
   raw_string_ostream OS(Out);
   if (F.Symbol < Module.Symbols.size()) {
     const Symbol &S = Module.Symbols[F.Symbol];
-    printFunctionDeclPtx(OS, Module.signature(F), S.Name, linkageDirective(S.Bind));
+    printFunctionDeclPtx(OS, Module.signature(F), S.name(), linkageDirective(S.Bind));
   } else {
     printFunctionDeclPtx(OS, Module.signature(F), "<unnamed>", "");
   }
@@ -41,7 +41,7 @@ std::string formatVariablePtx(const ModuleVariant &Module, const VariableAbi &V)
   StringRef Name = "<unnamed>";
   if (V.Symbol < Module.Symbols.size()) {
     const Symbol &S = Module.Symbols[V.Symbol];
-    Name = S.Name;
+    Name = S.name();
     OS << linkageDirective(S.Bind);
   }
   printVariableDeclPtx(OS, V, Name);

@@ -25,7 +25,7 @@ std::string versionText(const TargetInfo &T) {
 }
 
 StringRef functionName(const ModuleVariant &M, const FunctionAbi &F) {
-  return F.Symbol < M.Symbols.size() ? M.Symbols[F.Symbol].Name : StringRef("<unnamed>");
+  return F.Symbol < M.Symbols.size() ? M.Symbols[F.Symbol].name() : StringRef("<unnamed>");
 }
 
 bool isOpaque(StringRef Type) { return Type == ".texref" || Type == ".samplerref" || Type == ".surfref"; }
@@ -70,7 +70,7 @@ public:
   }
 
   void kernelSpace(const FunctionAbi &F) {
-    StringRef Name = F.Symbol < M.Symbols.size() ? M.Symbols[F.Symbol].Name : StringRef("<unnamed>");
+    StringRef Name = F.Symbol < M.Symbols.size() ? M.Symbols[F.Symbol].name() : StringRef("<unnamed>");
     const ArrayRef<ParamInfo> Params = M.params(F);
     const SourceLoc Where = M.functionWhere(F);
     // The layout is spelled out (second pass) only when it does not fit.

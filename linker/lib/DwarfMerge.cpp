@@ -270,7 +270,7 @@ Expected<RewrittenDebugInfo> rewriteDebugInfo(const ModuleVariant &Module, const
       AbbrevReloc = &Relocs[NextReloc];
       if (AbbrevReloc->Kind != RelocKind::Data32 || AbbrevReloc->Symbol >= Module.Symbols.size() ||
           Module.Symbols[AbbrevReloc->Symbol].Kind != SymbolKind::Section ||
-          Module.Symbols[AbbrevReloc->Symbol].Name != ".debug_abbrev")
+          Module.Symbols[AbbrevReloc->Symbol].name() != ".debug_abbrev")
         return failure("the abbreviation offset" + where(AbbrevField) + " does not refer to .debug_abbrev");
       AbbrevOffset = AbbrevReloc->Addend;
     }

@@ -245,7 +245,7 @@ Expected<std::unique_ptr<StaticLibrary>> openHostObjectLibrary(std::unique_ptr<M
       if (S.Bind == Binding::Local || S.Bind == Binding::Undefined || S.Kind == SymbolKind::Label ||
           S.Kind == SymbolKind::Section)
         continue;
-      StringRef Saved = Lib->Names.save(S.Name);
+      StringRef Saved = Lib->Names.save(S.name());
       Lib->Index.push_back({Saved, Number});
       Lib->Defining.try_emplace(Saved, Number);
     }

@@ -324,8 +324,8 @@ uint64_t ArchLink::contentHash(SymRef R) const {
       continue;
     Text.append(S.contents().data() + Pos, Rel.Offset - Pos);
     if (Rel.Symbol < M.Symbols.size() && Modules[R.Module].Global[Rel.Symbol] != NoGlobal &&
-        M.Symbols[Rel.Symbol].Name != M.Symbols[R.Symbol].Name)
-      Text += M.Symbols[Rel.Symbol].Name;
+        M.Symbols[Rel.Symbol].name() != M.Symbols[R.Symbol].name())
+      Text += M.Symbols[Rel.Symbol].name();
     else
       Text += "\x01local";
     Pos = uint64_t(Rel.Offset) + Rel.Length;

@@ -269,7 +269,7 @@ public:
   /// declarations (.extern or implicit), each in input order. Sized exactly (set by resolve()).
   std::vector<SymRef> Sites;
   /// G's name: that of its symbols (the first of its sites). Valid once resolve() has run.
-  llvm::StringRef name(const GlobalSymbol &G) const { return sym(Sites[G.FirstSite]).Name; }
+  llvm::StringRef name(const GlobalSymbol &G) const { return sym(Sites[G.FirstSite]).name(); }
   /// Name's index in Globals (after resolve), or NoGlobal.
   uint32_t findGlobal(llvm::StringRef Name) const {
     return GlobalIndex.find(Name, [this](uint32_t I) { return name(Globals[I]); });

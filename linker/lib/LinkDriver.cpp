@@ -367,7 +367,7 @@ void linkEachArch(const LinkOptions &Options, ArrayRef<Target> Arches, LinkState
         State.Program.UnitsOf.back() = L->splitForCodegen(Options.BatchBelow);
       bool Calls = Options.DeviceRuntime;
       for (const Symbol &S : Out.Symbols)
-        Calls |= S.Bind == Binding::Undefined && isDeviceRuntimeName(S.Name);
+        Calls |= S.Bind == Binding::Undefined && isDeviceRuntimeName(S.name());
       State.Program.DeviceRuntimeOf.back() = Calls;
     }
     Outputs.push_back({Linked.Variants.size() - 1, Linked.Variants.back().Target, A.name()});

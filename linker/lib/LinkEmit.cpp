@@ -146,9 +146,9 @@ static std::vector<StringRef> labelsDefinedElsewhere(ArrayRef<LinkModule> Module
   DenseSet<CachedHashStringRef> Reported;
   for (const LinkModule &LM : Modules)
     for (const Symbol &S : LM.M->Symbols)
-      if (isCodeLabel(*LM.M, S) && Plain.contains(CachedHashStringRef(S.Name)) &&
-          Reported.insert(CachedHashStringRef(S.Name)).second)
-        Clashes.push_back(S.Name);
+      if (isCodeLabel(*LM.M, S) && Plain.contains(CachedHashStringRef(S.name())) &&
+          Reported.insert(CachedHashStringRef(S.name())).second)
+        Clashes.push_back(S.name());
   return Clashes;
 }
 
@@ -217,7 +217,7 @@ static bool mergeCompileUnits(ArrayRef<LinkModule> Modules, const StringMap<Debu
       }
       for (Relocation &R : N.Relocs) {
         if ((R.Kind != RelocKind::Data32 && R.Kind != RelocKind::Data64) || R.Symbol >= M.Symbols.size() ||
-            M.Symbols[R.Symbol].Kind != SymbolKind::Section || M.Symbols[R.Symbol].Name != ".debug_info")
+            M.Symbols[R.Symbol].Kind != SymbolKind::Section || M.Symbols[R.Symbol].name() != ".debug_info")
           continue;
         std::optional<uint64_t> Moved = Info->newOffset(uint64_t(R.Addend));
         if (!Moved)
@@ -351,10 +351,10 @@ public:
         if (!Contributes)
           continue; // its locals are in no live section
         if (S.Kind == SymbolKind::Section) {
-          auto [It, Inserted] = SectionSymbol.try_emplace(S.Name, NoSymbol);
+          auto [It, Inserted] = SectionSymbol.try_emplace(S.name(), NoSymbol);
           if (Inserted) {
             Symbol N = S;
-            N.Name = Storage.save(S.Name);
+            N.setName(Storage.save(S.name()));
             N.Section = NoSection; // a Section symbol has no value (Symbol::value())
             It->second = addSymbol(N, MI, SI);
           }
@@ -366,13 +366,20 @@ public:
         if (Home == NoSection || !isLive(MI, Home))
           continue;
         Symbol N = S;
-        if (Link.isGlobalName(S.Name) || !TakenLocals.insert(CachedHashStringRef(S.Name)).second) {
-          std::string Base = S.Name.str() + "$" + std::to_string(LM.Input + 1);
+        if (Link.isGlobalName(S.name()) || !TakenLocals.insert(CachedHashStringRef(S.name())).second) {
+          std::string Base = S.name().str() + "$" + std::to_string(LM.Input + 1);
           std::string Candidate = Base;
           for (unsigned K = 1; isTaken(Candidate); ++K)
             Candidate = Base + "$" + std::to_string(K);
-          N.Name = Storage.save(Candidate);
-          TakenLocals.insert(CachedHashStringRef(N.Name));
+          if (Candidate.size() > MaxSymbolNameBytes) { // a Symbol keeps a 24-bit length
+            Link.Diags.error("local symbol '" + S.name().take_front(32) + "...' of " + LM.ObjectName +
+                             " cannot be renamed apart from another of its name: '" + Candidate.substr(Candidate.size() - 32) +
+                             "' would be " + Twine(Candidate.size()) + " bytes long (at most " +
+                             Twine(MaxSymbolNameBytes) + " are supported)");
+          } else { // (the link fails: the original name is kept only to finish the emit)
+            N.setName(Storage.save(Candidate));
+          }
+          TakenLocals.insert(CachedHashStringRef(N.name()));
         }
         LM.SymOut[SI] = addSymbol(N, MI, SI);
       }
@@ -527,7 +534,7 @@ public:
         Section &D = Out.Sections[OS];
         D.Symbol = S.Symbol < M.Symbols.size() ? Modules[MI].SymOut[S.Symbol] : NoSymbol;
         // Its output symbol's name (the input's, unless renamed apart) and the input's place.
-        label(D, D.Symbol != NoSymbol ? Out.Symbols[D.Symbol].Name : M.sectionName(S), M.sectionWhere(S));
+        label(D, D.Symbol != NoSymbol ? Out.Symbols[D.Symbol].name() : M.sectionName(S), M.sectionWhere(S));
         Out.startRelocs(D);
         mapPartRelocs(MI, SI, M.relocs(S), D, OS, Dangling, AddendsPastRange);
         Out.endRelocs(D);
@@ -608,7 +615,7 @@ public:
         // `.b32 .debug_abbrev` (and `function_name .debug_str+16` in a `.loc`) means the start of this
         // module's part of the merged section.
         for (uint32_t K = 0; K < M.Sections.size(); ++K)
-          if (M.Sections[K].Kind == SectionKind::Debug && M.sectionName(K) == T.Name) {
+          if (M.Sections[K].Kind == SectionKind::Debug && M.sectionName(K) == T.name()) {
             // Addends are 32-bit (ObjectModel.h): one past 2 GiB is dropped and counted for the caller.
             const int64_t Moved = int64_t(R.Addend) + int64_t(DebugBase[MI][K]);
             if (!relocationAddendFits(Moved)) {
@@ -817,8 +824,8 @@ void ArchLink::forEachRenamedRegistrable(function_ref<void(uint32_t, uint32_t, S
                          (S.Kind == SymbolKind::Variable && (S.Space == StateSpace::Global || S.Space == StateSpace::Const));
       if (!Registrable || LM.SymOut[SI] == NoSymbol)
         continue;
-      StringRef Linked = Output->Symbols[LM.SymOut[SI]].Name;
-      if (Linked != S.Name)
+      StringRef Linked = Output->Symbols[LM.SymOut[SI]].name();
+      if (Linked != S.name())
         F(MI, SI, Linked);
     }
   }
@@ -829,7 +836,7 @@ std::vector<LocalRename> ArchLink::renamedLocals() const {
   forEachRenamedRegistrable([&](uint32_t MI, uint32_t SI, StringRef Linked) {
     const LinkModule &LM = Modules[MI];
     const Symbol &S = LM.M->Symbols[SI];
-    Renamed.push_back({Arch.name(), LM.Input, LM.ObjectName.str(), S.Kind == SymbolKind::Kernel, S.Name.str(),
+    Renamed.push_back({Arch.name(), LM.Input, LM.ObjectName.str(), S.Kind == SymbolKind::Kernel, S.name().str(),
                        Linked.str()});
   });
   return Renamed;
@@ -849,11 +856,11 @@ void ArchLink::checkHostRegisteredNames() {
     if (!Inputs[LM.Input].Host)
       return;
     const Symbol &S = LM.M->Symbols[SI];
-    Diags.error(Twine(S.Kind == SymbolKind::Kernel ? "kernel " : "variable ") + displayName(S.Name) + " of " +
+    Diags.error(Twine(S.Kind == SymbolKind::Kernel ? "kernel " : "variable ") + displayName(S.name()) + " of " +
                     LM.ObjectName + " would be renamed to " + OutName +
                     " in the linked module, but an nvcc object's host code registers its kernels and device "
                     "variables with the CUDA runtime by name (" +
-                    S.Name + "); give the clashing module-local definitions different names",
+                    S.name() + "); give the clashing module-local definitions different names",
                 {DiagSite::at("defined at", site({MI, SI}))}, "host-name-clash");
   });
 }

@@ -137,10 +137,10 @@ public:
         if (S.Bind == Binding::Local || S.Kind == SymbolKind::Label || S.Kind == SymbolKind::Section)
           continue;
         if (S.Bind == Binding::Undefined && M.aliasOf(SI) == NoSymbol) {
-          if (!Defined.contains(S.Name) && Needed.try_emplace(S.Name, F.Name).second)
-            Order.push_back(S.Name.str());
+          if (!Defined.contains(S.name()) && Needed.try_emplace(S.name(), F.Name).second)
+            Order.push_back(S.name().str());
         } else {
-          Defined.insert(S.Name);
+          Defined.insert(S.name());
         }
       }
   }

@@ -64,7 +64,7 @@ void ArchLink::markLive() {
         // by its module's host code: a root like any kernel.
         const Symbol &Local = M.Symbols[S.Symbol];
         bool LocalKernel = Local.Kind == SymbolKind::Kernel && M.aliasOf(S.Symbol) == NoSymbol &&
-                           (!Options.KernelsUsed || matchesAny(Local.Name, *Options.KernelsUsed));
+                           (!Options.KernelsUsed || matchesAny(Local.name(), *Options.KernelsUsed));
         if (KeepAll || LocalKernel)
           markSection(MI, SI, Work);
         continue;
@@ -122,7 +122,7 @@ static bool providedOutsideTheLink(const Symbol &S) {
       "vprintf", "malloc", "free", "__assertfail",
       "cudaGraphSetConditional", "cudaGraphLaunch", "cudaGraphKernelNodeSetEnabled",
       "cudaGraphKernelNodeSetGridDim", "cudaGraphKernelNodeSetParam", "cudaGraphKernelNodeUpdatesApply"};
-  return is_contained(Provided, S.Name);
+  return is_contained(Provided, S.name());
 }
 
 void ArchLink::checkUndefined() {
@@ -149,7 +149,7 @@ void ArchLink::checkUndefined() {
           continue;
         uint32_t G = Modules[MI].Global[R.Symbol];
         if (G == NoGlobal || def(G).valid() || providedOutsideTheLink(M.Symbols[R.Symbol]) ||
-            ((Options.Emit == EmitKind::Ptx || Options.Sass) && isDeviceRuntimeName(M.Symbols[R.Symbol].Name)))
+            ((Options.Emit == EmitKind::Ptx || Options.Sass) && isDeviceRuntimeName(M.Symbols[R.Symbol].name())))
           continue;
         auto [It, Inserted] = Slot.try_emplace(G, uint32_t(Refs.size()));
         if (Inserted) {
@@ -329,7 +329,7 @@ void ArchLink::addCallGraph(CallGraphDot &G, StringRef Group) const {
       const Symbol &S = Modules[MI].M->Symbols[Sym];
       if (S.Kind != SymbolKind::Function && S.Kind != SymbolKind::Kernel)
         return -1;
-      return static_cast<long>(G.node(Prefix + "extern:" + S.Name.str(), S.Name, NK::External, Group, ""));
+      return static_cast<long>(G.node(Prefix + "extern:" + S.name().str(), S.name(), NK::External, Group, ""));
     }
     uint32_t Sec = definingSection(T);
     return Sec == NoSection ? -1 : G.find(Id(T.Module, Sec));

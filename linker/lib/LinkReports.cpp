@@ -53,14 +53,14 @@ void ArchLink::traceSymbols(raw_ostream &OS) const {
       const ModuleVariant &M = *Modules[MI].M;
       for (uint32_t SI = 0; SI < M.Symbols.size(); ++SI) {
         const Symbol &S = M.Symbols[SI];
-        if (S.Name != Name)
+        if (S.name() != Name)
           continue;
         SymRef R{MI, SI};
         bool IsDecl = G && llvm::is_contained(decls(*G), R);
         OS << "  " << site(R).str() << ": " << bindingWord(S.Bind) << " " << kindWord(S.Kind)
            << (IsDecl ? " declaration" : " definition");
         if (uint32_t Aliasee = M.aliasOf(SI); Aliasee != NoSymbol && Aliasee < M.Symbols.size())
-          OS << " (alias of " << M.Symbols[Aliasee].Name << ")";
+          OS << " (alias of " << M.Symbols[Aliasee].name() << ")";
         if (G && def(*G) == R)
           OS << " <- chosen";
         else if (S.Bind == Binding::Local)
@@ -109,10 +109,10 @@ void ArchLink::writeMap(raw_ostream &OS) const {
           uint32_t Sec = definingSection({MI, SI});
           Size = Sec == NoSection ? 0 : LM.M->Sections[Sec].contents().size();
         }
-        OS << N.Name << " " << kindWord(S.Kind) << " " << bindingWord(N.Bind) << " " << Size
+        OS << N.name() << " " << kindWord(S.Kind) << " " << bindingWord(N.Bind) << " " << Size
            << (S.Kind == SymbolKind::Variable ? " bytes" : " bytes of PTX") << " " << siteText(LM, S.Where).str();
-        if (N.Name != S.Name)
-          OS << " (renamed from " << S.Name << ")";
+        if (N.name() != S.name())
+          OS << " (renamed from " << S.name() << ")";
         OS << "\n";
       }
     }
@@ -145,7 +145,7 @@ void ArchLink::writeMap(raw_ostream &OS) const {
           Reason = "unused (not reachable from a kernel or visible variable)";
       }
       if (!Reason.empty())
-        OS << S.Name << " " << siteText(LM, S.Where).str() << " " << Reason << "\n";
+        OS << S.name() << " " << siteText(LM, S.Where).str() << " " << Reason << "\n";
     }
   }
 }

@@ -53,7 +53,7 @@ void ArchLink::resolve() {
   // the name index reads): the table is at least that long once placed (a name has a site or more), and
   // a separate table of creators cost 8 bytes per name more at resolution's peak (issue 15, finding 8).
   Sites.reserve(MaxNames);
-  auto NameOfCreator = [&](uint32_t I) { return sym(Sites[I]).Name; };
+  auto NameOfCreator = [&](uint32_t I) { return sym(Sites[I]).name(); };
   uint32_t NumSites = 0;
   SymRef TooManyDefinitions; // the first definition past GlobalSymbol::MaxDefinitions of its name
   for (uint32_t MI = 0; MI < Modules.size(); ++MI) {
@@ -63,7 +63,7 @@ void ArchLink::resolve() {
       const Symbol &S = M.Symbols[SI];
       if (!isVisible(S))
         continue;
-      auto [GI, New] = GlobalIndex.insert(S.Name, uint32_t(Globals.size()), NameOfCreator);
+      auto [GI, New] = GlobalIndex.insert(S.name(), uint32_t(Globals.size()), NameOfCreator);
       if (New) {
         Globals.emplace_back();
         Sites.push_back(SymRef{MI, SI});
@@ -87,7 +87,7 @@ void ArchLink::resolve() {
   // Refused: every site is placed as a declaration (every name undefined), which keeps the tables
   // consistent for the passes that still run and report.
   if (TooManyDefinitions.valid()) {
-    Diags.error("symbol " + displayName(sym(TooManyDefinitions).Name) + " has more than " +
+    Diags.error("symbol " + displayName(sym(TooManyDefinitions).name()) + " has more than " +
                     Twine(GlobalSymbol::MaxDefinitions) + " definitions",
                 {DiagSite::at("defined at", site(TooManyDefinitions))}, "too-many-definitions");
     for (GlobalSymbol &G : Globals) {
@@ -388,14 +388,14 @@ void ArchLink::check() {
       if (Aliasee == NoSymbol)
         continue;
       const Symbol &S = M.Symbols[SI];
-      auto Name = [&] { return displayName(S.Name); }; // for reports only
+      auto Name = [&] { return displayName(S.name()); }; // for reports only
       if (Aliasee >= M.Symbols.size()) {
         Diags.error("alias " + Name() + " refers to a symbol that does not exist",
                     {DiagSite::at("declared at", site({MI, SI}))}, "alias-target");
         continue;
       }
       const Symbol &T = M.Symbols[Aliasee];
-      auto TName = [&] { return displayName(T.Name); };
+      auto TName = [&] { return displayName(T.name()); };
       if (T.Kind != SymbolKind::Function || S.Kind != SymbolKind::Function)
         Diags.error("alias " + Name() + " and its aliasee " + TName() + " must both be non-entry functions",
                     {DiagSite::at("alias at", site({MI, SI})), DiagSite::at("aliasee at", site({MI, Aliasee}))},

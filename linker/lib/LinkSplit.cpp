@@ -74,7 +74,7 @@ std::vector<CodegenUnit> ArchLink::splitForCodegen(uint64_t BatchBelowBytes) con
       if (T.Bind == Binding::Local && T.Section != OS)
         return std::nullopt;
     }
-    return uint32_t(XXH3_64bits(S.Name.data(), S.Name.size()));
+    return uint32_t(XXH3_64bits(S.name().data(), S.name().size()));
   };
   std::vector<uint32_t> Bucket(Out.Sections.size(), ~0u);
   uint64_t SharedBytes = 0;
@@ -247,7 +247,7 @@ std::vector<CodegenUnit> ArchLink::splitDebugInputs() const {
   // each input's copy local, as it does in nvcc's own pipeline.
   bool Renamed = false;
   forEachRenamedRegistrable([&](uint32_t MI, uint32_t SI, StringRef) {
-    StringRef Name = Modules[MI].M->Symbols[SI].Name;
+    StringRef Name = Modules[MI].M->Symbols[SI].name();
     if (!Name.starts_with("__cudart_") && !Name.contains('$'))
       Renamed = true;
   });

@@ -628,6 +628,9 @@ llvm::Error VariantReader::readPlain(ModuleVariant &V) {
     ElfToModel[ElfIndex] = static_cast<uint32_t>(I);
     if (Kind > static_cast<uint8_t>(SymbolKind::Section) || !validSpace(Space))
       return err(At - Base + 4, "invalid symbol kind or state space");
+    if (NameLen > MaxSymbolNameBytes) // Symbol keeps a 24-bit length
+      return err(At - Base + 20, "symbol name of " + llvm::Twine(NameLen) + " bytes (at most " +
+                                     llvm::Twine(MaxSymbolNameBytes) + " are supported)");
     if (S.Section != NoSection && S.Section >= NSec)
       return err(At - Base + 8, "symbol refers to section " + llvm::Twine(S.Section) + " of " + llvm::Twine(NSec));
     // The model keeps an alignment as its log2 (Symbol), and every producer makes one a power of two.
@@ -646,14 +649,14 @@ llvm::Error VariantReader::readPlain(ModuleVariant &V) {
     const ElfSymbol &E = ElfSymbols[ElfIndex];
     const uint64_t EAt = ElfSymbols.offsetOf(ElfIndex);
     const uint16_t Shndx = E.st_shndx;
-    S.Name = strAt(C, Base + EAt, E.st_name, NameLen, "symbol name");
+    S.setName(strAt(C, Base + EAt, E.st_name, NameLen, "symbol name"));
     if (!C.ok())
       break;
     // A large object's names are copied (8 bytes each for 10^6 small functions): resolution and emit
     // read every name again, and in place they kept `.strtab` resident (19 MB at 10^6, section names
     // included) after the rest of the file was given back.
     if (Object) {
-      S.Name = Object->saveName(S.Name);
+      S.setName(Object->saveName(S.name()));
       // The names lie in symbol order in `.strtab`: what lies behind them goes back as the walk passes
       // (the section names before them are read again by the sections walk, from the file).
       if (I % ReleaseEveryRecords == 0)
@@ -662,15 +665,15 @@ llvm::Error VariantReader::readPlain(ModuleVariant &V) {
     const uint8_t Bind = E.getBinding();
     if (Shndx == SHN_XINDEX && !HasShndxTable)
       return err(EAt + offsetof(ElfSymbol, st_shndx),
-                 "symbol '" + S.Name + "' uses SHN_XINDEX but there is no SHT_SYMTAB_SHNDX section");
+                 "symbol '" + S.name() + "' uses SHN_XINDEX but there is no SHT_SYMTAB_SHNDX section");
     if (Shndx >= NumSections && Shndx != SHN_ABS && Shndx != SHN_COMMON && Shndx != SHN_XINDEX)
-      return err(EAt + offsetof(ElfSymbol, st_shndx), "symbol '" + S.Name + "' has section index " + llvm::Twine(Shndx));
+      return err(EAt + offsetof(ElfSymbol, st_shndx), "symbol '" + S.name() + "' has section index " + llvm::Twine(Shndx));
     if (Bind == STB_LOCAL)
       S.Bind = Binding::Local;
     else if (Bind == STB_WEAK)
       S.Bind = Binding::Weak;
     else if (Bind != STB_GLOBAL)
-      return err(EAt + offsetof(ElfSymbol, st_info), "symbol '" + S.Name + "' has unknown binding " + llvm::Twine(Bind));
+      return err(EAt + offsetof(ElfSymbol, st_info), "symbol '" + S.name() + "' has unknown binding " + llvm::Twine(Bind));
     else if (Shndx == SHN_UNDEF)
       S.Bind = Binding::Undefined;
     else if (Shndx == SHN_COMMON || (Flags & SymInitializedCommon))
@@ -683,17 +686,23 @@ llvm::Error VariantReader::readPlain(ModuleVariant &V) {
     const bool ValueIsPlace = Shndx != SHN_COMMON && !(S.Section == NoSection && V.aliasOf(I) != NoSymbol);
     const uint64_t Value = E.st_value, Size = E.st_size;
     if (S.Kind == SymbolKind::Label) {
+      if (ValueIsPlace && Value > MaxSymbolValue) // Symbol keeps 48 bits; a section is below 4 GiB anyway
+        return err(EAt + offsetof(ElfSymbol, st_value), "label '" + S.name() + "' has value " + llvm::Twine(Value) +
+                                                            " (at most " + llvm::Twine(MaxSymbolValue) + " is supported)");
       if (ValueIsPlace)
         S.setValue(Value);
     } else if (ValueIsPlace && Value != 0) {
-      return err(EAt + offsetof(ElfSymbol, st_value), "symbol '" + S.Name + "' has value " + llvm::Twine(Value) +
+      return err(EAt + offsetof(ElfSymbol, st_value), "symbol '" + S.name() + "' has value " + llvm::Twine(Value) +
                                                           ": only a label has one");
     }
+    if (S.Kind == SymbolKind::Variable && Size > MaxSymbolValue) // Symbol keeps 48 bits
+      return err(EAt + offsetof(ElfSymbol, st_size), "variable '" + S.name() + "' has size " + llvm::Twine(Size) +
+                                                         " (at most " + llvm::Twine(MaxSymbolValue) + " is supported)");
     if (S.Kind == SymbolKind::Variable)
       S.setSize(Size);
     else if (Size != 0)
       return err(EAt + offsetof(ElfSymbol, st_size),
-                 "symbol '" + S.Name + "' has size " + llvm::Twine(Size) + ": only a variable has one");
+                 "symbol '" + S.name() + "' has size " + llvm::Twine(Size) + ": only a variable has one");
   }
   if (!C.ok())
     return cursorError(C);
@@ -837,7 +846,7 @@ llvm::Error VariantReader::readPlain(ModuleVariant &V) {
           Rel.Addend = static_cast<int32_t>(Addend >> SectionOffsetLengthBits);
           Width = Rel.Length;
           if (V.Symbols[Rel.Symbol].Kind != SymbolKind::Section)
-            return err(EAt + RelaSymbolAt, "section offset relocation refers to '" + V.Symbols[Rel.Symbol].Name +
+            return err(EAt + RelaSymbolAt, "section offset relocation refers to '" + V.Symbols[Rel.Symbol].name() +
                                      "', which is not a section symbol");
         } else {
           Rel.Kind = Type == RelData32 ? RelocKind::Data32 : RelocKind::Data64;

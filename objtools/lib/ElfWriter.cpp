@@ -547,10 +547,10 @@ llvm::Error validate(const ModuleVariant &V) {
   for (size_t I = 0; I < NSym; ++I) {
     const Symbol &S = V.Symbols[I];
     if (S.Section != NoSection && S.Section >= NSec)
-      return modelError(V.SourceName, "symbol '" + S.Name + "' refers to section " + llvm::Twine(S.Section));
+      return modelError(V.SourceName, "symbol '" + S.name() + "' refers to section " + llvm::Twine(S.Section));
     if (!SymOk(V.aliasOf(I), true))
-      return modelError(V.SourceName, "alias '" + S.Name + "' refers to symbol " + llvm::Twine(V.aliasOf(I)));
-    if (S.Name.contains('\0'))
+      return modelError(V.SourceName, "alias '" + S.name() + "' refers to symbol " + llvm::Twine(V.aliasOf(I)));
+    if (S.name().contains('\0'))
       return modelError(V.SourceName, "symbol name contains a NUL byte");
   }
   for (const Section &Sec : V.Sections) {
@@ -792,7 +792,7 @@ void VariantWriter::symbolTable(StringPool &Strings, BlockOut &Out, uint32_t *Na
   Bytes &B = Out.B;
   for (size_t I = 0; I < V.Symbols.size(); ++I) {
     const Symbol &S = V.Symbols[I];
-    uint32_t Name = Strings.add(S.Name);
+    uint32_t Name = Strings.add(S.name());
     if constexpr (!Records)
       continue;
     NameOffsets[I] = Name;
@@ -804,7 +804,7 @@ void VariantWriter::symbolTable(StringPool &Strings, BlockOut &Out, uint32_t *Na
     B.u32(S.Section);
     B.u32(S.align());
     B.u32(V.aliasOf(static_cast<uint32_t>(I)));
-    B.u32(static_cast<uint32_t>(S.Name.size()));
+    B.u32(static_cast<uint32_t>(S.name().size()));
     writeLoc(B, S.Where);
     Out.commit();
   }
@@ -1062,10 +1062,10 @@ llvm::Error writeFat(const ObjectFile &Object, llvm::raw_ostream &OS) {
   llvm::StringMap<bool> Seen;
   for (size_t VI = 0; VI < N; ++VI)
     for (const Symbol &S : Object.Variants[VI].Symbols) {
-      if (!isExternalDefinition(S) || !Seen.try_emplace(S.Name, true).second)
+      if (!isExternalDefinition(S) || !Seen.try_emplace(S.name(), true).second)
         continue;
       bool Common = S.Bind == Binding::Common && !(S.Initialized && S.Section != NoSection);
-      Symtab.u32(Strings.add(S.Name));
+      Symtab.u32(Strings.add(S.name()));
       Symtab.u8(static_cast<uint8_t>((S.Bind == Binding::Weak ? ELF::STB_WEAK : ELF::STB_GLOBAL) << 4 | symType(S.Kind)));
       Symtab.u8(0);
       Symtab.u16(Common ? uint16_t(ELF::SHN_COMMON) : static_cast<uint16_t>(VI + 2));

@@ -123,7 +123,7 @@ void ModuleVariant::setAliasOf(uint32_t Index, uint32_t Target) {
 
 uint32_t ModuleVariant::findSymbol(llvm::StringRef Name) const {
   for (size_t I = 0, E = Symbols.size(); I != E; ++I)
-    if (Symbols[I].Name == Name)
+    if (Symbols[I].name() == Name)
       return static_cast<uint32_t>(I);
   return NoSymbol;
 }

@@ -53,7 +53,7 @@ private:
   llvm::raw_ostream &OS;
   llvm::DenseMap<uint32_t, size_t> FunctionOf, VariableOf;
 
-  llvm::StringRef symbolName(uint32_t I) const { return I < V.Symbols.size() ? V.Symbols[I].Name : "<bad-symbol>"; }
+  llvm::StringRef symbolName(uint32_t I) const { return I < V.Symbols.size() ? V.Symbols[I].name() : "<bad-symbol>"; }
   void header();
   void text(const Section &S, uint64_t End);
   /// Whether R replaces text (rather than debug data), and the text it stands for.
@@ -86,7 +86,7 @@ void Printer::aliasDeclaration(uint32_t Alias) {
         if (R.Offset < Pos || uint64_t(R.Offset) + R.Length > S.HeaderLength)
           continue;
         OS << C.slice(Pos, R.Offset);
-        relocatedText(R, R.Symbol == Target ? A.Name : symbolName(R.Symbol));
+        relocatedText(R, R.Symbol == Target ? A.name() : symbolName(R.Symbol));
         Pos = uint64_t(R.Offset) + R.Length;
       }
       OS << C.slice(Pos, S.HeaderLength);
@@ -165,13 +165,13 @@ void Printer::text(const Section &S, uint64_t End) {
 void Printer::linkage(const Symbol &S, bool Kernel) { OS << linkageDirective(S.Bind); }
 
 void Printer::functionDeclaration(const Symbol &S, const FunctionAbi &F, llvm::StringRef Prefix) {
-  printFunctionDeclPtx(OS, V.signature(F), S.Name, Prefix);
+  printFunctionDeclPtx(OS, V.signature(F), S.name(), Prefix);
   OS << ";\n";
 }
 
 void Printer::variableDeclaration(const Symbol &S, const VariableAbi &Var) {
   OS << ".extern ";
-  printVariableDeclPtx(OS, Var, S.Name);
+  printVariableDeclPtx(OS, Var, S.name());
   OS << ";\n";
 }
 
@@ -339,7 +339,7 @@ void Printer::print() {
   beginSpan(NoSection);
   for (uint32_t I = 0; !V.Aliases.empty() && I < V.Symbols.size(); ++I) // in symbol order
     if (const uint32_t Aliasee = V.aliasOf(I); Aliasee != NoSymbol && Aliasee < V.Symbols.size())
-      OS << ".alias " << V.Symbols[I].Name << ", " << V.Symbols[Aliasee].Name << ";\n";
+      OS << ".alias " << V.Symbols[I].name() << ", " << V.Symbols[Aliasee].name() << ";\n";
 
   for (uint32_t I = 0; I < V.Sections.size(); ++I)
     if (V.Sections[I].Kind == SectionKind::Debug)

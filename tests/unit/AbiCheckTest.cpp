@@ -38,7 +38,7 @@ struct Module {
   }
   uint32_t addSymbol(llvm::StringRef Name, SymbolKind Kind, Binding Bind, uint32_t Line) {
     Symbol S;
-    S.Name = Name;
+    S.setName(Name);
     S.Kind = Kind;
     S.Bind = Bind;
     S.Where = {Line, 1};

@@ -37,7 +37,7 @@ struct Assembled {
   unsigned refs(const Section &Sec, llvm::StringRef Name) const {
     unsigned N = 0;
     for (const Relocation &R : V().relocs(Sec))
-      if (R.Kind == RelocKind::NameRef && V().Symbols[R.Symbol].Name == Name)
+      if (R.Kind == RelocKind::NameRef && V().Symbols[R.Symbol].name() == Name)
         ++N;
     return N;
   }
@@ -65,7 +65,7 @@ void checkRelocationsSpellNames(const ModuleVariant &V) {
       if (R.Kind == RelocKind::NameRef) {
         ASSERT_LT(R.Symbol, V.Symbols.size());
         ASSERT_LE(R.Offset + R.Length, S.contents().size());
-        EXPECT_EQ(S.contents().substr(R.Offset, R.Length), V.Symbols[R.Symbol].Name)
+        EXPECT_EQ(S.contents().substr(R.Offset, R.Length), V.Symbols[R.Symbol].name())
             << V.SourceName.str() << " section " << V.sectionName(S).str() << " offset " << R.Offset;
         // Whole identifiers only.
         if (R.Offset > 0) {
@@ -277,7 +277,7 @@ TEST(AssemblerTest, ParameterizedNames) {
       ASSERT_NE(S, NoSymbol) << Name.str();
       const Symbol &Sym = A->V().Symbols[S];
       EXPECT_EQ(Sym.size(), 4u) << Name.str();
-      EXPECT_TRUE(A->Obj->arena().identifyObject(Sym.Name.data()).has_value()) << Name.str();
+      EXPECT_TRUE(A->Obj->arena().identifyObject(Sym.name().data()).has_value()) << Name.str();
     }
     EXPECT_EQ(A->V().Symbols[A->sym("gv3")].Bind, Binding::Global);
     EXPECT_EQ(A->V().Symbols[A->sym("x0")].Bind, Binding::Local);
@@ -344,9 +344,9 @@ TEST(AssemblerTest, DebugSectionsLabelsAndFileIndices) {
   EXPECT_EQ(Rel(0).Offset, 4u);
   EXPECT_EQ(Rel(0).Kind, RelocKind::Data32);
   EXPECT_EQ(V.Symbols[Rel(0).Symbol].Kind, SymbolKind::Section);
-  EXPECT_EQ(V.Symbols[Rel(0).Symbol].Name, ".debug_abbrev");
+  EXPECT_EQ(V.Symbols[Rel(0).Symbol].name(), ".debug_abbrev");
   EXPECT_EQ(V.sectionName(V.Symbols[Rel(0).Symbol].Section), ".debug_abbrev");
-  EXPECT_EQ(V.Symbols[Rel(1).Symbol].Name, ".debug_line");
+  EXPECT_EQ(V.Symbols[Rel(1).Symbol].name(), ".debug_line");
   EXPECT_EQ(V.Symbols[Rel(1).Symbol].Section, NoSection); // ptxas makes .debug_line
   EXPECT_EQ(Rel(2).Kind, RelocKind::Data64);
   EXPECT_EQ(Rel(2).Symbol, Begin);
@@ -625,13 +625,13 @@ TEST(AssemblerTest, RenamedCorpusStillAcceptedByPtxas) {
     NewNames.reserve(V.Symbols.size());
     for (Symbol &S : V.Symbols) {
       bool Renamable = (S.Bind == Binding::Local && (S.Kind == SymbolKind::Function || S.Kind == SymbolKind::Variable) &&
-                        !S.Name.starts_with("%")) ||
+                        !S.name().starts_with("%")) ||
                        (S.Kind == SymbolKind::Label && S.Section != NoSection &&
                         V.Sections[S.Section].Kind == SectionKind::Function);
-      NewNames.push_back(Renamable ? S.Name.str() + "_rn" : S.Name.str());
+      NewNames.push_back(Renamable ? S.name().str() + "_rn" : S.name().str());
     }
     for (size_t I = 0; I < V.Symbols.size(); ++I)
-      V.Symbols[I].Name = NewNames[I];
+      V.Symbols[I].setName(NewNames[I]);
     std::string Printed;
     llvm::raw_string_ostream PS(Printed);
     printModule(V, PS);
@@ -663,7 +663,7 @@ TEST(AssemblerTest, TenMegabyteNamesAreRelocated) {
   const ModuleVariant &V = (*Read)->Variants[0];
   unsigned Long = 0;
   for (const Relocation &R : V.Relocs)
-    if (R.Kind == RelocKind::NameRef && V.Symbols[R.Symbol].Name == Name) {
+    if (R.Kind == RelocKind::NameRef && V.Symbols[R.Symbol].name() == Name) {
       EXPECT_EQ(R.Length, Name.size());
       ++Long;
     }
@@ -682,6 +682,36 @@ TEST(AssemblerTest, NamesOf16MiBAreRefusedWhereDeclared) {
   EXPECT_NE(A->Errors.find("t.ptx:8:"), std::string::npos) << A->Errors.substr(0, 2000);
   EXPECT_NE(A->Errors.find("error: name 'vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv...' is 16777216 bytes long"), std::string::npos)
       << A->Errors.substr(0, 2000);
+}
+
+TEST(AssemblerTest, DebugSectionNamesOf16MiBAreRefused) {
+  // Debug data naming a section (`.b32 .debug_x...`) makes a Section symbol, which holds its name in 24
+  // bits: such a name is refused like any other name a relocation spells.
+  const std::string Name = "." + std::string((1 << 24) - 1, 'd');
+  auto A = assemble(".version 8.0\n.target sm_90, debug\n.address_size 64\n.section .debug_info {\n  .b32 " +
+                    Name + "\n}\n");
+  EXPECT_FALSE(A->Ok);
+  EXPECT_NE(A->Errors.find("t.ptx:5:8: error: name '.ddddddddddddddddddddddddddddddd...' is 16777216 bytes long"),
+            std::string::npos)
+      << A->Errors.substr(0, 2000);
+}
+
+TEST(AssemblerTest, VariablesOf2To48BytesOrMoreAreRefused) {
+  // A Symbol keeps a variable's size in 48 bits (MaxSymbolValue): the largest fits, one byte more and a
+  // product of dimensions that would wrap 64 bits are refused at the name.
+  const std::string Head = ".version 8.0\n.target sm_90\n.address_size 64\n";
+  auto Fits = assemble(Head + ".global .b8 most[281474976710655];\n.global .b64 arr[4][8];\n");
+  ASSERT_TRUE(Fits->Ok) << Fits->Errors;
+  EXPECT_EQ(Fits->V().Symbols[Fits->V().findSymbol("most")].size(), MaxSymbolValue);
+  EXPECT_EQ(Fits->V().Symbols[Fits->V().findSymbol("arr")].size(), 256u);
+  auto Big = assemble(Head + ".global .b8 over[281474976710656];\n"
+                             ".global .b64 wraps[4000000000][4000000000][4000000000];\n"
+                             ".global .b32 bytes[70368744177664];\n");
+  EXPECT_FALSE(Big->Ok);
+  for (const char *Expected : {"t.ptx:4:13: error: variable 'over' is too large (at most 281474976710655 bytes are supported)",
+                               "t.ptx:5:14: error: variable 'wraps' is too large",
+                               "t.ptx:6:14: error: variable 'bytes' is too large"})
+    EXPECT_NE(Big->Errors.find(Expected), std::string::npos) << Expected << "\n" << Big->Errors;
 }
 
 TEST(AssemblerTest, DebugAddendsBeyond32BitsAreRefused) {

@@ -47,9 +47,9 @@ struct Fixture {
 
   Fixture() {
     M.Symbols.resize(2);
-    M.Symbols[0].Name = ".debug_abbrev";
+    M.Symbols[0].setName(".debug_abbrev");
     M.Symbols[0].Kind = SymbolKind::Section;
-    M.Symbols[1].Name = "$L__func_begin0";
+    M.Symbols[1].setName("$L__func_begin0");
     M.Symbols[1].Kind = SymbolKind::Label;
     // Two tables (as in an object ptxlink -r wrote before tables were shared), numbered differently.
     std::string Second = abbrevTable(7);

@@ -70,7 +70,7 @@ TEST(LinkerArch, SelectsTheBestVariant) {
 /// A hand-built module: one variable `Name` with the given binding and size, in its own section.
 void addVariable(ObjectFile &Obj, ModuleVariant &V, StringRef Name, Binding B, uint64_t Size, bool Init = false) {
   Symbol S;
-  S.Name = Obj.save(Name);
+  S.setName(Obj.save(Name));
   S.Kind = SymbolKind::Variable;
   S.Bind = B;
   S.Space = StateSpace::Global;
@@ -435,6 +435,29 @@ TEST_F(LinkerTool, RenamedLocalKernelsAndVariablesAreReported) {
                                            "sm_90 1 kernel __nv_static_k -> __nv_static_k$2"}));
   ASSERT_FALSE(Result.Renamed.empty());
   EXPECT_EQ(Result.Renamed.front().InputName, B);
+}
+
+TEST_F(LinkerTool, ALocalTooLongToRenameIsAnError) {
+  // A Symbol keeps a 24-bit name length (MaxSymbolNameBytes): two modules' locals of the longest name the
+  // assembler takes clash, and the second cannot be renamed (`name$2` would not fit). The link says so and
+  // writes nothing, rather than keeping a length that wrapped.
+  const std::string Name(MaxSymbolNameBytes, 'g');
+  const std::string Text = ".version 8.0\n.target sm_80\n.address_size 64\n.global .u32 " + Name +
+                           ";\n.visible .entry k_ID()\n{\n  st.global.u32 [" + Name + "], 1;\n  ret;\n}\n";
+  std::string A = write("a.ptx", llvm::StringRef(Text).str()), O = (Dir + "/out.ptx").str();
+  std::string TextB = Text;
+  TextB.replace(TextB.find("k_ID"), 4, "k_B2");
+  std::string B = write("b.ptx", TextB);
+  std::string TextA = Text;
+  TextA.replace(TextA.find("k_ID"), 4, "k_A1");
+  A = write("a.ptx", TextA);
+  EXPECT_EQ(run({"-arch", "sm_80", "--emit", "ptx", A, B, "-o", O}), 1);
+  EXPECT_NE(Err.find("error: local symbol 'gggggggggggggggggggggggggggggggg...' of " + B +
+                     " cannot be renamed apart from another of its name: 'gggggggggggggggggggggggggggggg$2' would be " +
+                     std::to_string(MaxSymbolNameBytes + 2) + " bytes long (at most 16777215 are supported)"),
+            std::string::npos)
+      << Err.substr(0, 2000);
+  EXPECT_FALSE(sys::fs::exists(O));
 }
 
 } // namespace

@@ -74,9 +74,9 @@ void expectSameVariant(const ModuleVariant &A, const ModuleVariant &B) {
 
   ASSERT_EQ(A.Symbols.size(), B.Symbols.size());
   for (size_t I = 0; I < A.Symbols.size(); ++I) {
-    SCOPED_TRACE("symbol " + std::to_string(I) + " " + A.Symbols[I].Name.str());
+    SCOPED_TRACE("symbol " + std::to_string(I) + " " + A.Symbols[I].name().str());
     const Symbol &X = A.Symbols[I], &Y = B.Symbols[I];
-    EXPECT_EQ(X.Name, Y.Name);
+    EXPECT_EQ(X.name(), Y.name());
     EXPECT_EQ(X.Kind, Y.Kind);
     EXPECT_EQ(X.Bind, Y.Bind);
     EXPECT_EQ(X.Space, Y.Space);
@@ -279,7 +279,7 @@ TEST(ObjectFormat, SectionsTakeTheirNameAndPlaceFromTheirSymbol) {
   auto add = [&](uint32_t Sym, llvm::StringRef Name, Loc Where) {
     Section S;
     S.Symbol = Sym;
-    S.setContents(O.save(".func " + V.Symbols[Sym].Name.str() + "()\n{\n\tret;\n}"));
+    S.setContents(O.save(".func " + V.Symbols[Sym].name().str() + "()\n{\n\tret;\n}"));
     EXPECT_TRUE(V.labelSection(S, Name, Where));
     V.startRelocs(S);
     V.Sections.push_back(S);
@@ -754,7 +754,7 @@ uint64_t elfSymbolOffset(const std::string &Bytes, llvm::StringRef Name) {
 }
 
 TEST(ObjectFormat, OnlyLabelsHaveValuesAndOnlyVariablesSizes) {
-  // A symbol's offset (labels) and size (variables) share one field of the model (Symbol is 40 bytes):
+  // A symbol's offset (labels) and size (variables) share one field of the model (Symbol is 32 bytes):
   // a value or size that the symbol's kind does not have is refused at its ELF field, not dropped.
   const std::string Bytes = writeToString(*buildFullModel());
   struct Case {
@@ -796,7 +796,7 @@ TEST(ObjectFormat, OnlyLabelsHaveValuesAndOnlyVariablesSizes) {
 }
 
 TEST(ObjectFormat, SymbolAlignmentsArePowersOfTwo) {
-  // The model keeps a symbol's alignment as its log2 (Symbol is 40 bytes): the reader refuses an alignment
+  // The model keeps a symbol's alignment as its log2 (Symbol is 32 bytes): the reader refuses an alignment
   // that is no power of two at the record's alignment field, and every power of two up to 2^31 round-trips.
   auto Model = buildFullModel();
   const uint32_t Gtab = Model->Variants[0].findSymbol("gtab");
@@ -832,6 +832,53 @@ TEST(ObjectFormat, SymbolAlignmentsArePowersOfTwo) {
     auto R = readFromString(writeToString(*Model));
     ASSERT_TRUE(bool(R)) << llvm::toString(R.takeError());
     EXPECT_EQ((*R)->Variants[0].Symbols[Gtab].align(), Good);
+  }
+}
+
+TEST(ObjectFormat, SymbolNamesAndSizesFitTheirFields) {
+  // A Symbol keeps a 24-bit name length and a 48-bit size or label offset (32 bytes a symbol): the reader
+  // refuses a longer name length in a symbol record and a larger st_size of a variable, at the field.
+  auto Model = buildFullModel();
+  const uint32_t Gtab = Model->Variants[0].findSymbol("gtab");
+  ASSERT_NE(Gtab, NoSymbol);
+  const std::string Bytes = writeToString(*Model);
+  llvm::ELF::Elf64_Ehdr Ehdr;
+  std::memcpy(&Ehdr, Bytes.data(), sizeof(Ehdr));
+  uint64_t Records = 0, Symtab = 0;
+  for (unsigned I = 1; I < Ehdr.e_shnum; ++I) {
+    llvm::ELF::Elf64_Shdr Shdr;
+    std::memcpy(&Shdr, Bytes.data() + Ehdr.e_shoff + I * sizeof(Shdr), sizeof(Shdr));
+    if (Shdr.sh_type == elf::ShtSymbols)
+      Records = Shdr.sh_offset;
+    if (Shdr.sh_type == llvm::ELF::SHT_SYMTAB)
+      Symtab = Shdr.sh_offset;
+  }
+  ASSERT_NE(Records, 0u);
+  ASSERT_NE(Symtab, 0u);
+  const uint64_t Record = Records + uint64_t(Gtab) * elf::SymbolRecordSize;
+  const uint32_t ElfIndex = llvm::support::endian::read32le(&Bytes[Record]);
+  auto refused = [&](uint64_t Field, std::string Patched, const std::string &Message) {
+    auto R = readFromString(Patched, "fields.o");
+    ASSERT_FALSE(bool(R));
+    char Where[32];
+    std::snprintf(Where, sizeof(Where), "offset 0x%llX: ", static_cast<unsigned long long>(Field));
+    EXPECT_EQ(llvm::toString(R.takeError()), std::string("fields.o: ") + Where + Message);
+  };
+  {
+    std::string Patched = Bytes;
+    llvm::support::endian::write32le(&Patched[Record + 20], MaxSymbolNameBytes + 1);
+    refused(Record + 20, Patched, "symbol name of 16777216 bytes (at most 16777215 are supported)");
+  }
+  const uint64_t SizeField = Symtab + uint64_t(ElfIndex) * sizeof(llvm::ELF::Elf64_Sym) + 16; // st_size
+  ASSERT_EQ(llvm::support::endian::read64le(&Bytes[SizeField]), 16u);
+  {
+    std::string Patched = Bytes;
+    llvm::support::endian::write64le(&Patched[SizeField], MaxSymbolValue + 1);
+    refused(SizeField, Patched, "variable 'gtab' has size 281474976710656 (at most 281474976710655 is supported)");
+    llvm::support::endian::write64le(&Patched[SizeField], MaxSymbolValue);
+    auto R = readFromString(Patched, "fields.o");
+    ASSERT_TRUE(bool(R)) << llvm::toString(R.takeError());
+    EXPECT_EQ((*R)->Variants[0].Symbols[Gtab].size(), MaxSymbolValue);
   }
 }
 

@@ -15,7 +15,7 @@ namespace ptxlink::testmodel {
 inline uint32_t addSymbol(ModuleVariant &V, llvm::StringRef Name, SymbolKind Kind, Binding Bind,
                           uint32_t Section = NoSection) {
   Symbol S;
-  S.Name = Name;
+  S.setName(Name);
   S.Kind = Kind;
   S.Bind = Bind;
   S.Section = Section;

@@ -113,9 +113,9 @@ TEST(PtxPrinter, IsDeterministic) {
 TEST(PtxPrinter, NamesAndFileIndicesComeFromTheModel) {
   auto O = buildFullModel();
   ModuleVariant &V = O->Variants[0];
-  V.Symbols[V.findSymbol("foo")].Name = "foo_renamed";
-  V.Symbols[V.findSymbol("helper")].Name = "helper_1";
-  V.Symbols[V.findSymbol("Lfunc_begin0")].Name = "Lfb_7";
+  V.Symbols[V.findSymbol("foo")].setName("foo_renamed");
+  V.Symbols[V.findSymbol("helper")].setName("helper_1");
+  V.Symbols[V.findSymbol("Lfunc_begin0")].setName("Lfb_7");
   for (Relocation &R : V.Relocs)
       if (R.Kind == RelocKind::FileIndex)
         R.Symbol = 9;

@@ -91,7 +91,7 @@ void collectExports(Side &S, const ObjectFile &Object, StringRef ObjectName) {
     const FunctionAbi *F = findFunctionAbi(M, I);
     if (F && !F->HasBody)
       continue;
-    auto [It, Inserted] = S.Exports.try_emplace(Sym.Name.str());
+    auto [It, Inserted] = S.Exports.try_emplace(Sym.name().str());
     // The first definition wins, as in a link (members in archive order); a strong one beats a weak one.
     if (!Inserted && !(It->second.sym().Bind == Binding::Weak && Sym.Bind == Binding::Global))
       continue;
@@ -248,8 +248,8 @@ int runAbiDiff(ArrayRef<std::string> Args, raw_ostream &Out, raw_ostream &Err) {
 
   if (Json) {
     auto ExportJson = [](const Export &E) {
-      json::Object O{{"name", E.sym().Name}, {"kind", E.kind()}, {"site", E.site()}, {"ptx", E.ptx()}};
-      if (std::string Dem = demangleCxx(E.sym().Name); !Dem.empty())
+      json::Object O{{"name", E.sym().name()}, {"kind", E.kind()}, {"site", E.site()}, {"ptx", E.ptx()}};
+      if (std::string Dem = demangleCxx(E.sym().name()); !Dem.empty())
         O["demangled"] = Dem;
       return O;
     };
@@ -284,7 +284,7 @@ int runAbiDiff(ArrayRef<std::string> Args, raw_ostream &Out, raw_ostream &Err) {
   Out << "ABI of " << New.Path << " against " << Old.Path << ": " << Removed.size() << " removed, " << Added.size()
       << " added, " << Changed.size() << " changed\n";
   for (const Export *E : Removed)
-    Out << "\nremoved " << E->kind() << " " << quoted(E->sym().Name) << " [incompatible]\n"
+    Out << "\nremoved " << E->kind() << " " << quoted(E->sym().name()) << " [incompatible]\n"
         << "  old: " << E->site() << ": " << E->ptx() << "\n";
   for (const Change &C : Changed) {
     Out << "\nchanged " << C.New->kind() << " " << quoted(C.Name) << " ["
@@ -295,7 +295,7 @@ int runAbiDiff(ArrayRef<std::string> Args, raw_ostream &Out, raw_ostream &Err) {
       Out << "  " << F.Detail << " [" << severityName(F.Level) << ": " << F.Code << "]\n";
   }
   for (const Export *E : Added)
-    Out << "\nadded " << E->kind() << " " << quoted(E->sym().Name) << "\n"
+    Out << "\nadded " << E->kind() << " " << quoted(E->sym().name()) << "\n"
         << "  new: " << E->site() << ": " << E->ptx() << "\n";
   Out << "\n";
   if (Status == AbiDiffOk)

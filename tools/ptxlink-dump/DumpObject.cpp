@@ -85,7 +85,7 @@ std::string prototype(const ModuleVariant &V, const FunctionAbi &F) {
   const Symbol &S = V.Symbols[F.Symbol];
   std::string Out;
   raw_string_ostream OS(Out);
-  printFunctionDeclPtx(OS, V.signature(F), S.Name, linkageDirective(S.Bind));
+  printFunctionDeclPtx(OS, V.signature(F), S.name(), linkageDirective(S.Bind));
   return Out;
 }
 
@@ -116,7 +116,7 @@ json::Object kernelLayout(const ModuleVariant &V, const FunctionAbi &F) {
 namespace {
 
 std::string symbolName(const ModuleVariant &V, uint32_t I) {
-  return I < V.Symbols.size() ? V.Symbols[I].Name.str() : formatv("<symbol {0}>", I).str();
+  return I < V.Symbols.size() ? V.Symbols[I].name().str() : formatv("<symbol {0}>", I).str();
 }
 
 std::string sectionName(const ModuleVariant &V, uint32_t I) { return I < V.Sections.size() ? V.sectionName(I).str() : ""; }
@@ -132,7 +132,7 @@ void symbolRecords(const ObjectFile &Object, Node::Emit Emit) {
       json::Object &J = Record.Fields;
       J = json::Object{{"variant", int64_t(VI)},
                        {"index", int64_t(I)},
-                       {"name", S.Name.str()},
+                       {"name", S.name().str()},
                        {"binding", bindingName(S.Bind)},
                        {"kind", kindName(S.Kind)},
                        {"space", stateSpaceName(S.Space).str()},
@@ -144,7 +144,7 @@ void symbolRecords(const ObjectFile &Object, Node::Emit Emit) {
         J["initialized"] = true;
       if (const uint32_t Aliasee = V.aliasOf(static_cast<uint32_t>(I)); Aliasee != NoSymbol)
         J["aliasOf"] = symbolName(V, Aliasee);
-      if (std::string D = demangled(S.Name); !D.empty())
+      if (std::string D = demangled(S.name()); !D.empty())
         J["demangled"] = D;
       Emit(Record);
     }
@@ -181,14 +181,14 @@ void functionRecords(const ObjectFile &Object, Node::Emit Emit) {
       Node Record;
       json::Object &J = Record.Fields;
       J = json::Object{{"variant", int64_t(VI)},
-                       {"name", S.Name.str()},
+                       {"name", S.name().str()},
                        {"kind", F.IsKernel ? "kernel" : "function"},
                        {"binding", bindingName(S.Bind)},
                        {"defined", F.HasBody},
                        {"prototype", prototype(V, F)},
                        {"returns", paramsJson(V.returns(F))},
                        {"params", paramsJson(V.params(F))}};
-      if (std::string D = demangled(S.Name); !D.empty())
+      if (std::string D = demangled(S.name()); !D.empty())
         J["demangled"] = D;
       if (F.NoReturn)
         J["noreturn"] = true;
@@ -230,7 +230,7 @@ void variableRecords(const ObjectFile &Object, Node::Emit Emit) {
         continue;
       const Symbol &S = V.Symbols[Var.Symbol];
       Node Record;
-      Record.Fields = json::Object{{"variant", int64_t(VI)}, {"name", S.Name.str()},
+      Record.Fields = json::Object{{"variant", int64_t(VI)}, {"name", S.name().str()},
                                    {"space", stateSpaceName(Var.Space).str()}, {"type", Var.Type.str()},
                                    {"size", S.size()}, {"align", S.align()}, {"binding", bindingName(S.Bind)}};
       Emit(Record);
@@ -251,7 +251,7 @@ void callEdgeRecords(const ObjectFile &Object, Node::Emit Emit) {
         const Symbol &T = V.Symbols[R.Symbol];
         if (T.Kind != SymbolKind::Function && T.Kind != SymbolKind::Kernel)
           continue;
-        std::string From = V.Symbols[S.Symbol].Name.str(), To = T.Name.str();
+        std::string From = V.Symbols[S.Symbol].name().str(), To = T.name().str();
         if (!Seen.insert({From, To}).second)
           continue;
         StringRef Kind = S.Kind == SectionKind::Variable ? "initializer"
