@@ -1,13 +1,17 @@
 """Issue 15, finding 8: a large PTX text is given back to the kernel behind its lowering. Writes a module of
-260,000 small functions (18 MB, past InputFiles.h's LargeTextBytes: half of them take a parameter and
-return a value) and a kernel that calls every 997th, then checks that
+260,000 small functions (24 MB, past InputFiles.h's LargeTextBytes: half of them take a parameter,
+return a value and call f0 six times) and a kernel that calls every 997th, then checks that
 
   * the link of the file (mapped, its pages given back behind the lowering, names copied), the link of the
     same text read from standard input (a heap buffer: nothing given back) and the link of the object that
     ptxlink-as wrote from the file (its writer gives the text back behind itself too) print the same
     module, byte for byte: text read back from the file after its pages were given back is unchanged;
-  * ptxlink-as's peak from the file is below its peak from standard input minus a third of the text: the text
-    does not stay resident (before: the file's peak was the higher one, by the names' copies).
+  * ptxlink-as's peak from the file is below its peak from standard input minus a sixth of the text: the text
+    does not stay resident (before: the file's peak was the higher one, by the names' copies). The calls
+    make the model (a relocation of 16 bytes per call) outgrow the parse's records, so that the peak from
+    standard input is the text's heap copy beside the whole model, and the difference is a good part of
+    the text (10-13 MB for 24 MB here; with the model's records shrunk, calls-free functions left only
+    4-6 MB, too close to a third of the text).
 
   large_text.py WORK_DIR
 """
@@ -24,6 +28,7 @@ with open(ptx, "w") as f:
     for i in range(count):
         if i % 2:
             f.write(".visible .func (.param .b32 r) f%d(.param .b32 a){.reg .b32 %%r<2>;"
+                    "call f0;call f0;call f0;call f0;call f0;call f0;"
                     "ld.param.b32 %%r1,[a];st.param.b32 [r],%%r1;ret;}\n" % i)
         else:
             f.write(".visible .func f%d(){ret;}\n" % i)
@@ -55,7 +60,7 @@ run("ptxlink of the object", [link, "-arch", "sm_80", out("large.o"), "-o", out(
 outputs = [open(out(n), "rb").read() for n in ("file.ptx", "stdin.ptx", "object.ptx")]
 print("linked modules %s" % ("identical" if outputs[0] == outputs[1] == outputs[2] else "DIFFER"))
 print("kept functions: %d" % outputs[0].count(b".visible .func"))
-if peak_file + size // 3 < peak_stdin:
+if peak_file + size // 6 < peak_stdin:
     print("the file's text is not held")
 else:
     print("the file's text is held: %d MB from the file, %d MB from standard input" % (peak_file >> 20,
