@@ -1,4 +1,5 @@
 // ptxlink: the PTX-level device linker. A thin shell over runLinkerTool (linker/lib/LinkDriver.cpp).
+#include "ptxlink/InputFaults.h"
 #include "ptxlink/Linker.h"
 
 #include "llvm/Support/InitLLVM.h"
@@ -9,6 +10,7 @@
 
 int main(int argc, char **argv) {
   llvm::InitLLVM X(argc, argv);
+  ptxlink::reportTruncatedInputs("ptxlink"); // after InitLLVM, whose fault handlers it goes in front of
   std::vector<std::string> Args(argv + 1, argv + argc);
   int RC = ptxlink::runLinkerTool(Args, llvm::outs(), llvm::errs(), /*ProcessExitsAfter=*/true);
   llvm::outs().flush();
