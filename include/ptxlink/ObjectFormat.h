@@ -4,10 +4,12 @@
 
 #include "ptxlink/ObjectModel.h"
 
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/Support/Error.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <algorithm>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -39,6 +41,55 @@ void printModule(const ModuleVariant &Variant, llvm::raw_ostream &OS);
 /// linked module for several arches when their inputs are the same).
 void printModule(const ModuleVariant &Variant, const TargetInfo &Target, llvm::raw_ostream &OS);
 
+/// Gives back the pages of input text behind a pass that reads many sections' text in order (issue 15,
+/// finding 8: a link that keeps 10^6 functions faulted all their text back in to print it, 87 MB of an
+/// object's file mapping). Every BatchSections sections passed, the range from the lowest to the highest
+/// byte they covered goes to Release, which may give back its whole pages where the range lies in one
+/// read-only file mapping of an input (ObjectFile::releaseSourcePages: a page read again is read back from
+/// the file, unchanged) and leaves anything else alone. A pass over fewer sections releases nothing, so
+/// a common link pays only a test per section.
+class TextReleaser {
+public:
+  static constexpr size_t BatchSections = 4096;
+  TextReleaser() = default;
+  /// Release must outlive the TextReleaser (a function_ref: pass a named callable, not a temporary).
+  explicit TextReleaser(llvm::function_ref<void(llvm::StringRef)> Release) : Release(Release) {}
+  /// Text (a section's contents, or a part of them) has been read and will not be read again by this pass.
+  void passed(llvm::StringRef Text) {
+    if (!Release || Text.empty())
+      return;
+    Lo = Lo ? std::min(Lo, Text.data()) : Text.data();
+    Hi = std::max(Hi, Text.data() + Text.size());
+    if (++Since == BatchSections)
+      releaseBatch();
+  }
+  /// The end of a pass: what it read since the last batch goes too, if the pass released any batch.
+  void finish() {
+    if (Released && Lo)
+      releaseBatch();
+    Lo = Hi = nullptr;
+    Since = 0;
+    Released = false;
+  }
+
+private:
+  void releaseBatch() {
+    Release(llvm::StringRef(Lo, size_t(Hi - Lo)));
+    Lo = Hi = nullptr;
+    Since = 0;
+    Released = true;
+  }
+  llvm::function_ref<void(llvm::StringRef)> Release;
+  const char *Lo = nullptr, *Hi = nullptr;
+  size_t Since = 0;
+  bool Released = false;
+};
+
+/// printModule giving back the inputs' text behind its passes over the sections (TextReleaser): for a
+/// linked module, whose sections' contents are views of the inputs.
+void printModule(const ModuleVariant &Variant, const TargetInfo &Target, llvm::raw_ostream &OS,
+                 llvm::function_ref<void(llvm::StringRef)> ReleaseText);
+
 /// Where the printer put each section's text, so that a line of the printed module (in a ptxas message)
 /// can be traced back to the input it came from. Spans are in print order (increasing Offset); text the
 /// printer made up (the header, extern declarations, aliases) has a span with Section == NoSection.
@@ -55,7 +106,7 @@ void printModule(const ModuleVariant &Variant, const TargetInfo &Target, llvm::r
 
 /// Where line Line (1-based) of a printed module came from.
 struct PrintedLineOrigin {
-  llvm::StringRef File;     // the input (ModuleVariant::SectionSources, else SourceName)
+  llvm::StringRef File;     // the input (ModuleVariant::sectionSource, else SourceName)
   uint32_t Line = 0;        // the input's line
   llvm::StringRef LineText; // the input's text of that line, from column FirstColumn on
   uint32_t FirstColumn = 1; // the column of LineText[0] (a section's first line may start mid-line)

@@ -461,10 +461,17 @@ struct ModuleVariant {
   std::vector<VariableAbi> Variables;
   std::vector<PrototypeAbi> Prototypes;
   std::vector<FileEntry> Files;
-  /// Linked modules only: per section, the input it came from ("a.ptx", or "a.ptx (libx.a(a.o))"), so a
-  /// message about a line of the printed module (ptxas's) can name the input's file:line. Empty in an
-  /// assembled or read module, whose sections all come from SourceName. Not written to objects.
-  std::vector<llvm::StringRef> SectionSources;
+  /// Linked modules only: the input each section came from ("a.ptx", or "a.ptx (libx.a(a.o))"), so a
+  /// message about a line of the printed module (ptxas's) can name the input's file:line; read with
+  /// sectionSource(I), set with setSectionSource. Runs of sections in index order, a run per change of
+  /// input: one input's sections are consecutive in a linked module, and a name per section cost 16
+  /// bytes per kept function (issue 15, finding 8). Empty in an assembled or read module, whose sections
+  /// all come from SourceName. Not written to objects.
+  struct SectionSourceRun {
+    uint32_t FirstSection; // the run's first section; it lasts until the next run's
+    llvm::StringRef Source;
+  };
+  std::vector<SectionSourceRun> SectionSources;
   /// Names and places of the sections that do not take them from their symbol (Section::Label).
   std::vector<SectionLabel> SectionLabels;
   /// Symbol index -> aliasee index for the `.alias` names (read with aliasOf, set with setAliasOf).
@@ -484,6 +491,20 @@ struct ModuleVariant {
     return S.Symbol < Symbols.size() ? Symbols[S.Symbol].Where : Loc();
   }
   Loc sectionWhere(size_t Index) const { return sectionWhere(Sections[Index]); }
+  /// The input section Index came from (SectionSources); empty if none was set (several inputs', or an
+  /// assembled or read module).
+  llvm::StringRef sectionSource(size_t Index) const {
+    auto It = std::upper_bound(SectionSources.begin(), SectionSources.end(), Index,
+                               [](size_t I, const SectionSourceRun &R) { return I < R.FirstSection; });
+    return It == SectionSources.begin() ? llvm::StringRef() : std::prev(It)->Source;
+  }
+  /// Sets the input of section Index, which must be at least every section given one before (sections
+  /// are given their inputs in index order); the sections between keep the previous run's input.
+  void setSectionSource(size_t Index, llvm::StringRef Source) {
+    assert((SectionSources.empty() || Index >= SectionSources.back().FirstSection) && "sources out of order");
+    if (SectionSources.empty() || SectionSources.back().Source != Source)
+      SectionSources.push_back({uint32_t(Index), Source});
+  }
   /// Gives S (a section of this variant whose Symbol is already set) the name Name and place Where: none
   /// of its own when they are its symbol's, else an entry of SectionLabels. The symbol's name and place
   /// must not change afterwards.

@@ -14,6 +14,7 @@
 // Fixed after this pass: the output module; every LinkModule's SymOut/SecOut.
 #include "DwarfMerge.h"
 #include "LinkContext.h"
+#include "ptxlink/ObjectFormat.h"
 
 #include "llvm/ADT/CachedHashString.h"
 #include "llvm/ADT/DenseSet.h"
@@ -75,7 +76,7 @@ TargetInfo ArchLink::outputTarget(ObjectFile &Storage) const {
 /// among the labels of every function, so such a name must go to one label only: the callers rename
 /// every symbol of that name. Only kept function text of a link that has such symbols is scanned (a
 /// label is defined by `name:` at the start of a statement).
-static std::vector<StringRef> labelsDefinedElsewhere(ArrayRef<LinkModule> Modules) {
+static std::vector<StringRef> labelsDefinedElsewhere(ArrayRef<LinkModule> Modules, ArrayRef<InputFile> Inputs) {
   auto isCodeLabel = [](const ModuleVariant &M, const Symbol &S) {
     return S.Kind == SymbolKind::Label && S.Section < M.Sections.size() &&
            M.Sections[S.Section].Kind == SectionKind::Function;
@@ -90,6 +91,11 @@ static std::vector<StringRef> labelsDefinedElsewhere(ArrayRef<LinkModule> Module
   bool AnySymbols = false;
   for (uint32_t MI = 0; MI < Modules.size(); ++MI) {
     const ModuleVariant &M = *Modules[MI].M;
+    // The text scanned is given back behind the scan (a large input's file mapping only): the printer
+    // reads it again, section by section, and gives it back behind itself too.
+    const ObjectFile &Source = *Inputs[Modules[MI].Input].Object;
+    auto Release = [&Source](StringRef Range) { Source.releaseSourcePages(Range); };
+    TextReleaser Behind(Release); // refers to Release, which outlives it
     SymbolOffsets.clear();
     for (const Symbol &S : M.Symbols)
       if (isCodeLabel(M, S))
@@ -138,7 +144,9 @@ static std::vector<StringRef> labelsDefinedElsewhere(ArrayRef<LinkModule> Module
           continue; // a label symbol's own definition
         Plain.insert(CachedHashStringRef(Text.slice(Start, End)));
       }
+      Behind.passed(Text);
     }
+    Behind.finish();
   }
   std::vector<StringRef> Clashes;
   if (Plain.empty() || !AnySymbols)
@@ -273,7 +281,7 @@ public:
     // which outlive this pass: no copies). Its size: about as many locals as visible names, never more
     // than all the other symbols.
     TakenLocals.reserve(std::min(MaxSymbols - std::min(MaxSymbols, Globals.size()), Globals.size()) + 64);
-    for (StringRef Label : labelsDefinedElsewhere(Modules))
+    for (StringRef Label : labelsDefinedElsewhere(Modules, Link.Inputs))
       if (!Link.isGlobalName(Label))
         TakenLocals.insert(CachedHashStringRef(Label));
   }
@@ -303,7 +311,6 @@ public:
     Out.Symbols.reserve(MaxSymbols);
     Origins.reserve(MaxSymbols);
     Out.Sections.reserve(MaxSections);
-    Out.SectionSources.reserve(MaxSections);
     for (uint32_t MI = 0; MI < Modules.size(); ++MI) {
       LinkModule &LM = Modules[MI];
       const ModuleVariant &M = *LM.M;
@@ -436,7 +443,7 @@ public:
         Out.Sections.back().RelocBegin = Out.Sections.back().RelocCount = 0;
         Out.Sections.back().Symbol = NoSymbol;
         Out.Sections.back().Label = NoLabel;
-        Out.SectionSources.push_back(M.SourceName);
+        Out.setSectionSource(Out.Sections.size() - 1, M.SourceName);
       }
     }
     FirstDebug = Out.Sections.size();
@@ -475,7 +482,7 @@ public:
       DebugBuf.push_back(Buf);
       uint32_t Index = Out.Sections.size();
       Out.Sections.push_back(std::move(D));
-      Out.SectionSources.push_back(StringRef()); // several inputs'
+      Out.setSectionSource(Index, StringRef()); // several inputs'
       auto It = SectionSymbol.find(Name);
       if (It != SectionSymbol.end()) {
         Out.Sections[Index].Symbol = It->second;
@@ -666,13 +673,9 @@ public:
       }
   }
 
-  /// Per output symbol: the input symbol it came from.
-  std::vector<SymRef> origins() const {
-    std::vector<SymRef> R(Origins.size());
-    for (size_t O = 0; O < Origins.size(); ++O)
-      R[O] = {Origins[O].Module, Origins[O].Symbol};
-    return R;
-  }
+  /// Per output symbol: the input symbol it came from. Handed over, not copied: the copy was a second
+  /// table of 8 bytes per kept symbol at the link's peak (issue 15, finding 8). The last step.
+  std::vector<SymRef> takeOrigins() { return std::move(Origins); }
 
 private:
   bool isTaken(StringRef Name) const {
@@ -762,10 +765,7 @@ private:
   std::vector<std::vector<uint64_t>> DebugBase;
   // Section symbol of each debug name (created on demand, also for names only referenced).
   StringMap<uint32_t> SectionSymbol;
-  struct Origin {
-    uint32_t Module, Symbol;
-  };
-  std::vector<Origin> Origins; // per output symbol
+  std::vector<SymRef> Origins; // per output symbol
   StringMap<uint32_t> FileIndex;                      // path -> output `.file` number
   // Per module: input `.file` number -> output. Keyed by 64 bits so that no 32-bit number from a file
   // is one of DenseMap's reserved keys (0xffffffff, 0xfffffffe for 32-bit keys).
@@ -808,7 +808,7 @@ void ArchLink::emit(ModuleVariant &Out, ObjectFile &Storage) {
   E.mapRelocations();
   // After: the ABI records the output needs (all of them for -r).
   E.copyAbiRecords();
-  OutOrigin = E.origins();
+  OutOrigin = E.takeOrigins();
   Times.add("emit module", Arch.name(), Start);
 }
 

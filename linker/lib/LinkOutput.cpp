@@ -79,7 +79,11 @@ bool writeLinkOutput(const LinkOptions &Options, LinkedProgram &Program, Diagnos
     E = writeOutput(Options, Out, [&](raw_ostream &OS) { return writeObject(Linked, OS); });
   } else if (Options.Emit == EmitKind::Ptx) {
     E = writeOutput(Options, Out, [&](raw_ostream &OS) {
-      printModule(Linked.Variants.front(), OS);
+      const ModuleVariant &Module = Linked.Variants.front();
+      if (Program.ReleaseInputText)
+        printModule(Module, Module.Target, OS, Program.ReleaseInputText);
+      else
+        printModule(Module, OS);
       return Error::success();
     });
   } else {
@@ -135,7 +139,12 @@ bool writeLinkOutput(const LinkOptions &Options, LinkedProgram &Program, Diagnos
       Img.VersionMajor = Target.VersionMajor;
       Img.VersionMinor = Target.VersionMinor;
       if (!compiledWhole(I))
-        Img.PayloadWriter = [&Module, &Target](raw_ostream &OS) { printModule(Module, Target, OS); };
+        Img.PayloadWriter = [&Module, &Target, &Program](raw_ostream &OS) {
+          if (Program.ReleaseInputText)
+            printModule(Module, Target, OS, Program.ReleaseInputText);
+          else
+            printModule(Module, Target, OS);
+        };
     }
     std::vector<std::string> PackErrors(Outputs.size());
     std::thread Packer;

@@ -36,6 +36,9 @@ struct LinkedProgram {
   std::vector<std::vector<CodegenUnit>> UnitsOf;
   std::vector<bool> DeviceRuntimeOf;
   std::vector<std::string> ModuleIds; // --emit host-object: the nvcc module ids to register, each once
+  // Gives back the pages of a range of the inputs' text that the printer has passed (TextReleaser,
+  // ObjectFormat.h): the linked modules' sections are views of the inputs. Null: nothing is given back.
+  std::function<void(llvm::StringRef)> ReleaseInputText;
   // --sass: ptxas and nvlink, looked for (`ptxas --version` runs) while the link runs.
   std::future<llvm::Expected<SassToolchain>> Toolchain;
 };

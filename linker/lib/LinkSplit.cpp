@@ -220,7 +220,7 @@ std::vector<CodegenUnit> ArchLink::splitForCodegen(uint64_t BatchBelowBytes) con
       }
       V.Sections.push_back(std::move(C));
       // Where ptxas messages about this section point (a batch holds several inputs' sections).
-      V.SectionSources.push_back(OS < Out.SectionSources.size() ? Out.SectionSources[OS] : V.SourceName);
+      V.setSectionSource(V.Sections.size() - 1, Out.sectionSource(OS));
     }
     for (const FileEntry &F : Out.Files)
       if (FilesUsed.contains(F.Index))

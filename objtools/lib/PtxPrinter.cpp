@@ -41,6 +41,7 @@ public:
 
   void print();
   PrintedLayout *Layout = nullptr; // where each section's text went, if the caller wants it
+  TextReleaser Behind;             // gives the inputs' text back behind each pass over the sections
 
 private:
   /// Notes that what is printed next is Section's text (NoSection: the printer's own).
@@ -267,8 +268,10 @@ void Printer::print() {
     if (const Section &S = V.Sections[I]; S.Kind == SectionKind::Module) {
       beginSpan(I);
       text(S, S.contents().size());
+      Behind.passed(S.contents());
       OS << '\n';
     }
+  Behind.finish();
 
   // Declarations: prototypes of defined functions (so that any definition or initializer may refer to
   // any function), declarations of aliases (PTX wants `fAlias` declared before `.alias`), externs.
@@ -292,8 +295,11 @@ void Printer::print() {
     beginSpan(I);
     text(S, S.HeaderLength);
     endDeclaration(OS, S.contents().take_front(S.HeaderLength));
+    // The whole section: fault-around brings a header's neighbours in with it.
+    Behind.passed(S.contents());
     Any = true;
   }
+  Behind.finish();
   beginSpan(NoSection);
   for (uint32_t I = 0; I < V.Symbols.size(); ++I) {
     const Symbol &Sym = V.Symbols[I];
@@ -323,8 +329,10 @@ void Printer::print() {
         linkage(V.Symbols[S.Symbol], false);
       beginSpan(I);
       text(S, S.contents().size());
+      Behind.passed(S.contents());
       OS << '\n';
     }
+  Behind.finish();
   OS << '\n';
 
   for (uint32_t I = 0; I < V.Sections.size(); ++I)
@@ -333,8 +341,10 @@ void Printer::print() {
         linkage(V.Symbols[S.Symbol], V.Symbols[S.Symbol].Kind == SymbolKind::Kernel);
       beginSpan(I);
       text(S, S.contents().size());
+      Behind.passed(S.contents());
       OS << "\n\n";
     }
+  Behind.finish();
 
   beginSpan(NoSection);
   for (uint32_t I = 0; !V.Aliases.empty() && I < V.Symbols.size(); ++I) // in symbol order
@@ -352,6 +362,13 @@ void printModule(const ModuleVariant &Variant, llvm::raw_ostream &OS) { Printer(
 
 void printModule(const ModuleVariant &Variant, const TargetInfo &Target, llvm::raw_ostream &OS) {
   Printer(Variant, Target, OS).print();
+}
+
+void printModule(const ModuleVariant &Variant, const TargetInfo &Target, llvm::raw_ostream &OS,
+                 llvm::function_ref<void(llvm::StringRef)> ReleaseText) {
+  Printer P(Variant, Target, OS);
+  P.Behind = TextReleaser(ReleaseText);
+  P.print();
 }
 
 void printParamPtx(llvm::raw_ostream &OS, const ParamInfo &P) {
@@ -518,9 +535,7 @@ std::optional<PrintedLineOrigin> locatePrintedLine(const ModuleVariant &V, const
   }
   llvm::StringRef LineText = C.substr(Pos, C.find('\n', Pos) - Pos).rtrim("\r");
   PrintedLineOrigin O;
-  O.File = Span.Section < V.SectionSources.size() && !V.SectionSources[Span.Section].empty()
-               ? V.SectionSources[Span.Section]
-               : V.SourceName;
+  O.File = !V.sectionSource(Span.Section).empty() ? V.sectionSource(Span.Section) : V.SourceName;
   // The section's text starts at Where (its first line may begin after a directive it dropped).
   O.Line = Where.Line + Delta;
   O.FirstColumn = Delta == 0 ? std::max<uint32_t>(Where.Column, 1) : 1;
