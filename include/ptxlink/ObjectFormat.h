@@ -47,7 +47,8 @@ void printModule(const ModuleVariant &Variant, const TargetInfo &Target, llvm::r
 /// byte they covered goes to Release, which may give back its whole pages where the range lies in one
 /// read-only file mapping of an input (ObjectFile::releaseSourcePages: a page read again is read back from
 /// the file, unchanged) and leaves anything else alone. A pass over fewer sections releases nothing, so
-/// a common link pays only a test per section.
+/// a common link pays little; one without Release (no large input: ObjectFile::mappedBytes) only a test
+/// per section.
 class TextReleaser {
 public:
   static constexpr size_t BatchSections = 4096;
@@ -56,29 +57,20 @@ public:
   explicit TextReleaser(llvm::function_ref<void(llvm::StringRef)> Release) : Release(Release) {}
   /// Text (a section's contents, or a part of them) has been read and will not be read again by this pass.
   void passed(llvm::StringRef Text) {
-    if (!Release || Text.empty())
-      return;
-    Lo = Lo ? std::min(Lo, Text.data()) : Text.data();
-    Hi = std::max(Hi, Text.data() + Text.size());
-    if (++Since == BatchSections)
-      releaseBatch();
+    if (Release) [[unlikely]]
+      record(Text);
   }
   /// The end of a pass: what it read since the last batch goes too, if the pass released any batch.
   void finish() {
-    if (Released && Lo)
-      releaseBatch();
-    Lo = Hi = nullptr;
-    Since = 0;
-    Released = false;
+    if (Release) [[unlikely]]
+      finishPass();
   }
 
 private:
-  void releaseBatch() {
-    Release(llvm::StringRef(Lo, size_t(Hi - Lo)));
-    Lo = Hi = nullptr;
-    Since = 0;
-    Released = true;
-  }
+  // Out of line: the printer's loops stay as small as they were where nothing is released.
+  void record(llvm::StringRef Text);
+  void finishPass();
+  void releaseBatch();
   llvm::function_ref<void(llvm::StringRef)> Release;
   const char *Lo = nullptr, *Hi = nullptr;
   size_t Since = 0;

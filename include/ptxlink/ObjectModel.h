@@ -502,7 +502,9 @@ struct ModuleVariant {
   /// are given their inputs in index order); the sections between keep the previous run's input.
   void setSectionSource(size_t Index, llvm::StringRef Source) {
     assert((SectionSources.empty() || Index >= SectionSources.back().FirstSection) && "sources out of order");
-    if (SectionSources.empty() || SectionSources.back().Source != Source)
+    // The same view is the same input (a linked module's sources are its inputs' names): no memcmp.
+    if (SectionSources.empty() || SectionSources.back().Source.data() != Source.data() ||
+        SectionSources.back().Source.size() != Source.size())
       SectionSources.push_back({uint32_t(Index), Source});
   }
   /// Gives S (a section of this variant whose Symbol is already set) the name Name and place Where: none
@@ -676,6 +678,9 @@ public:
   /// the kernel back the whole pages of Range (releaseMappedPages): a writer that has copied section
   /// contents out of a large input calls this behind itself. Anything else is left alone.
   void releaseSourcePages(llvm::StringRef Range) const;
+  /// The bytes of the adopted buffers that are file mappings, the ones releaseSourcePages can give back:
+  /// a pass decides by this whether giving text back behind itself is worth its cost.
+  uint64_t mappedBytes() const;
   llvm::BumpPtrAllocator &arena() { return Arena; }
 
 private:

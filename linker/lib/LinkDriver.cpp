@@ -497,13 +497,14 @@ static bool linkImpl(const LinkOptions &Options, DiagnosticEngine &Diags, raw_os
     return Finish(!Diags.hasErrors());
 
   // Output (LinkOutput.cpp). After: the output file, or standard output, holds the linked program. The
-  // printer gives back the inputs' text behind itself (a large input's file mapping only: ptxlink of
-  // 10^6 kept functions faulted it all back in).
-  State->Program.ReleaseInputText = [&Inputs = State->Inputs](StringRef Range) {
-    for (const InputFile &In : Inputs)
-      if (In.Object)
-        In.Object->releaseSourcePages(Range);
-  };
+  // printer gives back the inputs' text behind itself where an input is large (a file mapping only:
+  // ptxlink of 10^6 kept functions faulted it all back in).
+  if (llvm::any_of(State->Inputs, [](const InputFile &In) { return In.Object && In.Object->mappedBytes() >= LargeTextBytes; }))
+    State->Program.ReleaseInputText = [&Inputs = State->Inputs](StringRef Range) {
+      for (const InputFile &In : Inputs)
+        if (In.Object)
+          In.Object->releaseSourcePages(Range);
+    };
   return Finish(writeLinkOutput(Options, State->Program, Diags, Times, Out));
 }
 

@@ -14,6 +14,7 @@
 // Fixed after this pass: the output module; every LinkModule's SymOut/SecOut.
 #include "DwarfMerge.h"
 #include "LinkContext.h"
+#include "ptxlink/InputFiles.h"
 #include "ptxlink/ObjectFormat.h"
 
 #include "llvm/ADT/CachedHashString.h"
@@ -95,7 +96,7 @@ static std::vector<StringRef> labelsDefinedElsewhere(ArrayRef<LinkModule> Module
     // reads it again, section by section, and gives it back behind itself too.
     const ObjectFile &Source = *Inputs[Modules[MI].Input].Object;
     auto Release = [&Source](StringRef Range) { Source.releaseSourcePages(Range); };
-    TextReleaser Behind(Release); // refers to Release, which outlives it
+    TextReleaser Behind = Source.mappedBytes() >= LargeTextBytes ? TextReleaser(Release) : TextReleaser();
     SymbolOffsets.clear();
     for (const Symbol &S : M.Symbols)
       if (isCodeLabel(M, S))

@@ -87,6 +87,14 @@ void releaseMappedPages(const llvm::MemoryBuffer &Buffer, llvm::StringRef Range)
   discardWholePages(Range.data(), Range.size());
 }
 
+uint64_t ObjectFile::mappedBytes() const {
+  uint64_t Bytes = 0;
+  for (const std::unique_ptr<llvm::MemoryBuffer> &B : Buffers)
+    if (B->getBufferKind() == llvm::MemoryBuffer::MemoryBuffer_MMap)
+      Bytes += B->getBufferSize();
+  return Bytes;
+}
+
 void ObjectFile::releaseSourcePages(llvm::StringRef Range) const {
   for (const std::unique_ptr<llvm::MemoryBuffer> &B : Buffers)
     if (Range.data() >= B->getBufferStart() && Range.data() + Range.size() <= B->getBufferEnd()) {

@@ -358,6 +358,30 @@ void Printer::print() {
 
 } // namespace
 
+void TextReleaser::record(llvm::StringRef Text) {
+  if (Text.empty())
+    return;
+  Lo = Lo ? std::min(Lo, Text.data()) : Text.data();
+  Hi = std::max(Hi, Text.data() + Text.size());
+  if (++Since == BatchSections)
+    releaseBatch();
+}
+
+void TextReleaser::finishPass() {
+  if (Released && Lo)
+    releaseBatch();
+  Lo = Hi = nullptr;
+  Since = 0;
+  Released = false;
+}
+
+void TextReleaser::releaseBatch() {
+  Release(llvm::StringRef(Lo, size_t(Hi - Lo)));
+  Lo = Hi = nullptr;
+  Since = 0;
+  Released = true;
+}
+
 void printModule(const ModuleVariant &Variant, llvm::raw_ostream &OS) { Printer(Variant, Variant.Target, OS).print(); }
 
 void printModule(const ModuleVariant &Variant, const TargetInfo &Target, llvm::raw_ostream &OS) {
