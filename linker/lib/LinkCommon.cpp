@@ -308,15 +308,15 @@ std::string withoutModuleNumbering(StringRef Name) {
 
 } // namespace
 
-uint64_t ArchLink::contentHash(SymRef R) const {
+bool ArchLink::splicedText(SymRef R, std::string &Text) const {
+  Text.clear();
   const ModuleVariant &M = *Modules[R.Module].M;
   uint32_t Sec = definingSection(R);
   if (Sec == NoSection)
-    return 0;
+    return false;
   const Section &S = M.Sections[Sec];
   // Splice in normalised names: the definition's own name and module-local names may legitimately
   // differ between copies; names of other visible symbols may not.
-  std::string Text;
   Text.reserve(S.contents().size());
   uint64_t Pos = 0;
   for (const Relocation &Rel : M.relocs(S)) {
@@ -331,7 +331,10 @@ uint64_t ArchLink::contentHash(SymRef R) const {
     Pos = uint64_t(Rel.Offset) + Rel.Length;
   }
   Text.append(S.contents().data() + Pos, S.contents().size() - Pos);
+  return true;
+}
 
+uint64_t ArchLink::normalisedHash(StringRef Text) {
   // What the compiler numbers per module is not part of the definition (docs/linker.md, "The ODR
   // comparison"). Under -G, nvcc also names the module's file-internal helpers and static variables with
   // a tag of the translation unit (`_ZN34_INTERNAL_0bbeeb79_4_a_cu_f2af935b...`, `__nv_static_25__<tag>`,
