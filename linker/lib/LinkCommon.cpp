@@ -163,7 +163,7 @@ std::vector<const ModuleVariant *> ArchLink::selectedVariants() const {
   return Out;
 }
 
-uint32_t ArchLink::definingSection(SymRef R) const {
+uint32_t ArchLink::aliaseeSection(SymRef R) const {
   const ModuleVariant &M = *Modules[R.Module].M;
   // Follow .alias chains (bounded: a malformed object could loop).
   for (unsigned Depth = 0; Depth < 8 && R.Symbol < M.Symbols.size(); ++Depth) {
@@ -174,16 +174,6 @@ uint32_t ArchLink::definingSection(SymRef R) const {
     R.Symbol = Aliasee;
   }
   return NoSection;
-}
-
-SymRef ArchLink::target(uint32_t Module, uint32_t Symbol) const {
-  const LinkModule &LM = Modules[Module];
-  if (Symbol >= LM.Global.size())
-    return {};
-  uint32_t G = LM.Global[Symbol];
-  if (G == NoGlobal)
-    return SymRef{Module, Symbol};
-  return def(G);
 }
 
 SourceLoc ArchLink::locationIn(uint32_t Module, uint32_t SecIdx, uint64_t Offset) const {

@@ -301,11 +301,27 @@ public:
 
   // Helpers shared by the passes.
   const Symbol &sym(SymRef R) const { return Modules[R.Module].M->Symbols[R.Symbol]; }
-  /// The section holding what R defines (through .alias to the aliasee); NoSection if none.
-  uint32_t definingSection(SymRef R) const;
+  /// The section holding what R defines (through .alias to the aliasee); NoSection if none. Inline for a
+  /// symbol that is no alias (mark-live asks once per relocation it follows; a call cost as much as the
+  /// answer), out of line through the alias table.
+  uint32_t definingSection(SymRef R) const {
+    const ModuleVariant &M = *Modules[R.Module].M;
+    if (LLVM_UNLIKELY(R.Symbol >= M.Symbols.size()))
+      return NoSection;
+    if (LLVM_UNLIKELY(M.aliasOf(R.Symbol) != NoSymbol))
+      return aliaseeSection(R);
+    const uint32_t Sec = M.Symbols[R.Symbol].Section;
+    return Sec < M.Sections.size() ? Sec : NoSection;
+  }
   /// Where a reference from module Module to its symbol Symbol leads: the definition (global winner or
-  /// the local symbol itself); invalid if undefined.
-  SymRef target(uint32_t Module, uint32_t Symbol) const;
+  /// the local symbol itself); invalid if undefined. (Inline: mark-live asks once per relocation.)
+  SymRef target(uint32_t Module, uint32_t Symbol) const {
+    const LinkModule &LM = Modules[Module];
+    if (Symbol >= LM.Global.size())
+      return {};
+    const uint32_t G = LM.Global[Symbol];
+    return G == NoGlobal ? SymRef{Module, Symbol} : def(G);
+  }
   SiteLocation site(SymRef R) const { return siteText(Modules[R.Module], sym(R).Where); }
   /// Location of byte Offset of section Sec in module Module.
   SourceLoc locationIn(uint32_t Module, uint32_t Sec, uint64_t Offset) const;
@@ -332,6 +348,8 @@ private:
     return llvm::ArrayRef<SymRef>(Sites).slice(G.FirstSite, End - G.FirstSite);
   }
   void resolveOne(GlobalSymbol &G);
+  /// definingSection of an alias: its aliasee's section, through chains of aliases.
+  uint32_t aliaseeSection(SymRef R) const;
   void markSection(uint32_t Module, uint32_t Sec, std::vector<std::pair<uint32_t, uint32_t>> &Work);
 
   const LinkOptions &Options;
