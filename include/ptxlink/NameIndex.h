@@ -13,6 +13,8 @@
 #ifndef PTXLINK_NAMEINDEX_H
 #define PTXLINK_NAMEINDEX_H
 
+#include "ptxlink/ProcessMemory.h"
+
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/xxhash.h"
 
@@ -57,6 +59,13 @@ public:
   }
   /// How many slots the table has (for tests of its sizing).
   size_t slotCount() const { return Slots.size(); }
+  /// Frees the table, its pages given back first (the tools' heap is never trimmed, prepareToolHeap, so a
+  /// block only freed would stay resident): for a caller that no longer looks names up. Empty afterwards.
+  void release() {
+    discardWholePages(Slots.data(), Slots.capacity() * sizeof(Slot)); // dead, freed next
+    Slots = {};
+    Count = 0;
+  }
 
 private:
   struct Slot {

@@ -797,6 +797,9 @@ void ArchLink::emit(ModuleVariant &Out, ObjectFile &Storage) {
   E.gatherDebugParts();
   // After: Out.Symbols (in input order; locals renamed apart) and every module's SymOut.
   E.chooseSymbols();
+  // After: the resolver's name index is gone. Renaming locals was its last use (the reports that look
+  // names up, --trace-symbol, ran before emit), and the tables emit makes next are the link's peak.
+  GlobalIndex.release();
   // After: Out.Files, and per module the renumbering of its `.file` entries.
   E.mergeFileTables();
   // After: compile units re-encoded against one abbreviation table and the merged `.file` numbers.

@@ -83,3 +83,21 @@ TEST(NameIndexTest, StaysAtMostThreeQuartersFull) {
 }
 
 } // namespace
+
+// The linker releases its index once emit has chosen the output symbols (GlobalNameIndex::release): the
+// table's memory goes (its pages given back first), and an index reset afterwards works as a new one.
+TEST(NameIndexTest, ReleaseFreesTheTableAndAResetStartsAgain) {
+  Table T;
+  T.Index.reset(100000);
+  for (int I = 0; I < 100000; ++I)
+    T.add("f" + std::to_string(I));
+  EXPECT_EQ(T.find("f99999"), 99999u);
+  T.Index.release();
+  EXPECT_EQ(T.Index.slotCount(), 0u);
+  EXPECT_EQ(T.find("f99999"), NameIndex::None);
+  T.Names.clear();
+  T.Index.reset(4);
+  EXPECT_TRUE(T.add("g"));
+  EXPECT_FALSE(T.add("g"));
+  EXPECT_EQ(T.find("g"), 0u);
+}
