@@ -14,6 +14,7 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSwitch.h"
 
+#include <array>
 #include <cstring>
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -25,8 +26,36 @@ namespace ptxlink {
 
 namespace {
 
-bool startsPtxName(char C) { return isAlpha(C) || C == '_' || C == '$' || C == '%'; }
-bool continuesPtxName(char C) { return isAlnum(C) || C == '_' || C == '$'; }
+/// What a byte is to the check's name loops, from a table: isAlnum's chain of compares per byte was a fifth
+/// of the check, which reads every register name and opcode of a body (ptxlink-as of a 7 MB nvcc module).
+enum ByteClass : uint8_t {
+  NameByte = 1,  // continues a name: letters, digits, '_', '$'
+  DigitByte = 2, // '0'-'9'
+  DotByte = 4,   // '.': continues a directive, an opcode's modifiers
+  ColonByte = 8, // ':': inside an opcode's modifiers (`.shared::cta`)
+  StartByte = 16 // starts a name: letters, '_', '$', '%'
+};
+constexpr std::array<uint8_t, 256> byteClasses() {
+  std::array<uint8_t, 256> T{};
+  for (unsigned C = 0; C < 256; ++C) {
+    const bool Letter = (C >= 'a' && C <= 'z') || (C >= 'A' && C <= 'Z'), Digit = C >= '0' && C <= '9';
+    if (Letter || Digit || C == '_' || C == '$')
+      T[C] |= NameByte;
+    if (Digit)
+      T[C] |= DigitByte;
+    if (Letter || C == '_' || C == '$' || C == '%')
+      T[C] |= StartByte;
+  }
+  T['.'] |= DotByte;
+  T[':'] |= ColonByte;
+  return T;
+}
+uint8_t byteClass(char C) {
+  static constexpr std::array<uint8_t, 256> Classes = byteClasses();
+  return Classes[static_cast<unsigned char>(C)];
+}
+bool startsPtxName(char C) { return byteClass(C) & StartByte; }
+bool continuesPtxName(char C) { return byteClass(C) & NameByte; }
 
 /// PTX's special registers (PTX ISA "Special Registers"), by the name before any `.x`-style suffix.
 bool isSpecialRegister(StringRef Name) {
@@ -105,27 +134,37 @@ void checkFunctionBody(StringRef Text, const PtxFunction &F, const FunctionSigna
       ++J;
     return J;
   };
-  // A register use: covered by a range seen so far (the usual case: declarations come first), or kept
-  // for the check at the end.
+  // A `%name` (at S) to its end, and where the digits that end it start (its end if none; never before
+  // S + 1): one pass for both, since every register use needs both.
+  auto readRegister = [&](size_t S, size_t &DigitsAt) {
+    size_t J = S + 1;
+    DigitsAt = J;
+    for (; J < End; ++J) {
+      const uint8_t K = byteClass(B[J]);
+      if (!(K & NameByte))
+        break;
+      if (!(K & DigitByte))
+        DigitsAt = J + 1;
+    }
+    return J;
+  };
+  // A register use [S, Stop), its digits from DigitsAt: covered by a range seen so far (the usual case:
+  // declarations come first), or kept for the check at the end.
   size_t LastRange = 0;
-  auto useRegister = [&](size_t S, size_t Stop) {
-    StringRef Name = Text.slice(S, Stop);
-    size_t DigitsAt = Stop;
-    while (DigitsAt > S + 1 && isDigit(B[DigitsAt - 1]))
-      --DigitsAt;
+  auto useRegister = [&](size_t S, size_t DigitsAt, size_t Stop) {
     if (DigitsAt < Stop && Stop - DigitsAt <= 9 && !Ranges.empty()) {
-      StringRef Prefix = Text.slice(S, DigitsAt);
+      const size_t PrefixSize = DigitsAt - S;
+      uint64_t Index = 0;
+      for (size_t K = DigitsAt; K < Stop; ++K)
+        Index = Index * 10 + (B[K] - '0');
       auto Covers = [&](const Range &R) {
         // Prefixes are two or three bytes ("%r", "%rd"): compared inline, not through memcmp.
-        if (R.Prefix.size() != Prefix.size())
+        if (R.Prefix.size() != PrefixSize || Index >= R.Count)
           return false;
-        for (size_t K = 0; K < Prefix.size(); ++K)
-          if (R.Prefix[K] != Prefix[K])
+        for (size_t K = 0; K < PrefixSize; ++K)
+          if (R.Prefix[K] != B[S + K])
             return false;
-        uint64_t Index = 0;
-        for (size_t K = DigitsAt; K < Stop; ++K)
-          Index = Index * 10 + (B[K] - '0');
-        return Index < R.Count;
+        return true;
       };
       if (LastRange < Ranges.size() && Covers(Ranges[LastRange]))
         return;
@@ -135,7 +174,7 @@ void checkFunctionBody(StringRef Text, const PtxFunction &F, const FunctionSigna
           return;
         }
     }
-    Registers.push_back({Name, S});
+    Registers.push_back({Text.slice(S, Stop), S});
   };
   auto skipSpace = [&] {
     while (I < End) {
@@ -190,16 +229,16 @@ void checkFunctionBody(StringRef Text, const PtxFunction &F, const FunctionSigna
         ++I;
       skipSpace();
       if (I < End && startsPtxName(B[I])) {
-        size_t S = I;
-        I = readName(S);
+        size_t S = I, DigitsAt;
+        I = readRegister(S, DigitsAt);
         if (B[S] == '%')
-          useRegister(S, I);
+          useRegister(S, DigitsAt, I);
       }
       continue;
     }
     if (C == '.') { // a directive
       size_t S = I++;
-      while (I < End && (continuesPtxName(B[I]) || B[I] == '.'))
+      while (I < End && (byteClass(B[I]) & (NameByte | DotByte)))
         ++I;
       StringRef Dir = Text.slice(S, I);
       StringRef Base = Dir.take_front(Dir.find('.', 1));
@@ -225,10 +264,10 @@ void checkFunctionBody(StringRef Text, const PtxFunction &F, const FunctionSigna
           skipSpace();
         } else if (D == '.') {
           ++I;
-          while (I < End && (continuesPtxName(B[I]) || B[I] == '.'))
+          while (I < End && (byteClass(B[I]) & (NameByte | DotByte)))
             ++I;
         } else if (isDigit(D)) {
-          while (I < End && (continuesPtxName(B[I]) || B[I] == '.'))
+          while (I < End && (byteClass(B[I]) & (NameByte | DotByte)))
             ++I;
         } else if (startsPtxName(D)) {
           size_t NS = I;
@@ -283,7 +322,7 @@ void checkFunctionBody(StringRef Text, const PtxFunction &F, const FunctionSigna
       continue;
     }
     bool IsBranch = I - S == 3 && B[S] == 'b' && B[S + 1] == 'r' && B[S + 2] == 'a';
-    while (I < End && (continuesPtxName(B[I]) || B[I] == '.' || B[I] == ':'))
+    while (I < End && (byteClass(B[I]) & (NameByte | DotByte | ColonByte)))
       ++I; // the opcode's modifiers
     if (IsBranch) {
       // `bra[.uni] target;`: the target is the last plain name.
@@ -291,10 +330,10 @@ void checkFunctionBody(StringRef Text, const PtxFunction &F, const FunctionSigna
       size_t TargetAt = 0;
       while (I < End && B[I] != ';') {
         if (startsPtxName(B[I])) {
-          size_t NS = I;
-          I = readName(NS);
+          size_t NS = I, DigitsAt;
+          I = readRegister(NS, DigitsAt);
           if (B[NS] == '%')
-            useRegister(NS, I);
+            useRegister(NS, DigitsAt, I);
           else {
             Target = Text.slice(NS, I);
             TargetAt = NS;
@@ -322,10 +361,10 @@ void checkFunctionBody(StringRef Text, const PtxFunction &F, const FunctionSigna
         break;
       }
       if (D == '%') {
-        size_t NS = I;
-        I = readName(NS);
+        size_t NS = I, DigitsAt;
+        I = readRegister(NS, DigitsAt);
         if (I > NS + 1)
-          useRegister(NS, I);
+          useRegister(NS, DigitsAt, I);
         continue;
       }
       if (D == '"')

@@ -281,15 +281,8 @@ void Parser::parseModule() {
   {
     // Size the function and item tables once: grown by doubling, they held up to twice their size at
     // the peak of a module of very many small functions. Every function starts with `.func` or
-    // `.entry`, so counting those spellings (a memchr-speed scan) bounds the count from above.
-    size_t Directives = 0;
-    for (StringRef Rest = M.Text; !Rest.empty();) {
-      size_t Dot = Rest.find('.');
-      if (Dot == StringRef::npos)
-        break;
-      Rest = Rest.drop_front(Dot + 1);
-      Directives += Rest.starts_with("func") || Rest.starts_with("entry");
-    }
+    // `.entry`, so counting those spellings (countFunctionDirectives) bounds the count from above.
+    const size_t Directives = countFunctionDirectives(M.Text.data(), M.Text.size());
     M.Functions.reserve(Directives);
     M.FunctionAbis.reserve(Directives);
     M.Items.reserve(Directives);

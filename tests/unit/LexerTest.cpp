@@ -1,11 +1,14 @@
 // Unit tests of the module-level PTX tokenizer: token kinds, positions across CRLF and comments, number
 // and string forms, error tokens, the dotted-name extension used for 2014-era rustc names, and the entry
 // points of the parser's fast paths (typed names, function bodies, continuing after a byte scanner,
-// one-line statements).
+// one-line statements), and the byte scanners beside it (ByteScan.h).
+#include "ByteScan.h"
 #include "PtxLexer.h"
 
 #include <gtest/gtest.h>
 
+#include <random>
+#include <string>
 #include <vector>
 
 using namespace ptxlink;
@@ -247,6 +250,42 @@ TEST(LexerTest, OneLineStatement) {
   // No name after the dot: the token is just the dot.
   Lexer Bare("  . x");
   EXPECT_EQ(Bare.lexDotWord().Text, ".");
+}
+
+// The parser sizes its tables by this count: the 16-byte scan must count exactly what a '.'-by-'.' walk
+// counts, at block edges and at the end of the text too.
+TEST(ByteScan, CountFunctionDirectivesAgreesWithAWalk) {
+  auto walk = [](llvm::StringRef Text) {
+    size_t Count = 0;
+    for (size_t I = 0; I < Text.size(); ++I)
+      if (Text[I] == '.')
+        Count += Text.drop_front(I + 1).starts_with("func") || Text.drop_front(I + 1).starts_with("entry");
+    return Count;
+  };
+  auto count = [](llvm::StringRef Text) { return countFunctionDirectives(Text.data(), Text.size()); };
+  EXPECT_EQ(count(""), 0u);
+  EXPECT_EQ(count(".func"), 1u);
+  EXPECT_EQ(count(".fun"), 0u);
+  EXPECT_EQ(count(".entr"), 0u);
+  EXPECT_EQ(count("x.entry"), 1u);
+  EXPECT_EQ(count(".visible .entry k(){} .func f(){} ld.param.u64 %rd1, [p]; .extern .func g();"), 3u);
+  // Every position of a directive against a 16-byte block: across the edge, at the last byte.
+  for (size_t Pad = 0; Pad < 40; ++Pad)
+    for (const char *Word : {".func", ".entry", ".f", ".e", ".fun", ".entr", ".e.func"}) {
+      std::string Text = std::string(Pad, 'x') + Word;
+      EXPECT_EQ(count(Text), walk(Text)) << Text;
+      Text += std::string(Pad % 17, '.');
+      EXPECT_EQ(count(Text), walk(Text)) << Text;
+    }
+  // Random texts over the letters that matter.
+  std::mt19937 Random(7);
+  const char Alphabet[] = ".funcentry x";
+  for (int Round = 0; Round < 200; ++Round) {
+    std::string Text(Random() % 100, ' ');
+    for (char &C : Text)
+      C = Alphabet[Random() % (sizeof(Alphabet) - 1)];
+    EXPECT_EQ(count(Text), walk(Text)) << Text;
+  }
 }
 
 } // namespace
