@@ -464,10 +464,9 @@ void Lowerer::keepAbiStrings(FunctionAbi &A) {
   }
 }
 
-/// A declarator's size in bytes, or nullopt past MaxSymbolValue (a Symbol keeps 48 bits; a product that
+/// A declarator's size in bytes (Elem: its element's), or nullopt past MaxSymbolValue (a Symbol keeps 48 bits; a product that
 /// would wrap is past it too). ptxas takes `.global .b8 x[1000000000000000]`, but no GPU can hold it.
-static std::optional<uint64_t> variableBytes(const PtxVariable &Var, const PtxDeclarator &Decl) {
-  const uint64_t Elem = uint64_t(typeSizeBytes(Var.Type)) * std::max<unsigned>(1, Var.VectorWidth);
+static std::optional<uint64_t> variableBytes(unsigned Elem, const PtxDeclarator &Decl) {
   uint64_t Bytes = Elem;
   auto Times = [&](uint64_t X) {
     if (X != 0 && Bytes > MaxSymbolValue / X)
@@ -487,7 +486,8 @@ uint32_t Lowerer::declareVariable(const PtxVariable &Var, const PtxDeclarator &D
   bool IsDef = Var.Link != Linkage::Extern;
   if (!relocatableName(Decl.Name, Decl.NameOffset, Decl.Loc))
     return NoSymbol;
-  const std::optional<uint64_t> Bytes = variableBytes(Var, Decl);
+  const unsigned Elem = typeSizeBytes(Var.Type) * std::max<unsigned>(1, Var.VectorWidth);
+  const std::optional<uint64_t> Bytes = variableBytes(Elem, Decl);
   if (!Bytes) {
     D.error(Decl.NameOffset, Decl.Loc,
             "variable '" + Decl.Name + "' is too large (at most " + Twine(MaxSymbolValue) + " bytes are supported)");
@@ -519,7 +519,6 @@ uint32_t Lowerer::declareVariable(const PtxVariable &Var, const PtxDeclarator &D
       return NoSymbol;
     }
   }
-  const unsigned Elem = typeSizeBytes(Var.Type) * std::max<unsigned>(1, Var.VectorWidth);
   Symbol &S = V.Symbols[Sym];
   S.Space = Var.Space;
   if (IsDef || S.Section == NoSection) {

@@ -37,6 +37,29 @@ llvm::Expected<std::unique_ptr<ObjectFile>> readFromString(llvm::StringRef Bytes
   return readObject(llvm::MemoryBuffer::getMemBufferCopy(Bytes, Name));
 }
 
+/// The file offset of the contents of the first section of ELF type Type in Bytes (an object of one
+/// plain variant), or 0: where a test patches a field of one of our tables.
+uint64_t sectionOffsetOfType(const std::string &Bytes, uint32_t Type) {
+  llvm::ELF::Elf64_Ehdr Ehdr;
+  std::memcpy(&Ehdr, Bytes.data(), sizeof(Ehdr));
+  for (unsigned I = 1; I < Ehdr.e_shnum; ++I) {
+    llvm::ELF::Elf64_Shdr Shdr;
+    std::memcpy(&Shdr, Bytes.data() + Ehdr.e_shoff + I * sizeof(Shdr), sizeof(Shdr));
+    if (Shdr.sh_type == Type)
+      return Shdr.sh_offset;
+  }
+  return 0;
+}
+
+/// Reads Patched as File and expects the reader's refusal at byte Offset with Message.
+void expectRefusedAt(const std::string &Patched, const std::string &File, uint64_t Offset, const std::string &Message) {
+  auto R = readFromString(Patched, File);
+  ASSERT_FALSE(bool(R));
+  char Where[32];
+  std::snprintf(Where, sizeof(Where), "offset 0x%llX: ", static_cast<unsigned long long>(Offset));
+  EXPECT_EQ(llvm::toString(R.takeError()), File + ": " + Where + Message);
+}
+
 void expectLoc(Loc A, Loc B) {
   EXPECT_EQ(A.Line, B.Line);
   EXPECT_EQ(A.Column, B.Column);
@@ -405,26 +428,13 @@ TEST(ObjectFormat, FunctionRecordCountsFitTheirBitFields) {
   EXPECT_EQ((*Read)->Variants[0].Functions[0].ParamCount, 1u);
 
   // The first record's return count: 16 bytes of ABI header, then its symbol, flags and preserve counts.
-  llvm::ELF::Elf64_Ehdr Ehdr;
-  std::memcpy(&Ehdr, Bytes.data(), sizeof(Ehdr));
-  uint64_t Abi = 0;
-  for (unsigned I = 1; I < Ehdr.e_shnum && !Abi; ++I) {
-    llvm::ELF::Elf64_Shdr Shdr;
-    std::memcpy(&Shdr, Bytes.data() + Ehdr.e_shoff + I * sizeof(Shdr), sizeof(Shdr));
-    if (Shdr.sh_type == elf::ShtAbi)
-      Abi = Shdr.sh_offset;
-  }
+  const uint64_t Abi = sectionOffsetOfType(Bytes, elf::ShtAbi);
   ASSERT_NE(Abi, 0u);
   const uint64_t Field = Abi + 16 + 4 + 12;
   ASSERT_EQ(llvm::support::endian::read32le(&Bytes[Field]), MaxFunctionReturns);
   std::string Patched = Bytes;
   llvm::support::endian::write32le(&Patched[Field], MaxFunctionReturns + 1);
-  auto Bad = readFromString(Patched, "counts.o");
-  ASSERT_FALSE(bool(Bad));
-  char Where[32];
-  std::snprintf(Where, sizeof(Where), "offset 0x%llX: ", static_cast<unsigned long long>(Field));
-  EXPECT_EQ(llvm::toString(Bad.takeError()),
-            std::string("counts.o: ") + Where + "function ABI record has 256 return values (at most 255 are supported)");
+  expectRefusedAt(Patched, "counts.o", Field, "function ABI record has 256 return values (at most 255 are supported)");
 }
 
 TEST(ObjectFormat, InvalidModelIsRejectedByWriter) {
@@ -802,15 +812,7 @@ TEST(ObjectFormat, SymbolAlignmentsArePowersOfTwo) {
   const uint32_t Gtab = Model->Variants[0].findSymbol("gtab");
   ASSERT_NE(Gtab, NoSymbol);
   const std::string Bytes = writeToString(*Model);
-  llvm::ELF::Elf64_Ehdr Ehdr;
-  std::memcpy(&Ehdr, Bytes.data(), sizeof(Ehdr));
-  uint64_t Records = 0; // file offset of the first symbol record
-  for (unsigned I = 1; I < Ehdr.e_shnum && !Records; ++I) {
-    llvm::ELF::Elf64_Shdr Shdr;
-    std::memcpy(&Shdr, Bytes.data() + Ehdr.e_shoff + I * sizeof(Shdr), sizeof(Shdr));
-    if (Shdr.sh_type == elf::ShtSymbols)
-      Records = Shdr.sh_offset;
-  }
+  const uint64_t Records = sectionOffsetOfType(Bytes, elf::ShtSymbols); // the first symbol record
   ASSERT_NE(Records, 0u);
   const uint64_t Field = Records + uint64_t(Gtab) * elf::SymbolRecordSize + 12; // ELF index, kind.., section, align
   ASSERT_EQ(llvm::support::endian::read32le(&Bytes[Field]), 4u);
@@ -818,12 +820,7 @@ TEST(ObjectFormat, SymbolAlignmentsArePowersOfTwo) {
     SCOPED_TRACE(Bad);
     std::string Patched = Bytes;
     llvm::support::endian::write32le(&Patched[Field], Bad);
-    auto R = readFromString(Patched, "align.o");
-    ASSERT_FALSE(bool(R));
-    char Where[32];
-    std::snprintf(Where, sizeof(Where), "offset 0x%llX: ", static_cast<unsigned long long>(Field));
-    EXPECT_EQ(llvm::toString(R.takeError()), std::string("align.o: ") + Where + "symbol alignment " +
-                                                 std::to_string(Bad) + " is not a power of two");
+    expectRefusedAt(Patched, "align.o", Field, "symbol alignment " + std::to_string(Bad) + " is not a power of two");
   }
   for (uint32_t Good : {0u, 1u, 2u, 16u, 1u << 12, 1u << 31}) {
     SCOPED_TRACE(Good);
@@ -842,39 +839,24 @@ TEST(ObjectFormat, SymbolNamesAndSizesFitTheirFields) {
   const uint32_t Gtab = Model->Variants[0].findSymbol("gtab");
   ASSERT_NE(Gtab, NoSymbol);
   const std::string Bytes = writeToString(*Model);
-  llvm::ELF::Elf64_Ehdr Ehdr;
-  std::memcpy(&Ehdr, Bytes.data(), sizeof(Ehdr));
-  uint64_t Records = 0, Symtab = 0;
-  for (unsigned I = 1; I < Ehdr.e_shnum; ++I) {
-    llvm::ELF::Elf64_Shdr Shdr;
-    std::memcpy(&Shdr, Bytes.data() + Ehdr.e_shoff + I * sizeof(Shdr), sizeof(Shdr));
-    if (Shdr.sh_type == elf::ShtSymbols)
-      Records = Shdr.sh_offset;
-    if (Shdr.sh_type == llvm::ELF::SHT_SYMTAB)
-      Symtab = Shdr.sh_offset;
-  }
+  const uint64_t Records = sectionOffsetOfType(Bytes, elf::ShtSymbols);
+  const uint64_t Symtab = sectionOffsetOfType(Bytes, llvm::ELF::SHT_SYMTAB);
   ASSERT_NE(Records, 0u);
   ASSERT_NE(Symtab, 0u);
   const uint64_t Record = Records + uint64_t(Gtab) * elf::SymbolRecordSize;
   const uint32_t ElfIndex = llvm::support::endian::read32le(&Bytes[Record]);
-  auto refused = [&](uint64_t Field, std::string Patched, const std::string &Message) {
-    auto R = readFromString(Patched, "fields.o");
-    ASSERT_FALSE(bool(R));
-    char Where[32];
-    std::snprintf(Where, sizeof(Where), "offset 0x%llX: ", static_cast<unsigned long long>(Field));
-    EXPECT_EQ(llvm::toString(R.takeError()), std::string("fields.o: ") + Where + Message);
-  };
   {
     std::string Patched = Bytes;
     llvm::support::endian::write32le(&Patched[Record + 20], MaxSymbolNameBytes + 1);
-    refused(Record + 20, Patched, "symbol name of 16777216 bytes (at most 16777215 are supported)");
+    expectRefusedAt(Patched, "fields.o", Record + 20, "symbol name of 16777216 bytes (at most 16777215 are supported)");
   }
   const uint64_t SizeField = Symtab + uint64_t(ElfIndex) * sizeof(llvm::ELF::Elf64_Sym) + 16; // st_size
   ASSERT_EQ(llvm::support::endian::read64le(&Bytes[SizeField]), 16u);
   {
     std::string Patched = Bytes;
     llvm::support::endian::write64le(&Patched[SizeField], MaxSymbolValue + 1);
-    refused(SizeField, Patched, "variable 'gtab' has size 281474976710656 (at most 281474976710655 is supported)");
+    expectRefusedAt(Patched, "fields.o", SizeField,
+                    "variable 'gtab' has size 281474976710656 (at most 281474976710655 is supported)");
     llvm::support::endian::write64le(&Patched[SizeField], MaxSymbolValue);
     auto R = readFromString(Patched, "fields.o");
     ASSERT_TRUE(bool(R)) << llvm::toString(R.takeError());
