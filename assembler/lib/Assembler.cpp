@@ -203,6 +203,18 @@ static int assembleEach(ArrayRef<std::string> Inputs, StringRef Dir, DiagnosticE
       Diags.error("'" + In + "' and '" + It->second + "' would both be written to " +
                   sys::path::stem(In) + ".o in '" + Dir + "'");
   }
+  // Every object is claimed before any is written: none may replace an input (one stat each, not one
+  // per input and object).
+  OutputFiles Written(Inputs);
+  std::vector<std::string> Paths;
+  Paths.reserve(Inputs.size());
+  for (const std::string &In : Inputs) {
+    SmallString<256> Path(Dir);
+    sys::path::append(Path, sys::path::stem(In) + ".o");
+    if (Error E = Written.claim(Path))
+      Diags.error(toString(std::move(E)));
+    Paths.push_back(std::string(Path));
+  }
   if (Diags.hasErrors())
     return 1;
   if (std::error_code EC = sys::fs::create_directories(Dir)) {
@@ -214,19 +226,14 @@ static int assembleEach(ArrayRef<std::string> Inputs, StringRef Dir, DiagnosticE
   // less than mapping every file and unmapping it again (page faults, TLB shootdowns), and a module is
   // small next to the buffer's reuse.
   std::vector<char> Buffer;
-  for (const std::string &In : Inputs) {
+  for (size_t I = 0; I < Inputs.size(); ++I) {
+    const std::string &In = Inputs[I], &Path = Paths[I];
     std::optional<StringRef> Text = readInto(In, Buffer, Diags);
     if (!Text)
       continue;
     auto Object = std::make_unique<ObjectFile>();
     if (!assembleInto(*Object, *Text, In, Diags, /*TextOutlivesObject=*/true))
       continue;
-    SmallString<256> Path(Dir);
-    sys::path::append(Path, sys::path::stem(In) + ".o");
-    if (Error E = checkOutputIsNotInput(Path, Inputs)) {
-      Diags.error(toString(std::move(E)));
-      continue;
-    }
     // An earlier object is regenerated from its source: removing it saves waiting for ext4 to write the
     // new one to disk inside the rename (about 6% of reassembling a program into its object directory).
     if (Error E = writeFileAtomically(Path, [&](raw_ostream &OS) { return writeObject(*Object, OS); },

@@ -8,9 +8,12 @@
 #pragma once
 
 #include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 #include "llvm/Support/ErrorOr.h"
+#include "llvm/Support/FileSystem/UniqueID.h"
 #include "llvm/Support/MemoryBuffer.h"
 
 #include <cstdint>
@@ -54,9 +57,37 @@ void releaseMappedPages(const llvm::MemoryBuffer &Buffer, llvm::StringRef Range)
 std::error_code notRegularFileError();
 std::error_code inputTooLargeError();
 
-/// Refuses an output that is one of the inputs (the same file through any name or link), as lld does:
-/// writing it would replace an input, and a failed run would remove it. Inputs that cannot be examined
-/// are skipped (they are reported when read); "-" is neither checked nor compared.
+/// The files one run writes, each claimed before anything is written: an output that is one of the
+/// inputs (the same file through any name, symbolic or hard link) would replace that input, and a failed
+/// run's cleanup would then remove it; two outputs that are the same file would leave only the one written
+/// last (`-o x --map x`). lld refuses both. A file that exists is identified by its device and inode
+/// (llvm::sys::fs::UniqueID), one that does not yet by the real path of its folder and its name. Inputs
+/// that cannot be examined are skipped (they are reported when read); "-" is neither an input nor an
+/// output here, and an existing output that is not a regular file (/dev/null, a FIFO, a terminal) is not
+/// replaced by the tools' writer, so it is never refused. Claims cost one stat(2) each: a tool that writes
+/// thousands of files (ptxlink-as --output-dir) checks them all in linear time.
+class OutputFiles {
+public:
+  explicit OutputFiles(llvm::ArrayRef<std::string> Inputs);
+
+  /// Claims Path, which the tool writes as What ("output file", "--map file"). Returns an error naming
+  /// both paths if Path is one of the inputs or a file claimed before; nothing is recorded then.
+  llvm::Error claim(llvm::StringRef Path, llvm::StringRef What = "output file");
+
+private:
+  struct Claim {
+    std::string Path, What;
+  };
+  std::string nameKey(llvm::StringRef Path);
+
+  llvm::DenseMap<llvm::sys::fs::UniqueID, std::string> InputIds;  // -> the input's path as given
+  llvm::DenseMap<llvm::sys::fs::UniqueID, Claim> ClaimedIds;      // existing outputs
+  llvm::StringMap<Claim> ClaimedNames;                             // every output: real folder + name
+  llvm::StringMap<std::string> RealFolders;                        // folder as given -> its real path
+};
+
+/// Refuses an output that is one of the inputs: OutputFiles(Inputs).claim(Output), for a tool that
+/// writes one file.
 llvm::Error checkOutputIsNotInput(llvm::StringRef Output, llvm::ArrayRef<std::string> Inputs);
 
 /// After a failed run, removes what an earlier run left at Output so that nothing stale remains - but

@@ -219,12 +219,18 @@ struct LinkState {
   LinkedProgram Program; // what the output pass writes
 };
 
-/// An output that is also an input is refused before anything is read or removed (as lld does).
+/// Every file the link writes is claimed before anything is read or removed (as lld does): none may be
+/// an input, nor the same file as another of them.
 bool checkOutputsAreNotInputs(const LinkOptions &Options, DiagnosticEngine &Diags) {
-  std::vector<std::string> Paths = inputPaths(Options);
-  for (const std::string *Written : {&Options.Output, &Options.MapFile, &Options.WhyExtractFile})
-    if (Error E = checkOutputIsNotInput(*Written, Paths)) {
-      Diags.error(toString(std::move(E)), std::vector<DiagSite>(), "output-is-input");
+  OutputFiles Written(inputPaths(Options));
+  std::pair<const std::string *, StringRef> Files[] = {{&Options.Output, "output file"},
+                                                       {&Options.MapFile, "--map file"},
+                                                       {&Options.WhyExtractFile, "--why-extract file"},
+                                                       {&Options.CallgraphDotFile, "--callgraph-dot file"},
+                                                       {&Options.TimeFile, "--time file"}};
+  for (auto [Path, What] : Files)
+    if (Error E = Written.claim(*Path, What)) {
+      Diags.error(toString(std::move(E)) + "; nothing was written", std::vector<DiagSite>(), "output-is-input");
       return false;
     }
   return true;

@@ -3,7 +3,11 @@
 
 #include "ptxlink/InputFiles.h"
 
+#include "llvm/ADT/SmallString.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+
+#include <optional>
 
 #include <cerrno>
 #include <fcntl.h>
@@ -110,20 +114,63 @@ llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> readInputFile(llvm::StringRef
   return Buffer;
 }
 
-llvm::Error checkOutputIsNotInput(llvm::StringRef Output, llvm::ArrayRef<std::string> Inputs) {
-  if (Output.empty() || Output == "-")
-    return llvm::Error::success();
-  llvm::sys::fs::UniqueID Out;
-  if (llvm::sys::fs::getUniqueID(Output, Out)) // no output yet: nothing to overwrite
-    return llvm::Error::success();
+OutputFiles::OutputFiles(llvm::ArrayRef<std::string> Inputs) {
   for (const std::string &In : Inputs) {
     llvm::sys::fs::UniqueID Id;
-    if (In != "-" && !llvm::sys::fs::getUniqueID(In, Id) && Id == Out)
-      return llvm::createStringError(std::make_error_code(std::errc::invalid_argument),
-                                     "output file '%s' is also an input ('%s')", Output.str().c_str(),
-                                     In.c_str());
+    if (In != "-" && !llvm::sys::fs::getUniqueID(In, Id))
+      InputIds.try_emplace(Id, In);
   }
+}
+
+std::string OutputFiles::nameKey(llvm::StringRef Path) {
+  // The folder through its real path (symbolic links and `..` resolved), once per folder: the name
+  // itself is what the writer's rename replaces, a symbolic link there included.
+  llvm::StringRef Folder = llvm::sys::path::parent_path(Path);
+  auto [It, New] = RealFolders.try_emplace(Folder);
+  if (New) {
+    llvm::SmallString<256> Real;
+    if (llvm::sys::fs::real_path(Folder.empty() ? llvm::StringRef(".") : Folder, Real)) {
+      // A folder that does not exist yet (ptxlink-dump --extract creates it): its absolute spelling.
+      Real = Folder;
+      (void)llvm::sys::fs::make_absolute(Real);
+      llvm::sys::path::remove_dots(Real, /*remove_dot_dot=*/true);
+    }
+    It->second = std::string(Real);
+  }
+  return It->second + "/" + llvm::sys::path::filename(Path).str();
+}
+
+llvm::Error OutputFiles::claim(llvm::StringRef Path, llvm::StringRef What) {
+  if (Path.empty() || Path == "-")
+    return llvm::Error::success();
+  auto Refuse = [&](const llvm::Twine &Why) {
+    return llvm::createStringError(std::make_error_code(std::errc::invalid_argument),
+                                   What + " '" + Path + "' " + Why);
+  };
+  llvm::sys::fs::file_status St;
+  bool Exists = !llvm::sys::fs::status(Path, St, /*Follow=*/true);
+  if (Exists && St.type() != llvm::sys::fs::file_type::regular_file)
+    return llvm::Error::success(); // a device or FIFO is written to, not replaced
+  std::optional<llvm::sys::fs::UniqueID> Id;
+  if (Exists) {
+    Id = St.getUniqueID();
+    if (auto It = InputIds.find(*Id); It != InputIds.end())
+      return Refuse("is also an input ('" + It->second + "')");
+    if (auto It = ClaimedIds.find(*Id); It != ClaimedIds.end())
+      return Refuse("is the same file as " + It->second.What + " '" + It->second.Path + "'");
+  }
+  std::string Key = nameKey(Path);
+  if (auto It = ClaimedNames.find(Key); It != ClaimedNames.end())
+    return Refuse("is the same file as " + It->second.What + " '" + It->second.Path + "'");
+  Claim C{Path.str(), What.str()};
+  if (Id)
+    ClaimedIds.try_emplace(*Id, C);
+  ClaimedNames.try_emplace(Key, std::move(C));
   return llvm::Error::success();
+}
+
+llvm::Error checkOutputIsNotInput(llvm::StringRef Output, llvm::ArrayRef<std::string> Inputs) {
+  return OutputFiles(Inputs).claim(Output);
 }
 
 void removeFailedOutput(llvm::StringRef Output) {

@@ -267,6 +267,11 @@ int ArchiverTool::run(ArrayRef<std::string> Args) {
   switch (Operation) {
   case 'r':
   case 'q':
+    // `ar rcs lib.a lib.a`: the archive would become a member of itself, the old one lost.
+    if (Error E = OutputFiles(Files).claim(ArchivePath, "archive")) {
+      Diags.error(toString(std::move(E)));
+      return 1;
+    }
     Ok = readArchive(/*MustExist=*/false) && addInputs(Operation == 'r') && checkMembers() &&
          writeArchive(!NoIndex);
     break;
@@ -534,18 +539,31 @@ bool ArchiverTool::list() {
 
 bool ArchiverTool::extract(bool Print) {
   bool Ok = true;
-  for (size_t I : selectMembers(Ok)) {
+  std::vector<size_t> Selected = selectMembers(Ok);
+  if (!Print) {
+    // Every member's file is claimed before any is written: a member named as the archive itself would
+    // replace it, and two members of one name would leave only the later one.
+    OutputFiles Written{ArrayRef<std::string>(ArchivePath)};
+    for (size_t I : Selected) {
+      const Member &M = Members[I];
+      // A member name is a file name in the current directory, never a path.
+      if (M.Name.empty() || M.Name == "." || M.Name == ".." || StringRef(M.Name).contains('/')) {
+        Diags.error("refusing to extract member '" + M.Name + "' of " + ArchivePath + ": not a plain file name");
+        Ok = false;
+      } else if (Error E = Written.claim(M.Name, "extracted member")) {
+        Diags.error(toString(std::move(E)));
+        Ok = false;
+      }
+    }
+    if (!Ok)
+      return false;
+  }
+  for (size_t I : Selected) {
     const Member &M = Members[I];
     if (Print) {
       if (Verbose)
         Out << "\n<" << M.Name << ">\n\n";
       Out << M.Bytes.getBuffer();
-      continue;
-    }
-    // A member name is a file name in the current directory, never a path.
-    if (M.Name.empty() || M.Name == "." || M.Name == ".." || StringRef(M.Name).contains('/')) {
-      Diags.error("refusing to extract member '" + M.Name + "' of " + ArchivePath + ": not a plain file name");
-      Ok = false;
       continue;
     }
     if (Verbose)

@@ -10,6 +10,7 @@
 #include "ptxlink/CallGraphDot.h"
 #include "ptxlink/Diagnostics.h"
 #include "ptxlink/Fatbin.h"
+#include "ptxlink/InputFiles.h"
 #include "ptxlink/ObjectModel.h"
 
 #include "llvm/ADT/StringRef.h"
@@ -85,6 +86,8 @@ public:
   /// --json: the document being written, which takes each diagnostic as it happens.
   JsonDocumentWriter *Document = nullptr;
   unsigned ExtractCounter = 0;
+  /// --extract: the files written so far, claimed against the inputs and each other before each write.
+  OutputFiles *Extracted = nullptr;
   DecompressionBudget Budget; // one for the whole run, grown by each input read (unless --max-decompressed)
 
   /// A problem with the input at `Offset` (relative to the node): printed at once, kept for --json,

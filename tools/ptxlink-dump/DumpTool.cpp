@@ -192,8 +192,9 @@ bool parseArch(StringRef Arch, Options &Opts) {
 int createFatbin(ArrayRef<std::string> Files, StringRef Out, StringRef EmbedSource, const FatbinWriteOptions &WO,
                  bool Relocatable, raw_ostream &Err) {
   std::vector<FatbinImage> Images;
-  for (StringRef Written : {Out, EmbedSource})
-    if (Error E = checkOutputIsNotInput(Written, Files)) {
+  OutputFiles Written(Files);
+  for (auto [Path, What] : {std::pair(Out, "--create-fatbin file"), std::pair(EmbedSource, "--embed-source file")})
+    if (Error E = Written.claim(Path, What)) {
       Err << "ptxlink-dump: error: " << toString(std::move(E)) << "\n";
       return 1;
     }
@@ -443,6 +444,9 @@ int runDumpTool(ArrayRef<std::string> RawArgs, raw_ostream &Out, raw_ostream &Er
     Opts.Headers = true;
 
   Context C(Opts, Err);
+  std::optional<OutputFiles> Extracted;
+  if (!Opts.ExtractDir.empty())
+    C.Extracted = &Extracted.emplace(Files);
   // Each input is written out as soon as it is described (its streams as they run), then released.
   std::optional<JsonDocumentWriter> Document;
   if (Opts.Json) {
