@@ -45,6 +45,10 @@ struct HostEmbedInfo {
   std::vector<std::string> ModuleIds;
   /// Names of the `__cudaRegisterLinkedBinary_<id>` functions an object defines (a device-link object).
   std::vector<std::string> LinkedBinaryFunctions;
+  /// The identifier-like strings of the object's read-only data (`.rodata*`), sorted and unique: the
+  /// names its static initializer passes to `__cudaRegisterFunction` / `__cudaRegisterVar` are string
+  /// literals there. A superset of what the object registers (a user's own literal may match a name).
+  std::vector<std::string> ReadOnlyNames;
 };
 
 constexpr uint32_t FatbinWrapperMagic = 0x466243B1;
@@ -69,6 +73,9 @@ struct HostDeviceCode {
   /// decompressFatbinPayload); EntryOffset counts from the start of the host object.
   std::vector<FatbinImage> Images;
   bool HasRelocatableFatbin = false; // false: no device code to link (a plain host object, or `nvcc -c`)
+  /// The device names the host code may register with the CUDA runtime (HostEmbedInfo::ReadOnlyNames):
+  /// a kernel or variable not among them is never looked up by name, so the link may rename it.
+  std::vector<std::string> RegisteredNames;
 };
 
 /// Reads the relocatable fatbinary and module id of a host ELF object. Errors name Name and the byte

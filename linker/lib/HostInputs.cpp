@@ -52,6 +52,7 @@ std::unique_ptr<ObjectFile> hostObjectFromBuffer(std::unique_ptr<MemoryBuffer> B
     return nullptr; // no device code to link: the host link takes it as it is
   HostOrigin Origin;
   Origin.ModuleId = Code->ModuleId;
+  Origin.RegisteredNames = std::move(Code->RegisteredNames);
   auto Obj = std::make_unique<ObjectFile>();
   StringSet<> PtxArches;
   std::string Ignored;

@@ -23,6 +23,7 @@
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <algorithm>
 #include <cassert>
 #include <chrono>
 #include <memory>
@@ -54,6 +55,12 @@ struct HostOrigin {
   std::string ModuleId;                  // the <id> of __cudaRegisterLinkedBinary<id>
   std::vector<std::string> CubinArches;  // arches it has SASS for (its PTX variants are the Object's)
   std::vector<std::string> LtoIrArches;  // arches it has only LTO-IR for (nvcc -dlto)
+  /// Sorted: the device names its host code may register by name (HostDeviceCode::RegisteredNames).
+  std::vector<std::string> RegisteredNames;
+  bool registers(llvm::StringRef Name) const {
+    return std::binary_search(RegisteredNames.begin(), RegisteredNames.end(), Name,
+                              [](llvm::StringRef A, llvm::StringRef B) { return A < B; });
+  }
 };
 
 struct InputFile {

@@ -854,12 +854,14 @@ void ArchLink::checkHostRegisteredNames() {
   // An nvcc object's static initializer registers each of its kernels and device variables with the CUDA
   // runtime by its PTX name (`__cudaRegisterFunction(handle, stub, "name", ...)`); the runtime finds it in
   // the linked module by that name. A module-local one renamed to keep it apart from another module's
-  // would be registered under a name the module no longer has.
+  // would be registered under a name the module no longer has. Only names the host code really registers
+  // count: CUDA's math tables (`__cudart_i2opi_f`, module-local in every file that calls sinf/cosf) come
+  // from its headers' device code and are never registered, so they are renamed like any other local.
   forEachRenamedRegistrable([&](uint32_t MI, uint32_t SI, StringRef OutName) {
     const LinkModule &LM = Modules[MI];
-    if (!Inputs[LM.Input].Host)
-      return;
     const Symbol &S = LM.M->Symbols[SI];
+    if (!Inputs[LM.Input].Host || !Inputs[LM.Input].Host->registers(S.name()))
+      return;
     Diags.error(Twine(S.Kind == SymbolKind::Kernel ? "kernel " : "variable ") + displayName(S.name()) + " of " +
                     LM.ObjectName + " would be renamed to " + OutName +
                     " in the linked module, but an nvcc object's host code registers its kernels and device "

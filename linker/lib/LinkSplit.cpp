@@ -244,11 +244,13 @@ std::vector<CodegenUnit> ArchLink::splitDebugInputs() const {
     return Units;
   // Names no host code registers do not count: the CUDA math library's tables (`__cudart_i2opi_f`, a
   // module-local .global in every file that calls sinf/cosf) and nvcc's `$str` constants; nvlink keeps
-  // each input's copy local, as it does in nvcc's own pipeline.
+  // each input's copy local, as it does in nvcc's own pipeline. An nvcc object says what it registers
+  // (HostOrigin::registers); for other inputs the names CUDA's headers and nvcc make are recognised.
   bool Renamed = false;
   forEachRenamedRegistrable([&](uint32_t MI, uint32_t SI, StringRef) {
     StringRef Name = Modules[MI].M->Symbols[SI].name();
-    if (!Name.starts_with("__cudart_") && !Name.contains('$'))
+    const std::optional<HostOrigin> &Host = Inputs[Modules[MI].Input].Host;
+    if (Host ? Host->registers(Name) : (!Name.starts_with("__cudart_") && !Name.contains('$')))
       Renamed = true;
   });
   if (Renamed)

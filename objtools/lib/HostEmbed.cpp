@@ -8,6 +8,8 @@
 
 #include "ElfView.h"
 
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/BinaryFormat/ELF.h"
 #include "llvm/Support/Endian.h"
 #include "llvm/Support/Format.h"
@@ -20,6 +22,21 @@ namespace {
 
 uint64_t rd64(StringRef B, uint64_t Off) { return support::endian::read64le(B.data() + Off); }
 uint32_t rd32(StringRef B, uint64_t Off) { return support::endian::read32le(B.data() + Off); }
+
+/// The NUL-terminated strings of Data spelled as PTX identifiers (letters, digits, `_`, `$`, `.`; the
+/// names a registration call passes), appended to Out. Other literals (messages, format strings) are not.
+void collectIdentifierStrings(StringRef Data, std::vector<std::string> &Out) {
+  auto IdentifierChar = [](char C) { return isAlnum(C) || C == '_' || C == '$' || C == '.'; };
+  while (!Data.empty()) {
+    size_t End = Data.find('\0');
+    StringRef S = Data.take_front(End);
+    if (!S.empty() && llvm::all_of(S, IdentifierChar) && !isDigit(S.front()))
+      Out.push_back(S.str());
+    if (End == StringRef::npos)
+      break;
+    Data = Data.drop_front(End + 1);
+  }
+}
 
 } // namespace
 
@@ -75,6 +92,8 @@ HostEmbedInfo readHostEmbedding(StringRef B, const CubinWarnFn &Warn) {
         Id.consume_front("def ");
         Info.ModuleIds.push_back(Id.str());
       }
+    } else if (StringRef(S.Name).starts_with(".rodata") && S.Type == ELF::SHT_PROGBITS) {
+      collectIdentifierStrings(Data, Info.ReadOnlyNames);
     } else if (StringRef(S.Name).starts_with(".nvHR")) {
       SmallVector<StringRef, 4> Names;
       Data.split(Names, '\0', -1, false);
@@ -123,6 +142,8 @@ HostEmbedInfo readHostEmbedding(StringRef B, const CubinWarnFn &Warn) {
       }
     }
   }
+  llvm::sort(Info.ReadOnlyNames);
+  Info.ReadOnlyNames.erase(std::unique(Info.ReadOnlyNames.begin(), Info.ReadOnlyNames.end()), Info.ReadOnlyNames.end());
   return Info;
 }
 
@@ -138,6 +159,7 @@ Expected<HostDeviceCode> readHostDeviceCode(StringRef Bytes, StringRef Name) {
   HostEmbedInfo Info = readHostEmbedding(Bytes, Warn);
   HostDeviceCode Code;
   Code.ModuleId = Info.ModuleId;
+  Code.RegisteredNames = std::move(Info.ReadOnlyNames);
   for (const EmbeddedFatbin &F : Info.Fatbins) {
     if (F.SectionName != "__nv_relfatbin")
       continue; // `nvcc -c` (whole-program) device code: already linked, registered by the object itself
