@@ -185,10 +185,11 @@ bool verifyWithPtxas(const LinkOptions &Options, const ObjectFile &Linked, Array
 } // namespace
 
 /// --time FILE, as nvlink's: rows appended to FILE (headings first when it is new or empty), so one file
-/// collects the links of a whole build; "-" writes them to Out.
-static bool writePassTimes(StringRef File, const PassTimes &Times, DiagnosticEngine &Diags, raw_ostream &Out) {
+/// collects the links of a whole build; "-" writes them to the diagnostics' stream (standard error:
+/// standard output carries the output itself with -o -).
+static bool writePassTimes(StringRef File, const PassTimes &Times, DiagnosticEngine &Diags) {
   if (File == "-") {
-    Times.printCsv(Out, /*Headings=*/true);
+    Times.printCsv(Diags.stream(), /*Headings=*/true);
     return true;
   }
   uint64_t Size = 0;
@@ -279,7 +280,10 @@ std::vector<Target> archesToLink(const LinkOptions &Options, ArrayRef<InputFile>
 /// checkTargetVersion and check, markLive and checkUndefined, emit (and, for --sass, the units ptxas
 /// compiles). Their diagnostics are forwarded to Diags once each (DiagForwarder).
 void linkEachArch(const LinkOptions &Options, ArrayRef<Target> Arches, LinkState &State, CallGraphDot &Graph,
-                  DiagnosticEngine &Diags, PassTimes &Times, raw_ostream &Out, LinkResult *Result) {
+                  DiagnosticEngine &Diags, PassTimes &Times, LinkResult *Result) {
+  // -v lines and the reports (--trace-symbol, --print-gc, --dump-callgraph) go where diagnostics go,
+  // standard error: standard output is the output's alone (-o -).
+  raw_ostream &Out = Diags.stream();
   const std::vector<InputFile> &Inputs = State.Inputs;
   ObjectFile &Linked = State.Program.Linked;
   std::vector<std::unique_ptr<ArchLink>> &Links = State.Links;
@@ -443,14 +447,14 @@ static bool linkImpl(const LinkOptions &Options, DiagnosticEngine &Diags, raw_os
   PassTimes Times;
   // Every way out after the inputs are read: --time's rows, no stale output after a failure.
   auto Finish = [&](bool Ok) {
-    if (!Options.TimeFile.empty() && !writePassTimes(Options.TimeFile, Times, Diags, Out))
+    if (!Options.TimeFile.empty() && !writePassTimes(Options.TimeFile, Times, Diags))
       Ok = false;
     if (!Ok)
       removeStaleOutput(Options);
     if (Options.Verbose && Options.Sass) { // ptxas and nvlink run as children: their memory is not counted here
       struct rusage Self;
       if (getrusage(RUSAGE_SELF, &Self) == 0)
-        Out << "ptxlink: peak RSS of ptxlink itself: " << Self.ru_maxrss << " KB\n";
+        Diags.stream() << "ptxlink: peak RSS of ptxlink itself: " << Self.ru_maxrss << " KB\n";
     }
     return Ok;
   };
@@ -491,7 +495,7 @@ static bool linkImpl(const LinkOptions &Options, DiagnosticEngine &Diags, raw_os
   // the module it gets and its `.target` header; every symbol is resolved, dead code dropped, locals
   // renamed apart, DWARF merged. The inputs are no longer changed (the modules refer to them).
   CallGraphDot Graph; // --callgraph-dot
-  linkEachArch(Options, Arches, *State, Graph, Diags, Times, Out, Result);
+  linkEachArch(Options, Arches, *State, Graph, Diags, Times, Result);
   if (Diags.hasErrors())
     return Finish(false);
 

@@ -194,7 +194,7 @@ bool writeLinkOutput(const LinkOptions &Options, LinkedProgram &Program, Diagnos
       Settings.Verbose = Options.Verbose;
       Settings.PtxasOptions = Options.PtxasOptions;
       Settings.Progress = Options.Progress && !Options.Json && sys::Process::StandardErrIsDisplayed();
-      Cubins = buildSass(Requests, Settings, *Tools, Diags, Times, Out, Background);
+      Cubins = buildSass(Requests, Settings, *Tools, Diags, Times, Diags.stream(), Background);
     }
     auto WaitStart = std::chrono::steady_clock::now();
     if (Packer.joinable())
@@ -203,9 +203,10 @@ bool writeLinkOutput(const LinkOptions &Options, LinkedProgram &Program, Diagnos
     // Started after the wait, so that --time does not count the wait twice.
     auto FatbinStart = std::chrono::steady_clock::now();
     auto FatbinTimed = make_scope_exit([&] { Times.add("write fatbinary", "", FatbinStart); });
-    // The background work's notes (-v: a cache entry it could not store) are written on every way out,
+    // The background work's notes (-v: a cache entry it could not store) go to the diagnostics' stream
+    // (standard error: standard output is the output's, with -o -), on every way out,
     // a failed link's too (they were dropped when an error returned early), after the output, as before.
-    auto FinishBackground = make_scope_exit([&] { Background.finish(Options.Verbose ? &Out : nullptr); });
+    auto FinishBackground = make_scope_exit([&] { Background.finish(Options.Verbose ? &Diags.stream() : nullptr); });
     for (const std::string &PE : PackErrors)
       if (!PE.empty()) {
         consumeError(std::move(E));
