@@ -10,6 +10,8 @@
 #include "CompileCache.h"
 #include "PtxasMessages.h"
 
+#include "ptxlink/TemporaryFolder.h"
+
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringExtras.h"
@@ -19,6 +21,7 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Process.h"
 #include "llvm/Support/Program.h"
+#include "llvm/Support/Signals.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <atomic>
@@ -180,7 +183,11 @@ Expected<SassToolchain> findSassToolchain(ArrayRef<std::string> LibraryPaths) {
   SmallString<128> Log;
   if (auto EC = sys::fs::createTemporaryFile("ptxlink-ptxas-version", "txt", Log))
     return createStringError(EC, "cannot create a temporary file");
-  auto Remove = make_scope_exit([&] { sys::fs::remove(Log); });
+  sys::RemoveFileOnSignal(Log);
+  auto Remove = make_scope_exit([&] {
+    sys::fs::remove(Log);
+    sys::DontRemoveFileOnSignal(Log);
+  });
   StringRef Argv[] = {T.Ptxas, "--version"};
   if (int RC = runTool(T.Ptxas, Argv, Log, T.Version); RC != 0)
     return createStringError(inconvertibleErrorCode(), "cannot run " + T.Ptxas + " --version (exit " + std::to_string(RC) + ")");
@@ -324,11 +331,14 @@ std::vector<std::optional<std::string>> buildSass(ArrayRef<SassRequest> Requests
     Diags.error("cannot create a temporary folder for ptxas: " + EC.message(), std::vector<DiagSite>(), "cannot-write");
     return Results;
   }
+  // SIGINT, SIGTERM and SIGHUP remove it too (with --save-temps as well: a run interrupted keeps nothing).
+  removeFolderOnSignal(TempDir);
   auto Cleanup = make_scope_exit([&] {
     if (Settings.SaveTemps)
       Log << "ptxlink: note: temporary files kept in " << TempDir << "\n";
     else
       removeFolder(TempDir);
+    dontRemoveFolderOnSignal(TempDir);
   });
   for (size_t I = 0; I < Jobs.size(); ++I) {
     Job &J = Jobs[I];
@@ -346,6 +356,19 @@ std::vector<std::optional<std::string>> buildSass(ArrayRef<SassRequest> Requests
       Work.push_back(I);
   llvm::stable_sort(Work, [&](size_t A, size_t B) { return Jobs[A].Text.size() > Jobs[B].Text.size(); });
   Progress Bar(Settings.Progress && Misses > 0, Misses, Hits);
+  // Each compiled unit enters the cache as soon as ptxas made it, so that a link interrupted after 90 of
+  // 600 units keeps those 90 (stores run on the workers, so their -v notes wait for the end).
+  std::mutex StoreNotesLock;
+  std::vector<std::string> StoreNotes;
+  std::atomic<bool> Stored{false};
+  auto store = [&](StringRef Key, StringRef Payload, CompileCache::EntryKind Kind) {
+    if (Error E = Cache->store(Key, Payload, Kind)) {
+      std::lock_guard<std::mutex> Lock(StoreNotesLock);
+      StoreNotes.push_back(toString(std::move(E)));
+    } else {
+      Stored = true;
+    }
+  };
   auto compile = [&](Job &J) {
     auto Done = make_scope_exit([&] { Bar.step(); });
     const SassRequest &Q = Requests[J.Request];
@@ -383,6 +406,8 @@ std::vector<std::optional<std::string>> buildSass(ArrayRef<SassRequest> Requests
       return;
     }
     J.Compiled = (*B)->getBuffer().str();
+    if (Cache)
+      store(J.Key, J.Compiled, CompileCache::EntryKind::Cubin);
   };
   std::atomic<size_t> NextWork{0};
   size_t Workers = std::min<size_t>(std::max(1u, parallel::strategy.compute_thread_count()), Work.size());
@@ -393,20 +418,12 @@ std::vector<std::optional<std::string>> buildSass(ArrayRef<SassRequest> Requests
   Bar.finish();
   Times.add("sass: ptxas", "", CompileStart);
 
-  // Report failures in job order; store successes.
+  // Report failures in job order.
+  if (Settings.Verbose)
+    for (const std::string &N : StoreNotes)
+      Log << "ptxlink: note: " << N << "\n";
   std::vector<bool> RequestFailed(Requests.size(), false);
   std::vector<std::string> LinkErrors(Requests.size());
-  bool Stored = false;
-  auto store = [&](StringRef Key, StringRef Payload, CompileCache::EntryKind Kind) {
-    if (Error E = Cache->store(Key, Payload, Kind)) {
-      if (Settings.Verbose)
-        Log << "ptxlink: note: " << toString(std::move(E)) << "\n";
-      else
-        consumeError(std::move(E));
-    } else {
-      Stored = true;
-    }
-  };
   for (size_t I = 0; I < Jobs.size(); ++I) {
     Job &J = Jobs[I];
     const SassRequest &Q = Requests[J.Request];
@@ -424,8 +441,6 @@ std::vector<std::optional<std::string>> buildSass(ArrayRef<SassRequest> Requests
       Diags.error(Msg, std::vector<DiagSite>(), "ptxas-failed");
       continue;
     }
-    if (!J.FromCache && Cache)
-      store(J.Key, J.Compiled, CompileCache::EntryKind::Cubin);
   }
   report();
 
@@ -566,10 +581,12 @@ std::vector<std::optional<std::string>> buildSass(ArrayRef<SassRequest> Requests
         LinkEntries.push_back({LinkKeys[R], "", *Results[R]});
     }
   std::string Folder;
-  if (Settings.SaveTemps)
+  if (Settings.SaveTemps) {
     Log << "ptxlink: note: temporary files kept in " << TempDir << "\n";
-  else
+    dontRemoveFolderOnSignal(TempDir);
+  } else {
     Folder = TempDir.str().str();
+  }
   Cleanup.release();
   bool Prune = Stored || !LinkEntries.empty();
   // The cache entries nvlink read are unmapped on the background thread too (a hundred munmap calls).
@@ -586,8 +603,10 @@ std::vector<std::optional<std::string>> buildSass(ArrayRef<SassRequest> Requests
         Notes.push_back(toString(std::move(E)));
     if (Prune)
       Cache->prune();
-    if (!Folder.empty())
+    if (!Folder.empty()) {
       removeFolder(Folder);
+      dontRemoveFolderOnSignal(Folder);
+    }
   });
   return Results;
 }
