@@ -8,6 +8,8 @@
 // temporary folder on each link. (Format 1 had the same fields as a header; its entries are misses.)
 #include "CompileCache.h"
 
+#include "ptxlink/InputFiles.h"
+
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Chrono.h"
@@ -120,20 +122,40 @@ std::string CompileCache::entryPath(StringRef Key, EntryKind Kind) const {
   return std::string(P);
 }
 
+namespace {
+/// Opens an entry for reading without blocking, if it is a regular file of a size an entry can have
+/// (its trailer, at most the cache's limit): a FIFO at an entry's path would block open(2) and read(2)
+/// forever, a symbolic link to /dev/zero would be read until memory ran out. Anything else is a miss.
+std::optional<int> openEntry(const std::string &Path, uint64_t Limit, uint64_t &Size) {
+  llvm::ErrorOr<int> FD = openInputFile(Path, Size);
+  if (!FD || *FD == 0) // 0: "-", which no entry path is
+    return std::nullopt;
+  if (Size < TrailerSize || Size > std::max<uint64_t>(Limit, TrailerSize)) {
+    sys::Process::SafelyCloseFileDescriptor(*FD);
+    return std::nullopt;
+  }
+  return *FD;
+}
+} // namespace
+
 std::optional<CompileCache::Entry> CompileCache::find(StringRef Key, EntryKind Kind) const {
   std::string Path = entryPath(Key, Kind);
-  int FD;
-  if (sys::fs::openFileForRead(Path, FD))
+  uint64_t Size;
+  std::optional<int> FD = openEntry(Path, Limit, Size);
+  if (!FD)
     return std::nullopt;
-  // Mapped, not read: the payload is used where it lies (hashed here, then read by nvlink from the file).
-  auto Buffer = MemoryBuffer::getOpenFile(sys::fs::convertFDToNativeFile(FD), Path, -1, /*RequiresNullTerminator=*/false);
+  // Read into memory, not mapped: the bytes verified are the bytes used (nvlink is given a private copy
+  // of them), whatever another process does to the file meanwhile. A mapping would show a rewrite in
+  // place.
+  auto Buffer = MemoryBuffer::getOpenFile(sys::fs::convertFDToNativeFile(*FD), Path, Size,
+                                          /*RequiresNullTerminator=*/false, /*IsVolatile=*/true);
   std::optional<Entry> Found;
   if (Buffer)
     if (std::optional<StringRef> Payload = payloadOf((*Buffer)->getBuffer()))
       Found = Entry{std::move(*Buffer), *Payload, std::move(Path)};
   if (Found) // recently used: eviction goes by modification time
-    (void)sys::fs::setLastAccessAndModificationTime(FD, sys::toTimePoint(std::time(nullptr)));
-  sys::Process::SafelyCloseFileDescriptor(FD);
+    (void)sys::fs::setLastAccessAndModificationTime(*FD, sys::toTimePoint(std::time(nullptr)));
+  sys::Process::SafelyCloseFileDescriptor(*FD);
   return Found;
 }
 
@@ -144,11 +166,12 @@ std::optional<std::string> CompileCache::lookup(StringRef Key, EntryKind Kind) c
 }
 
 bool CompileCache::touch(StringRef Key, EntryKind Kind) const {
-  int FD;
-  if (sys::fs::openFileForRead(entryPath(Key, Kind), FD))
+  uint64_t Size;
+  std::optional<int> FD = openEntry(entryPath(Key, Kind), Limit, Size);
+  if (!FD)
     return false;
-  bool Done = !sys::fs::setLastAccessAndModificationTime(FD, sys::toTimePoint(std::time(nullptr)));
-  sys::Process::SafelyCloseFileDescriptor(FD);
+  bool Done = !sys::fs::setLastAccessAndModificationTime(*FD, sys::toTimePoint(std::time(nullptr)));
+  sys::Process::SafelyCloseFileDescriptor(*FD);
   return Done;
 }
 

@@ -42,10 +42,10 @@ public:
   /// that no two different lists of parts hash the same bytes.
   static std::string key(llvm::ArrayRef<llvm::StringRef> Parts);
 
-  /// A verified entry as its file maps into memory. The payload is the file's beginning (the checksum
-  /// follows it), so the file itself is a valid input for a tool that reads the payload's format and stops
-  /// at its end: nvlink reads cached cubins in place instead of copies. The mapping stays valid if a
-  /// concurrent prune removes the file (entries are only ever renamed over or removed, never rewritten).
+  /// A verified entry, read into memory (never mapped: the bytes verified are the bytes used, whatever
+  /// another process does to the file afterwards). The payload is the file's beginning (the checksum
+  /// follows it). Only a regular file of a plausible size (its trailer, at most the limit) is read: a
+  /// FIFO, a device or a symbolic link to one at an entry's path is a miss, without blocking.
   struct Entry {
     std::unique_ptr<llvm::MemoryBuffer> File;
     llvm::StringRef Payload;

@@ -79,7 +79,7 @@ struct Job {
   bool Debug = false;          // ptxas -g, `.target ..., debug` (a -G link: the units with DWARF)
   std::string Key;             // cache key
   std::string Compiled;        // the cubin ptxas made
-  std::optional<CompileCache::Entry> Cached; // or the cache's entry (nvlink reads its file in place)
+  std::optional<CompileCache::Entry> Cached; // or the cache's entry (its verified bytes, in memory)
   bool FromCache = false;
   bool Failed = false;
   int Exit = 0;
@@ -87,8 +87,6 @@ struct Job {
   std::string PtxPath, CubinPath;
 
   StringRef cubin() const { return Cached ? Cached->Payload : StringRef(Compiled); }
-  /// What nvlink reads: the cache's entry itself, or the file ptxas wrote.
-  StringRef nvlinkInput() const { return Cached ? StringRef(Cached->Path) : StringRef(CubinPath); }
 };
 
 /// The one-line progress display: "ptxlink: SASS 12/100 compiled, 80 from cache, 8 remaining". Redrawn
@@ -474,12 +472,12 @@ std::vector<std::optional<std::string>> buildSass(ArrayRef<SassRequest> Requests
     std::string ArchArg = "-arch=" + Q.Arch;
     std::string OutPath = (TempDir + "/linked-" + Q.Arch + ".cubin").str();
     std::string LogPath = OutPath + ".log";
-    // `nvlink -g` writes its command line, file names included, into the image (.note.nv.tkinfo), so a
-    // debug link gives nvlink the files under the names it always had: the cached cubins as links (or
-    // copies) in the temporary folder, and its output there. Without -g the note holds the options only
-    // and the names do not matter.
-    bool NamesRecorded = Q.Target.Debug;
-    if (Cache && !LinkKeys[R].empty() && !Settings.SaveTemps && !NamesRecorded) {
+    // nvlink is given files of our own: the cached cubins' verified bytes, copied into the temporary
+    // folder. An entry read in place could change under nvlink (another process rewriting it, a prune
+    // removing it): the output would differ silently. (`nvlink -g` also writes its command line, file
+    // names included, into the image, .note.nv.tkinfo: the inputs' names are the same with or without the
+    // cache, and a debug link's output is written under its own name in the temporary folder.)
+    if (Cache && !LinkKeys[R].empty() && !Settings.SaveTemps && !Q.Target.Debug) {
       // If the cache cannot take it, nvlink writes into the temporary folder and the background stores a
       // copy, or notes why it could not.
       if (Expected<std::string> Temporary = Cache->createTemporary(LinkKeys[R]))
@@ -492,53 +490,32 @@ std::vector<std::optional<std::string>> buildSass(ArrayRef<SassRequest> Requests
         sys::fs::remove(OutputInCache[R]);
     });
     std::string LibArg = "-L" + Tools.LibDir;
-    auto runNvlink = [&](bool InPlace, std::string &Output) {
+    auto runNvlink = [&](std::string &Output) {
       SmallVector<StringRef, 16> Argv{Tools.Nvlink, ArchArg, "-o", OutPath};
       if (Q.Target.Debug) // keep and merge the cubins' DWARF
         Argv.push_back("-g");
       for (size_t I : JobsOf[R])
-        Argv.push_back(InPlace ? Jobs[I].nvlinkInput() : StringRef(Jobs[I].CubinPath));
+        Argv.push_back(Jobs[I].CubinPath);
       if (Q.DeviceRuntime)
         Argv.append({LibArg, "-lcudadevrt"});
       return runTool(Tools.Nvlink, Argv, LogPath, Output);
     };
-    // Private files for the cached cubins of a debug link: a hard link to the entry costs no copy (and a
-    // prune cannot take it away); across file systems, a copy.
-    auto writeCopies = [&]() -> bool {
-      for (size_t I : JobsOf[R]) {
-        Job &J = Jobs[I];
-        if (!J.Cached || (NamesRecorded && !sys::fs::create_hard_link(J.Cached->Path, J.CubinPath)))
-          continue;
-        // A file of our own (in place, the job's temporary name was never created; a failed hard link
-        // created nothing): never written through a link to the cache's entry.
-        std::error_code EC;
-        raw_fd_ostream OS(J.CubinPath, EC);
-        OS << J.cubin();
-        OS.close();
-        if (EC || OS.has_error()) {
-          OS.clear_error();
-          LinkErrors[R] = "cannot write " + J.CubinPath;
-          return false;
-        }
-      }
-      return true;
-    };
-    if (NamesRecorded && !writeCopies())
-      return;
-    std::string Output;
-    int RC = runNvlink(!NamesRecorded, Output);
-    // nvlink read cached cubins from the cache itself. If it failed, a concurrent link's prune may have
-    // removed an entry before nvlink opened it, or this nvlink may refuse what follows a cubin (the
-    // entry's checksum): link again from private copies of the verified bytes we hold (a mapping stays
-    // valid after its file is removed). A genuine link error costs a second nvlink run.
-    if (RC != 0 && !NamesRecorded && llvm::any_of(JobsOf[R], [&](size_t I) { return Jobs[I].Cached.has_value(); })) {
-      if (!writeCopies())
+    for (size_t I : JobsOf[R]) {
+      Job &J = Jobs[I];
+      if (!J.Cached)
+        continue;
+      std::error_code EC;
+      raw_fd_ostream OS(J.CubinPath, EC);
+      OS << J.cubin();
+      OS.close();
+      if (EC || OS.has_error()) {
+        OS.clear_error();
+        LinkErrors[R] = "cannot write " + J.CubinPath + ": " + (EC ? EC : OS.error()).message();
         return;
-      LinkNotes[R] = "nvlink failed for " + Q.Arch + " on the cached cubins in place (exit " + std::to_string(RC) +
-                     "); linking copies of them";
-      Output.clear();
-      RC = runNvlink(false, Output);
+      }
     }
+    std::string Output;
+    int RC = runNvlink(Output);
     if (RC != 0) {
       // Name the modules, not our temporary files.
       std::string S = Output;
@@ -589,7 +566,7 @@ std::vector<std::optional<std::string>> buildSass(ArrayRef<SassRequest> Requests
   }
   Cleanup.release();
   bool Prune = Stored || !LinkEntries.empty();
-  // The cache entries nvlink read are unmapped on the background thread too (a hundred munmap calls).
+  // The cache entries read are freed on the background thread too.
   auto Mapped = std::make_shared<std::vector<std::unique_ptr<MemoryBuffer>>>();
   for (Job &J : Jobs)
     if (J.Cached)

@@ -9,6 +9,8 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <sys/stat.h>
+#include <unistd.h>
 
 using namespace ptxlink;
 using namespace llvm;
@@ -54,7 +56,7 @@ TEST(CompileCache, StoreLookupAndMissOnCorruption) {
   EXPECT_EQ(C.lookup(K), std::nullopt);
   ASSERT_FALSE(errorToBool(C.store(K, "payload")));
   EXPECT_EQ(C.lookup(K), std::string("payload"));
-  // find() maps the entry: its payload is a view of the file's beginning, and it names the file.
+  // find() reads the entry: its payload is a view of the buffer's beginning, and it names the file.
   std::optional<CompileCache::Entry> Found = C.find(K);
   ASSERT_TRUE(Found.has_value());
   EXPECT_EQ(Found->Payload, "payload");
@@ -174,4 +176,47 @@ TEST(CompileCache, ByteSizes) {
   EXPECT_EQ(parseByteSize("G"), std::nullopt);
 }
 
+} // namespace
+
+namespace {
+// Issue 29, item 4: a FIFO, a symbolic link to /dev/zero, or a file larger than the cache's limit at an
+// entry's path is a miss, at once (a FIFO blocked the link, /dev/zero was read until memory ran out).
+TEST(CompileCache, OnlyRegularEntriesOfAPlausibleSizeAreRead) {
+  TempDir D;
+  CompileCache C(std::string(D.Path), 1 << 16);
+  std::string Fifo = CompileCache::key({"fifo"}), Zero = CompileCache::key({"zero"}), Big = CompileCache::key({"big"});
+  for (const std::string &K : {Fifo, Zero, Big})
+    ASSERT_FALSE(sys::fs::create_directories(sys::path::parent_path(C.entryPath(K))));
+  ASSERT_EQ(::mkfifo(C.entryPath(Fifo).c_str(), 0600), 0);
+  ASSERT_EQ(::symlink("/dev/zero", C.entryPath(Zero).c_str()), 0);
+  {
+    std::error_code EC;
+    raw_fd_ostream OS(C.entryPath(Big), EC);
+    OS << CompileCache::encodeEntry(std::string(1 << 17, 'x')); // intact, but twice the limit
+  }
+  auto Start = std::chrono::steady_clock::now();
+  for (const std::string &K : {Fifo, Zero, Big}) {
+    EXPECT_EQ(C.lookup(K), std::nullopt);
+    EXPECT_FALSE(C.touch(K));
+  }
+  EXPECT_EQ(C.lookup(Fifo, CompileCache::EntryKind::Link), std::nullopt);
+  EXPECT_LT(std::chrono::steady_clock::now() - Start, std::chrono::seconds(5));
+}
+
+// Issue 29, item 5: the bytes find() verified are the bytes it returns, even when the file is rewritten
+// in place afterwards (a mapping would show the new bytes).
+TEST(CompileCache, AnEntryFoundDoesNotChangeWithItsFile) {
+  TempDir D;
+  CompileCache C(std::string(D.Path), 1 << 20);
+  std::string K = CompileCache::key({"k"});
+  ASSERT_FALSE(errorToBool(C.store(K, std::string(8192, 'a'))));
+  std::optional<CompileCache::Entry> Found = C.find(K);
+  ASSERT_TRUE(Found.has_value());
+  {
+    std::error_code EC;
+    raw_fd_ostream OS(C.entryPath(K), EC, sys::fs::OF_None); // the same inode, truncated and rewritten
+    OS << std::string(8192 + 32, 'b');
+  }
+  EXPECT_EQ(Found->Payload, std::string(8192, 'a'));
+}
 } // namespace
