@@ -180,9 +180,9 @@ namespace {
 /// in place), open for writing.
 Error createTemporaryIn(StringRef Parent, int &FD, SmallVectorImpl<char> &Temp) {
   if (std::error_code EC = sys::fs::create_directories(Parent))
-    return createStringError(EC, "cannot create the cache directory " + Parent);
+    return createStringError(EC, "cannot create the cache directory " + Parent + ": " + EC.message());
   if (std::error_code EC = sys::fs::createUniqueFile(Parent + "/tmp-%%%%%%%%%%%%", FD, Temp))
-    return createStringError(EC, "cannot write into the cache directory " + Parent);
+    return createStringError(EC, "cannot write into the cache directory " + Parent + ": " + EC.message());
   return Error::success();
 }
 } // namespace
@@ -200,7 +200,7 @@ Error CompileCache::adopt(StringRef Temporary, StringRef Key, EntryKind Kind) co
   std::string Path = entryPath(Key, Kind);
   auto Fail = [&](std::error_code EC, const Twine &What) {
     sys::fs::remove(Temporary);
-    return createStringError(EC, What);
+    return createStringError(EC, What + ": " + EC.message());
   };
   std::string Trailer;
   {
@@ -242,13 +242,13 @@ Error CompileCache::store(StringRef Key, StringRef Payload, EntryKind Kind) cons
       std::error_code EC = OS.error();
       OS.clear_error();
       sys::fs::remove(Temp);
-      return createStringError(EC, "cannot write the cache entry " + Temp);
+      return createStringError(EC, "cannot write the cache entry " + Temp + ": " + EC.message());
     }
   }
   // A concurrent link may have stored the same key: both wrote the same bytes, either rename wins.
   if (std::error_code EC = sys::fs::rename(Temp, Path)) {
     sys::fs::remove(Temp);
-    return createStringError(EC, "cannot store the cache entry " + Path);
+    return createStringError(EC, "cannot store the cache entry " + Path + ": " + EC.message());
   }
   return Error::success();
 }

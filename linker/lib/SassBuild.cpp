@@ -89,6 +89,14 @@ struct Job {
   StringRef cubin() const { return Cached ? Cached->Payload : StringRef(Compiled); }
 };
 
+/// What became of the entries a link tried to store: a cache that cannot be written (a full disk, a
+/// read-only folder) is said once, and the link goes on without it.
+struct CacheWrites {
+  std::mutex M;
+  std::string FirstError;
+  size_t Failed = 0, Stored = 0;
+};
+
 /// The one-line progress display: "ptxlink: SASS 12/100 compiled, 80 from cache, 8 remaining". Redrawn
 /// at most ten times a second; erased when done.
 class Progress {
@@ -355,16 +363,17 @@ std::vector<std::optional<std::string>> buildSass(ArrayRef<SassRequest> Requests
   llvm::stable_sort(Work, [&](size_t A, size_t B) { return Jobs[A].Text.size() > Jobs[B].Text.size(); });
   Progress Bar(Settings.Progress && Misses > 0, Misses, Hits);
   // Each compiled unit enters the cache as soon as ptxas made it, so that a link interrupted after 90 of
-  // 600 units keeps those 90 (stores run on the workers, so their -v notes wait for the end).
-  std::mutex StoreNotesLock;
-  std::vector<std::string> StoreNotes;
-  std::atomic<bool> Stored{false};
+  // 600 units keeps those 90.
+  CacheWrites Writes;
   auto store = [&](StringRef Key, StringRef Payload, CompileCache::EntryKind Kind) {
-    if (Error E = Cache->store(Key, Payload, Kind)) {
-      std::lock_guard<std::mutex> Lock(StoreNotesLock);
-      StoreNotes.push_back(toString(std::move(E)));
+    Error E = Cache->store(Key, Payload, Kind);
+    std::lock_guard<std::mutex> Lock(Writes.M);
+    if (!E) {
+      ++Writes.Stored;
+    } else if (Writes.Failed++ == 0) {
+      Writes.FirstError = toString(std::move(E));
     } else {
-      Stored = true;
+      consumeError(std::move(E));
     }
   };
   auto compile = [&](Job &J) {
@@ -417,11 +426,18 @@ std::vector<std::optional<std::string>> buildSass(ArrayRef<SassRequest> Requests
   Times.add("sass: ptxas", "", CompileStart);
 
   // Report failures in job order.
-  if (Settings.Verbose)
-    for (const std::string &N : StoreNotes)
-      Log << "ptxlink: note: " << N << "\n";
   std::vector<bool> RequestFailed(Requests.size(), false);
   std::vector<std::string> LinkErrors(Requests.size());
+  bool Stored = Writes.Stored > 0;
+  // Said once, not per entry; nvlink's results are then not offered to the cache either.
+  bool CacheUnwritable = Writes.Failed > 0;
+  if (CacheUnwritable)
+    Diags.note(Twine(Writes.Stored ? std::to_string(Writes.Failed) + " of " +
+                                         std::to_string(Writes.Failed + Writes.Stored) + " compiled units"
+                                   : std::string("nothing")) +
+                   " could be stored in the compile cache " + Cache->directory() + " (" + Writes.FirstError +
+                   "); the link goes on without it",
+               std::vector<DiagSite>(), "cache-not-writable");
   for (size_t I = 0; I < Jobs.size(); ++I) {
     Job &J = Jobs[I];
     const SassRequest &Q = Requests[J.Request];
@@ -449,6 +465,7 @@ std::vector<std::optional<std::string>> buildSass(ArrayRef<SassRequest> Requests
   // cache's folder, which becomes the entry by a rename once the trailer is appended, on the background
   // thread): storing it used to write its megabytes a second time.
   std::vector<std::string> OutputInCache(Requests.size());
+  std::atomic<bool> CacheLinkFailed{false};
   parallelFor(0, Requests.size(), [&](size_t R) {
     if (RequestFailed[R] || JobsOf[R].empty() || LinkedFromCache[R] || !LinkErrors[R].empty())
       return;
@@ -477,7 +494,7 @@ std::vector<std::optional<std::string>> buildSass(ArrayRef<SassRequest> Requests
     // removing it): the output would differ silently. (`nvlink -g` also writes its command line, file
     // names included, into the image, .note.nv.tkinfo: the inputs' names are the same with or without the
     // cache, and a debug link's output is written under its own name in the temporary folder.)
-    if (Cache && !LinkKeys[R].empty() && !Settings.SaveTemps && !Q.Target.Debug) {
+    if (Cache && !LinkKeys[R].empty() && !Settings.SaveTemps && !CacheUnwritable && !Q.Target.Debug) {
       // If the cache cannot take it, nvlink writes into the temporary folder and the background stores a
       // copy, or notes why it could not.
       if (Expected<std::string> Temporary = Cache->createTemporary(LinkKeys[R]))
@@ -516,6 +533,22 @@ std::vector<std::optional<std::string>> buildSass(ArrayRef<SassRequest> Requests
     }
     std::string Output;
     int RC = runNvlink(Output);
+    // nvlink wrote into the cache's folder, which may be full ("nvlink fatal: Internal error: writing
+    // file"): the link does not depend on the cache, so nvlink runs again into the temporary folder. A
+    // genuine link error costs a second nvlink run.
+    if (RC != 0 && !OutputInCache[R].empty()) {
+      sys::fs::remove(OutputInCache[R]);
+      OutputInCache[R].clear();
+      OutPath = (TempDir + "/linked-" + Q.Arch + ".cubin").str();
+      int First = RC;
+      Output.clear();
+      RC = runNvlink(Output);
+      if (RC == 0) {
+        CacheLinkFailed = true;
+        LinkNotes[R] = "nvlink failed for " + Q.Arch + " writing its result into the compile cache (exit " +
+                       std::to_string(First) + "); linked into the temporary folder";
+      }
+    }
     if (RC != 0) {
       // Name the modules, not our temporary files.
       std::string S = Output;
@@ -534,6 +567,12 @@ std::vector<std::optional<std::string>> buildSass(ArrayRef<SassRequest> Requests
     }
     Results[R] = (*B)->getBuffer().str();
   });
+  if (CacheLinkFailed && !CacheUnwritable) {
+    Diags.note("nvlink could not write its result into the compile cache " + Cache->directory() +
+                   " (is its disk full?); the link goes on without it",
+               std::vector<DiagSite>(), "cache-not-writable");
+    CacheUnwritable = true;
+  }
   for (size_t R = 0; R < Requests.size(); ++R) {
     if (Settings.Verbose && !LinkNotes[R].empty())
       Log << "ptxlink: note: " << LinkNotes[R] << "\n";
@@ -552,6 +591,8 @@ std::vector<std::optional<std::string>> buildSass(ArrayRef<SassRequest> Requests
   std::vector<LinkEntry> LinkEntries;
   for (size_t R = 0; R < Requests.size(); ++R)
     if (LinkErrors[R].empty() && Results[R] && !LinkedFromCache[R] && !LinkKeys[R].empty()) {
+      if (OutputInCache[R].empty() && CacheUnwritable)
+        continue; // said once above
       if (!OutputInCache[R].empty())
         LinkEntries.push_back({LinkKeys[R], OutputInCache[R], ""});
       else

@@ -55,6 +55,26 @@ if os.path.exists(os.path.join(cuda_lib, "libnvJitLink.so")) and os.path.exists(
     config.available_features.add("nvjitlink")
 if shutil.which("llc", path=search):
     config.available_features.add("llc")
+# Tests of a full or read-only file system mount a small tmpfs: root, with the right to mount (not in
+# every container).
+def can_mount_tmpfs():
+    import subprocess, tempfile
+    if not hasattr(os, "geteuid") or os.geteuid() != 0 or not shutil.which("mount"):
+        return False
+    probe = tempfile.mkdtemp(prefix="ptxlink-mount-probe")
+    try:
+        if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", probe],
+                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode != 0:
+            return False
+        subprocess.run(["umount", probe], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        return True
+    finally:
+        try:
+            os.rmdir(probe)
+        except OSError:
+            pass
+if can_mount_tmpfs():
+    config.available_features.add("tmpfs-mount")
 if os.path.isdir(os.path.join(shared, "corpus", "public")):
     config.available_features.add("shared-corpus")
 
