@@ -99,7 +99,7 @@ void ElfView::readSectionTable(TablePolicy Policy, ElfProblemFn Problem, functio
       PartStart = I;
     }
     const ElfSectionHeader &S = section(I);
-    if (S.sh_type == ELF::SHT_NULL || S.sh_type == ELF::SHT_NOBITS || contains(S.sh_offset, S.sh_size))
+    if (!occupiesFile(S) || contains(S.sh_offset, S.sh_size))
       continue;
     Problem(sectionHeaderOffset(I) + offsetof(ElfSectionHeader, sh_offset),
             formatv("section {0}: contents [{1}, +{2}) lie outside the file ({3} bytes)", I,

@@ -77,7 +77,7 @@ public:
 
   /// Views Bytes, which must satisfy elf64Header, and walks its section header table: e_shentsize must
   /// be at least 64 (entries are that far apart), extended numbering (e_shnum 0, e_shstrndx SHN_XINDEX)
-  /// is followed, and each section's contents (except SHT_NULL and SHT_NOBITS) must lie in the file.
+  /// is followed, and each section's contents (where occupiesFile) must lie in the file.
   /// Each problem goes to Problem; a section whose contents do not fit keeps its header, with no contents.
   /// Checked, the table is handed to Checked a part at a time (4 MB of headers, front to back): a reader
   /// of a large file mapping gives those pages back, as the walk touches every header and the reader
@@ -99,11 +99,27 @@ public:
   /// e_shstrndx, or section 0's sh_link under extended numbering.
   uint32_t sectionNameTableIndex() const { return NameTableIndex; }
 
-  /// Whether section I's contents are in the file (false for SHT_NULL, SHT_NOBITS and broken headers).
-  bool hasContents(const ElfSectionHeader &S) const {
-    return S.sh_type != llvm::ELF::SHT_NULL && S.sh_type != llvm::ELF::SHT_NOBITS &&
-           contains(S.sh_offset, S.sh_size);
+  /// Whether section S's offset and size describe bytes of the file: not for SHT_NULL and SHT_NOBITS, nor
+  /// in a cubin (EM_CUDA) for NVIDIA's memory-only types, which relocatable cubins (ptxas -c, nvcc -dc)
+  /// write with an offset and a size but no bytes, as NOBITS: .nv.global (SHT_CUDA_GLOBAL), .nv.local.*
+  /// (SHT_CUDA_LOCAL), .nv.shared.* and .nv_debug.shared (SHT_CUDA_SHARED: a kernel's 32 KB __shared__
+  /// array is a 32 KB section in a 3 KB cubin), .nv.reservedSmem (SHT_CUDA_RESERVED_SHARED).
+  bool occupiesFile(const ElfSectionHeader &S) const {
+    switch (uint32_t(S.sh_type)) {
+    case llvm::ELF::SHT_NULL:
+    case llvm::ELF::SHT_NOBITS:
+      return false;
+    case nvelf::SHT_CUDA_GLOBAL:
+    case nvelf::SHT_CUDA_LOCAL:
+    case nvelf::SHT_CUDA_SHARED:
+    case nvelf::SHT_CUDA_RESERVED_SHARED:
+      return header().e_machine != llvm::ELF::EM_CUDA;
+    default:
+      return true;
+    }
   }
+  /// Whether section I's contents are in the file (false where occupiesFile is, and for broken headers).
+  bool hasContents(const ElfSectionHeader &S) const { return occupiesFile(S) && contains(S.sh_offset, S.sh_size); }
   /// Section contents, empty where hasContents is false.
   llvm::StringRef contents(const ElfSectionHeader &S) const {
     return hasContents(S) ? llvm::StringRef(base() + S.sh_offset, S.sh_size) : llvm::StringRef();

@@ -51,7 +51,7 @@ uint64_t elfExtent(StringRef Elf) {
     Extend(H.e_phoff, uint64_t(H.e_phnum) * H.e_phentsize);
   for (size_t I = 1; I < V->sectionCount(); ++I) {
     const ElfSectionHeader &S = V->section(I);
-    if (S.sh_type != ELF::SHT_NOBITS)
+    if (V->occupiesFile(S))
       Extend(S.sh_offset, S.sh_size); // the fields as written, even when they reach past the end
   }
   ElfTable<ElfProgramHeader> Segments = V->programHeaders();

@@ -152,6 +152,30 @@ TEST(ElfView, ContentsOutsideTheFileKeepTheHeader) {
   EXPECT_EQ(P[0].second.rfind("section 3: contents [1048576, +13) lie outside the file", 0), 0u) << P[0].second;
 }
 
+// NVIDIA's memory-only section types (.nv.shared.*, .nv.global, .nv.local.* in relocatable cubins) have
+// an offset and a size but no bytes, like NOBITS, in a cubin only; any other ELF's are checked as usual.
+TEST(ElfView, CubinMemorySectionsHaveNoBytes) {
+  for (uint32_t Type : {nvelf::SHT_CUDA_SHARED, nvelf::SHT_CUDA_GLOBAL, nvelf::SHT_CUDA_LOCAL,
+                        nvelf::SHT_CUDA_RESERVED_SHARED}) {
+    TinyElf E;
+    TinyElf::put(E.Bytes, E.ShOff + 3 * 64 + 0x04, Type, 4);    // .strtab's sh_type
+    TinyElf::put(E.Bytes, E.ShOff + 3 * 64 + 0x20, 1 << 15, 8); // sh_size: 32 KB, past the end
+    TinyElf::put(E.Bytes, offsetof(ElfHeader, e_machine), ELF::EM_X86_64, 2);
+    Problems Other;
+    auto V = open(E.Bytes, ElfView::TablePolicy::Readable, Other);
+    ASSERT_TRUE(V);
+    EXPECT_EQ(Other.size(), 1u) << "type " << Type << " outside a cubin is checked";
+    TinyElf::put(E.Bytes, offsetof(ElfHeader, e_machine), ELF::EM_CUDA, 2);
+    Problems Cubin;
+    V = open(E.Bytes, ElfView::TablePolicy::Readable, Cubin);
+    ASSERT_TRUE(V);
+    EXPECT_TRUE(Cubin.empty()) << "type " << Type << ": " << (Cubin.empty() ? "" : Cubin[0].second);
+    EXPECT_FALSE(V->occupiesFile(V->section(3)));
+    EXPECT_FALSE(V->hasContents(V->section(3)));
+    EXPECT_TRUE(V->contents(3).empty());
+  }
+}
+
 TEST(ElfView, NameTableIndexOutOfRange) {
   TinyElf E;
   TinyElf::put(E.Bytes, 0x3e, 9, 2);
