@@ -41,6 +41,7 @@ struct LinkOptions {
   bool Relocatable = false;              // -r
   bool Sass = false;                     // --sass: also compile a cubin per arch with ptxas
   bool WholeProgram = false;             // --whole-program: one ptxas run over the linked module
+  bool RecompileSass = false;            // --recompile-sass: never use the SASS the inputs carry
   bool NoCache = false;                  // --no-cache
   std::string CacheDir;                  // --cache-dir (default: $XDG_CACHE_HOME/ptxlink, ~/.cache/ptxlink)
   uint64_t CacheLimit = 0;               // --cache-limit (0 = CompileCache::DefaultLimitBytes)

@@ -60,10 +60,13 @@ std::unique_ptr<ObjectFile> hostObjectFromBuffer(std::unique_ptr<MemoryBuffer> B
   DiagnosticEngine Local(Sink);
   Local.setRecord(true);
   Local.setErrorLimit(0);
-  for (const FatbinImage &Image : Code->Images) {
+  for (FatbinImage &Image : Code->Images) {
     std::string Arch = fatbinArchName(Image);
     if (Image.Kind == FatbinKind::Elf) {
       Origin.CubinArches.push_back(Arch);
+      // Kept as stored (compressed): `ptxlink --sass` may hand it to nvlink instead of compiling the PTX
+      // (SassReuse.h); it is decompressed only then.
+      Origin.Sass.push_back(std::move(Image));
       continue;
     }
     if (Image.Kind == FatbinKind::LtoIr) {

@@ -17,6 +17,7 @@
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/CachedHashString.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringMap.h"
@@ -61,6 +62,7 @@ struct HostOrigin {
     return std::binary_search(RegisteredNames.begin(), RegisteredNames.end(), Name,
                               [](llvm::StringRef A, llvm::StringRef B) { return A < B; });
   }
+  std::vector<FatbinImage> Sass;         // its cubins as stored (payload maybe compressed), one per CubinArches
 };
 
 struct InputFile {
@@ -196,6 +198,11 @@ struct CodegenUnit {
   ModuleVariant Module;   // sections and symbols point into the linked module and the inputs
   std::string ObjectName; // "b.o", "libm.a(x.o)"
   std::string SourceName; // the PTX file the sections were assembled from (the first input's, in a batch)
+  /// Set where the unit is one input's module that the link leaves as compiled (SassReuse.h): the input's
+  /// cubins, one of which nvlink may take instead of compiling the unit, and the `.target` of the PTX
+  /// variant the link used, which that cubin must have been compiled for.
+  const std::vector<FatbinImage> *InputSass = nullptr;
+  std::string InputTarget;
 };
 
 /// Records the duration of each pass for --time.
@@ -210,6 +217,10 @@ struct PassTimes {
   /// CSV rows "pass,arch,milliseconds" and a "total" row; Headings: a first row naming the columns.
   void printCsv(llvm::raw_ostream &OS, bool Headings) const;
 };
+
+/// Names that stay undefined in a complete program because ptxas or the driver provides them (the PTX
+/// system calls, a few CUDA graph functions, `.extern .shared` arrays; LinkLive.cpp).
+bool providedOutsideTheLink(const Symbol &S);
 
 /// Where in Module a symbol is defined or declared, for diagnostics and reports ("b.ptx:5:1 (b.o)").
 SiteLocation siteText(const LinkModule &Module, SourceLoc Where);
@@ -258,10 +269,20 @@ public:
   /// inputs with less code than BatchBelowBytes are batched with neighbours (0: never). Empty if the
   /// module cannot be compiled in parts; the caller then compiles it whole. With DWARF sections (whose
   /// merge ties the modules together), one unit per input module as assembled (splitDebugInputs).
-  std::vector<CodegenUnit> splitForCodegen(uint64_t BatchBelowBytes) const;
+  /// Unless --recompile-sass, a module whose input carries SASS and that the link leaves as compiled
+  /// (sassReuseRefusal) is a unit of its own, with InputSass set; ReuseNotes (if given) gets one line per
+  /// module with SASS that cannot be used as it is, saying why.
+  std::vector<CodegenUnit> splitForCodegen(uint64_t BatchBelowBytes, std::vector<std::string> *ReuseNotes = nullptr) const;
+  /// Why module MI's own cubin cannot stand for its part of this link (SassReuse.cpp): empty if it can.
+  /// The link-side half of the rule in docs/linker.md "SASS"; the tool-side half (arch, ptxas version and
+  /// options recorded in the cubin) is checked where the cubin is used (SassReuse.h).
+  std::string sassReuseRefusal(uint32_t MI) const;
   /// The units of a link with debug info: every input's own module, for ptxas -c -g and nvlink -g; empty
   /// where the link changed what a module means (renamed locals, --kernels-used/--variables-used).
   std::vector<CodegenUnit> splitDebugInputs() const;
+  /// Weak names whose definitions differ (the ODR warning): nvlink would take the first copy it reads,
+  /// so a module holding one of them is not taken as compiled (sassReuseRefusal).
+  llvm::DenseSet<uint32_t> WeakCopiesDiffer;
 
   /// After emit: the module-local kernels and variables that were renamed (LinkResult::Renamed).
   std::vector<LocalRename> renamedLocals() const;

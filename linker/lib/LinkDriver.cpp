@@ -369,17 +369,20 @@ void linkEachArch(const LinkOptions &Options, ArrayRef<Target> Arches, LinkState
     if (Options.Emit == EmitKind::HostObject)
       L->checkHostRegisteredNames();
     Forward.collect(Local, Done, A.name());
+    std::vector<std::string> ReuseNotes; // -v: the inputs' SASS that cannot stand for their code, and why
     if (Options.Sass && writesFatbin(Options.Emit)) {
       const ModuleVariant &Out = Linked.Variants.back();
       State.Program.UnitsOf.resize(Linked.Variants.size());
       State.Program.DeviceRuntimeOf.resize(Linked.Variants.size());
       if (!Options.WholeProgram)
-        State.Program.UnitsOf.back() = L->splitForCodegen(Options.BatchBelow);
+        State.Program.UnitsOf.back() = L->splitForCodegen(Options.BatchBelow, Options.Verbose ? &ReuseNotes : nullptr);
       bool Calls = Options.DeviceRuntime;
       for (const Symbol &S : Out.Symbols)
         Calls |= S.Bind == Binding::Undefined && isDeviceRuntimeName(S.name());
       State.Program.DeviceRuntimeOf.back() = Calls;
     }
+    for (const std::string &N : ReuseNotes)
+      Out << "ptxlink: " << A.name() << ": " << N << "\n";
     Outputs.push_back({Linked.Variants.size() - 1, Linked.Variants.back().Target, A.name()});
     if (Options.Verbose && L->ptxTargetIsOlder())
       Out << "ptxlink: " << A.name() << ": " << L->ptxTargetReason() << "\n";

@@ -115,7 +115,7 @@ void ArchLink::markLive() {
 /// header's device functions with `ptxas -arch=sm_90`, CUDA 13.0: these six are accepted undefined, the
 /// rest are libcudadevrt's or unresolved; NVIDIA's cuda-samples graphConditionalNodes calls
 /// cudaGraphSetConditional), and `.extern .shared` arrays, which are the kernel's dynamic shared memory.
-static bool providedOutsideTheLink(const Symbol &S) {
+bool providedOutsideTheLink(const Symbol &S) {
   if (S.Kind == SymbolKind::Variable)
     return S.Space == StateSpace::Shared;
   static constexpr StringLiteral Provided[] = {

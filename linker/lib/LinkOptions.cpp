@@ -236,6 +236,9 @@ std::optional<LinkOptions> parseLinkOptions(ArrayRef<std::string> RawArgs, Diagn
     case OPT_whole_program:
       O.WholeProgram = true;
       break;
+    case OPT_recompile_sass:
+      O.RecompileSass = true;
+      break;
     case OPT_no_cache:
       O.NoCache = true;
       break;

@@ -74,6 +74,10 @@ def sass : LongFlag<"sass">, Group<grp_output>,
   "parallel, cached), joined by nvlink">;
 def whole_program : LongFlag<"whole-program">, Group<grp_output>,
   HelpText<"With --sass: one ptxas run over the whole linked module instead">;
+// SASS reuse and sharing (issue 27): one block.
+def recompile_sass : LongFlag<"recompile-sass">, Group<grp_output>,
+  HelpText<"With --sass: compile every module from its PTX, even one whose input carries SASS for the arch "
+  "that the link could use as it is">;
 defm cache_dir : Value<"cache-dir", "<dir>",
   "Compile cache (default $XDG_CACHE_HOME/ptxlink, else ~/.cache/ptxlink)">, Group<grp_output>;
 def no_cache : LongFlag<"no-cache">, Group<grp_output>, HelpText<"Neither read nor write the compile cache">;

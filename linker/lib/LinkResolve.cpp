@@ -258,6 +258,7 @@ void ArchLink::resolveOne(GlobalSymbol &G) {
     while (FirstDiffering < Weak.size() && !differs(Weak[FirstDiffering]))
       ++FirstDiffering;
     if (FirstDiffering < Weak.size()) {
+      WeakCopiesDiffer.insert(uint32_t(&G - Globals.data()));
       // A template in a header used by 300 files has 300 sites: like lld, name a few (the first, which
       // the others are compared with, and the first ones that differ from it) and count the rest.
       constexpr size_t MaxSites = 3;

@@ -20,7 +20,17 @@ using namespace llvm;
 
 namespace ptxlink {
 
-std::vector<CodegenUnit> ArchLink::splitForCodegen(uint64_t BatchBelowBytes) const {
+/// The SASS images of module MI's input for the arches being linked; null if it has none (SassReuse.h).
+static const std::vector<FatbinImage> *inputSass(const LinkOptions &Options, const InputFile &F) {
+  if (Options.RecompileSass || !F.Host)
+    return nullptr;
+  for (const FatbinImage &I : F.Host->Sass)
+    if (is_contained(Options.Arches, fatbinArchName(I)))
+      return &F.Host->Sass;
+  return nullptr;
+}
+
+std::vector<CodegenUnit> ArchLink::splitForCodegen(uint64_t BatchBelowBytes, std::vector<std::string> *ReuseNotes) const {
   std::vector<CodegenUnit> Units;
   if (!Output)
     return Units;
@@ -31,6 +41,20 @@ std::vector<CodegenUnit> ArchLink::splitForCodegen(uint64_t BatchBelowBytes) con
   for (const Section &S : Out.Sections)
     if (S.Kind == SectionKind::Debug)
       return splitDebugInputs();
+
+  // Inputs whose own cubin may stand for their part of the link (SassReuse.h): each is a unit of its own,
+  // holding all its code (its weak definitions too, which its cubin defines), so that nvlink can take the
+  // cubin instead; whether it does depends on the cubin itself (the arch, the ptxas that made it), decided
+  // where it is used.
+  std::vector<const std::vector<FatbinImage> *> Reuse(Modules.size(), nullptr);
+  for (uint32_t MI = 0; MI < Modules.size(); ++MI)
+    if (const std::vector<FatbinImage> *Sass = inputSass(Options, Inputs[Modules[MI].Input])) {
+      std::string Why = sassReuseRefusal(MI);
+      if (Why.empty())
+        Reuse[MI] = Sass;
+      else if (ReuseNotes)
+        ReuseNotes->push_back(Modules[MI].ObjectName.str() + ": SASS compiled from PTX: " + Why);
+    }
 
   std::vector<uint32_t> Owner(Out.Sections.size(), ~0u);
   for (uint32_t MI = 0; MI < Modules.size(); ++MI)
@@ -79,7 +103,7 @@ std::vector<CodegenUnit> ArchLink::splitForCodegen(uint64_t BatchBelowBytes) con
   std::vector<uint32_t> Bucket(Out.Sections.size(), ~0u);
   uint64_t SharedBytes = 0;
   for (uint32_t OS = 0; OS < Out.Sections.size(); ++OS)
-    if (Owner[OS] < Modules.size())
+    if (Owner[OS] < Modules.size() && !Reuse[Owner[OS]])
       if (auto H = sharedBucket(OS)) {
         Bucket[OS] = *H;
         SharedBytes += Out.Sections[OS].contents().size();
@@ -105,8 +129,10 @@ std::vector<CodegenUnit> ArchLink::splitForCodegen(uint64_t BatchBelowBytes) con
   for (uint32_t MI = 0; MI < Modules.size(); ++MI) {
     if (!Bytes[MI])
       continue;
-    if (Bytes[MI] >= BatchBelowBytes) {
+    if (Bytes[MI] >= BatchBelowBytes || Reuse[MI]) {
       GroupOf[MI] = Groups++;
+      if (Reuse[MI]) // its unit holds its code alone: the next small input opens a new batch
+        BatchOpen = false;
       continue;
     }
     if (!BatchOpen) {
@@ -150,6 +176,10 @@ std::vector<CodegenUnit> ArchLink::splitForCodegen(uint64_t BatchBelowBytes) con
           U.ObjectName += ", " + Modules[Other].ObjectName.str();
     }
     U.SourceName = Modules[MI].M->SourceName.str();
+    if (GI < FirstShared && Reuse[MI]) {
+      U.InputSass = Reuse[MI];
+      U.InputTarget = Modules[MI].M->Target.Arch.str();
+    }
     ModuleVariant &V = U.Module;
     V.SourceName = Modules[MI].M->SourceName;
     V.Target = Out.Target;
@@ -264,6 +294,10 @@ std::vector<CodegenUnit> ArchLink::splitDebugInputs() const {
     U.Module = *LM.M;
     U.Module.Target = Output->Target;
     U.Module.Target.Debug = LM.M->Target.Debug; // a plain input in a -G link is compiled without -g
+    // Every input's module is compiled as it was assembled and nvlink -g resolves between them, as in
+    // nvcc's pipeline: its own cubin may stand for it whatever the link decided.
+    if ((U.InputSass = inputSass(Options, Inputs[LM.Input])))
+      U.InputTarget = LM.M->Target.Arch.str();
     Units.push_back(std::move(U));
   }
   return Units;

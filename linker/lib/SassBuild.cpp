@@ -9,6 +9,7 @@
 
 #include "CompileCache.h"
 #include "PtxasMessages.h"
+#include "SassReuse.h"
 
 #include "ptxlink/TemporaryFolder.h"
 
@@ -81,12 +82,17 @@ struct Job {
   std::string Compiled;        // the cubin ptxas made
   std::optional<CompileCache::Entry> Cached; // or the cache's entry (its verified bytes, in memory)
   bool FromCache = false;
+  const CodegenUnit *Unit = nullptr;
+  // The input's own cubin, which nvlink takes instead of compiling the unit (SassReuse.h), or why not.
+  bool FromInput = false;
+  std::string InputCubin;
+  std::string ReuseNote;
   bool Failed = false;
   int Exit = 0;
   std::string Output;          // what ptxas printed
   std::string PtxPath, CubinPath;
 
-  StringRef cubin() const { return Cached ? Cached->Payload : StringRef(Compiled); }
+  StringRef cubin() const { return FromInput ? StringRef(InputCubin) : Cached ? Cached->Payload : StringRef(Compiled); }
 };
 
 /// What became of the entries a link tried to store: a cache that cannot be written (a full disk, a
@@ -220,6 +226,7 @@ std::vector<std::optional<std::string>> buildSass(ArrayRef<SassRequest> Requests
         J.Request = R;
         J.Name = U.ObjectName;
         J.Module = &U.Module;
+        J.Unit = &U;
         // A -G link's units are the inputs' own modules: those without DWARF are compiled without -g, as
         // nvcc's pipeline compiles them (ptxas rejects `.target debug` without debug sections).
         J.Debug = Q.Target.Debug && U.Module.Target.Debug;
@@ -242,10 +249,22 @@ std::vector<std::optional<std::string>> buildSass(ArrayRef<SassRequest> Requests
   if (!Settings.CacheDir.empty())
     Cache.emplace(Settings.CacheDir, Settings.CacheLimit);
 
-  // Print and hash.
+  // Print and hash; or take the input's own cubin, where it may stand for the unit (its key, for nvlink's
+  // cached result: its bytes).
   parallelFor(0, Jobs.size(), [&](size_t I) {
     Job &J = Jobs[I];
     const SassRequest &Q = Requests[J.Request];
+    if (J.Unit && J.Unit->InputSass) {
+      Expected<std::string> C = usableInputCubin(*J.Unit->InputSass, J.Unit->InputTarget, Q.Arch, J.Debug,
+                                                 Settings.PtxasOptions, Tools.Version);
+      if (C) {
+        J.InputCubin = std::move(*C);
+        J.FromInput = true;
+        J.Key = CompileCache::key({"ptxlink-input-sass-1", J.InputCubin});
+        return;
+      }
+      J.ReuseNote = toString(C.takeError());
+    }
     if (!J.Layout) {
       raw_string_ostream OS(J.OwnText);
       TargetInfo T = Q.Target;
@@ -296,6 +315,8 @@ std::vector<std::optional<std::string>> buildSass(ArrayRef<SassRequest> Requests
   if (Cache)
     parallelFor(0, Jobs.size(), [&](size_t I) {
       Job &J = Jobs[I];
+      if (J.FromInput)
+        return;
       if (LinkedFromCache[J.Request]) { // not needed now, but still in use: keep it from eviction
         (void)Cache->touch(J.Key);
         J.FromCache = true;
@@ -308,15 +329,22 @@ std::vector<std::optional<std::string>> buildSass(ArrayRef<SassRequest> Requests
     });
   Times.add("sass: look up", "", LookupStart);
 
-  size_t Misses = 0, Hits = 0;
+  size_t Misses = 0, Hits = 0, Reused = 0;
   bool NvlinkToRun = false;
   for (const Job &J : Jobs)
-    (J.FromCache ? Hits : Misses)++;
+    (J.FromInput ? Reused : J.FromCache ? Hits : Misses)++;
   for (size_t R = 0; R < Requests.size(); ++R)
     NvlinkToRun |= needsNvlink(R) && !LinkedFromCache[R];
   auto report = [&] {
     if (Settings.Verbose) {
-      Log << "ptxlink: SASS: " << Jobs.size() << " ptxas units, " << Hits << " from the cache"
+      for (const Job &J : Jobs)
+        if (!J.ReuseNote.empty())
+          Log << "ptxlink: " << Requests[J.Request].Arch << ": " << J.Name << ": SASS compiled from PTX: " << J.ReuseNote
+              << "\n";
+      Log << "ptxlink: SASS: " << Jobs.size() << " ptxas units, ";
+      if (Reused)
+        Log << Reused << " from the inputs' SASS, ";
+      Log << Hits << " from the cache"
           << (Cache ? " (" + Cache->directory() + ")" : std::string(" (no cache)")) << ", " << Misses << " compiled";
       if (LinkHits)
         Log << ", nvlink's result from the cache for " << LinkHits << " of " << Requests.size() << " arch"
@@ -358,7 +386,7 @@ std::vector<std::optional<std::string>> buildSass(ArrayRef<SassRequest> Requests
   auto CompileStart = std::chrono::steady_clock::now();
   std::vector<size_t> Work;
   for (size_t I = 0; I < Jobs.size(); ++I)
-    if (!Jobs[I].FromCache)
+    if (!Jobs[I].FromCache && !Jobs[I].FromInput)
       Work.push_back(I);
   llvm::stable_sort(Work, [&](size_t A, size_t B) { return Jobs[A].Text.size() > Jobs[B].Text.size(); });
   Progress Bar(Settings.Progress && Misses > 0, Misses, Hits);
@@ -517,9 +545,9 @@ std::vector<std::optional<std::string>> buildSass(ArrayRef<SassRequest> Requests
         Argv.append({LibArg, "-lcudadevrt"});
       return runTool(Tools.Nvlink, Argv, LogPath, Output);
     };
-    for (size_t I : JobsOf[R]) {
+    for (size_t I : JobsOf[R]) { // and the inputs' own cubins (SassReuse.h)
       Job &J = Jobs[I];
-      if (!J.Cached)
+      if (!J.Cached && !J.FromInput)
         continue;
       std::error_code EC;
       raw_fd_ostream OS(J.CubinPath, EC);
