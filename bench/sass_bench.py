@@ -20,8 +20,14 @@ ratio printed is the median of the per-round ratios. The cache lives in a tempor
 user's) and is emptied before every cold build. Each case also prints the CPU time (user + system) of the
 processes it ran (ptxlink's own threads, ptxas, nvlink), which varies much less on a shared machine.
 
+With --dlink (issue 27), a third case on the CUDA program: its files compiled once by
+`nvcc -dc -gencode arch=compute_XX,code=[sm_XX,compute_XX]` (objects with SASS beside the PTX, kept by
+content under bench/work/cuda-dc), then the cold device link: `ptxlink --sass --emit host-object` with an
+empty cache (which takes the objects' own cubins) against `nvcc -dlink` on the same objects, interleaved,
+and `ptxlink --sass --recompile-sass` (every module compiled from PTX again) for reference.
+
 Usage: sass_bench.py [--modules 100] [--funcs 20] [--cuda [--cuda-files 24]] [--no-generated]
-                     [--rounds 1] [--jobs N] [--arch sm_90] [--keep DIR] [--whole-program]
+                     [--rounds 1] [--jobs N] [--arch sm_90] [--keep DIR] [--whole-program] [--dlink]
 """
 
 import argparse
@@ -94,6 +100,78 @@ def cuda_program_ptx(a, pool):
         return ptx
 
     return list(pool.map(compile_one, sources))
+
+
+def cuda_program_objects(a, pool):
+    """The CUDA program's nvcc -dc objects with SASS and PTX for a.arch, each compiled unless kept (key: the
+    source, the shared header, nvcc's version and options)."""
+    nvcc = shutil.which("nvcc")
+    if not nvcc:
+        sys.exit("sass_bench: --dlink needs nvcc on PATH")
+    srcdir = os.path.join(a.work_root, "cuda-src-%d" % a.cuda_files)
+    run([sys.executable, os.path.join(ROOT, "bench", "gen_cuda_program.py"), srcdir, "--files", str(a.cuda_files)])
+    cache = os.path.join(a.work_root, "cuda-dc")
+    os.makedirs(cache, exist_ok=True)
+    version = subprocess.run([nvcc, "--version"], check=True, stdout=subprocess.PIPE, text=True).stdout
+    n = a.arch.split("_")[1]
+    flags = ["-dc", "-gencode", "arch=compute_%s,code=[sm_%s,compute_%s]" % (n, n, n)]
+    header = open(os.path.join(srcdir, "common.cuh"), "rb").read()
+    sources = sorted(f for f in os.listdir(srcdir) if f.endswith(".cu"))
+
+    def compile_one(cu):
+        h = hashlib.sha256(open(os.path.join(srcdir, cu), "rb").read() + header + version.encode() +
+                           " ".join(flags).encode()).hexdigest()[:20]
+        obj = os.path.join(cache, "%s-%s.o" % (cu[:-3], h))
+        if not os.path.exists(obj):
+            run([nvcc] + flags + [os.path.join(srcdir, cu), "-o", obj + ".tmp.o"])
+            os.rename(obj + ".tmp.o", obj)
+        return obj
+
+    return list(pool.map(compile_one, sources))
+
+
+def bench_dlink(a, objects, work):
+    """Cold device link of nvcc objects that carry SASS: ptxlink --sass vs nvcc -dlink; returns the lines."""
+    nvcc = shutil.which("nvcc")
+    link = os.path.join(a.bin, "ptxlink")
+    cache = os.path.join(work, "cache")
+    n = a.arch.split("_")[1]
+    os.makedirs(work, exist_ok=True)
+    R = {"nv": [], "ours": [], "recompile": []}
+
+    def nv():
+        R["nv"].append(timed(lambda: run([nvcc, "-dlink", "-gencode", "arch=compute_%s,code=sm_%s" % (n, n)] + objects +
+                                         ["-o", os.path.join(work, "nv_dlink.o")])))
+
+    def ours(extra, key):
+        shutil.rmtree(cache, ignore_errors=True)
+        R[key].append(timed(lambda: run([link, "-arch", a.arch, "--sass", "--emit", "host-object", "-j", str(a.jobs),
+                                         "--cache-dir", cache] + extra + objects +
+                                        ["-o", os.path.join(work, "ptxlink_dlink.o")])))
+
+    for rnd in range(a.rounds):
+        steps = (nv, lambda: ours([], "ours")) if rnd % 2 == 0 else (lambda: ours([], "ours"), nv)
+        for step in steps:
+            step()
+    ours(["--recompile-sass"], "recompile")
+    # What the link did: units from the inputs' SASS, compiled.
+    shutil.rmtree(cache, ignore_errors=True)
+    verbose = subprocess.run([link, "-arch", a.arch, "--sass", "--emit", "host-object", "-v", "--cache-dir", cache] +
+                             objects + ["-o", os.path.join(work, "ptxlink_dlink.o")], check=True,
+                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True).stdout
+    summary = next((l for l in verbose.splitlines() if l.startswith("ptxlink: SASS:")), "")
+    rs = [o / v for o, v in zip(R["ours"], R["nv"])]
+    cpu = [o.cpu / v.cpu for o, v in zip(R["ours"], R["nv"]) if v.cpu > 0]
+    med = statistics.median
+    return ["CUDA program as nvcc -dc objects with SASS (%d files, %s, %d round(s)): cold device link" %
+            (len(objects), a.arch, a.rounds),
+            "  nvcc -dlink %.3f s; ptxlink --sass --emit host-object (empty cache) %.3f s -> %.2fx [%s]" %
+            (med(R["nv"]), med(R["ours"]), med(rs), ", ".join("%.2f" % r for r in rs)),
+            "    CPU: nvcc -dlink %.3f s, ptxlink %.3f s -> %.2fx" %
+            (med(x.cpu for x in R["nv"]), med(x.cpu for x in R["ours"]), med(cpu) if cpu else 0.0),
+            "  (%s)" % summary.replace("ptxlink: ", ""),
+            "  for reference, --recompile-sass (every module from its PTX): %.3f s -> %.2fx nvcc -dlink" %
+            (R["recompile"][0], R["recompile"][0] / med(R["nv"]))]
 
 
 def bench_program(a, label, ptx_files, work, pool):
@@ -260,6 +338,8 @@ def main():
     ap.add_argument("--work-root", default=os.path.join(ROOT, "bench", "work"), help="where nvcc's PTX is kept")
     ap.add_argument("--keep", help="work in this folder and keep it")
     ap.add_argument("--whole-program", action="store_true", help="also time ptxlink --sass --whole-program")
+    ap.add_argument("--dlink", action="store_true",
+                    help="the CUDA program as nvcc -dc objects with SASS: cold ptxlink --sass vs nvcc -dlink")
     a = ap.parse_args()
     if not shutil.which("ptxas") or not shutil.which("nvlink"):
         sys.exit("sass_bench: needs ptxas and nvlink on PATH")
@@ -278,6 +358,8 @@ def main():
         programs.append(("CUDA program (gen_cuda_program.py, nvcc -rdc=true -ptx)", cuda_program_ptx(a, pool)))
     for i, (label, files) in enumerate(programs):
         print("\n".join(bench_program(a, label, files, os.path.join(work, "p%d" % i), pool)), flush=True)
+    if a.dlink:
+        print("\n".join(bench_dlink(a, cuda_program_objects(a, pool), os.path.join(work, "dlink"))), flush=True)
     if not a.keep:
         shutil.rmtree(work, ignore_errors=True)
 
