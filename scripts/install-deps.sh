@@ -14,6 +14,7 @@ PACKAGES=(
   time                                # /usr/bin/time -v for the benchmark's peak-memory figures
   graphviz                            # dot: the tests render --callgraph-dot / ptxlink-dump --format dot
   clang-14 libclang-rt-14-dev         # the fuzz pass of scripts/test.sh: libFuzzer + ASan/UBSan (scripts/fuzz.sh ci)
+  nginx-light                         # WebDAV (dav_methods PUT): the HTTP server of the remote-cache test
 )
 
 missing=()

@@ -42,6 +42,7 @@ struct LinkOptions {
   bool Sass = false;                     // --sass: also compile a cubin per arch with ptxas
   bool WholeProgram = false;             // --whole-program: one ptxas run over the linked module
   bool RecompileSass = false;            // --recompile-sass: never use the SASS the inputs carry
+  std::string RemoteCache;               // --remote-cache URL (else $PTXLINK_REMOTE_CACHE; RemoteCache.h)
   bool NoCache = false;                  // --no-cache
   std::string CacheDir;                  // --cache-dir (default: $XDG_CACHE_HOME/ptxlink, ~/.cache/ptxlink)
   uint64_t CacheLimit = 0;               // --cache-limit (0 = CompileCache::DefaultLimitBytes)

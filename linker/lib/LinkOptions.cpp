@@ -239,6 +239,9 @@ std::optional<LinkOptions> parseLinkOptions(ArrayRef<std::string> RawArgs, Diagn
     case OPT_recompile_sass:
       O.RecompileSass = true;
       break;
+    case OPT_remote_cache:
+      O.RemoteCache = Value.str();
+      break;
     case OPT_no_cache:
       O.NoCache = true;
       break;

@@ -78,6 +78,10 @@ def whole_program : LongFlag<"whole-program">, Group<grp_output>,
 def recompile_sass : LongFlag<"recompile-sass">, Group<grp_output>,
   HelpText<"With --sass: compile every module from its PTX, even one whose input carries SASS for the arch "
   "that the link could use as it is">;
+defm remote_cache : Value<"remote-cache", "<url>",
+  "With --sass: also read and write the compile cache's entries at this HTTP server (Bazel's remote cache "
+  "protocol; default $PTXLINK_REMOTE_CACHE; a header line for credentials from $PTXLINK_REMOTE_CACHE_HEADER)">,
+  Group<grp_output>;
 defm cache_dir : Value<"cache-dir", "<dir>",
   "Compile cache (default $XDG_CACHE_HOME/ptxlink, else ~/.cache/ptxlink)">, Group<grp_output>;
 def no_cache : LongFlag<"no-cache">, Group<grp_output>, HelpText<"Neither read nor write the compile cache">;

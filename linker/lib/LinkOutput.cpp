@@ -193,6 +193,12 @@ bool writeLinkOutput(const LinkOptions &Options, LinkedProgram &Program, Diagnos
       Settings.SaveTemps = Options.SaveTemps;
       Settings.Verbose = Options.Verbose;
       Settings.PtxasOptions = Options.PtxasOptions;
+      Settings.RemoteUrl = Options.RemoteCache;
+      if (Settings.RemoteUrl.empty())
+        if (auto Env = sys::Process::GetEnv("PTXLINK_REMOTE_CACHE"))
+          Settings.RemoteUrl = *Env;
+      if (auto Header = sys::Process::GetEnv("PTXLINK_REMOTE_CACHE_HEADER"))
+        Settings.RemoteHeader = *Header;
       Settings.Progress = Options.Progress && !Options.Json && sys::Process::StandardErrIsDisplayed();
       Cubins = buildSass(Requests, Settings, *Tools, Diags, Times, Diags.stream(), Background);
     }

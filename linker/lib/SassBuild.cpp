@@ -9,6 +9,7 @@
 
 #include "CompileCache.h"
 #include "PtxasMessages.h"
+#include "RemoteCache.h"
 #include "SassReuse.h"
 
 #include "ptxlink/TemporaryFolder.h"
@@ -82,6 +83,7 @@ struct Job {
   std::string Compiled;        // the cubin ptxas made
   std::optional<CompileCache::Entry> Cached; // or the cache's entry (its verified bytes, in memory)
   bool FromCache = false;
+  bool FromRemote = false;     // fetched from the remote cache (its bytes in Compiled if the local cache kept none)
   const CodegenUnit *Unit = nullptr;
   // The input's own cubin, which nvlink takes instead of compiling the unit (SassReuse.h), or why not.
   bool FromInput = false;
@@ -248,6 +250,20 @@ std::vector<std::optional<std::string>> buildSass(ArrayRef<SassRequest> Requests
   std::optional<CompileCache> Cache;
   if (!Settings.CacheDir.empty())
     Cache.emplace(Settings.CacheDir, Settings.CacheLimit);
+  // The remote cache reads through and writes back the local one's entries (RemoteCache.h).
+  std::shared_ptr<RemoteCache> Remote;
+  if (!Settings.RemoteUrl.empty()) {
+    Expected<std::unique_ptr<RemoteCache>> R = RemoteCache::create(Settings.RemoteUrl, Settings.RemoteHeader);
+    if (!R) {
+      Diags.error(toString(R.takeError()), std::vector<DiagSite>(), "bad-remote-cache");
+      return Results;
+    }
+    if (Cache)
+      Remote = std::move(*R);
+    else
+      Diags.note("the remote cache is not used without the local one (--no-cache)", std::vector<DiagSite>(),
+                 "remote-cache-unused");
+  }
 
   // Print and hash; or take the input's own cubin, where it may stand for the unit (its key, for nvlink's
   // cached result: its bytes).
@@ -310,6 +326,11 @@ std::vector<std::optional<std::string>> buildSass(ArrayRef<SassRequest> Requests
         Results[R] = std::move(*Hit);
         LinkedFromCache[R] = 1;
         ++LinkHits;
+      } else if (auto Fetched = Remote ? Remote->get(LinkKeys[R], CompileCache::EntryKind::Link) : std::nullopt) {
+        (void)Cache->store(LinkKeys[R], *Fetched, CompileCache::EntryKind::Link); // a full disk: fetched again next time
+        Results[R] = std::move(*Fetched);
+        LinkedFromCache[R] = 1;
+        ++LinkHits;
       }
     }
   if (Cache)
@@ -325,8 +346,20 @@ std::vector<std::optional<std::string>> buildSass(ArrayRef<SassRequest> Requests
       if (auto Hit = Cache->find(J.Key)) {
         J.Cached = std::move(*Hit);
         J.FromCache = true;
+      } else if (auto Fetched = Remote ? Remote->get(J.Key, CompileCache::EntryKind::Cubin) : std::nullopt) {
+        // Kept in the local cache, and used from there as any entry; held here if it cannot take it.
+        J.FromCache = J.FromRemote = true;
+        if (Error E = Cache->store(J.Key, *Fetched))
+          consumeError(std::move(E));
+        else
+          J.Cached = Cache->find(J.Key);
+        if (!J.Cached)
+          J.Compiled = std::move(*Fetched);
       }
     });
+  // A remote cache that failed is said once, whatever -v (the link goes on without it).
+  if (Remote && !Remote->note().empty())
+    Diags.note(Remote->note(), std::vector<DiagSite>(), "remote-cache-off");
   Times.add("sass: look up", "", LookupStart);
 
   size_t Misses = 0, Hits = 0, Reused = 0;
@@ -350,6 +383,8 @@ std::vector<std::optional<std::string>> buildSass(ArrayRef<SassRequest> Requests
         Log << ", nvlink's result from the cache for " << LinkHits << " of " << Requests.size() << " arch"
             << (Requests.size() == 1 ? "" : "es");
       Log << "\n";
+      if (Remote)
+        Log << "ptxlink: SASS: remote cache " << Remote->url() << ": " << Remote->hits() << " entries fetched\n";
     }
   };
   if (!Misses && !NvlinkToRun) { // no tool to run: no temporary files
@@ -547,7 +582,7 @@ std::vector<std::optional<std::string>> buildSass(ArrayRef<SassRequest> Requests
     };
     for (size_t I : JobsOf[R]) { // and the inputs' own cubins (SassReuse.h)
       Job &J = Jobs[I];
-      if (!J.Cached && !J.FromInput)
+      if (!J.Cached && !J.FromInput && !J.FromRemote)
         continue;
       std::error_code EC;
       raw_fd_ostream OS(J.CubinPath, EC);
@@ -640,9 +675,34 @@ std::vector<std::optional<std::string>> buildSass(ArrayRef<SassRequest> Requests
   for (Job &J : Jobs)
     if (J.Cached)
       Mapped->push_back(std::move(J.Cached->File));
-  Background.start([Cache, LinkEntries = std::move(LinkEntries), Prune, Folder = std::move(Folder),
-                    Mapped](std::vector<std::string> &Notes) {
+  // What the remote cache lacks: the units compiled here and nvlink's results (written back on the
+  // background thread, after the local cache's entries).
+  struct RemotePut {
+    std::string Key;
+    CompileCache::EntryKind Kind;
+    std::string Payload;
+  };
+  auto RemotePuts = std::make_shared<std::vector<RemotePut>>();
+  if (Remote) {
+    for (const Job &J : Jobs)
+      if (!J.FromCache && !J.FromInput && !J.Failed && !J.Compiled.empty() && !J.Key.empty())
+        RemotePuts->push_back({J.Key, CompileCache::EntryKind::Cubin, J.Compiled});
+    for (size_t R = 0; R < Requests.size(); ++R)
+      if (LinkErrors[R].empty() && Results[R] && !LinkedFromCache[R] && !LinkKeys[R].empty())
+        RemotePuts->push_back({LinkKeys[R], CompileCache::EntryKind::Link, *Results[R]});
+  }
+  Background.start([Cache, LinkEntries = std::move(LinkEntries), Prune, Folder = std::move(Folder), Mapped, Remote,
+                    RemotePuts, &Background](std::vector<std::string> &Notes) {
     Mapped->clear();
+    if (Remote) {
+      bool Said = !Remote->note().empty(); // during the look-up, as a note of the link
+      for (const RemotePut &P : *RemotePuts)
+        Remote->put(P.Key, P.Kind, P.Payload);
+      if (!Said && !Remote->note().empty())
+        Background.sayAlways(Remote->note());
+      else if (Remote->stored())
+        Notes.push_back("remote cache " + Remote->url() + ": " + std::to_string(Remote->stored()) + " entries stored");
+    }
     for (const LinkEntry &L : LinkEntries)
       if (Error E = L.Written.empty() ? Cache->store(L.Key, L.Copy, CompileCache::EntryKind::Link)
                                       : Cache->adopt(L.Written, L.Key, CompileCache::EntryKind::Link))
@@ -668,7 +728,10 @@ void SassBackground::finish(raw_ostream *Log) {
   if (Log)
     for (const std::string &N : Notes)
       *Log << "ptxlink: note: " << N << "\n";
+  for (const std::string &N : Always)
+    errs() << "ptxlink: note: " << N << "\n";
   Notes.clear();
+  Always.clear();
 }
 
 } // namespace ptxlink

@@ -64,6 +64,8 @@ struct SassSettings {
   bool Progress = false;       // one-line progress display on stderr
   bool Verbose = false;
   std::vector<std::string> PtxasOptions; // -Xptxas: given to every ptxas run, part of every cache key
+  std::string RemoteUrl;       // --remote-cache / $PTXLINK_REMOTE_CACHE: empty for none (RemoteCache.h)
+  std::string RemoteHeader;    // $PTXLINK_REMOTE_CACHE_HEADER: one header line, never printed
 };
 
 /// What buildSass leaves to do once the cubins are known, none of which changes the output (storing
@@ -78,10 +80,13 @@ public:
   ~SassBackground() { finish(nullptr); }
   void start(std::function<void(std::vector<std::string> &Notes)> Work);
   void finish(llvm::raw_ostream *Log);
+  /// From the work: a note written on standard error even without -v (a remote cache that stopped
+  /// answering while entries were written back).
+  void sayAlways(std::string Note) { Always.push_back(std::move(Note)); }
 
 private:
   std::thread Worker;
-  std::vector<std::string> Notes;
+  std::vector<std::string> Notes, Always;
 };
 
 /// Builds one cubin per request, in order (std::nullopt where it failed; the reasons are reported to

@@ -55,6 +55,13 @@ if os.path.exists(os.path.join(cuda_lib, "libnvJitLink.so")) and os.path.exists(
     config.available_features.add("nvjitlink")
 if shutil.which("llc", path=search):
     config.available_features.add("llc")
+# nginx with its WebDAV module (Debian's nginx-light), the HTTP server of the remote-cache tests.
+nginx = shutil.which("nginx", path=search + os.pathsep + "/usr/sbin")
+if nginx:
+    import subprocess
+    version = subprocess.run([nginx, "-V"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True).stdout
+    if "http_dav_module" in version:
+        config.available_features.add("nginx")
 # Tests of a full or read-only file system mount a small tmpfs: root, with the right to mount (not in
 # every container).
 def can_mount_tmpfs():

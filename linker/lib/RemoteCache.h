@@ -1,0 +1,69 @@
+// A compile cache shared by machines over HTTP (`ptxlink --sass --remote-cache URL`, or
+// PTXLINK_REMOTE_CACHE).
+//
+// The problem: every CI runner and every developer's machine compiles each module once more, although
+// the units that `--sass` caches locally (CompileCache.h) are keyed by content and so valid anywhere the
+// same ptxas runs. This layer reads through and writes back those entries to a server speaking the HTTP
+// protocol of Bazel's remote cache: GET and PUT of blobs under URL/ac/<64 hex digits> (nginx with WebDAV,
+// bazel-remote with --disable_http_ac_validation, any plain HTTP store). Each blob names its key and kind
+// and carries the SHA-256 of its payload, verified before use, so a server that mixes up or damages blobs
+// costs a miss, never a wrong link. Plain HTTP/1.1 over a TCP socket (no TLS), one connection per request,
+// with time limits: the first failure (refused, timed out, full, an answer that is not HTTP or does not
+// verify) turns the remote cache off for the rest of the link and leaves one note.
+#pragma once
+
+#include "CompileCache.h"
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+
+#include <atomic>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+
+namespace ptxlink {
+
+class RemoteCache {
+public:
+  /// For "http://host[:port][/prefix]"; an error for anything else. Header, if not empty, is one HTTP header
+  /// line sent with every request ("Authorization: Bearer ..."; from $PTXLINK_REMOTE_CACHE_HEADER), never
+  /// printed.
+  static llvm::Expected<std::unique_ptr<RemoteCache>> create(llvm::StringRef Url, std::string Header);
+
+  /// Key's verified payload, or std::nullopt (a miss, or the cache is off).
+  std::optional<std::string> get(llvm::StringRef Key, CompileCache::EntryKind Kind);
+  /// Stores Payload under Key; failures only turn the cache off (and make the note).
+  void put(llvm::StringRef Key, CompileCache::EntryKind Kind, llvm::StringRef Payload);
+
+  /// Why the cache was turned off during this link (empty if it was not).
+  std::string note() const;
+  /// The URL as given (credentials are never part of it: they go in the header).
+  const std::string &url() const { return Url; }
+  size_t hits() const { return Hits; }
+  size_t stored() const { return Stored; }
+
+  /// The blob stored for Payload under Key (exposed for unit tests), and its inverse, which fails on
+  /// anything that does not verify or is not Key's.
+  static std::string encodeBlob(llvm::StringRef Key, CompileCache::EntryKind Kind, llvm::StringRef Payload);
+  static std::optional<std::string> decodeBlob(llvm::StringRef Blob, llvm::StringRef Key, CompileCache::EntryKind Kind);
+  /// Where Key's blob lives below the URL: "ac/" and the SHA-256 of the key and kind, in hex.
+  static std::string blobPath(llvm::StringRef Key, CompileCache::EntryKind Kind);
+
+private:
+  struct Response {
+    int Status = 0;
+    std::string Body;
+  };
+  llvm::Expected<Response> request(llvm::StringRef Method, llvm::StringRef Path, llvm::StringRef Body) const;
+  void turnOff(const std::string &Why);
+
+  std::string Url, Host, Port, Prefix, Header;
+  std::atomic<bool> Off{false};
+  std::atomic<size_t> Hits{0}, Stored{0};
+  mutable std::mutex NoteLock;
+  std::string Note;
+};
+
+} // namespace ptxlink

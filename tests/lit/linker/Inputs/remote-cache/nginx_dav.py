@@ -1,0 +1,110 @@
+#!/usr/bin/env python3
+"""Starts or stops a private nginx serving WebDAV PUT/GET on a free localhost port, for the remote-cache
+tests: `nginx_dav.py start DIR` writes DIR/nginx.conf, starts nginx (its files, logs and pid in DIR),
+waits until it answers and prints its base URL (also in DIR/url); `nginx_dav.py stop DIR` stops it. A
+watchdog stops it after 10 minutes in any case, so that a test failing before its last line leaves no
+server behind. The access log (DIR/logs/access.log) records each request's method, path, status and
+Authorization header.
+Besides /cache/ (the store), /garbage/ answers every request with 200 and a body that is no entry, and
+/readonly/ refuses PUT (403), as a full or read-only server would."""
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+
+
+def nginx():
+    return shutil.which("nginx") or "/usr/sbin/nginx"
+
+
+def stop(d):
+    try:  # the watchdog first, so that it does not outlive the server
+        os.kill(int(open(os.path.join(d, "watchdog.pid")).read().strip()), signal.SIGKILL)
+        os.remove(os.path.join(d, "watchdog.pid"))
+    except (OSError, ValueError):
+        pass
+    pid_file = os.path.join(d, "nginx.pid")
+    try:
+        pid = int(open(pid_file).read().strip())
+    except (OSError, ValueError):
+        return
+    try:
+        os.kill(pid, signal.SIGQUIT)
+    except ProcessLookupError:
+        return
+    for _ in range(100):
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return
+        time.sleep(0.05)
+    os.kill(pid, signal.SIGKILL)
+
+
+def start(d):
+    d = os.path.abspath(d)
+    stop(d)
+    os.makedirs(os.path.join(d, "store", "cache"), exist_ok=True)
+    os.makedirs(os.path.join(d, "logs"), exist_ok=True)
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    user = "user root;\n" if os.geteuid() == 0 else ""
+    conf = f"""{user}daemon on;
+pid {d}/nginx.pid;
+error_log {d}/logs/error.log;
+events {{ worker_connections 64; }}
+http {{
+  log_format requests '$request_method $uri $status "$http_authorization"';
+  access_log {d}/logs/access.log requests;
+  client_body_temp_path {d}/body;
+  proxy_temp_path {d}/proxy;
+  fastcgi_temp_path {d}/fastcgi;
+  uwsgi_temp_path {d}/uwsgi;
+  scgi_temp_path {d}/scgi;
+  client_max_body_size 512m;
+  server {{
+    listen 127.0.0.1:{port};
+    root {d}/store;
+    location /cache/ {{ dav_methods PUT; create_full_put_path on; dav_access user:rw; }}
+    location /garbage/ {{ return 200 "this is not a cache entry"; }}
+    location /readonly/ {{ limit_except GET {{ deny all; }} }}
+  }}
+}}
+"""
+    open(os.path.join(d, "nginx.conf"), "w").write(conf)
+    subprocess.run([nginx(), "-p", d, "-c", os.path.join(d, "nginx.conf")], check=True)
+    url = "http://127.0.0.1:%d" % port
+    for _ in range(100):
+        try:
+            urllib.request.urlopen(url + "/garbage/", timeout=1).read()
+            break
+        except OSError:
+            time.sleep(0.05)
+    else:
+        stop(d)
+        sys.exit("nginx_dav: nginx does not answer on " + url)
+    open(os.path.join(d, "url"), "w").write(url)
+    pid = open(os.path.join(d, "nginx.pid")).read().strip()
+    watchdog = subprocess.Popen([sys.executable, os.path.abspath(__file__), "watchdog", pid], start_new_session=True,
+                                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    open(os.path.join(d, "watchdog.pid"), "w").write(str(watchdog.pid))
+    print(url)
+
+
+def watchdog(pid):
+    # By the server's pid, not its folder: a test run again removes the folder of the one before.
+    time.sleep(600)
+    try:
+        os.kill(int(pid), signal.SIGQUIT)
+    except ProcessLookupError:
+        pass
+
+
+if __name__ == "__main__":
+    {"start": start, "stop": stop, "watchdog": watchdog}[sys.argv[1]](sys.argv[2])
