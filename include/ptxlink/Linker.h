@@ -49,6 +49,9 @@ struct LinkOptions {
   std::optional<uint64_t> MaxDecompressed; // --max-decompressed (default: DecompressionBudget's 100 MB + 2x input)
   bool SaveTemps = false;                // --save-temps: keep what ptxas and nvlink were given
   bool DeviceRuntime = false;            // -lcudadevrt: link the CUDA device runtime (with --sass)
+  bool Dlto = false;                     // -dlto: SASS from libnvJitLink's link-time optimisation
+  bool LtoPtx = false;                   // --lto-ptx: with -dlto, also the optimised PTX
+  std::string NvJitLinkPath;             // --nvjitlink: the library to load (default: found like ptxas)
   FatbinCompression Compression = FatbinCompression::None; // --compress, for the fatbinary's images
   int CompressionLevel = 0;              // --compress zstd:N (0 = the scheme's default)
   bool CompressionGiven = false;

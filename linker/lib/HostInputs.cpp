@@ -53,6 +53,7 @@ std::unique_ptr<ObjectFile> hostObjectFromBuffer(std::unique_ptr<MemoryBuffer> B
   HostOrigin Origin;
   Origin.ModuleId = Code->ModuleId;
   Origin.RegisteredNames = std::move(Code->RegisteredNames);
+  Origin.ObjectBytes = Buffer->getBuffer(); // adopted below, or an archive's member: lives as long as the link
   auto Obj = std::make_unique<ObjectFile>();
   StringSet<> PtxArches;
   std::string Ignored;

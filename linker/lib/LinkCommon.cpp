@@ -65,6 +65,8 @@ bool ArchLink::selectVariants() {
     if (Obj.Variants.empty() && !Host)
       continue; // an empty module (e.g. only comments) contributes nothing
     int V = selectVariant(Obj, Arch);
+    if (V < 0 && Host && Options.Dlto && !Host->LtoIrArches.empty())
+      continue; // LTO-IR only: nvJitLink links it (LtoLink.h); checkLtoInputs said what is not checked
     if (V < 0 && Host) {
       // An nvcc object compiled without PTX for this arch: say which option keeps it.
       std::vector<DiagSite> Sites;

@@ -55,7 +55,8 @@ Diagnostic toolError(const llvm::Twine &Message, llvm::StringRef Code);
 struct HostOrigin {
   std::string ModuleId;                  // the <id> of __cudaRegisterLinkedBinary<id>
   std::vector<std::string> CubinArches;  // arches it has SASS for (its PTX variants are the Object's)
-  std::vector<std::string> LtoIrArches;  // arches it has only LTO-IR for (nvcc -dlto)
+  std::vector<std::string> LtoIrArches;  // arches it has LTO-IR for (nvcc -dlto), PTX or not
+  llvm::StringRef ObjectBytes;           // the whole host object, for nvJitLink (-dlto); lives as the input
   /// Sorted: the device names its host code may register by name (HostDeviceCode::RegisteredNames).
   std::vector<std::string> RegisteredNames;
   bool registers(llvm::StringRef Name) const {

@@ -12,6 +12,7 @@
 #include "ptxlink/InputFiles.h"
 #include "LinkContext.h"
 #include "LinkOutput.h"
+#include "LtoLink.h"
 #include "ptxlink/Linker.h"
 #include "ptxlink/ObjectFormat.h"
 #include "PtxasMessages.h"
@@ -485,6 +486,11 @@ static bool linkImpl(const LinkOptions &Options, DiagnosticEngine &Diags, raw_os
   else if (!loadInputs(Options, Diags, Times, State->Extractor, State->Inputs))
     return Finish(false);
 
+  // LTO-IR is never dropped silently (LtoLink.h). After: a warning for LTO-IR that goes unused, an error
+  // for LTO-IR-only inputs without -dlto.
+  if (!checkLtoInputs(Options, State->Inputs, Diags))
+    return Finish(false);
+
   // --emit host-object. After: the nvcc module ids to register, each once, in input order.
   if (Options.Emit == EmitKind::HostObject && !collectModuleIds(State->Inputs, State->Program.ModuleIds, Diags))
     return Finish(false);
@@ -498,7 +504,8 @@ static bool linkImpl(const LinkOptions &Options, DiagnosticEngine &Diags, raw_os
   // the module it gets and its `.target` header; every symbol is resolved, dead code dropped, locals
   // renamed apart, DWARF merged. The inputs are no longer changed (the modules refer to them).
   CallGraphDot Graph; // --callgraph-dot
-  linkEachArch(Options, Arches, *State, Graph, Diags, Times, Result);
+  LinkOptions LtoChecks; // -dlto with LTO-IR-only inputs: references into them are left open
+  linkEachArch(ltoCheckOptions(Options, State->Inputs, LtoChecks), Arches, *State, Graph, Diags, Times, Result);
   if (Diags.hasErrors())
     return Finish(false);
 
@@ -518,6 +525,8 @@ static bool linkImpl(const LinkOptions &Options, DiagnosticEngine &Diags, raw_os
         if (In.Object)
           In.Object->releaseSourcePages(Range);
     };
+  if (Options.Dlto) // the SASS is nvJitLink's, after the checks above ran on the PTX
+    return Finish(writeLtoOutput(Options, State->Inputs, State->Program, Diags, Times, Out));
   return Finish(writeLinkOutput(Options, State->Program, Diags, Times, Out));
 }
 

@@ -233,6 +233,15 @@ std::optional<LinkOptions> parseLinkOptions(ArrayRef<std::string> RawArgs, Diagn
     case OPT_sass:
       O.Sass = true;
       break;
+    case OPT_dlto:
+      O.Dlto = true;
+      break;
+    case OPT_lto_ptx:
+      O.LtoPtx = true;
+      break;
+    case OPT_nvjitlink:
+      O.NvJitLinkPath = Value.str();
+      break;
     case OPT_whole_program:
       O.WholeProgram = true;
       break;
@@ -407,6 +416,19 @@ std::optional<LinkOptions> parseLinkOptions(ArrayRef<std::string> RawArgs, Diagn
         Ok = false;
       }
     }
+  }
+  if (O.Dlto && O.Emit != EmitKind::Fatbin && O.Emit != EmitKind::HostObject && O.Emit != EmitKind::CSource &&
+      !O.CheckAbiOnly && Ok) {
+    Diags.error(std::string("-dlto writes the SASS nvJitLink makes, in a fatbinary, a host object or C source; it "
+                            "cannot be combined with ") +
+                    (O.Relocatable ? "-r" : "--emit " + EmitValue),
+                std::vector<DiagSite>(), "bad-option");
+    Ok = false;
+  }
+  if (O.LtoPtx && !O.Dlto && Ok) {
+    Diags.error("--lto-ptx adds the PTX of a link-time optimised program: it needs -dlto", std::vector<DiagSite>(),
+                "bad-option");
+    Ok = false;
   }
   if (O.DeviceRuntime && !O.Sass && Ok) {
     Diags.error("-lcudadevrt needs --sass: the CUDA device runtime is machine code that nvlink links into the "

@@ -109,6 +109,17 @@ def debug : LongFlag<"debug">, Group<grp_output>,
   "have it; ptxas gets -g for inputs with .target debug)">;
 def : LongFlag<"g">, Alias<debug>, HelpText<"Alias for --debug">;
 
+// Link-time optimisation (docs/linker.md, "LTO"): one block, kept together.
+def grp_lto : OptionGroup<"lto">, HelpText<"LINK-TIME OPTIMISATION">;
+def dlto : LongFlag<"dlto">, Group<grp_lto>,
+  HelpText<"Optimise the program at link time (nvcc -dlto objects' LTO-IR) with libnvJitLink: ptxlink's "
+  "checks run on the PTX first, then each -arch's SASS comes from nvJitLink (fatbin, host-object, c outputs)">;
+defm nvjitlink : Value<"nvjitlink", "<file>",
+  "The libnvJitLink to load for -dlto (default: beside ptxas on PATH, $CUDA_HOME, $CUDA_PATH, "
+  "/usr/local/cuda/lib64)">, Group<grp_lto>;
+def lto_ptx : LongFlag<"lto-ptx">, Group<grp_lto>,
+  HelpText<"With -dlto: also put the optimised program as PTX (compute_XX) in the output, for newer GPUs">;
+
 def grp_dead : OptionGroup<"dead">, HelpText<"DEAD CODE">;
 def no_gc : LongFlag<"no-gc">, Group<grp_dead>, HelpText<"Keep every definition">;
 def print_gc : LongFlag<"print-gc">, Group<grp_dead>, HelpText<"List what was removed">;

@@ -1,0 +1,323 @@
+// Link-time optimisation through libnvJitLink (LtoLink.h).
+#include "LtoLink.h"
+#include "CompileCache.h"
+#include "NvJitLinkLibrary.h"
+
+#include "ptxlink/Fatbin.h"
+#include "ptxlink/HostEmbed.h"
+#include "ptxlink/ObjectFormat.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/Parallel.h"
+#include "llvm/Support/Threading.h"
+
+#include <chrono>
+
+using namespace llvm;
+
+namespace ptxlink {
+
+bool isLtoIrOnly(const InputFile &In) {
+  return In.Host && !In.Host->LtoIrArches.empty() && In.Object && In.Object->Variants.empty();
+}
+
+namespace {
+
+/// The LTO-IR arches of an input as nvcc's -gencode names them ("lto_80"), joined: what messages say.
+std::string ltoArchList(const HostOrigin &Host) {
+  std::vector<std::string> Names;
+  for (const std::string &A : Host.LtoIrArches)
+    Names.push_back("lto_" + A.substr(A.find('_') + 1));
+  return join(Names, ", ");
+}
+
+/// The number after sm_ / compute_ ("90a").
+StringRef archNumber(StringRef Arch) { return Arch.substr(Arch.find('_') + 1); }
+
+} // namespace
+
+bool checkLtoInputs(const LinkOptions &Options, ArrayRef<InputFile> Inputs, DiagnosticEngine &Diags) {
+  std::vector<DiagSite> Unused, IrOnly;
+  for (const InputFile &In : Inputs) {
+    if (!In.Host || In.Host->LtoIrArches.empty())
+      continue;
+    if (isLtoIrOnly(In)) {
+      IrOnly.push_back({"in " + In.Name + " (LTO-IR for " + ltoArchList(*In.Host) + ", no PTX)"});
+      if (!Options.Dlto) {
+        std::string Number = archNumber(In.Host->LtoIrArches.front()).str();
+        Diags.error(In.Name + ": holds LTO-IR (" + ltoArchList(*In.Host) +
+                        ") and no PTX, so only a link-time optimising link can use it: add -dlto (ptxlink then "
+                        "links it with libnvJitLink), or compile it with PTX, e.g. -gencode arch=compute_" +
+                        Number + ",code=[sm_" + Number + ",compute_" + Number + "]",
+                    std::vector<DiagSite>(), "lto-ir-only");
+      }
+    } else {
+      Unused.push_back({"in " + In.Name + " (LTO-IR for " + ltoArchList(*In.Host) + ")"});
+    }
+  }
+  if (Diags.hasErrors())
+    return false;
+  if (!Options.Dlto && !Unused.empty()) {
+    size_t N = Unused.size();
+    Diags.warning(std::to_string(N) + (N == 1 ? " input carries" : " inputs carry") +
+                      " LTO-IR (nvcc -dlto) that this link does not use: their PTX is linked instead, without "
+                      "link-time optimisation across files; add -dlto to optimise with libnvJitLink",
+                  std::move(Unused), "lto-ir-unused");
+  }
+  if (Options.Dlto && !IrOnly.empty()) {
+    size_t N = IrOnly.size();
+    Diags.note(std::to_string(N) + (N == 1 ? " input has" : " inputs have") +
+                   " LTO-IR only: ptxlink's checks of undefined symbols, ABI agreement, ODR and --kernels-used "
+                   "cannot see " + (N == 1 ? "its" : "their") +
+                   " code and did not run on it (nor does any check need every reference defined); nvJitLink "
+                   "reports what remains undefined",
+               std::move(IrOnly), "lto-checks-skipped");
+  }
+  return true;
+}
+
+const LinkOptions &ltoCheckOptions(const LinkOptions &Options, ArrayRef<InputFile> Inputs, LinkOptions &Storage) {
+  if (!Options.Dlto || llvm::none_of(Inputs, isLtoIrOnly))
+    return Options;
+  Storage = Options;
+  Storage.Relocatable = true; // references into LTO-IR-only inputs stay open; everything is kept
+  return Storage;
+}
+
+namespace {
+
+/// One input as nvJitLink gets it.
+struct LtoInput {
+  NvJitLinkInput Kind;
+  StringRef Bytes;
+  std::string Name;
+};
+
+/// What one arch's nvJitLink run produced.
+struct LtoResult {
+  std::string Cubin, Ptx;
+  bool FromCache = false;
+};
+
+/// The `.version X.Y` of a PTX text (the fatbinary's PTX image records it).
+std::pair<unsigned, unsigned> ptxVersionOf(StringRef Ptx) {
+  size_t At = Ptx.find(".version");
+  if (At == StringRef::npos)
+    return {0, 0};
+  StringRef Rest = Ptx.substr(At + 8).ltrim(" \t");
+  unsigned Major = 0, Minor = 0;
+  StringRef Number = Rest.take_while([](char C) { return isDigit(C) || C == '.'; });
+  auto [Ma, Mi] = Number.split('.');
+  if (Ma.getAsInteger(10, Major) || Mi.getAsInteger(10, Minor))
+    return {0, 0};
+  return {Major, Minor};
+}
+
+/// One nvJitLink run over In with Args: the linked cubin, or with -ptx the linked PTX. -v (Log) shows
+/// nvJitLink's info log.
+Expected<std::string> runNvJitLink(const NvJitLinkLibrary &Lib, ArrayRef<std::string> Args, ArrayRef<LtoInput> In,
+                                   raw_ostream *Log, StringRef Arch) {
+  Expected<NvJitLinkLibrary::Link> L = Lib.create(Args);
+  if (!L)
+    return L.takeError();
+  for (const LtoInput &X : In)
+    if (Error E = L->add(X.Kind, X.Bytes, X.Name))
+      return std::move(E);
+  if (Error E = L->complete())
+    return std::move(E);
+  std::string Info = L->infoLog();
+  if (Log && !StringRef(Info).trim().empty())
+    *Log << "ptxlink: " << Arch << ": nvJitLink says: " << StringRef(Info).rtrim() << "\n";
+  return llvm::is_contained(Args, "-ptx") ? L->ptx() : L->cubin();
+}
+
+} // namespace
+
+bool writeLtoOutput(const LinkOptions &Options, ArrayRef<InputFile> Inputs, LinkedProgram &Program,
+                    DiagnosticEngine &Diags, PassTimes &Times, raw_ostream &Out) {
+  // -v lines go where diagnostics go, standard error: standard output is the output's alone (-o -).
+  raw_ostream &Log = Diags.stream();
+  auto Start = std::chrono::steady_clock::now();
+  Expected<NvJitLinkLibrary> Lib = NvJitLinkLibrary::open(Options.NvJitLinkPath);
+  Times.add("lto: load libnvJitLink", "", Start);
+  if (!Lib) {
+    Diags.error(toString(Lib.takeError()), std::vector<DiagSite>(), "no-nvjitlink");
+    return false;
+  }
+  if (Options.Verbose)
+    Log << "ptxlink: -dlto: " << Lib->path() << " (nvJitLink " << Lib->version() << ")\n";
+
+  // nvJitLink's split compilation runs the code generation of one link on up to N threads: -j's count.
+  unsigned Split = Options.Threads ? Options.Threads : llvm::hardware_concurrency().compute_thread_count();
+  std::optional<CompileCache> Cache;
+  if (!Options.NoCache) {
+    std::string Dir = Options.CacheDir.empty() ? CompileCache::defaultDirectory() : Options.CacheDir;
+    if (!Dir.empty())
+      Cache.emplace(Dir, Options.CacheLimit ? Options.CacheLimit : CompileCache::DefaultLimitBytes);
+  }
+
+  std::vector<std::optional<LtoResult>> Results(Program.Outputs.size());
+  std::vector<std::string> Printed; // PTX of the inputs that are not nvcc objects, per arch in turn
+  for (size_t I = 0; I < Program.Outputs.size(); ++I) {
+    const ArchOutput &O = Program.Outputs[I];
+    auto ArchStart = std::chrono::steady_clock::now();
+    std::optional<Target> Arch = parseArch(O.Requested);
+    if (!Arch || O.Requested.rfind("sm_", 0) != 0) {
+      Diags.error("-dlto makes SASS, for sm_XX architectures; '" + O.Requested + "' is not one",
+                  std::vector<DiagSite>(), "bad-arch");
+      continue;
+    }
+    // The inputs, in link order: nvcc objects whole (nvJitLink takes each one's LTO-IR, or else its
+    // PTX or SASS for the arch, from its fatbinary), other modules as the PTX variant ptxlink selected.
+    std::vector<LtoInput> In;
+    Printed.clear();
+    Printed.reserve(Inputs.size());
+    for (const InputFile &F : Inputs) {
+      if (F.Host) {
+        In.push_back({NvJitLinkInput::Object, F.Host->ObjectBytes, F.Name});
+        continue;
+      }
+      int V = selectVariant(*F.Object, *Arch);
+      if (V < 0)
+        continue; // an empty module; selectVariants reported any other
+      std::string &Text = Printed.emplace_back();
+      raw_string_ostream OS(Text);
+      printModule(F.Object->Variants[V], OS);
+      In.push_back({NvJitLinkInput::Ptx, StringRef(Text), F.Name});
+    }
+    std::vector<std::string> LinkArgs{"-arch=" + O.Requested, "-lto"};
+    if (Split > 1)
+      LinkArgs.push_back("-split-compile=" + std::to_string(Split));
+    for (const std::string &X : Options.PtxasOptions)
+      LinkArgs.push_back("-Xptxas=" + X);
+
+    // The cache key: everything the result depends on (the library's version, the options, the inputs'
+    // bytes in order; not their names, which only nvJitLink's messages show).
+    std::string Key;
+    if (Cache) {
+      std::vector<StringRef> Parts{"ptxlink-lto-1", Lib->version()};
+      for (const std::string &A : LinkArgs)
+        if (!StringRef(A).starts_with("-split-compile=")) // which threads did the work changes nothing
+          Parts.push_back(A);
+      Parts.push_back(Options.LtoPtx ? "ptx" : "");
+      std::vector<std::string> Kinds;
+      Kinds.reserve(In.size());
+      for (const LtoInput &X : In) {
+        Kinds.push_back(std::to_string(int(X.Kind)));
+        Parts.push_back(Kinds.back());
+        Parts.push_back(X.Bytes);
+      }
+      Key = CompileCache::key(Parts);
+      std::optional<std::string> Cubin = Cache->lookup(Key, CompileCache::EntryKind::Link);
+      std::optional<std::string> Ptx;
+      if (Cubin && Options.LtoPtx)
+        Ptx = Cache->lookup(CompileCache::key({Key, "ptx"}), CompileCache::EntryKind::Link);
+      if (Cubin && (Ptx || !Options.LtoPtx)) {
+        Results[I] = LtoResult{std::move(*Cubin), Ptx ? std::move(*Ptx) : std::string(), true};
+        if (Options.Verbose)
+          Log << "ptxlink: " << O.Requested << ": -dlto: nvJitLink's result from the cache\n";
+        Times.add("lto: nvJitLink (cached)", O.Requested, ArchStart);
+        continue;
+      }
+    }
+
+    if (Options.Verbose)
+      Log << "ptxlink: " << O.Requested << ": nvJitLink " << join(LinkArgs, " ") << " on " << In.size()
+          << " inputs\n";
+    // One nvJitLink run makes the cubin; the optimised PTX (--lto-ptx) needs a second one with -ptx,
+    // which makes PTX instead of a cubin.
+    Expected<std::string> Cubin = runNvJitLink(*Lib, LinkArgs, In, Options.Verbose ? &Log : nullptr, O.Requested);
+    if (!Cubin) {
+      Diags.error(O.Requested + ": " + toString(Cubin.takeError()), std::vector<DiagSite>(), "nvjitlink-failed");
+      continue;
+    }
+    LtoResult R{std::move(*Cubin), "", false};
+    if (Options.LtoPtx) {
+      std::vector<std::string> PtxArgs = LinkArgs;
+      PtxArgs.push_back("-ptx");
+      Expected<std::string> Ptx = runNvJitLink(*Lib, PtxArgs, In, nullptr, O.Requested);
+      if (!Ptx) {
+        Diags.error(O.Requested + ": " + toString(Ptx.takeError()), std::vector<DiagSite>(), "nvjitlink-failed");
+        continue;
+      }
+      R.Ptx = std::move(*Ptx);
+    }
+    Times.add("lto: nvJitLink", O.Requested, ArchStart);
+    if (Cache) {
+      // A cache that cannot be written costs the next link the optimisation, nothing else.
+      Error E = Cache->store(Key, R.Cubin, CompileCache::EntryKind::Link);
+      if (!E && Options.LtoPtx)
+        E = Cache->store(CompileCache::key({Key, "ptx"}), R.Ptx, CompileCache::EntryKind::Link);
+      if (E) {
+        std::string Why = toString(std::move(E));
+        if (Options.Verbose)
+          Log << "ptxlink: -dlto: cannot store nvJitLink's result in the cache: " << Why << "\n";
+      }
+    }
+    Results[I] = std::move(R);
+  }
+  if (Diags.hasErrors())
+    return false;
+  if (Cache)
+    Cache->prune();
+
+  // The fatbinary: per arch its cubin, and with --lto-ptx the optimised PTX for the arch's compute_XX.
+  // Like nvcc -dlink, the cubins are stored uncompressed unless --compress asks (the driver would
+  // decompress them at the first launch).
+  auto WriteStart = std::chrono::steady_clock::now();
+  FatbinWriteOptions Write;
+  Write.Compression = Options.CompressionGiven ? Options.Compression : FatbinCompression::None;
+  Write.CompressElf = Options.CompressionGiven && Write.Compression != FatbinCompression::None;
+  if (Options.CompressionLevel) {
+    Write.ZstdLevel = Options.CompressionLevel;
+    Write.Lz4Level = Options.CompressionLevel;
+  } else {
+    Write.ZstdLevel = 3;
+  }
+  std::vector<FatbinImage> Images;
+  for (size_t I = 0; I < Program.Outputs.size(); ++I) {
+    LtoResult &R = *Results[I];
+    Target Arch = *parseArch(Program.Outputs[I].Requested);
+    FatbinImage Elf;
+    Elf.Kind = FatbinKind::Elf;
+    Elf.Arch = Arch;
+    Elf.VersionMajor = 1;
+    Elf.VersionMinor = R.Cubin.size() > 8 ? static_cast<uint8_t>(R.Cubin[8]) : 0;
+    Elf.Payload = std::move(R.Cubin);
+    Images.push_back(std::move(Elf));
+    if (Options.LtoPtx) {
+      FatbinImage Ptx;
+      Ptx.Kind = FatbinKind::Ptx;
+      Ptx.Arch = Arch;
+      std::tie(Ptx.VersionMajor, Ptx.VersionMinor) = ptxVersionOf(R.Ptx);
+      Ptx.Payload = std::move(R.Ptx);
+      Images.push_back(std::move(Ptx));
+    }
+  }
+  Error E = Error::success();
+  (void)static_cast<bool>(E);
+  if (Options.Emit == EmitKind::HostObject || Options.Emit == EmitKind::CSource) {
+    std::string Fatbin;
+    raw_string_ostream FatbinOS(Fatbin);
+    if (Error W = writeFatbin(Images, Write, FatbinOS)) {
+      E = std::move(W);
+    } else if (Options.Emit == EmitKind::HostObject) {
+      E = writeOutput(Options, Out, [&](raw_ostream &OS) { return writeDeviceLinkObject(Fatbin, Program.ModuleIds, OS); });
+    } else {
+      E = writeOutput(Options, Out, [&](raw_ostream &OS) {
+        writeEmbeddedFatbinSource(Fatbin, OS);
+        return Error::success();
+      });
+    }
+  } else {
+    E = writeOutput(Options, Out, [&](raw_ostream &OS) { return writeFatbin(Images, Write, OS); });
+  }
+  Times.add("write output", "", WriteStart);
+  if (E) {
+    Diags.error(toString(std::move(E)), std::vector<DiagSite>(), "cannot-write");
+    return false;
+  }
+  return true;
+}
+
+} // namespace ptxlink

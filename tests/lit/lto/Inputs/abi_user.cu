@@ -1,0 +1,3 @@
+// Calls an extern "C" device function declared with a float parameter...
+extern "C" __device__ float blend(float x, float y);
+__global__ void use_blend(float *out, const float *in) { out[threadIdx.x] = blend(in[threadIdx.x], 2.0f); }
