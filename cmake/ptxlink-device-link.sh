@@ -11,6 +11,8 @@
 #   what the link needs, per target and known only here (a project may set CMAKE_CUDA_ARCHITECTURES after
 #   find_package(ptxlink), or per target), so they become ptxlink's -arch list: compute_XX (PTX) and
 #   sm_XX (SASS) of arch XX both give sm_XX, and any sm_XX adds --sass, as nvcc -dlink would compile SASS.
+#   Link-time optimisation (-dlto in the flags, as CMake's INTERPROCEDURAL_OPTIMIZATION adds it, or
+#   lto_XX codes) becomes ptxlink -dlto for those architectures, with SASS from nvJitLink (no --sass).
 #   Every other nvcc flag is dropped. Architectures passed to ptxlink_cuda_device_link(ARCHITECTURES)
 #   (an explicit -arch before --nvcc-flags) win over the target's.
 # - <LINK_LIBRARIES> mixes device libraries (paths: libdev.a) with the host link's -l flags (-lcudadevrt
@@ -41,7 +43,7 @@ take_gencode() {
     case $code in
       compute_*) ptx="$ptx ${code#compute_} " ;;
       sm_*) cubins="$cubins ${code#sm_} " ;;
-      lto_*) fail "'$1' asks for LTO IR ($code), which ptxlink does not link; use PTX architectures (CUDA_ARCHITECTURES 80, not 80 with -dlto)" ;;
+      lto_*) lto="$lto ${code#lto_} " ;;
       native | all | all-major) fail "'$1': architecture '$code' is only known to nvcc; pass ptxlink_cuda_device_link(ARCHITECTURES sm_XX ...)" ;;
       *) fail "'$1': unknown architecture '$code'" ;;
     esac
@@ -58,6 +60,8 @@ take_arch() {
 
 ptx=
 cubins=
+lto=
+dlto=
 explicit_arch=
 explicit_sass=
 state=ptxlink
@@ -85,6 +89,7 @@ while [ "$n" -gt 0 ]; do
       fi
       case $arg in
         --end-nvcc-flags) state=rest ;;
+        -dlto | --dlto) dlto=-dlto ;;
         --generate-code=* | -gencode=*) take_gencode "${arg#*=}" ;;
         --generate-code | -gencode) pending=take_gencode ;;
         -arch | --gpu-architecture) pending=take_arch ;;
@@ -107,8 +112,11 @@ fi
 # The -arch list: every architecture with PTX in the objects, in the flags' order; SASS (--sass, for every
 # listed architecture) when any was asked for. SASS of an architecture without its PTX (a -real entry) is
 # not something ptxlink can make: it links PTX.
+[ -n "$lto" ] && dlto=-dlto
+# With -dlto, SASS architectures count too: nvJitLink makes their SASS from the objects' LTO-IR.
+[ -n "$dlto" ] && lto="$lto $cubins"
 archs=
-for a in $ptx; do
+for a in $ptx $lto; do
   case ",$archs," in
     *",sm_$a,"*) ;;
     *) archs=${archs:+$archs,}sm_$a ;;
@@ -116,6 +124,7 @@ for a in $ptx; do
 done
 sass=
 for sm in $cubins; do
+  [ -n "$dlto" ] && break # nvJitLink makes the SASS of every architecture
   case " $ptx " in
     *" $sm "*) ;;
     *) fail "the objects hold no PTX for sm_$sm (CUDA_ARCHITECTURES ${sm}-real, or --generate-code ...code=sm_$sm without compute_$sm); ptxlink links PTX: use '$sm' (PTX and SASS) instead" ;;
@@ -123,4 +132,4 @@ for sm in $cubins; do
   [ -n "$explicit_sass" ] || sass=--sass
 done
 [ -n "$archs" ] || fail "the target has no CUDA architecture (no --generate-code or -arch in its flags); set CUDA_ARCHITECTURES or pass ptxlink_cuda_device_link(ARCHITECTURES sm_XX ...)"
-exec "$ptxlink" -arch "$archs" $sass "$@"
+exec "$ptxlink" -arch "$archs" $sass $dlto "$@"
