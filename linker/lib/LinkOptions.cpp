@@ -341,9 +341,10 @@ std::optional<LinkOptions> parseLinkOptions(ArrayRef<std::string> RawArgs, Diagn
     case OPT_time:
       O.TimeFile = Value.str();
       break;
+    case OPT_j: // -j is --threads (its table entry is no alias: Short's spellings glue the value)
     case OPT_threads:
       if (Value.getAsInteger(10, O.Threads)) {
-        Diags.error("--threads needs a number, got '" + Value + "'", std::vector<DiagSite>(), "bad-option");
+        Diags.error("--threads (-j) needs a number, got '" + Value + "'", std::vector<DiagSite>(), "bad-option");
         Ok = false;
       }
       break;

@@ -8,8 +8,6 @@
 #include "ptxlink/ObjectFormat.h"
 
 #include "llvm/ADT/StringExtras.h"
-#include "llvm/Support/Parallel.h"
-#include "llvm/Support/Threading.h"
 
 #include <chrono>
 
@@ -147,8 +145,11 @@ bool writeLtoOutput(const LinkOptions &Options, ArrayRef<InputFile> Inputs, Link
   if (Options.Verbose)
     Log << "ptxlink: -dlto: " << Lib->path() << " (nvJitLink " << Lib->version() << ")\n";
 
-  // nvJitLink's split compilation runs the code generation of one link on up to N threads: -j's count.
-  unsigned Split = Options.Threads ? Options.Threads : llvm::hardware_concurrency().compute_thread_count();
+  // nvJitLink's split compilation runs the code generation of one link on up to N threads: the count an
+  // explicit -j/--threads gives. Not by default: the split changes the code (on bench/gen_lto_program.py's
+  // 24 files, -split-compile=2 gave some kernels 13 registers instead of 14), and a link's output must not
+  // depend on the machine's core count; without -j the cubin is the one nvcc -dlink -dlto would make.
+  unsigned Split = Options.Threads;
   std::optional<CompileCache> Cache;
   if (!Options.NoCache) {
     std::string Dir = Options.CacheDir.empty() ? CompileCache::defaultDirectory() : Options.CacheDir;
@@ -196,9 +197,8 @@ bool writeLtoOutput(const LinkOptions &Options, ArrayRef<InputFile> Inputs, Link
     std::string Key;
     if (Cache) {
       std::vector<StringRef> Parts{"ptxlink-lto-1", Lib->version()};
-      for (const std::string &A : LinkArgs)
-        if (!StringRef(A).starts_with("-split-compile=")) // which threads did the work changes nothing
-          Parts.push_back(A);
+      for (const std::string &A : LinkArgs) // -split-compile too: it changes the code
+        Parts.push_back(A);
       Parts.push_back(Options.LtoPtx ? "ptx" : "");
       std::vector<std::string> Kinds;
       Kinds.reserve(In.size());
