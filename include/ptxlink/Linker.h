@@ -43,6 +43,8 @@ struct LinkOptions {
   bool WholeProgram = false;             // --whole-program: one ptxas run over the linked module
   bool RecompileSass = false;            // --recompile-sass: never use the SASS the inputs carry
   std::string RemoteCache;               // --remote-cache URL (else $PTXLINK_REMOTE_CACHE; RemoteCache.h)
+  std::string WriteSassUnits;            // --write-sass-units DIR: write the units ptxas would compile, stop
+  std::string UseSassUnits;              // --use-sass-units DIR: compiled units as DIR/<key>.cubin
   bool NoCache = false;                  // --no-cache
   std::string CacheDir;                  // --cache-dir (default: $XDG_CACHE_HOME/ptxlink, ~/.cache/ptxlink)
   uint64_t CacheLimit = 0;               // --cache-limit (0 = CompileCache::DefaultLimitBytes)

@@ -248,6 +248,12 @@ std::optional<LinkOptions> parseLinkOptions(ArrayRef<std::string> RawArgs, Diagn
     case OPT_recompile_sass:
       O.RecompileSass = true;
       break;
+    case OPT_write_sass_units:
+      O.WriteSassUnits = Value.str();
+      break;
+    case OPT_use_sass_units:
+      O.UseSassUnits = Value.str();
+      break;
     case OPT_remote_cache:
       O.RemoteCache = Value.str();
       break;

@@ -78,6 +78,12 @@ def whole_program : LongFlag<"whole-program">, Group<grp_output>,
 def recompile_sass : LongFlag<"recompile-sass">, Group<grp_output>,
   HelpText<"With --sass: compile every module from its PTX, even one whose input carries SASS for the arch "
   "that the link could use as it is">;
+defm write_sass_units : Value<"write-sass-units", "<dir>",
+  "With --sass: write the units ptxas would compile into <dir> (<key>.ptx, units.txt, build.ninja) and "
+  "stop, for a build system to compile them">, Group<grp_output>;
+defm use_sass_units : Value<"use-sass-units", "<dir>",
+  "With --sass: take a unit's cubin from <dir>/<key>.cubin where it is there (--write-sass-units)">,
+  Group<grp_output>;
 defm remote_cache : Value<"remote-cache", "<url>",
   "With --sass: also read and write the compile cache's entries at this HTTP server (Bazel's remote cache "
   "protocol; default $PTXLINK_REMOTE_CACHE; a header line for credentials from $PTXLINK_REMOTE_CACHE_HEADER)">,

@@ -193,6 +193,8 @@ bool writeLinkOutput(const LinkOptions &Options, LinkedProgram &Program, Diagnos
       Settings.SaveTemps = Options.SaveTemps;
       Settings.Verbose = Options.Verbose;
       Settings.PtxasOptions = Options.PtxasOptions;
+      Settings.WriteUnits = Options.WriteSassUnits;
+      Settings.UseUnits = Options.UseSassUnits;
       Settings.RemoteUrl = Options.RemoteCache;
       if (Settings.RemoteUrl.empty())
         if (auto Env = sys::Process::GetEnv("PTXLINK_REMOTE_CACHE"))
@@ -201,6 +203,8 @@ bool writeLinkOutput(const LinkOptions &Options, LinkedProgram &Program, Diagnos
         Settings.RemoteHeader = *Header;
       Settings.Progress = Options.Progress && !Options.Json && sys::Process::StandardErrIsDisplayed();
       Cubins = buildSass(Requests, Settings, *Tools, Diags, Times, Diags.stream(), Background);
+      if (!Settings.WriteUnits.empty()) // the units are written; a build system compiles them, a later link joins
+        return !Diags.hasErrors();
     }
     auto WaitStart = std::chrono::steady_clock::now();
     if (Packer.joinable())

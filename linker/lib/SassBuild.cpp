@@ -12,6 +12,8 @@
 #include "RemoteCache.h"
 #include "SassReuse.h"
 
+#include "ptxlink/Cubin.h"
+#include "ptxlink/ObjectFormat.h"
 #include "ptxlink/TemporaryFolder.h"
 
 #include "llvm/ADT/ScopeExit.h"
@@ -83,7 +85,8 @@ struct Job {
   std::string Compiled;        // the cubin ptxas made
   std::optional<CompileCache::Entry> Cached; // or the cache's entry (its verified bytes, in memory)
   bool FromCache = false;
-  bool FromRemote = false;     // fetched from the remote cache (its bytes in Compiled if the local cache kept none)
+  bool FromUnits = false;      // compiled by a build system (--use-sass-units)
+  bool FromRemote = false;     // fetched (remote cache, --use-sass-units): its bytes in Compiled if not in the cache
   const CodegenUnit *Unit = nullptr;
   // The input's own cubin, which nvlink takes instead of compiling the unit (SassReuse.h), or why not.
   bool FromInput = false;
@@ -212,6 +215,66 @@ Expected<SassToolchain> findSassToolchain(ArrayRef<std::string> LibraryPaths) {
   return T;
 }
 
+/// --write-sass-units: each unit to compile as DIR/<key>.ptx, with units.txt (key, arch, ptxas options,
+/// module) and build.ninja (one ptxas action per unit, DIR/<key>.cubin), for a build system to compile
+/// them as actions of its own; `--use-sass-units DIR` then joins them. Units the inputs' SASS stands for
+/// are not written (the joining link takes them from the inputs again).
+static void writeUnits(StringRef Dir, ArrayRef<Job> Jobs, ArrayRef<SassRequest> Requests, const SassSettings &Settings,
+                       const SassToolchain &Tools, DiagnosticEngine &Diags) {
+  if (std::error_code EC = sys::fs::create_directories(Dir)) {
+    Diags.error("cannot create " + Dir + ": " + EC.message(), std::vector<DiagSite>(), "cannot-write");
+    return;
+  }
+  std::string Manifest, Ninja = "# Written by ptxlink --write-sass-units: one ptxas run per unit of a --sass link.\n"
+                                "# `ninja -f build.ninja` here, then the same link with --use-sass-units on this folder.\n";
+  Ninja += "ptxas = " + Tools.Ptxas + "\nrule ptxas\n  command = $ptxas $flags $in -o $out\n  description = ptxas $in\n";
+  std::vector<std::string> Written;
+  for (const Job &J : Jobs) {
+    if (J.FromInput || llvm::is_contained(Written, J.Key))
+      continue;
+    Written.push_back(J.Key);
+    std::string Flags = "-arch=" + Requests[J.Request].Arch + (J.Relocatable ? " -c" : "") + (J.Debug ? " -g" : "");
+    for (const std::string &O : Settings.PtxasOptions)
+      Flags += " " + O;
+    Error E = writeFileAtomically((Dir + "/" + J.Key + ".ptx").str(), [&](raw_ostream &OS) {
+      OS << J.Text;
+      return Error::success();
+    });
+    if (E) {
+      Diags.error(toString(std::move(E)), std::vector<DiagSite>(), "cannot-write");
+      return;
+    }
+    Manifest += J.Key + " " + Requests[J.Request].Arch + " " + Flags + " # " + J.Name + "\n";
+    Ninja += "build " + J.Key + ".cubin: ptxas " + J.Key + ".ptx\n  flags = " + Flags + "\n";
+  }
+  for (auto [Name, Text] : {std::pair<StringRef, StringRef>{"units.txt", Manifest}, {"build.ninja", Ninja}})
+    if (Error E = writeFileAtomically((Dir + "/" + Name).str(), [&](raw_ostream &OS) {
+          OS << Text;
+          return Error::success();
+        }))
+      Diags.error(toString(std::move(E)), std::vector<DiagSite>(), "cannot-write");
+}
+
+/// --use-sass-units: the cubin a build system compiled for Key (DIR/<key>.cubin), std::nullopt if there is
+/// none, an error if it is not one the link may take (not a cubin, or another ptxas's).
+static Expected<std::optional<std::string>> compiledUnit(StringRef Dir, StringRef Key, StringRef PtxasVersion) {
+  std::string Path = (Dir + "/" + Key + ".cubin").str();
+  if (!sys::fs::exists(Path))
+    return std::nullopt;
+  auto B = MemoryBuffer::getFile(Path, false, false);
+  if (!B)
+    return createStringError(B.getError(), "cannot read " + Path);
+  StringRef Bytes = (*B)->getBuffer();
+  if (!isCubin(Bytes))
+    return createStringError(inconvertibleErrorCode(), Path + " is not a cubin");
+  Expected<ToolkitNote> Note = readToolkitNote(Bytes);
+  if (!Note)
+    return createStringError(inconvertibleErrorCode(), Path + ": " + toString(Note.takeError()));
+  if (!PtxasVersion.contains(Note->Version) || !PtxasVersion.contains(Note->Build))
+    return createStringError(inconvertibleErrorCode(), Path + " comes from another ptxas (" + Note->Version + ")");
+  return std::optional<std::string>(Bytes.str());
+}
+
 std::vector<std::optional<std::string>> buildSass(ArrayRef<SassRequest> Requests, const SassSettings &Settings,
                                                   const SassToolchain &Tools, DiagnosticEngine &Diags,
                                                   PassTimes &Times, raw_ostream &Log, SassBackground &Background) {
@@ -291,13 +354,17 @@ std::vector<std::optional<std::string>> buildSass(ArrayRef<SassRequest> Requests
       J.Text = J.OwnText;
       J.Layout = &J.OwnLayout;
     }
-    if (!Cache)
+    if (!Cache && Settings.WriteUnits.empty() && Settings.UseUnits.empty())
       return;
     StringRef Mode = J.Relocatable ? "ptxas -c" : "ptxas";
     std::string Extra = join(Settings.PtxasOptions, "\x1f");
     J.Key = CompileCache::key({"ptxlink-sass-2", Tools.Version, Mode, J.Debug ? "-g" : "", Extra, Q.Arch, J.Text});
   });
   Times.add("sass: print and hash", "", Start);
+  if (!Settings.WriteUnits.empty()) {
+    writeUnits(Settings.WriteUnits, Jobs, Requests, Settings, Tools, Diags);
+    return Results;
+  }
 
   // Look up. nvlink's result is cached too, under the list of its inputs' keys: a link whose units all
   // come from the cache (a rebuild of unchanged sources) then runs neither ptxas nor nvlink. The device
@@ -333,10 +400,23 @@ std::vector<std::optional<std::string>> buildSass(ArrayRef<SassRequest> Requests
         ++LinkHits;
       }
     }
-  if (Cache)
+  std::vector<std::string> UnitNotes(Jobs.size());
+  if (Cache || !Settings.UseUnits.empty())
     parallelFor(0, Jobs.size(), [&](size_t I) {
       Job &J = Jobs[I];
       if (J.FromInput)
+        return;
+      if (!Settings.UseUnits.empty() && !LinkedFromCache[J.Request]) {
+        Expected<std::optional<std::string>> C = compiledUnit(Settings.UseUnits, J.Key, Tools.Version);
+        if (!C) {
+          UnitNotes[I] = toString(C.takeError());
+        } else if (*C) {
+          J.Compiled = std::move(**C);
+          J.FromCache = J.FromRemote = J.FromUnits = true;
+          return;
+        }
+      }
+      if (!Cache)
         return;
       if (LinkedFromCache[J.Request]) { // not needed now, but still in use: keep it from eviction
         (void)Cache->touch(J.Key);
@@ -357,15 +437,18 @@ std::vector<std::optional<std::string>> buildSass(ArrayRef<SassRequest> Requests
           J.Compiled = std::move(*Fetched);
       }
     });
+  for (size_t I = 0; I < Jobs.size(); ++I)
+    if (!UnitNotes[I].empty())
+      Diags.note(Jobs[I].Name + ": " + UnitNotes[I] + "; compiled here", std::vector<DiagSite>(), "sass-unit-unusable");
   // A remote cache that failed is said once, whatever -v (the link goes on without it).
   if (Remote && !Remote->note().empty())
     Diags.note(Remote->note(), std::vector<DiagSite>(), "remote-cache-off");
   Times.add("sass: look up", "", LookupStart);
 
-  size_t Misses = 0, Hits = 0, Reused = 0;
+  size_t Misses = 0, Hits = 0, Reused = 0, FromUnits = 0;
   bool NvlinkToRun = false;
   for (const Job &J : Jobs)
-    (J.FromInput ? Reused : J.FromCache ? Hits : Misses)++;
+    (J.FromInput ? Reused : J.FromUnits ? FromUnits : J.FromCache ? Hits : Misses)++;
   for (size_t R = 0; R < Requests.size(); ++R)
     NvlinkToRun |= needsNvlink(R) && !LinkedFromCache[R];
   auto report = [&] {
@@ -377,6 +460,8 @@ std::vector<std::optional<std::string>> buildSass(ArrayRef<SassRequest> Requests
       Log << "ptxlink: SASS: " << Jobs.size() << " ptxas units, ";
       if (Reused)
         Log << Reused << " from the inputs' SASS, ";
+      if (FromUnits)
+        Log << FromUnits << " from " << Settings.UseUnits << ", ";
       Log << Hits << " from the cache"
           << (Cache ? " (" + Cache->directory() + ")" : std::string(" (no cache)")) << ", " << Misses << " compiled";
       if (LinkHits)

@@ -66,6 +66,8 @@ struct SassSettings {
   std::vector<std::string> PtxasOptions; // -Xptxas: given to every ptxas run, part of every cache key
   std::string RemoteUrl;       // --remote-cache / $PTXLINK_REMOTE_CACHE: empty for none (RemoteCache.h)
   std::string RemoteHeader;    // $PTXLINK_REMOTE_CACHE_HEADER: one header line, never printed
+  std::string WriteUnits;      // --write-sass-units: write the units to compile there and compile nothing
+  std::string UseUnits;        // --use-sass-units: take <key>.cubin from there where it is
 };
 
 /// What buildSass leaves to do once the cubins are known, none of which changes the output (storing

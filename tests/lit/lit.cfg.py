@@ -37,6 +37,8 @@ config.substitutions.append(("%obj_root", config.ptxlink_obj_root))
 config.substitutions.append(("%tools_dir", config.ptxlink_tools_dir))
 if shutil.which("make", path=search):
     config.available_features.add("make")
+if shutil.which("ninja", path=search):
+    config.available_features.add("ninja")
 if shutil.which("cmake", path=search) and shutil.which("ninja", path=search):
     config.available_features.add("cmake")
 # A C compiler and linker for host code (the device-link object's tests build and run host programs).
