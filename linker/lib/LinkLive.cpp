@@ -65,7 +65,14 @@ void ArchLink::markLive() {
         const Symbol &Local = M.Symbols[S.Symbol];
         bool LocalKernel = Local.Kind == SymbolKind::Kernel && M.aliasOf(S.Symbol) == NoSymbol &&
                            (!Options.KernelsUsed || matchesAny(Local.name(), *Options.KernelsUsed));
-        if (KeepAll || LocalKernel)
+        // So is a module-local device variable that host code registers by name (a static __device__
+        // variable, nvcc's __nv_static_* copies of libcu++'s constexpr objects in a thrust program): the
+        // runtime looks it up in the linked module (cudaMemcpyFromSymbol), and nvlink keeps it.
+        const std::optional<HostOrigin> &Host = Inputs[Modules[MI].Input].Host;
+        bool RegisteredVariable = Local.Kind == SymbolKind::Variable && M.aliasOf(S.Symbol) == NoSymbol && Host &&
+                                  Host->registers(Local.name()) &&
+                                  (!Options.VariablesUsed || matchesAny(Local.name(), *Options.VariablesUsed));
+        if (KeepAll || LocalKernel || RegisteredVariable)
           markSection(MI, SI, Work);
         continue;
       }
