@@ -192,6 +192,15 @@ static std::optional<StringRef> readInto(const std::string &Path, std::vector<ch
   return StringRef(Buffer.data(), Have);
 }
 
+/// The message of a failed write of Path: the writer's own messages name the file already ("cannot write
+/// 'x.o': No space left on device"), the object writer's do not.
+static std::string writeFailure(StringRef Path, Error E) {
+  std::string Msg = toString(std::move(E));
+  if (StringRef(Msg).contains(("'" + Path + "'").str()))
+    return Msg;
+  return "cannot write '" + Path.str() + "': " + Msg;
+}
+
 /// Batch mode (`--output-dir`): each input is its own module, written to Dir/<stem>.o, as `cc -c a.c b.c`
 /// does. One process for a whole program's modules saves the start-up cost per module, which dominates
 /// for the small modules separate compilation makes. A failed input gets no object; the others do.
@@ -238,7 +247,7 @@ static int assembleEach(ArrayRef<std::string> Inputs, StringRef Dir, DiagnosticE
     // new one to disk inside the rename (about 6% of reassembling a program into its object directory).
     if (Error E = writeFileAtomically(Path, [&](raw_ostream &OS) { return writeObject(*Object, OS); },
                                       EarlierFile::RemovedFirst))
-      Diags.error("cannot write '" + Path + "': " + toString(std::move(E)));
+      Diags.error(writeFailure(Path, std::move(E)));
   }
   return Diags.hasErrors() ? 1 : 0;
 }
@@ -274,7 +283,7 @@ int runAssemblerTool(ArrayRef<std::string> RawArgs, raw_ostream &Out, raw_ostrea
     Argv.push_back(A.c_str());
   auto Parsed = parseToolArguments(Table, AssemblerDescription, Argv);
   if (!Parsed) {
-    Err << "ptxlink-as: error: " << toString(Parsed.takeError()) << "\n";
+    Err << "ptxlink-as: error: " << capLongLines(toString(Parsed.takeError())) << "\n";
     return 1;
   }
   const opt::InputArgList &Args = *Parsed;
@@ -298,8 +307,10 @@ int runAssemblerTool(ArrayRef<std::string> RawArgs, raw_ostream &Out, raw_ostrea
   unsigned ErrorLimit = 20;
   if (const opt::Arg *Limit = Args.getLastArg(OPT_error_limit)) {
     if (StringRef(Limit->getValue()).getAsInteger(10, ErrorLimit)) {
-      Err << "ptxlink-as: error: invalid value '" << Limit->getValue()
-          << "' for --error-limit: expected a non-negative integer\n";
+      Err << "ptxlink-as: error: "
+          << capLongLines("invalid value '" + std::string(Limit->getValue()) +
+                          "' for --error-limit: expected a non-negative integer")
+          << "\n";
       return 1;
     }
   }
@@ -353,7 +364,7 @@ int runAssemblerTool(ArrayRef<std::string> RawArgs, raw_ostream &Out, raw_ostrea
     E = writeFileAtomically(Output, Write, EarlierFile::RemovedFirst);
   }
   if (E) {
-    Diags.error("cannot write '" + (Output.empty() ? std::string("-") : Output) + "': " + toString(std::move(E)));
+    Diags.error(writeFailure(Output.empty() ? std::string("-") : Output, std::move(E)));
     return 1;
   }
   return 0;

@@ -21,6 +21,12 @@ namespace ptxlink {
 /// `@file`s). An unreadable or self-including file is an Error naming it.
 llvm::Expected<std::vector<std::string>> expandResponseFiles(llvm::ArrayRef<std::string> Args);
 
+/// The end of a tool's main(): flushes standard output and, if it could not be written (a full disk, a
+/// closed pipe with SIGPIPE ignored), says so as `TOOL: error: cannot write to standard output: REASON`
+/// on standard error and returns 1; else returns Status. Without it LLVM ends the process with "LLVM
+/// ERROR: IO failure on output stream", which names no tool.
+int finishStandardOutput(llvm::StringRef Tool, int Status);
+
 /// Parses a size such as "500M", "2G", "1048576" (K, M, G: binary multiples), as the tools' size
 /// options take it (--max-decompressed, --cache-size); std::nullopt if malformed.
 std::optional<uint64_t> parseByteSize(llvm::StringRef Text);

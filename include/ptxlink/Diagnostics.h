@@ -120,6 +120,32 @@ private:
   std::vector<Diagnostic> Recorded;
 };
 
+/// A diagnostic line of at most this many bytes is printed whole; a longer one (a 200 MB argument echoed
+/// in "unknown option '...'", a file name of megabytes) keeps its first 768 and last 192 bytes around
+/// " [... N bytes ...] ", as a source line keeps a window around its column.
+constexpr size_t MaxDiagnosticLineBytes = 1024;
+
+/// Text with each line longer than MaxDiagnosticLineBytes cut as described there.
+std::string capLongLines(llvm::StringRef Text);
+
+/// An output stream that passes its text on to Target with each line cut as capLongLines does, for tools
+/// that print diagnostics straight to a stream (ptxlink-dump). Holds at most one line's head and tail.
+class LineCappingStream final : public llvm::raw_ostream {
+public:
+  explicit LineCappingStream(llvm::raw_ostream &Target) : Target(Target) { SetUnbuffered(); }
+  ~LineCappingStream() override;
+
+private:
+  void write_impl(const char *Ptr, size_t Size) override;
+  uint64_t current_pos() const override { return Written; }
+  void endLine(bool Newline);
+
+  llvm::raw_ostream &Target;
+  uint64_t Written = 0;
+  size_t LineBytes = 0;   // bytes of the current line seen
+  std::string Tail;       // its last bytes, once it is longer than the head
+};
+
 /// Returns the 1-based line and column of byte `Offset` in `Text`, and the text of that line.
 /// Linear in Offset; call it only when producing a diagnostic.
 SourceLoc locate(llvm::StringRef Text, size_t Offset, llvm::StringRef *LineText = nullptr);

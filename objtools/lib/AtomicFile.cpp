@@ -89,6 +89,12 @@ llvm::Error writeFileAtomically(llvm::StringRef Path,
     llvm::raw_fd_ostream Out(1, /*shouldClose=*/false);
     llvm::Error E = Write(Out);
     Out.flush();
+    if (Out.has_error()) { // else its destructor ends the process with "LLVM ERROR: IO failure"
+      std::error_code EC = Out.error();
+      Out.clear_error();
+      if (!E)
+        return llvm::createStringError(EC, "cannot write to standard output: %s", EC.message().c_str());
+    }
     return E;
   }
   // A device or FIFO (`-o /dev/null`, a pipe) cannot be replaced - and must not be: renaming over

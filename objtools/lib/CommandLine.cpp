@@ -1,5 +1,6 @@
 // Response files and "did you mean" for every tool (CommandLine.h).
 #include "ptxlink/CommandLine.h"
+#include "ptxlink/Diagnostics.h"
 
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringExtras.h"
@@ -23,6 +24,17 @@ Expected<std::vector<std::string>> expandResponseFiles(ArrayRef<std::string> Arg
   return std::vector<std::string>(Argv.begin(), Argv.end());
 }
 
+int finishStandardOutput(StringRef Tool, int Status) {
+  raw_fd_ostream &Out = outs();
+  Out.flush();
+  if (!Out.has_error())
+    return Status;
+  std::error_code EC = Out.error();
+  Out.clear_error(); // else its destructor reports a fatal error
+  errs() << Tool << ": error: cannot write to standard output: " << EC.message() << "\n";
+  return 1;
+}
+
 std::vector<std::string> tokenizeOptionsText(StringRef Text) {
   BumpPtrAllocator Alloc;
   StringSaver Saver(Alloc);
@@ -35,7 +47,9 @@ std::string closestOption(StringRef Unknown, ArrayRef<StringRef> Known) {
   // Compare bare names: `-sas`, `--sas` and `--sas=1` are all the same typo of `--sass`.
   auto Bare = [](StringRef S) { return S.ltrim('-').split('=').first; };
   StringRef Wanted = Bare(Unknown);
-  if (Wanted.empty())
+  // Option names are short: a long word is nobody's typo, and its edit distance to each name would cost
+  // its length times the name's (a 200 MB argument took minutes).
+  if (Wanted.empty() || Wanted.size() > 64)
     return "";
   StringRef Best;
   unsigned BestDistance = ~0u;
@@ -58,7 +72,7 @@ std::string unknownOptionMessage(StringRef Unknown, ArrayRef<StringRef> Known) {
   std::string Suggestion = closestOption(Unknown, Known);
   if (!Suggestion.empty())
     Message += "; did you mean '" + Suggestion + "'?";
-  return Message;
+  return capLongLines(Message);
 }
 
 } // namespace ptxlink

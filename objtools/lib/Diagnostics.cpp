@@ -67,7 +67,87 @@ static json::Object siteJson(const DiagSite &S) {
   return J;
 }
 
+namespace {
+constexpr size_t HeadBytes = 768, TailBytes = 192;
+
+void appendCut(std::string &Out, size_t Cut) { Out += " [... " + std::to_string(Cut) + " bytes ...] "; }
+} // namespace
+
+std::string capLongLines(StringRef Text) {
+  if (Text.size() <= MaxDiagnosticLineBytes)
+    return Text.str();
+  std::string Out;
+  while (!Text.empty()) {
+    auto [Line, Rest] = Text.split('\n');
+    bool Newline = Line.size() < Text.size();
+    if (Line.size() <= MaxDiagnosticLineBytes) {
+      Out += Line;
+    } else {
+      Out += Line.take_front(HeadBytes);
+      appendCut(Out, Line.size() - HeadBytes - TailBytes);
+      Out += Line.take_back(TailBytes);
+    }
+    if (Newline)
+      Out += '\n';
+    Text = Rest;
+  }
+  return Out;
+}
+
+LineCappingStream::~LineCappingStream() {
+  flush();
+  if (LineBytes)
+    endLine(/*Newline=*/false);
+}
+
+void LineCappingStream::endLine(bool Newline) {
+  if (LineBytes > MaxDiagnosticLineBytes) {
+    std::string Out;
+    appendCut(Out, LineBytes - HeadBytes - TailBytes);
+    Target << Out << StringRef(Tail).take_back(TailBytes);
+  } else if (LineBytes > HeadBytes) {
+    Target << StringRef(Tail).take_back(LineBytes - HeadBytes);
+  }
+  if (Newline)
+    Target << '\n';
+  LineBytes = 0;
+  Tail.clear();
+}
+
+void LineCappingStream::write_impl(const char *Ptr, size_t Size) {
+  Written += Size;
+  StringRef Text(Ptr, Size);
+  while (!Text.empty()) {
+    size_t NL = Text.find('\n');
+    StringRef Part = Text.take_front(NL == StringRef::npos ? Text.size() : NL);
+    // The head goes out as it comes; the rest is kept until the line ends (only its last bytes).
+    if (LineBytes < HeadBytes) {
+      size_t Take = std::min(Part.size(), HeadBytes - LineBytes);
+      Target << Part.take_front(Take);
+      LineBytes += Take;
+      Part = Part.drop_front(Take);
+    }
+    LineBytes += Part.size();
+    Tail += Part;
+    if (Tail.size() > 4 * TailBytes + MaxDiagnosticLineBytes)
+      Tail.erase(0, Tail.size() - (MaxDiagnosticLineBytes - HeadBytes));
+    if (NL == StringRef::npos)
+      break;
+    endLine(/*Newline=*/true);
+    Text = Text.drop_front(NL + 1);
+  }
+}
+
 void DiagnosticEngine::report(Diagnostic D) {
+  // No argument or name of megabytes is echoed whole (MaxDiagnosticLineBytes).
+  D.Message = capLongLines(D.Message);
+  if (D.File.size() > MaxDiagnosticLineBytes)
+    D.File = capLongLines(D.File);
+  for (DiagSite &S : D.Sites)
+    if (S.Text.size() + S.After.size() > MaxDiagnosticLineBytes) {
+      S.Text = capLongLines(S.Text);
+      S.After = capLongLines(S.After);
+    }
   if (D.Level == Severity::Warning) {
     if (SuppressWarnings)
       return;

@@ -48,3 +48,39 @@ TEST(DiagnosticSites, TextAndJsonCarryTheSameSite) {
 }
 
 } // namespace
+
+// Issue 29, item 12: no line of a diagnostic is printed past MaxDiagnosticLineBytes, whether it goes
+// through the engine (text or JSON) or straight to a capping stream; short lines pass unchanged.
+TEST(DiagnosticLines, LongLinesAreCutAroundTheMiddle) {
+  std::string Huge = "unknown option '" + std::string(5000000, 'x') + "'";
+  std::string Cut = ptxlink::capLongLines(Huge + "\nshort line\n");
+  EXPECT_LT(Cut.size(), 1100u);
+  EXPECT_NE(Cut.find(" [... 4999057 bytes ...] "), std::string::npos);
+  EXPECT_TRUE(llvm::StringRef(Cut).starts_with("unknown option 'xxx"));
+  EXPECT_TRUE(llvm::StringRef(Cut).ends_with("xxx'\nshort line\n"));
+  EXPECT_EQ(ptxlink::capLongLines("a\nb"), "a\nb");
+
+  for (bool Json : {false, true}) {
+    std::string Text;
+    llvm::raw_string_ostream OS(Text);
+    ptxlink::DiagnosticEngine Diags(OS, "tool");
+    Diags.setJson(Json);
+    Diags.error(Huge);
+    EXPECT_LT(Text.size(), 1200u);
+    EXPECT_NE(Text.find("bytes ...]"), std::string::npos);
+  }
+
+  std::string Streamed;
+  {
+    llvm::raw_string_ostream Target(Streamed);
+    ptxlink::LineCappingStream OS(Target);
+    OS << "tool: error: '";
+    for (int I = 0; I < 1000; ++I) // in pieces, as a stream receives them
+      OS << std::string(5000, 'y');
+    OS << "'\nnext\n" << std::string(900, 'z') << "\n";
+  }
+  EXPECT_LT(Streamed.size(), 2100u);
+  EXPECT_TRUE(llvm::StringRef(Streamed).starts_with("tool: error: 'yyy"));
+  EXPECT_NE(Streamed.find(" [... 4999055 bytes ...] yyy"), std::string::npos);
+  EXPECT_TRUE(llvm::StringRef(Streamed).ends_with("y'\nnext\n" + std::string(900, 'z') + "\n"));
+}

@@ -304,6 +304,16 @@ bool ArchiverTool::readArchive(bool MustExist) {
     return true;
   }
   ArchiveExisted = true;
+  sys::fs::file_status St;
+  if (!sys::fs::status(ArchivePath, St) && St.type() != sys::fs::file_type::regular_file &&
+      St.type() != sys::fs::file_type::directory_file) {
+    // A device or FIFO holds no archive to read: `rcs /dev/null` writes a new one to it (as -o does),
+    // the other operations have nothing to work on.
+    if (!MustExist)
+      return true;
+    Diags.error("cannot read the archive " + ArchivePath + ": not a regular file");
+    return false;
+  }
   auto Buffer = readInputFile(ArchivePath);
   if (!Buffer) {
     Diags.error("cannot open " + ArchivePath + ": " + Buffer.getError().message());

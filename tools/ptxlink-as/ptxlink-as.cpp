@@ -1,6 +1,7 @@
 // ptxlink-as: assembles PTX modules into ptxlink relocatable objects. A thin shell over
 // ptxlink::runAssemblerTool so tests can run the same code in-process.
 #include "ptxlink/Assembler.h"
+#include "ptxlink/CommandLine.h"
 #include "ptxlink/InputFaults.h"
 #include "ptxlink/ProcessMemory.h"
 
@@ -13,5 +14,5 @@ int main(int argc, char **argv) {
   ptxlink::prepareToolHeap();
   ptxlink::reportTruncatedInputs("ptxlink-as");
   std::vector<std::string> Args(argv + 1, argv + argc);
-  return ptxlink::runAssemblerTool(Args, llvm::outs(), llvm::errs());
+  return ptxlink::finishStandardOutput("ptxlink-as", ptxlink::runAssemblerTool(Args, llvm::outs(), llvm::errs()));
 }

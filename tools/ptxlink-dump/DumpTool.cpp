@@ -263,8 +263,10 @@ SASS disassembler.)"};
 } // namespace
 } // namespace dump
 
-int runDumpTool(ArrayRef<std::string> RawArgs, raw_ostream &Out, raw_ostream &Err) {
+int runDumpTool(ArrayRef<std::string> RawArgs, raw_ostream &Out, raw_ostream &ErrTarget) {
   using namespace dump;
+  // Its messages echo arguments and names as given: none is printed whole past a line's cap.
+  LineCappingStream Err(ErrTarget);
   auto Expanded = expandResponseFiles(RawArgs);
   if (!Expanded) {
     Err << "ptxlink-dump: error: cannot read a response file: " << toString(Expanded.takeError()) << "\n";

@@ -1,4 +1,5 @@
 // ptxlink: the PTX-level device linker. A thin shell over runLinkerTool (linker/lib/LinkDriver.cpp).
+#include "ptxlink/CommandLine.h"
 #include "ptxlink/InputFaults.h"
 #include "ptxlink/Linker.h"
 
@@ -13,6 +14,5 @@ int main(int argc, char **argv) {
   ptxlink::reportTruncatedInputs("ptxlink"); // after InitLLVM, whose fault handlers it goes in front of
   std::vector<std::string> Args(argv + 1, argv + argc);
   int RC = ptxlink::runLinkerTool(Args, llvm::outs(), llvm::errs(), /*ProcessExitsAfter=*/true);
-  llvm::outs().flush();
-  return RC;
+  return ptxlink::finishStandardOutput("ptxlink", RC);
 }
