@@ -24,10 +24,14 @@ With --dlink (issue 27), a third case on the CUDA program: its files compiled on
 `nvcc -dc -gencode arch=compute_XX,code=[sm_XX,compute_XX]` (objects with SASS beside the PTX, kept by
 content under bench/work/cuda-dc), then the cold device link: `ptxlink --sass --emit host-object` with an
 empty cache (which takes the objects' own cubins) against `nvcc -dlink` on the same objects, interleaved,
-and `ptxlink --sass --recompile-sass` (every module compiled from PTX again) for reference.
+and `ptxlink --sass --recompile-sass` (every module compiled from PTX again) for reference. With --remote
+too (nginx with WebDAV on PATH or in /usr/sbin), the remote cache's case on the same objects compiled from
+PTX (--recompile-sass, so that there are units to share): a first machine fills a local cache and the
+server; then, interleaved, the warm local link against a second machine's link with an empty local cache
+and the warm server.
 
 Usage: sass_bench.py [--modules 100] [--funcs 20] [--cuda [--cuda-files 24]] [--no-generated]
-                     [--rounds 1] [--jobs N] [--arch sm_90] [--keep DIR] [--whole-program] [--dlink]
+                     [--rounds 1] [--jobs N] [--arch sm_90] [--keep DIR] [--whole-program] [--dlink [--remote]]
 """
 
 import argparse
@@ -160,6 +164,7 @@ def bench_dlink(a, objects, work):
                              objects + ["-o", os.path.join(work, "ptxlink_dlink.o")], check=True,
                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True).stdout
     summary = next((l for l in verbose.splitlines() if l.startswith("ptxlink: SASS:")), "")
+    remote_lines = bench_remote(a, objects, work, link) if a.remote else []
     rs = [o / v for o, v in zip(R["ours"], R["nv"])]
     cpu = [o.cpu / v.cpu for o, v in zip(R["ours"], R["nv"]) if v.cpu > 0]
     med = statistics.median
@@ -171,7 +176,40 @@ def bench_dlink(a, objects, work):
             (med(x.cpu for x in R["nv"]), med(x.cpu for x in R["ours"]), med(cpu) if cpu else 0.0),
             "  (%s)" % summary.replace("ptxlink: ", ""),
             "  for reference, --recompile-sass (every module from its PTX): %.3f s -> %.2fx nvcc -dlink" %
-            (R["recompile"][0], R["recompile"][0] / med(R["nv"]))]
+            (R["recompile"][0], R["recompile"][0] / med(R["nv"]))] + remote_lines
+
+
+def bench_remote(a, objects, work, link):
+    """A second machine (empty local cache) against a warm remote cache, vs the warm local link."""
+    helper = os.path.join(ROOT, "tests", "lit", "linker", "Inputs", "remote-cache", "nginx_dav.py")
+    server = os.path.join(work, "server")
+    url = subprocess.run([sys.executable, helper, "start", server], check=True, stdout=subprocess.PIPE,
+                         text=True).stdout.strip() + "/cache"
+    try:
+        base = [link, "-arch", a.arch, "--sass", "--recompile-sass", "--emit", "host-object", "-j", str(a.jobs),
+                "--remote-cache", url] + objects + ["-o", os.path.join(work, "remote_dlink.o")]
+        first, second = os.path.join(work, "cache-first"), os.path.join(work, "cache-second")
+        shutil.rmtree(first, ignore_errors=True)
+        cold = timed(lambda: run(base + ["--cache-dir", first]))
+        warm, fetched = [], []
+
+        def local():
+            warm.append(timed(lambda: run(base + ["--cache-dir", first])))
+
+        def remote():
+            shutil.rmtree(second, ignore_errors=True)
+            fetched.append(timed(lambda: run(base + ["--cache-dir", second])))
+
+        for rnd in range(a.rounds):
+            for step in ((local, remote) if rnd % 2 == 0 else (remote, local)):
+                step()
+        med = statistics.median
+        rs = [f / w for f, w in zip(fetched, warm)]
+        return ["  remote cache (nginx WebDAV on localhost; units compiled from PTX, --recompile-sass): first machine "
+                "cold %.2f s; warm local link %.3f s; second machine, empty local cache, warm server %.3f s -> %.2fx "
+                "the warm local link [%s]" % (cold, med(warm), med(fetched), med(rs), ", ".join("%.2f" % r for r in rs))]
+    finally:
+        subprocess.run([sys.executable, helper, "stop", server])
 
 
 def bench_program(a, label, ptx_files, work, pool):
@@ -338,6 +376,8 @@ def main():
     ap.add_argument("--work-root", default=os.path.join(ROOT, "bench", "work"), help="where nvcc's PTX is kept")
     ap.add_argument("--keep", help="work in this folder and keep it")
     ap.add_argument("--whole-program", action="store_true", help="also time ptxlink --sass --whole-program")
+    ap.add_argument("--remote", action="store_true",
+                    help="with --dlink: a second machine with an empty local cache and a warm remote cache (nginx)")
     ap.add_argument("--dlink", action="store_true",
                     help="the CUDA program as nvcc -dc objects with SASS: cold ptxlink --sass vs nvcc -dlink")
     a = ap.parse_args()
