@@ -297,6 +297,8 @@ def direct_links(ctx, name, cwd, inputs, arch, debug, tag):
             r["ptxas"] = "ok (-c: device runtime)" if pst == 0 else f"FAIL ({last_line(po)})"
         else:
             r["ptxas"] = "ok" if pst == 0 else f"FAIL ({last_line(po)})"
+        if pst and ".version 0.0" in open(ptx, errors="replace").read(4096):
+            r["ptxas"] = "FAIL (ptxlink wrote an empty module: .version 0.0)"
     else:
         r["ptxas"] = f"no PTX ({last_line(o)})"
     r["nvcc_seconds"] = round(statistics.median(times_n), 3)
@@ -343,8 +345,15 @@ def run_cmake(ctx, rec, res):
             trees["nvcc"] = nvcc_tree.get(debug)
         for linker in linkers:
             bdir = os.path.join(ctx.work, name, f"{short}-{linker}")
-            shutil.rmtree(bdir, ignore_errors=True)
             logf = bdir + ".log"
+            key = f"{short}/{linker}"
+            if ctx.previous is not None:  # --recompare: the trees as the last run left them
+                builds[key] = ctx.previous.get("builds", {}).get(key, "FAIL (not built)")
+                trees[linker] = bdir if builds[key] == "ok" and os.path.isdir(bdir) else None
+                if linker == "nvcc":
+                    nvcc_tree[debug] = trees[linker]
+                continue
+            shutil.rmtree(bdir, ignore_errors=True)
             if os.path.exists(logf):
                 os.remove(logf)
             args = ["cmake", "-S", src, "-B", bdir, "-G", gen, f"-DCMAKE_CUDA_COMPILER={CUDA}/bin/nvcc",
@@ -365,7 +374,6 @@ def run_cmake(ctx, rec, res):
                     bargs += ["--", "VERBOSE=1"]
                 st, dt, bout = sh(bargs, ctx.work, logf, ctx.env, timeout=3600)
                 out += bout
-            key = f"{short}/{linker}"
             builds[key] = "ok" if st == 0 else f"FAIL ({last_line(out)})"
             if linker == "ptxlink":
                 res.setdefault("warnings", [])
@@ -405,14 +413,14 @@ def copy_tree(src, dst):
 def apply_patches(root, rec, key):
     for fname, pairs in rec.get(key, {}).items():
         path = os.path.join(root, fname)
-        with open(path) as f:
+        with open(path, encoding="latin-1") as f:  # byte for byte: sources are not all UTF-8
             text = f.read()
         for pat, repl in pairs:
             new = re.sub(pat, repl, text, flags=re.M)
             if new == text:
                 raise RuntimeError(f"{key}: '{pat}' does not match in {fname}")
             text = new
-        with open(path, "w") as f:
+        with open(path, "w", encoding="latin-1") as f:
             f.write(text)
 
 
@@ -427,6 +435,11 @@ def run_make_or_script(ctx, rec, res):
         for linker in ("nvcc", "ptxlink"):
             bdir = os.path.join(ctx.work, name, f"{short}-{linker}")
             logf = bdir + ".log"
+            if ctx.previous is not None:  # --recompare: the trees as the last run left them
+                key = f"{short}/{linker}"
+                builds[key] = ctx.previous.get("builds", {}).get(key, "FAIL (not built)")
+                trees[linker] = bdir if builds[key] == "ok" and os.path.isdir(bdir) else None
+                continue
             if os.path.exists(logf):
                 os.remove(logf)
             copy_tree(src, bdir)
@@ -487,51 +500,84 @@ def verdict(res):
     return bad
 
 
+# Known failures, by message: the number of the finding in docs/compatibility.md that explains each.
+KNOWN = [
+    (r"no architecture given", 1),
+    (r"unable to find library -l", 3),
+    (r"none of the inputs has a module id|an empty module", 4),
+    (r"dynamic parallelism needs the CUDA device runtime|cuda_device_runtime_cu", 5),
+    (r"the target has no CUDA architecture", 8),
+]
+
+
+def short(text, kind="cmake"):
+    """ok, or the finding that explains a failure (F3 ...), or the failure's first words."""
+    if text in (None, "", "-"):
+        return "-"
+    if str(text).startswith("ok"):
+        return "ok"
+    for pat, n in KNOWN:
+        if re.search(pat, str(text)):
+            if n == 3 and kind != "cmake":
+                n = 2
+            return f"fails (F{n})"
+    return "FAIL: " + str(text)[:90].replace("|", "/")
+
+
 def report(results, recipes, out):
     byname = {r["name"]: r for r in recipes}
-    rows = ["| program | repository @ commit | build | features | nvcc build | ptxlink build | -G | --sass | same registrations, kernels, variables | ptxas | warnings | device link nvcc / ptxlink (s) | ratio |",
+    rows = ["| program | repository @ commit | build | features | nvcc | ptxlink | -G (nvcc, ptxlink) | --sass | same modules, kernels, variables as nvcc's | ptxas | ptxlink warnings | device link nvcc / ptxlink (s) | ratio |",
             "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for name in [r["name"] for r in recipes]:
         res = results.get(name)
         if res is None:
             continue
         rec = byname[name]
+        kind = rec["kind"]
         b = res.get("builds", {})
         isg = lambda k: "G" in k.split("/")[0]
+
+        def cell(keys, label=True):
+            if not keys:
+                return "-"
+            parts = []
+            for k in sorted(keys):
+                where = k.split("/")[0] if kind == "cmake" and not isg(k) else ""
+                st = short(b[k], kind)
+                parts.append(f"{where} {st}".strip() if label and where else st)
+            uniq = sorted(set(parts))
+            return ", ".join(uniq)
+
         nv = [k for k in b if k.endswith("/nvcc") and not isg(k)]
         pl = [k for k in b if k.endswith("/ptxlink") and not isg(k)]
         gk = [k for k in b if isg(k)]
-
-        def cell(keys):
-            if not keys:
-                return "-"
-            bad = [f"{k}: {b[k]}" for k in keys if b[k] != "ok"]
-            return "ok (" + ", ".join(k.split("/")[0] if not isg(k) else k.split("/")[1] for k in keys) + ")" if not bad else "; ".join(bad)
-
         direct = res.get("direct", {})
-        sass = [d.get("sass") for d in direct.values()]
-        sass_cell = "ok" if sass and all(s == "ok" for s in sass) else ("; ".join(s for s in sass if s != "ok") or "-")
+        sass = sorted(set(short(d.get("sass"), kind) for d in direct.values())) or ["-"]
         diffs = list(res.get("diffs", [])) + [x for d in direct.values() for x in d.get("diffs", [])]
         kept = res.get("kept_unreferenced", [])
-        if direct and not diffs:
-            d0 = next(iter(direct.values()))
-            same = f"yes ({d0.get('modules', '?')} modules, {d0.get('kernels', '?')} kernels, {d0.get('variables', '?')} variables" + \
-                (f"; {len(direct)} links" if len(direct) > 1 else "") + \
-                (f"; ptxlink also keeps {len(kept)} that no host code refers to, which nvlink drops" if kept else "") + ")"
+        linked = all(d.get("ptxlink") == "ok" or d.get("sass") == "ok" for d in direct.values())
+        if direct and not diffs and not linked:
+            same = "- (ptxlink's links failed)"
+        elif direct and not diffs:
+            d0 = max(direct.values(), key=lambda d: d.get("modules") or 0)
+            same = f"yes: {d0.get('modules', '?')} modules, {d0.get('kernels', '?')} kernels, {d0.get('variables', '?')} variables" + \
+                (f" ({len(direct)} links)" if len(direct) > 1 else "") + \
+                (f"; +{len(kept)} kernels no host code launches (nvlink drops them)" if kept else "")
         elif diffs:
-            same = "NO: " + "; ".join(diffs[:2])
+            known = sorted(set(short(x, kind) for x in diffs))
+            same = "no: " + "; ".join(k if k.startswith("fails") else x[:160] for k, x in zip(known, diffs))
         else:
-            same = "-"
-        ptxas = [d.get("ptxas") for d in direct.values()]
-        ptxas_cell = "ok" if ptxas and all(p == "ok" for p in ptxas) else ("; ".join(sorted(set(p for p in ptxas))) or "-")
+            same = "- (no device link)"
+        ptxas = sorted(set(str(d.get("ptxas")) for d in direct.values()))
+        ptxas_cell = ", ".join(p if p.startswith("ok") else short(p, kind) for p in ptxas) or "-"
         warns = sorted(set(res.get("warnings", [])) | set(w for d in direct.values() for w in d.get("warnings", [])))
-        tn = sum(d.get("nvcc_seconds", 0) for d in direct.values())
-        tp = sum(d.get("ptxlink_seconds", 0) for d in direct.values())
+        tn = sum(d.get("nvcc_seconds", 0) for d in direct.values() if d.get("ptxlink") == "ok")
+        tp = sum(d.get("ptxlink_seconds", 0) for d in direct.values() if d.get("ptxlink") == "ok")
         ratio = f"{tp / tn:.2f}" if tn and tp else "-"
         rows.append(" | ".join([
-            f"| {name}", f"{rec['repo']} @ {rec['commit'][:8]}", rec["kind"], ", ".join(rec.get("features", [])),
-            cell(nv), cell(pl), cell(gk), sass_cell, same, ptxas_cell, "; ".join(warns) or "none",
-            f"{tn:.2f} / {tp:.2f}" if tn else "-", ratio + " |"]))
+            f"| {name}", f"{rec['repo']} @ {rec['commit'][:8]}", kind, "; ".join(rec.get("features", [])),
+            cell(nv, False), cell(pl), cell(gk, False), ", ".join(sass), same, ptxas_cell,
+            "; ".join(warns) or "none", f"{tn:.2f} / {tp:.2f}" if tn else "-", ratio + " |"]))
     text = "\n".join(rows) + "\n"
     if out == "-":
         sys.stdout.write(text)
@@ -556,6 +602,8 @@ def main():
     ap.add_argument("--repeat", type=int, default=3, help="timed runs of each direct device link")
     ap.add_argument("--report", help="write the markdown table of all results in WORK/results here ('-': stdout)")
     ap.add_argument("--report-only", action="store_true", help="build nothing; only --report")
+    ap.add_argument("--recompare", action="store_true",
+                    help="build nothing: compare the trees the last run left (and link their inputs again)")
     a = ap.parse_args()
 
     ctx = Ctx()
@@ -584,6 +632,15 @@ def main():
                 continue
             log(f"== {rec['name']}")
             res = {"name": rec["name"], "commit": rec["commit"]}
+            ctx.previous = None
+            if a.recompare:
+                prev = os.path.join(ctx.work, "results", rec["name"] + ".json")
+                if not os.path.exists(prev):
+                    log(f"{rec['name']}: no earlier result to recompare; skipped")
+                    continue
+                with open(prev) as f:
+                    ctx.previous = json.load(f)
+                res["warnings"] = ctx.previous.get("warnings", [])
             ctx.extras, ctx.refs = set(), set()
             t0 = time.monotonic()
             try:
