@@ -267,26 +267,32 @@ void describeFatbin(Context &C, const Origin &O, StringRef Bytes, Node &N, unsig
   };
 
   if (C.Opts.Headers) {
-    json::Array Containers;
-    for (uint64_t Pos = 0; Pos + 16 <= Bytes.size();) {
-      if (Bytes[Pos] == 0) {
-        ++Pos;
-        continue;
-      }
-      if (support::endian::read32le(Bytes.data() + Pos) != FatbinMagic)
-        break;
-      uint16_t HeaderSize = support::endian::read16le(Bytes.data() + Pos + 6);
-      uint64_t Size = support::endian::read64le(Bytes.data() + Pos + 8);
-      Containers.push_back(json::Object{{"offset", O.Base + Pos},
+    // The containers are streamed, one record at a time from the bytes, as the list is: as one JSON array,
+    // 100,000 containers (9.6 MB) took 561 MB.
+    Node Headers;
+    Headers.Fields["images"] = int64_t(Facts->Readable);
+    Headers.Streams.emplace_back("containers", [Bytes, Base = O.Base](Node::Emit Emit) {
+      for (uint64_t Pos = 0; Pos + 16 <= Bytes.size();) {
+        if (Bytes[Pos] == 0) {
+          ++Pos;
+          continue;
+        }
+        if (support::endian::read32le(Bytes.data() + Pos) != FatbinMagic)
+          break;
+        uint16_t HeaderSize = support::endian::read16le(Bytes.data() + Pos + 6);
+        uint64_t Size = support::endian::read64le(Bytes.data() + Pos + 8);
+        Node Container;
+        Container.Fields = json::Object{{"offset", Base + Pos},
                                         {"version", support::endian::read16le(Bytes.data() + Pos + 4)},
                                         {"headerSize", HeaderSize},
-                                        {"size", Size}});
-      if (HeaderSize < 16 || Size > Bytes.size() - Pos - HeaderSize)
-        break;
-      Pos += HeaderSize + Size;
-    }
-    N.Fields["headers"] =
-        json::Object{{"containers", std::move(Containers)}, {"images", int64_t(Facts->Readable)}};
+                                        {"size", Size}};
+        Emit(Container);
+        if (HeaderSize < 16 || Size > Bytes.size() - Pos - HeaderSize)
+          break;
+        Pos += HeaderSize + Size;
+      }
+    });
+    N.Objects.emplace_back("headers", std::move(Headers));
   }
 
   if (C.Opts.List || !C.Opts.ExtractDir.empty())
