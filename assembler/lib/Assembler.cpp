@@ -230,6 +230,11 @@ static int assembleEach(ArrayRef<std::string> Inputs, StringRef Dir, DiagnosticE
     Diags.error("cannot create output directory '" + Dir + "': " + EC.message());
     return 1;
   }
+  // A killed earlier run's temporaries of these objects go in one listing of the folder, not one per object.
+  StringSet<> Names;
+  for (const std::string &Path : Paths)
+    Names.insert(sys::path::filename(Path));
+  sweepStaleTemporaries(Dir, Names);
   // One input buffer for all modules: each object is written and dropped before the next input is
   // read, so its sections may point into the buffer. Reading into memory that is already mapped costs
   // less than mapping every file and unmapping it again (page faults, TLB shootdowns), and a module is
@@ -246,7 +251,7 @@ static int assembleEach(ArrayRef<std::string> Inputs, StringRef Dir, DiagnosticE
     // An earlier object is regenerated from its source: removing it saves waiting for ext4 to write the
     // new one to disk inside the rename (about 6% of reassembling a program into its object directory).
     if (Error E = writeFileAtomically(Path, [&](raw_ostream &OS) { return writeObject(*Object, OS); },
-                                      EarlierFile::RemovedFirst))
+                                      EarlierFile::RemovedFirst, StaleTemporaries::SweptByCaller))
       Diags.error(writeFailure(Path, std::move(E)));
   }
   return Diags.hasErrors() ? 1 : 0;

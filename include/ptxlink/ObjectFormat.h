@@ -5,6 +5,7 @@
 #include "ptxlink/ObjectModel.h"
 
 #include "llvm/ADT/STLFunctionalExtras.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/Support/Error.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
@@ -148,7 +149,17 @@ enum class EarlierFile {
 /// Write succeeds; otherwise the temporary is removed and Path is untouched. The stream Write receives is
 /// always an llvm::raw_fd_ostream (on the temporary file; on the file itself for a device or FIFO; on
 /// standard output for "-").
+/// After a successful write, the temporaries a killed process left beside Path (Path.tmp<pid>-<n> of a
+/// process that no longer exists) are removed: one listing of Path's folder (Swept), unless the caller
+/// swept the folder once for all of its outputs (SweptByCaller: ptxlink-as --output-dir, where a listing
+/// per object made 10,000 objects quadratic).
+enum class StaleTemporaries { Swept, SweptByCaller };
+
 llvm::Error writeFileAtomically(llvm::StringRef Path, const std::function<llvm::Error(llvm::raw_ostream &)> &Write,
-                                EarlierFile Earlier = EarlierFile::RenamedOver);
+                                EarlierFile Earlier = EarlierFile::RenamedOver,
+                                StaleTemporaries Stale = StaleTemporaries::Swept);
+
+/// Removes from Folder the stale temporaries (as above) of every file named in Names, in one listing.
+void sweepStaleTemporaries(llvm::StringRef Folder, const llvm::StringSet<> &Names);
 
 } // namespace ptxlink

@@ -50,23 +50,22 @@ static int createTemporary(llvm::StringRef Path, llvm::SmallString<256> &TempPat
   }
 }
 
-/// Removes temporaries of this tool left beside Path by a process that no longer exists (SIGKILL, a power
-/// cut: no handler ran). Only names of our own pattern, Path.tmp<pid>-<n>, whose process is gone, and
-/// only regular files. A writer on another host sharing the directory over NFS has a process id this
-/// host cannot check: its temporary may be removed and its rename then fails (it reports it, nothing is
-/// lost). One directory listing per output written.
-static void sweepStaleTemporaries(llvm::StringRef Path) {
-  llvm::StringRef Dir = llvm::sys::path::parent_path(Path);
-  std::string Prefix = (llvm::sys::path::filename(Path) + ".tmp").str();
-  std::string DirPath = Dir.empty() ? std::string(".") : Dir.str();
+/// Removes temporaries of this tool left in Folder by a process that no longer exists (SIGKILL, a power
+/// cut: no handler ran), for the outputs Wanted accepts. Only names of our own pattern, NAME.tmp<pid>-<n>,
+/// whose process is gone, and only regular files. A writer on another host sharing the directory over
+/// NFS has a process id this host cannot check: its temporary may be removed and its rename then fails
+/// (it reports it, nothing is lost). One directory listing.
+static void sweepFolder(llvm::StringRef Folder, llvm::function_ref<bool(llvm::StringRef)> Wanted) {
+  std::string DirPath = Folder.empty() ? std::string(".") : Folder.str();
   DIR *D = ::opendir(DirPath.c_str());
   if (!D)
     return;
   while (struct dirent *E = ::readdir(D)) {
     llvm::StringRef Name(E->d_name);
-    if (!Name.consume_front(Prefix))
+    size_t At = Name.rfind(".tmp");
+    if (At == llvm::StringRef::npos || !Wanted(Name.take_front(At)))
       continue;
-    auto [PidText, Counter] = Name.split('-');
+    auto [PidText, Counter] = Name.drop_front(At + 4).split('-');
     long Pid;
     unsigned N;
     if (PidText.getAsInteger(10, Pid) || Counter.getAsInteger(10, N) || Pid <= 0 || Pid == long(::getpid()))
@@ -81,9 +80,13 @@ static void sweepStaleTemporaries(llvm::StringRef Path) {
   ::closedir(D);
 }
 
+void sweepStaleTemporaries(llvm::StringRef Folder, const llvm::StringSet<> &Names) {
+  sweepFolder(Folder, [&](llvm::StringRef Output) { return Names.contains(Output); });
+}
+
 llvm::Error writeFileAtomically(llvm::StringRef Path,
                                 const std::function<llvm::Error(llvm::raw_ostream &)> &Write,
-                                EarlierFile Earlier) {
+                                EarlierFile Earlier, StaleTemporaries Stale) {
   if (Path == "-") {
     // Standard output cannot be replaced atomically; stream straight into it.
     llvm::raw_fd_ostream Out(1, /*shouldClose=*/false);
@@ -166,7 +169,10 @@ llvm::Error writeFileAtomically(llvm::StringRef Path,
                                        EC.message().c_str());
     else {
       llvm::sys::DontRemoveFileOnSignal(TempPath);
-      sweepStaleTemporaries(Path);
+      if (Stale == StaleTemporaries::Swept) {
+        llvm::StringRef Name = llvm::sys::path::filename(Path);
+        sweepFolder(llvm::sys::path::parent_path(Path), [&](llvm::StringRef Output) { return Output == Name; });
+      }
       return llvm::Error::success();
     }
   }

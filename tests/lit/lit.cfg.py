@@ -26,7 +26,7 @@ config.substitutions.append(("%shared", shared))
 
 # NVIDIA's tools are optional: tests that need them say `REQUIRES: ptxas` etc. and are skipped cleanly.
 search = config.environment["PATH"]
-for tool in ("ptxas", "nvlink", "nvcc", "fatbinary", "llc-19", "dot"):
+for tool in ("ptxas", "nvlink", "nvcc", "fatbinary", "llc-19", "dot", "strace"):
     if shutil.which(tool, path=search):
         config.available_features.add(tool.replace("-19", ""))
 # Where NVIDIA's tools really are, for tests that put wrapper scripts in front of them.
