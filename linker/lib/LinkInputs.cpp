@@ -200,6 +200,7 @@ bool loadInputs(const LinkOptions &Options, DiagnosticEngine &Diags, PassTimes &
   // may expand to 100 MB plus twice the size of the inputs, all of them together, or to --max-decompressed.
   DecompressionBudget Budget = Options.MaxDecompressed ? DecompressionBudget(*Options.MaxDecompressed)
                                                        : DecompressionBudget();
+  std::vector<std::pair<sys::fs::UniqueID, bool>> SeenLibraries; // (file, --whole-archive) read so far
   for (size_t I = 0; I < Items.size(); ++I) {
     Loaded &L = Items[I];
     auto Buffer = mapInputFile(L.Path);
@@ -220,6 +221,14 @@ bool loadInputs(const LinkOptions &Options, DiagnosticEngine &Diags, PassTimes &
       continue;
     }
     if (isArchive(Bytes)) {
+      // The same archive named twice (CMake gives a library both as a path in the target's flags and as
+      // a link library: /abs/libfoo.a ... libfoo.a) is one library, as to nvlink and ld: its members
+      // would otherwise be linked twice ("module id ... appears twice").
+      if (sys::fs::UniqueID ID; !sys::fs::getUniqueID(L.Path, ID)) {
+        if (llvm::is_contained(SeenLibraries, std::make_pair(ID, L.WholeArchive)))
+          continue;
+        SeenLibraries.push_back({ID, L.WholeArchive});
+      }
       if (isHostObjectLibrary((*Buffer)->getMemBufferRef())) {
         auto Lib = openHostObjectLibrary(std::move(*Buffer), L.HostReachable, Budget);
         if (!Lib)
