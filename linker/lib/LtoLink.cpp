@@ -10,6 +10,7 @@
 #include "llvm/ADT/StringExtras.h"
 
 #include <chrono>
+#include <deque>
 
 using namespace llvm;
 
@@ -158,7 +159,10 @@ bool writeLtoOutput(const LinkOptions &Options, ArrayRef<InputFile> Inputs, Link
   }
 
   std::vector<std::optional<LtoResult>> Results(Program.Outputs.size());
-  std::vector<std::string> Printed; // PTX of the inputs that are not nvcc objects, per arch in turn
+  // PTX of the inputs that are not nvcc objects, per arch in turn; a deque, since nvJitLink's inputs
+  // point into its strings while more are added.
+  std::deque<std::string> Printed;
+  bool Stored = false; // something new went into the cache: prune it afterwards
   for (size_t I = 0; I < Program.Outputs.size(); ++I) {
     const ArchOutput &O = Program.Outputs[I];
     auto ArchStart = std::chrono::steady_clock::now();
@@ -172,7 +176,6 @@ bool writeLtoOutput(const LinkOptions &Options, ArrayRef<InputFile> Inputs, Link
     // PTX or SASS for the arch, from its fatbinary), other modules as the PTX variant ptxlink selected.
     std::vector<LtoInput> In;
     Printed.clear();
-    Printed.reserve(Inputs.size());
     for (const InputFile &F : Inputs) {
       if (F.Host) {
         In.push_back({NvJitLinkInput::Object, F.Host->ObjectBytes, F.Name});
@@ -192,11 +195,11 @@ bool writeLtoOutput(const LinkOptions &Options, ArrayRef<InputFile> Inputs, Link
     for (const std::string &X : Options.PtxasOptions)
       LinkArgs.push_back("-Xptxas=" + X);
 
-    // The cache key: everything the result depends on (the library's version, the options, the inputs'
-    // bytes in order; not their names, which only nvJitLink's messages show).
+    // The cache key: everything the result depends on (the library's version and file, the options, the
+    // inputs' bytes in order; not their names, which only nvJitLink's messages show).
     std::string Key;
     if (Cache) {
-      std::vector<StringRef> Parts{"ptxlink-lto-1", Lib->version()};
+      std::vector<StringRef> Parts{"ptxlink-lto-1", Lib->identity()};
       for (const std::string &A : LinkArgs) // -split-compile too: it changes the code
         Parts.push_back(A);
       Parts.push_back(Options.LtoPtx ? "ptx" : "");
@@ -248,6 +251,7 @@ bool writeLtoOutput(const LinkOptions &Options, ArrayRef<InputFile> Inputs, Link
       Error E = Cache->store(Key, R.Cubin, CompileCache::EntryKind::Link);
       if (!E && Options.LtoPtx)
         E = Cache->store(CompileCache::key({Key, "ptx"}), R.Ptx, CompileCache::EntryKind::Link);
+      Stored |= !E;
       if (E) {
         std::string Why = toString(std::move(E));
         if (Options.Verbose)
@@ -258,7 +262,7 @@ bool writeLtoOutput(const LinkOptions &Options, ArrayRef<InputFile> Inputs, Link
   }
   if (Diags.hasErrors())
     return false;
-  if (Cache)
+  if (Cache && Stored)
     Cache->prune();
 
   // The fatbinary: per arch its cubin, and with --lto-ptx the optimised PTX for the arch's compute_XX.

@@ -137,6 +137,14 @@ Expected<NvJitLinkLibrary> NvJitLinkLibrary::open(StringRef Explicit) {
   if (int R = GetVersion(&Major, &Minor); R != 0)
     return createStringError(inconvertibleErrorCode(), L.Path + ": nvJitLinkVersion failed: " + resultName(R));
   L.Version = std::to_string(Major) + "." + std::to_string(Minor);
+  SmallString<256> Real;
+  if (sys::fs::real_path(L.Path, Real))
+    Real = L.Path;
+  sys::fs::file_status Status;
+  L.Identity = L.Version + "\x1f" + std::string(Real);
+  if (!sys::fs::status(Real, Status))
+    L.Identity += "\x1f" + std::to_string(Status.getSize()) + "\x1f" +
+                  std::to_string(sys::toTimeT(Status.getLastModificationTime()));
   return L;
 }
 

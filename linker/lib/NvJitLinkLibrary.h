@@ -35,8 +35,12 @@ public:
   static std::vector<std::string> candidateDirs();
 
   const std::string &path() const { return Path; }
-  /// "13.0": part of the LTO cache key (the optimiser's version decides its output).
+  /// "13.0": what nvJitLinkVersion says.
   const std::string &version() const { return Version; }
+  /// The version, and the library file's real path, size and modification time: nvJitLinkVersion names
+  /// no patch release (13.0.48 and 13.0.88 both say 13.0), and the optimiser's build decides its output.
+  /// Part of the LTO cache key.
+  const std::string &identity() const { return Identity; }
 
   /// One link (an nvJitLinkHandle). Move-only; destroys the handle.
   class Link {
@@ -74,7 +78,7 @@ private:
   using VersionFn = int (*)(unsigned *, unsigned *);
 
   llvm::sys::DynamicLibrary Handle;
-  std::string Path, Version;
+  std::string Path, Version, Identity;
   CreateFn Create = nullptr;
   DestroyFn Destroy = nullptr;
   AddDataFn AddData = nullptr;
