@@ -25,6 +25,7 @@
 #include "llvm/ADT/StringSet.h"
 #include "llvm/BinaryFormat/ELF.h"
 #include "llvm/Object/Archive.h"
+#include "llvm/Object/ObjectFile.h"
 #include "llvm/Object/ELFTypes.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -126,6 +127,36 @@ std::unique_ptr<ObjectFile> hostObjectFromBuffer(std::unique_ptr<MemoryBuffer> B
   Obj->adopt(std::move(Buffer));
   Host = std::move(Origin);
   return Obj;
+}
+
+std::string whyNoDeviceCode(StringRef Bytes) {
+  if (isArchive(Bytes))
+    return "a static library: none of its members defines a symbol the link needed (--whole-archive links them all)";
+  if (!isHostElf(Bytes))
+    return "holds no device code ptxlink can link";
+  Expected<std::unique_ptr<object::ObjectFile>> Obj =
+      object::ObjectFile::createObjectFile(MemoryBufferRef(Bytes, ""));
+  if (!Obj) {
+    consumeError(Obj.takeError());
+    return "a host ELF file without device code";
+  }
+  bool Offloading = false, WholeProgram = false;
+  for (const object::SectionRef &S : (*Obj)->sections()) {
+    Expected<StringRef> Name = S.getName();
+    if (!Name) {
+      consumeError(Name.takeError());
+      continue;
+    }
+    Offloading |= *Name == ".llvm.offloading";
+    WholeProgram |= *Name == ".nv_fatbin";
+  }
+  if (Offloading)
+    return "a clang object whose .llvm.offloading section holds no PTX (clang --offload-new-driver): compile the "
+           "device code to PTX (clang -S --cuda-device-only, or --cuda-include-ptx) and link that";
+  if (WholeProgram)
+    return "an nvcc object compiled without -rdc (nvcc -c): its device code is already linked and registers "
+           "itself; compile with nvcc -dc (or -rdc=true -c) to link it here";
+  return "a host object without device code (no relocatable fatbinary, __nv_relfatbin): nothing to device-link";
 }
 
 bool isHostObjectLibrary(MemoryBufferRef Archive) {

@@ -78,6 +78,9 @@ struct InputFile {
 std::unique_ptr<ObjectFile> hostObjectFromBuffer(std::unique_ptr<llvm::MemoryBuffer> Buffer, llvm::StringRef DisplayName,
                                                  std::optional<HostOrigin> &Host, std::vector<Diagnostic> &Problems,
                                                  DecompressionBudget &Budget);
+/// Why an input file gave the link no module (a plain host object, `nvcc -c`'s, clang's new-driver
+/// object without PTX, a library none of whose members was needed): one sentence for an error.
+std::string whyNoDeviceCode(llvm::StringRef Bytes);
 /// True for an x86-64 relocatable host ELF object (the device-link inputs nvcc makes).
 bool isX86HostObject(llvm::StringRef Bytes);
 /// True if the archive holds nvcc host objects (`nvcc -lib`) rather than ptxlink objects.
@@ -98,6 +101,9 @@ bool linkObjects(const LinkOptions &Options, std::vector<InputFile> Objects, Dia
 struct PassTimes;
 /// The archive `-l Name` names: lib<Name>.a (or the file after `-l:`) in the first -L directory holding it.
 std::optional<std::string> findLibrary(llvm::StringRef Name, const std::vector<std::string> &Dirs);
+/// Where `-l Name` is found as a host library (lib<Name>.so*, or lib<Name>.a) in Dirs, the host linker's
+/// default folders or the CUDA toolkit's; std::nullopt if nowhere.
+std::optional<std::string> findHostLibrary(llvm::StringRef Name, const std::vector<std::string> &Dirs);
 
 /// Reads every input (in parallel; diagnostics reported in input order), assembles .ptx inputs, and
 /// extracts archive members lazily (ArchiveExtractor), appending them after the command-line inputs in

@@ -259,6 +259,23 @@ bool collectModuleIds(ArrayRef<InputFile> Inputs, std::vector<std::string> &Modu
   return !Diags.hasErrors();
 }
 
+void reportNoDeviceCode(const LinkOptions &Options, DiagnosticEngine &Diags) {
+  std::vector<DiagSite> Sites;
+  for (const LinkInput &In : Options.Inputs) {
+    if (In.What == LinkInput::Library) {
+      Sites.push_back({"-l" + In.Path + ": a static library none of whose members defines a symbol the link needed, "
+                                        "or a host library"});
+      continue;
+    }
+    auto Buffer = MemoryBuffer::getFile(In.Path, /*IsText=*/false, /*RequiresNullTerminator=*/false);
+    Sites.push_back({In.Path + ": " + (Buffer ? whyNoDeviceCode((*Buffer)->getBuffer()) : Buffer.getError().message())});
+  }
+  if (Sites.empty())
+    Sites.push_back({"no input files were given"});
+  Diags.error("no device code to link: none of the inputs holds PTX or a ptxlink object for the link", std::move(Sites),
+              "no-device-code");
+}
+
 /// The arches to link: -arch's, or for --check-abi without -arch the first input's first target.
 /// Empty (and reported) when there is none.
 std::vector<Target> archesToLink(const LinkOptions &Options, ArrayRef<InputFile> Inputs, DiagnosticEngine &Diags) {
@@ -440,12 +457,39 @@ bool writeLinkReports(const LinkOptions &Options, LinkState &State, const CallGr
   return true;
 }
 
+/// The device-runtime functions the inputs call, as their users write them ("cudaMalloc, cudaFree"), or
+/// empty if none: nvcc's PTX names device-side cudaMalloc `__cudaCDP2Malloc`.
+std::string deviceRuntimeCalled(const std::vector<InputFile> &Inputs) {
+  std::vector<std::string> Names;
+  for (const InputFile &In : Inputs) {
+    if (!In.Object)
+      continue;
+    for (const ModuleVariant &M : In.Object->Variants)
+      for (const Symbol &S : M.Symbols) {
+        if (S.Bind != Binding::Undefined || !isDeviceRuntimeName(S.name()))
+          continue;
+        std::string Name = deviceRuntimeApiName(S.name());
+        if (!is_contained(Names, Name))
+          Names.push_back(Name);
+      }
+  }
+  std::string Out;
+  for (size_t I = 0; I < Names.size() && I < 4; ++I)
+    Out += (I ? ", " : "") + Names[I];
+  if (Names.size() > 4)
+    Out += ", ...";
+  return Out;
+}
+
 } // namespace
 
 /// The link itself: of Options.Inputs read from files, or of Preloaded objects (linkObjects). A sequence
 /// of passes, each saying what is fixed once it has run (docs/architecture.md, docs/linker.md).
-static bool linkImpl(const LinkOptions &Options, DiagnosticEngine &Diags, raw_ostream &Out, LinkResult *Result,
+static bool linkImpl(const LinkOptions &Requested, DiagnosticEngine &Diags, raw_ostream &Out, LinkResult *Result,
                      std::vector<InputFile> *Preloaded) {
+  // The options the link runs with: as requested, except that a program calling the CUDA device runtime
+  // gets SASS (below).
+  LinkOptions Options = Requested;
   if (Options.Threads)
     parallel::strategy = hardware_concurrency(Options.Threads);
   PassTimes Times;
@@ -491,9 +535,34 @@ static bool linkImpl(const LinkOptions &Options, DiagnosticEngine &Diags, raw_os
   if (!checkLtoInputs(Options, State->Inputs, Diags))
     return Finish(false);
 
+  // The CUDA device runtime (device-side cudaMalloc/cudaFree, kernel launches from kernels) exists as SASS
+  // only (libcudadevrt.a), so a fatbinary or device-link object of a program that calls it needs SASS:
+  // do what nvcc -dlink does, compile SASS and let nvlink link the runtime, rather than stop. After:
+  // Options.Sass is set where the program needs it.
+  if (!Options.Sass && !Options.Dlto && writesFatbin(Options.Emit)) {
+    if (std::string Called = deviceRuntimeCalled(State->Inputs); !Called.empty()) {
+      if (Options.Verbose) // nvcc -dlink does the same without a word
+        Diags.note("the program calls the CUDA device runtime (" + Called +
+                     "), which NVIDIA ships as SASS only: compiling SASS for the linked architectures and letting "
+                     "nvlink link the device runtime, as nvcc -dlink does (as with --sass -lcudadevrt)",
+                 std::vector<DiagSite>(), "device-runtime-sass");
+      Options.Sass = true;
+      Options.DeviceRuntime = true;
+      State->Program.Toolchain =
+          std::async(std::launch::async, [&Options] { return findSassToolchain(Options.LibraryPaths); });
+    }
+  }
+
   // --emit host-object. After: the nvcc module ids to register, each once, in input order.
   if (Options.Emit == EmitKind::HostObject && !collectModuleIds(State->Inputs, State->Program.ModuleIds, Diags))
     return Finish(false);
+
+  // A link of no module at all writes nothing usable (a `.version 0.0` module ptxas rejects): say what each
+  // input is and why it gave no device code.
+  if (!Preloaded && State->Inputs.empty() && Options.Emit != EmitKind::HostObject) {
+    reportNoDeviceCode(Options, Diags);
+    return Finish(false);
+  }
 
   // Arches. After: the list linked for, in -arch order.
   std::vector<Target> Arches = archesToLink(Options, State->Inputs, Diags);

@@ -160,6 +160,14 @@ private:
 
 } // namespace
 
+/// True for a GNU ld linker script (`/* GNU ld script */`, `OUTPUT_FORMAT(...)`, `GROUP ( ... )`), which
+/// glibc installs in place of libm.a, libc.so and the like.
+static bool isHostLinkerScript(StringRef Bytes) {
+  StringRef Head = Bytes.take_front(512).ltrim();
+  return Head.starts_with("/* GNU ld script") || Head.starts_with("OUTPUT_FORMAT") || Head.starts_with("GROUP") ||
+         Head.starts_with("INPUT");
+}
+
 std::optional<std::string> findLibrary(StringRef Name, const std::vector<std::string> &Dirs) {
   std::string FileName = Name.starts_with(":") ? Name.drop_front().str() : ("lib" + Name + ".a").str();
   for (const std::string &D : Dirs) {
@@ -167,6 +175,35 @@ std::optional<std::string> findLibrary(StringRef Name, const std::vector<std::st
     sys::path::append(P, FileName);
     if (sys::fs::exists(P))
       return std::string(P);
+  }
+  return std::nullopt;
+}
+
+std::optional<std::string> findHostLibrary(StringRef Name, const std::vector<std::string> &Dirs) {
+  if (Name.starts_with(":"))
+    return findLibrary(Name, {"/usr/local/lib", "/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu", "/lib64",
+                              "/usr/lib64", "/lib", "/usr/lib"});
+  // The -L folders, the host linker's default folders (Debian's multiarch ones included), and the CUDA
+  // toolkit's, where nvcc finds libcudart_static.a; as shared libraries (lib<name>.so, or only the
+  // versioned libpthread.so.0 of a runtime-only system) or archives.
+  std::vector<std::string> Search = Dirs;
+  for (const char *D : {"/usr/local/lib", "/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu", "/lib64", "/usr/lib64",
+                        "/lib", "/usr/lib"})
+    Search.push_back(D);
+  for (const char *Var : {"CUDA_HOME", "CUDA_PATH"})
+    if (const char *Root = std::getenv(Var); Root && *Root)
+      for (const char *Sub : {"lib64", "lib", "targets/x86_64-linux/lib"})
+        Search.push_back((Twine(Root) + "/" + Sub).str());
+  for (const char *Sub : {"lib64", "lib", "targets/x86_64-linux/lib"})
+    Search.push_back((Twine("/usr/local/cuda/") + Sub).str());
+  std::string Base = ("lib" + Name).str();
+  for (const std::string &D : Search) {
+    std::error_code EC;
+    for (sys::fs::directory_iterator It(D, EC), End; !EC && It != End; It.increment(EC)) {
+      StringRef File = sys::path::filename(It->path());
+      if (File == Base + ".a" || File == Base + ".so" || File.starts_with(Base + ".so."))
+        return It->path();
+    }
   }
   return std::nullopt;
 }
@@ -181,6 +218,14 @@ bool loadInputs(const LinkOptions &Options, DiagnosticEngine &Diags, PassTimes &
     if (In.What == LinkInput::Library) {
       auto P = findLibrary(In.Path, Options.LibraryPaths);
       if (!P) {
+        // nvcc -dlink's command line (and CMake's device-link rule) carries the host link's libraries too:
+        // -lrt -lpthread -ldl -lcudart_static. Found as host libraries, they hold no device code.
+        if (auto Host = findHostLibrary(In.Path, Options.LibraryPaths)) {
+          if (Options.Verbose)
+            Diags.stream() << "ptxlink: -l" << In.Path << ": " << *Host
+                           << " is a host library (no device code): left to the host link\n";
+          continue;
+        }
         Diags.error("unable to find library -l" + In.Path, std::vector<DiagSite>(), "library-not-found");
         continue;
       }
@@ -218,6 +263,13 @@ bool loadInputs(const LinkOptions &Options, DiagnosticEngine &Diags, PassTimes &
                                            "members), which ptxlink does not read; make a normal one with "
                                            "`ptxlink-ar rcs " + sys::path::filename(L.Path) + " <members>`",
                                   "unsupported-input"));
+      continue;
+    }
+    if (isHostLinkerScript(Bytes)) {
+      // libm.a, libc.so and friends on glibc systems are GNU ld scripts naming the real libraries: host
+      // code only.
+      if (Options.Verbose)
+        Diags.stream() << "ptxlink: " << L.Path << ": a GNU ld script (host libraries): left to the host link\n";
       continue;
     }
     if (isArchive(Bytes)) {
@@ -318,9 +370,10 @@ bool loadInputs(const LinkOptions &Options, DiagnosticEngine &Diags, PassTimes &
                             });
     if (E) // past the error limit this only makes the engine say "too many errors emitted"
       Diags.error(toString(std::move(E)), std::vector<DiagSite>(), "archive-extraction");
-    if (Options.WhyExtractFile == "-") { // as lld: `-` is standard output
-      Extractor.writeWhyExtract(outs());
-      outs().flush();
+    if (Options.WhyExtractFile == "-") { // as lld: `-` is standard output, unless the output itself goes there
+      raw_ostream &OS = Options.Output == "-" ? Diags.stream() : outs();
+      Extractor.writeWhyExtract(OS);
+      OS.flush();
     } else if (!Options.WhyExtractFile.empty()) {
       std::error_code EC;
       raw_fd_ostream OS(Options.WhyExtractFile, EC);

@@ -185,10 +185,12 @@ void ArchLink::checkUndefined() {
   // of its functions: one error names them all, each with its first use, and says once what to do.
   std::vector<DiagSite> RuntimeSites;
   std::vector<std::string> RuntimeNames;
+  bool Launches = false; // kernels launched from kernels (dynamic parallelism), not only cudaMalloc & co
   for (uint32_t Index = 0; Index < Order.size(); ++Index) {
     uint32_t G = Order[Index];
     const std::vector<RefSite> &Uses = Refs[Index];
     if (isDeviceRuntimeName(name(Globals[G]))) {
+      Launches |= isDeviceRuntimeLaunch(name(Globals[G]));
       RuntimeNames.push_back(displayName(name(Globals[G])));
       RuntimeSites.push_back(referencedBy(RuntimeNames.back() + " referenced by", Uses.front()));
       continue;
@@ -213,7 +215,10 @@ void ArchLink::checkUndefined() {
                                                                   "-lcudadevrt) defines it") +
                             "; NVIDIA ships it as SASS only, which a PTX-only link cannot include: link with --sass "
                             "(nvlink then links the device runtime), or --emit ptx for ptxas -c and nvlink -lcudadevrt"});
-    Diags.error("undefined symbol: " + Which + " (dynamic parallelism needs the CUDA device runtime: link with --sass)",
+    Diags.error("undefined symbol: " + Which +
+                    (Launches ? " (dynamic parallelism needs the CUDA device runtime: link with --sass)"
+                              : " (device-side runtime API calls, e.g. cudaMalloc in a kernel, need the CUDA device "
+                                "runtime: link with --sass)"),
                 std::move(RuntimeSites), "device-runtime");
   }
   Times.add("check undefined", Arch.name(), Start);

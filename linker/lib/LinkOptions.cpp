@@ -437,12 +437,9 @@ std::optional<LinkOptions> parseLinkOptions(ArrayRef<std::string> RawArgs, Diagn
                 "bad-option");
     Ok = false;
   }
-  if (O.DeviceRuntime && !O.Sass && Ok) {
-    Diags.error("-lcudadevrt needs --sass: the CUDA device runtime is machine code that nvlink links into the "
-                "cubin; a PTX-only fatbinary cannot carry it",
-                std::vector<DiagSite>(), "bad-option");
-    Ok = false;
-  }
+  // -lcudadevrt without --sass is what every nvcc -dlink line (and CMake's) says: the device runtime is
+  // linked, as SASS, when a module calls it (the link then compiles SASS: LinkDriver.cpp), and is nothing
+  // otherwise.
   if (O.Output.empty())
     O.Output = O.Emit == EmitKind::Ptx          ? "a.ptx"
                : O.Emit == EmitKind::Object     ? "a.o"

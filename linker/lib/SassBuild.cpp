@@ -145,6 +145,21 @@ private:
 
 } // namespace
 
+std::string deviceRuntimeApiName(StringRef Name) {
+  // nvcc 12+ writes the runtime API calls of device code as `__cudaCDP2<Api>` (cudaMalloc ->
+  // __cudaCDP2Malloc, cudaLaunchDevice -> __cudaCDP2LaunchDevice); older ones call the API names themselves.
+  if (Name.consume_front("__cudaCDP2"))
+    return ("cuda" + Name).str();
+  return Name.str();
+}
+
+bool isDeviceRuntimeLaunch(StringRef Name) {
+  StringRef Api = Name;
+  Api.consume_front("__cudaCDP2");
+  Api.consume_front("cuda");
+  return Api.starts_with("GetParameterBuffer") || Api.starts_with("LaunchDevice") || Api.starts_with("Launch");
+}
+
 bool isDeviceRuntimeName(StringRef Name) {
   return Name.starts_with("__cudaCDP") || Name.starts_with("cudaGetParameterBuffer") ||
          Name.starts_with("cudaLaunchDevice") || Name == "cudaDeviceSynchronize" || Name.starts_with("__cudaCG") ||

@@ -44,6 +44,11 @@ llvm::Expected<SassToolchain> findSassToolchain(llvm::ArrayRef<std::string> Libr
 /// (`__cudaCDP2*`, `cudaGetParameterBuffer*`, `cudaLaunchDevice*`, ...). With --sass they are linked from
 /// the toolkit's library by nvlink.
 bool isDeviceRuntimeName(llvm::StringRef Name);
+/// The runtime API name a user wrote for a device-runtime symbol (`__cudaCDP2Malloc` -> `cudaMalloc`).
+std::string deviceRuntimeApiName(llvm::StringRef Name);
+/// True for the device-runtime functions that launch kernels from a kernel (dynamic parallelism proper),
+/// as opposed to the rest of the device-side runtime API (cudaMalloc, cudaFree, cudaGetDevice...).
+bool isDeviceRuntimeLaunch(llvm::StringRef Name);
 
 /// One architecture's cubin to build: either from per-module units, or from the whole linked module.
 struct SassRequest {
