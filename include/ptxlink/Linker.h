@@ -81,6 +81,16 @@ struct LinkOptions {
   /// The caller exits right after link() returns: leave the inputs and the linked module allocated
   /// instead of freeing them piece by piece (the ptxlink tool; never a library user or a test).
   bool ExitWithoutFreeing = false;
+
+  // nvcc -dlink's command line (LinkOptions.td, "NVCC -DLINK COMPATIBILITY").
+  /// -arch=all / all-major: link for every architecture (every major one) the inputs carry PTX for.
+  enum ArchSet : uint8_t { ListedArches, AllArches, AllMajorArches } ArchesFromInputs = ListedArches;
+  std::vector<std::string> NvlinkOptions;       // -Xnvlink: more options for nvlink (--sass)
+  std::string KeepDir;                          // -keep-dir: where --save-temps keeps its folder
+  bool ResourceUsage = false;                   // --resource-usage: ptxas -v, shown
+  bool DryRun = false;                          // --dryrun: checks and the commands that would run, no output
+  bool LtoCodeRequested = false;                // an lto_XX code in -gencode/-code
+  std::vector<std::string> IgnoredNvccOptions;  // nvcc's compile-only options, named under -v
 };
 
 /// Parses the command line (argv without the program name; @response files expanded by the caller or

@@ -89,10 +89,27 @@ private:
   StringMap<size_t> Index; // key (level, file, message, sites) -> Pending index
 };
 
+/// The --emit spelling of an output kind.
+StringRef emitKindName(EmitKind Kind) {
+  switch (Kind) {
+  case EmitKind::Fatbin:
+    return "fatbin";
+  case EmitKind::Ptx:
+    return "ptx";
+  case EmitKind::Object:
+    return "obj";
+  case EmitKind::HostObject:
+    return "host-object";
+  case EmitKind::CSource:
+    return "c";
+  }
+  return "fatbin";
+}
+
 /// Removes a previous output so a failed link leaves nothing stale behind (a regular file only: never a
 /// directory or device named by -o, nor the target of a symbolic link).
 void removeStaleOutput(const LinkOptions &O) {
-  if (!O.CheckAbiOnly)
+  if (!O.CheckAbiOnly && !O.DryRun)
     removeFailedOutput(O.Output);
 }
 
@@ -282,6 +299,19 @@ std::vector<Target> archesToLink(const LinkOptions &Options, ArrayRef<InputFile>
   std::vector<Target> Arches;
   for (const std::string &A : Options.Arches)
     Arches.push_back(*parseArch(A));
+  // nvcc's -arch=all (all-major): every architecture (every XX0 one) the inputs carry PTX for, in order.
+  if (Options.ArchesFromInputs != LinkOptions::ListedArches) {
+    std::vector<Target> Found;
+    for (const InputFile &F : Inputs)
+      for (const ModuleVariant &V : F.Object->Variants)
+        if (auto A = parseArch(V.Target.Arch); A && !is_contained(Found, *A) &&
+                                               (Options.ArchesFromInputs == LinkOptions::AllArches || A->name().back() == '0'))
+          Found.push_back(*A);
+    llvm::sort(Found, [](const Target &X, const Target &Y) { return X.name() < Y.name(); });
+    for (const Target &A : Found)
+      if (!is_contained(Arches, A))
+        Arches.push_back(A);
+  }
   if (Arches.empty())
     for (const InputFile &F : Inputs)
       if (!F.Object->Variants.empty())
@@ -584,6 +614,24 @@ static bool linkImpl(const LinkOptions &Requested, DiagnosticEngine &Diags, raw_
     return Finish(false);
   if (Options.CheckAbiOnly)
     return Finish(!Diags.hasErrors());
+  // --dryrun: what nvcc --dryrun is for, seeing what the link would do. Every check has run; the output and
+  // the tools that would make it are named, nothing is run or written. (Which modules ptxas compiles
+  // depends on the cache and on the inputs' own SASS, decided only when it runs: -v shows those commands.)
+  if (Options.DryRun) {
+    std::string ArchList;
+    for (const Target &A : Arches)
+      ArchList += (ArchList.empty() ? "" : ",") + A.name();
+    raw_ostream &Log = Diags.stream();
+    Log << "#$ ptxlink: would write " << Options.Output << " (" << emitKindName(Options.Emit) << ") for " << ArchList
+        << "\n";
+    if (Options.Sass && writesFatbin(Options.Emit)) {
+      for (const Target &A : Arches)
+        Log << "#$ ptxas -arch=" << A.name() << " -c <each input module without usable SASS for " << A.name()
+            << ">\n#$ nvlink -arch=" << A.name() << (Options.DeviceRuntime ? " ... -lcudadevrt" : "")
+            << " <the modules' cubins>\n";
+    }
+    return Finish(!Diags.hasErrors());
+  }
 
   // Output (LinkOutput.cpp). After: the output file, or standard output, holds the linked program. The
   // printer gives back the inputs' text behind itself where an input is large (a file mapping only:

@@ -17,6 +17,8 @@
 #include "llvm/Option/ArgList.h"
 #include "llvm/Option/OptTable.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Program.h"
 #include "llvm/Support/StringSaver.h"
 
 using namespace llvm;
@@ -50,6 +52,95 @@ void splitList(StringRef Value, std::vector<std::string> &Out) {
   Value.split(Parts, ',', -1, false);
   for (StringRef P : Parts)
     Out.push_back(P.trim().str());
+}
+
+/// Adds one architecture (sm_XX, compute_XX...) to O.Arches, once.
+bool addArch(LinkOptions &O, StringRef Name, DiagnosticEngine &Diags) {
+  auto Spec = parseArch(Name);
+  if (!Spec) {
+    Diags.error("unknown architecture '" + Name + "' (expected sm_XX, sm_XXa, sm_XXXf or compute_XX)",
+                std::vector<DiagSite>(), "bad-arch");
+    return false;
+  }
+  std::string Canon = Spec->name();
+  if (!is_contained(O.Arches, Canon))
+    O.Arches.push_back(Canon);
+  return true;
+}
+
+/// One image of nvcc's code= list (or -code): compute_XX links PTX for sm_XX; sm_XX also asks for SASS, as
+/// nvcc -dlink makes it; lto_XX is LTO-IR for sm_XX.
+bool addCode(LinkOptions &O, StringRef Code, StringRef Spelling, DiagnosticEngine &Diags) {
+  Code = Code.trim();
+  if (Code.consume_front("sm_")) {
+    O.Sass = true;
+    return addArch(O, ("sm_" + Code).str(), Diags);
+  }
+  if (Code.consume_front("compute_"))
+    return addArch(O, ("sm_" + Code).str(), Diags);
+  if (Code.consume_front("lto_")) {
+    O.LtoCodeRequested = true;
+    return addArch(O, ("sm_" + Code).str(), Diags);
+  }
+  Diags.error("unknown code '" + Code + "' in " + Spelling + " (expected sm_XX, compute_XX or lto_XX)",
+              std::vector<DiagSite>(), "bad-arch");
+  return false;
+}
+
+/// nvcc's -gencode arch=compute_XX,code=[sm_XX,compute_XX] (also code=sm_XX, code="sm_XX,compute_XX").
+bool addGencode(LinkOptions &O, StringRef Spec, DiagnosticEngine &Diags) {
+  std::string Clean = Spec.str();
+  llvm::erase_if(Clean, [](char C) { return C == '"' || C == '\'' || C == '[' || C == ']'; });
+  StringRef Rest(Clean);
+  size_t CodeAt = Rest.find("code=");
+  if (!Rest.starts_with("arch=") || CodeAt == StringRef::npos) {
+    Diags.error("-gencode needs arch=compute_XX,code=<sm_XX|compute_XX,...>, got '" + Spec + "'",
+                std::vector<DiagSite>(), "bad-arch");
+    return false;
+  }
+  bool Ok = true;
+  std::vector<std::string> Codes;
+  splitList(Rest.substr(CodeAt + 5), Codes);
+  for (const std::string &Code : Codes)
+    Ok &= addCode(O, Code, "-gencode " + Spec.str(), Diags);
+  return Ok;
+}
+
+/// nvcc's -arch=native: the architectures of this machine's GPUs, as nvidia-smi reports them.
+bool addNativeArches(LinkOptions &O, DiagnosticEngine &Diags) {
+  auto Smi = sys::findProgramByName("nvidia-smi");
+  std::string Why = "nvidia-smi is not on PATH";
+  if (Smi) {
+    SmallString<128> Capture;
+    if (std::error_code EC = sys::fs::createTemporaryFile("ptxlink-native", "txt", Capture)) {
+      Why = "cannot make a temporary file: " + EC.message();
+    } else {
+      std::optional<StringRef> Redirects[] = {std::nullopt, StringRef(Capture), StringRef("")};
+      int RC = sys::ExecuteAndWait(*Smi, {*Smi, "--query-gpu=compute_cap", "--format=csv,noheader"}, std::nullopt,
+                                   Redirects, /*SecondsToWait=*/20);
+      auto Text = MemoryBuffer::getFile(Capture);
+      sys::fs::remove(Capture);
+      bool Any = false;
+      if (RC == 0 && Text) {
+        SmallVector<StringRef, 4> Lines;
+        (*Text)->getBuffer().split(Lines, '\n', -1, false);
+        for (StringRef Line : Lines) {
+          auto [Major, Minor] = Line.trim().split('.');
+          if (Major.empty() || Minor.empty())
+            continue;
+          Any |= addArch(O, ("sm_" + Major + Minor).str(), Diags);
+        }
+      }
+      if (Any) {
+        O.Sass = true; // nvcc -arch=native makes SASS for the GPU found
+        return true;
+      }
+      Why = "nvidia-smi found no GPU (exit " + std::to_string(RC) + ")";
+    }
+  }
+  Diags.error("-arch=native links for this machine's GPUs, but " + Why + "; name the architecture (-arch sm_XX)",
+              std::vector<DiagSite>(), "bad-arch");
+  return false;
 }
 
 /// nvlink reads options files recursively; a file that names itself must not hang the link.
@@ -149,6 +240,10 @@ std::optional<LinkOptions> parseLinkOptions(ArrayRef<std::string> RawArgs, Diagn
   for (const opt::Arg *A : Args) {
     StringRef Value = A->getNumValues() ? StringRef(A->getValue()) : StringRef();
     StringRef Spelling = Args.getArgString(A->getIndex());
+    if (A->getOption().getGroup().isValid() && A->getOption().getGroup().getID() == OPT_grp_nvcc_ignored) {
+      O.IgnoredNvccOptions.push_back(A->getAsString(Args));
+      continue;
+    }
     switch (A->getOption().getID()) {
     case OPT_INPUT:
       O.Inputs.push_back({LinkInput::File, Value.str(), WholeArchive});
@@ -181,19 +276,61 @@ std::optional<LinkOptions> parseLinkOptions(ArrayRef<std::string> RawArgs, Diagn
       std::vector<std::string> List;
       splitList(Value, List);
       for (const std::string &Name : List) {
-        auto Spec = parseArch(Name);
-        if (!Spec) {
-          Diags.error("unknown architecture '" + Name + "' (expected sm_XX, sm_XXa, sm_XXXf or compute_XX)",
-                      std::vector<DiagSite>(), "bad-arch");
-          Ok = false;
+        if (Name == "native") { // nvcc: the GPUs of this machine
+          Ok &= addNativeArches(O, Diags);
           continue;
         }
-        std::string Canon = Spec->name();
-        if (!is_contained(O.Arches, Canon))
-          O.Arches.push_back(Canon);
+        if (Name == "all" || Name == "all-major") { // nvcc: every architecture; here every one the inputs have
+          O.ArchesFromInputs = Name == "all" ? LinkOptions::AllArches : LinkOptions::AllMajorArches;
+          O.Sass = true;
+          continue;
+        }
+        Ok &= addArch(O, Name, Diags);
       }
       break;
     }
+    case OPT_gencode:
+      Ok &= addGencode(O, Value, Diags);
+      break;
+    case OPT_nvcc_code: {
+      // nvcc's -code beside -arch=compute_XX: the images to make; an sm_XX one means SASS.
+      std::vector<std::string> List;
+      splitList(Value, List);
+      for (const std::string &Code : List)
+        Ok &= addCode(O, Code, Spelling, Diags);
+      break;
+    }
+    case OPT_device_debug:
+      // nvcc -dlink -G: debug information follows the inputs (see OPT_debug).
+      break;
+    case OPT_keep:
+      O.SaveTemps = true;
+      break;
+    case OPT_keep_dir:
+      O.SaveTemps = true;
+      O.KeepDir = Value.str();
+      break;
+    case OPT_Xnvlink:
+      splitList(Value, O.NvlinkOptions);
+      break;
+    case OPT_maxrregcount:
+      O.PtxasOptions.push_back("--maxrregcount=" + Value.str());
+      break;
+    case OPT_resource_usage:
+      O.ResourceUsage = true;
+      break;
+    case OPT_t:
+      if (Value.getAsInteger(10, O.Threads)) {
+        Diags.error("-t needs a number of threads, got '" + Value + "'", std::vector<DiagSite>(), "bad-option");
+        Ok = false;
+      }
+      break;
+    case OPT_dryrun:
+      O.DryRun = true;
+      break;
+    case OPT_nvcc_Werror_eq:
+      O.WarningsAsErrors = true;
+      break;
     case OPT_o:
       O.Output = Value.str();
       break;
@@ -398,7 +535,7 @@ std::optional<LinkOptions> parseLinkOptions(ArrayRef<std::string> RawArgs, Diagn
     Diags.error("no input files", std::vector<DiagSite>(), "no-inputs");
     Ok = false;
   }
-  if (O.Arches.empty() && !O.CheckAbiOnly && Ok) {
+  if (O.Arches.empty() && !O.CheckAbiOnly && O.ArchesFromInputs == LinkOptions::ListedArches && Ok) {
     Diags.error("no architecture given: use -arch sm_XX[,sm_YY...]", std::vector<DiagSite>(), "no-arch");
     Ok = false;
   }
@@ -440,6 +577,9 @@ std::optional<LinkOptions> parseLinkOptions(ArrayRef<std::string> RawArgs, Diagn
   // -lcudadevrt without --sass is what every nvcc -dlink line (and CMake's) says: the device runtime is
   // linked, as SASS, when a module calls it (the link then compiles SASS: LinkDriver.cpp), and is nothing
   // otherwise.
+  if (O.Verbose)
+    for (const std::string &Ignored : O.IgnoredNvccOptions)
+      Diags.stream() << "ptxlink: note: " << Ignored << ": an nvcc compile option, nothing for the device link to do\n";
   if (O.Output.empty())
     O.Output = O.Emit == EmitKind::Ptx          ? "a.ptx"
                : O.Emit == EmitKind::Object     ? "a.o"

@@ -19,6 +19,8 @@ multiclass ValueAlias<string name, Option target> {
 }
 // A long flag: -name or --name.
 class LongFlag<string name> : Flag<["--", "-"], name>;
+// A one-letter flag: -v (--v works too); --help shows it with one dash.
+class LetterFlag<string name> : Flag<["-", "--"], name>;
 // A one-letter option that glues its value (-ofile) or takes the next argument (-o file); --o file and
 // -o=file work too.
 multiclass Short<string name, string meta, string help> {
@@ -35,7 +37,8 @@ defm options_file : ValueAlias<"options-file", optf>;
 defm L : Short<"L", "<dir>", "Add a library search directory">, Group<grp_inputs>;
 defm library_path : ValueAlias<"library-path", L>;
 defm l : Short<"l", "<name>", "Link lib<name>.a (searched in -L dirs; -l:file.a for an exact name); "
-  "-lcudadevrt links the CUDA device runtime (needs --sass; automatic when a module calls it)">,
+  "-lcudadevrt: the CUDA device runtime, linked (as SASS) when a module calls it; host libraries (-lrt, "
+  "-lcudart_static) are left to the host link">,
   Group<grp_inputs>;
 defm library : ValueAlias<"library", l>;
 def whole_archive : LongFlag<"whole-archive">, Group<grp_inputs>,
@@ -67,7 +70,7 @@ def dlink : LongFlag<"dlink">, Group<grp_output>, HelpText<"--emit host-object">
 def : LongFlag<"device-link">, Alias<dlink>, HelpText<"Alias for --dlink">;
 def relocatable : LongFlag<"relocatable">, Group<grp_output>,
   HelpText<"Relocatable link: one object (one variant per arch) that links again later">;
-def : LongFlag<"r">, Alias<relocatable>, HelpText<"Alias for --relocatable">;
+def : LetterFlag<"r">, Alias<relocatable>, HelpText<"Alias for --relocatable">;
 def : LongFlag<"relocatable-link">, Alias<relocatable>, HelpText<"Alias for --relocatable">;
 def sass : LongFlag<"sass">, Group<grp_output>,
   HelpText<"Also put a cubin per arch into the fatbinary: each input's code compiled by ptxas -c (in "
@@ -108,12 +111,108 @@ defm Xptxas : Value<"Xptxas", "<opt,...>",
 def m64 : LongFlag<"m64">, Group<grp_output>,
   HelpText<"64-bit device code (the only kind; accepted for nvlink's command lines)">;
 defm machine : Value<"machine", "<64>", "nvlink's --machine: 64 only (as -m64)">, Group<grp_output>;
-defm m : ValueAlias<"m", machine>;
+def m : Separate<["-", "--"], "m">, Alias<machine>, HelpText<"Alias for --machine">;
+def m_eq : Joined<["-", "--"], "m=">, Alias<machine>, Flags<[HelpHidden]>;
 def m32 : LongFlag<"m32">, Flags<[HelpHidden]>, HelpText<"Refused: 32-bit device code does not exist any more">;
 def debug : LongFlag<"debug">, Group<grp_output>,
   HelpText<"Accepted for nvlink's command lines: debug information follows the inputs (kept when they "
   "have it; ptxas gets -g for inputs with .target debug)">;
-def : LongFlag<"g">, Alias<debug>, HelpText<"Alias for --debug">;
+def : LetterFlag<"g">, Alias<debug>, HelpText<"Alias for --debug">;
+
+// nvcc -dlink's command line (issue 25): a Makefile's `$(NVCC) -dlink $(NVCC_FLAGS) $(OBJ) -o dlink.o` works
+// with the tool's name swapped. Options with a meaning for the device link get it; nvcc's compile-only
+// options (the same NVCC_FLAGS serve the compile lines) are accepted and ignored, each named under -v.
+def grp_nvcc : OptionGroup<"nvcc">, HelpText<"NVCC -DLINK COMPATIBILITY (what nvcc -dlink accepts, with its meaning)">;
+defm gencode : Value<"gencode", "<arch=compute_XX,code=[sm_XX,compute_XX]>",
+  "nvcc's architecture specification: every sm_XX and compute_XX in code= links for sm_XX; an sm_XX "
+  "code (SASS) also compiles SASS, as with --sass">, Group<grp_nvcc>;
+defm generate_code : ValueAlias<"generate-code", gencode>;
+defm nvcc_code : Value<"code", "<sm_XX|compute_XX,...>",
+  "nvcc's -code: the images to make for -arch's virtual architecture (sm_XX: SASS too)">, Group<grp_nvcc>;
+def device_debug : LetterFlag<"G">, Group<grp_nvcc>,
+  HelpText<"nvcc's -G: debug information follows the inputs (their -G DWARF is merged; ptxas gets -g)">;
+def : LongFlag<"device-debug">, Alias<device_debug>, HelpText<"Alias for -G">;
+def keep : LongFlag<"keep">, Group<grp_nvcc>, HelpText<"nvcc's -keep: as --save-temps">;
+defm keep_dir : Value<"keep-dir", "<dir>", "nvcc's -keep-dir: where --save-temps keeps its files">,
+  Group<grp_nvcc>;
+defm Xnvlink : Value<"Xnvlink", "<opt,...>", "Pass options to nvlink where ptxlink runs it (--sass)">,
+  Group<grp_nvcc>;
+defm nvlink_options : ValueAlias<"nvlink-options", Xnvlink>;
+defm ptxas_options : ValueAlias<"ptxas-options", Xptxas>;
+defm maxrregcount : Value<"maxrregcount", "<n>", "nvcc's -maxrregcount: passed to ptxas (--sass)">,
+  Group<grp_nvcc>;
+def resource_usage : LongFlag<"resource-usage">, Group<grp_nvcc>,
+  HelpText<"nvcc's --resource-usage: ptxas -v, its per-kernel registers, memory and stack shown (--sass)">;
+def : LongFlag<"res-usage">, Alias<resource_usage>, HelpText<"Alias for --resource-usage">;
+defm t : Short<"t", "<n>", "nvcc's -t (--threads): as --threads">, Group<grp_nvcc>;
+def dryrun : LongFlag<"dryrun">, Group<grp_nvcc>,
+  HelpText<"Run the link's checks and show the ptxas and nvlink command lines it would run; write nothing">;
+
+// nvcc's compile-only options: accepted, nothing for a device link to do (-v names each).
+def grp_nvcc_ignored : OptionGroup<"nvcc-ignored">, Group<grp_nvcc>,
+  HelpText<"nvcc's compile-only options (-O3, -std=, -Xcompiler, -ccbin, -I, -D, -lineinfo, -rdc=, -use_fast_math...): accepted and ignored">;
+multiclass NvccFlag<string name> {
+  def NAME : LongFlag<name>, Group<grp_nvcc_ignored>, Flags<[HelpHidden]>;
+}
+multiclass NvccValue<string name> {
+  def NAME : Separate<["--", "-"], name>, Group<grp_nvcc_ignored>, Flags<[HelpHidden]>;
+  def NAME # _eq : Joined<["--", "-"], name # "=">, Group<grp_nvcc_ignored>, Flags<[HelpHidden]>;
+}
+def nvcc_O : Joined<["-"], "O">, Group<grp_nvcc_ignored>, Flags<[HelpHidden]>;
+def nvcc_I : JoinedOrSeparate<["-"], "I">, Group<grp_nvcc_ignored>, Flags<[HelpHidden]>;
+def nvcc_D : JoinedOrSeparate<["-"], "D">, Group<grp_nvcc_ignored>, Flags<[HelpHidden]>;
+def nvcc_U : JoinedOrSeparate<["-"], "U">, Group<grp_nvcc_ignored>, Flags<[HelpHidden]>;
+def nvcc_Wno : Joined<["-"], "Wno-">, Group<grp_nvcc_ignored>, Flags<[HelpHidden]>;
+def nvcc_x : Separate<["-"], "x">, Group<grp_nvcc_ignored>, Flags<[HelpHidden]>;
+def nvcc_Werror_eq : Joined<["--", "-"], "Werror=">, Group<grp_nvcc>, Flags<[HelpHidden]>,
+  HelpText<"nvcc's -Werror=<kind,...>: warnings as errors">;
+defm lineinfo : NvccFlag<"lineinfo">;
+defm generate_line_info : NvccFlag<"generate-line-info">;
+defm nvcc_shared : NvccFlag<"shared">;
+defm use_fast_math : NvccFlag<"use_fast_math">;
+defm expt_relaxed_constexpr : NvccFlag<"expt-relaxed-constexpr">;
+defm expt_extended_lambda : NvccFlag<"expt-extended-lambda">;
+defm extended_lambda : NvccFlag<"extended-lambda">;
+defm forward_unknown : NvccFlag<"forward-unknown-to-host-compiler">;
+defm forward_unknown_opts : NvccFlag<"forward-unknown-opts">;
+defm allow_unsupported_compiler : NvccFlag<"allow-unsupported-compiler">;
+defm src_in_ptx : NvccFlag<"src-in-ptx">;
+defm keep_device_functions : NvccFlag<"keep-device-functions">;
+defm display_error_number : NvccFlag<"display-error-number">;
+defm no_display_error_number : NvccFlag<"no-display-error-number">;
+defm nvcc_restrict : NvccFlag<"restrict">;
+defm nvcc_dc : NvccFlag<"dc">;
+defm pg : NvccFlag<"pg">;
+defm MD : NvccFlag<"MD">;
+defm MMD : NvccFlag<"MMD">;
+defm nvcc_std : NvccValue<"std">;
+defm Xcompiler : NvccValue<"Xcompiler">;
+defm compiler_options : NvccValue<"compiler-options">;
+defm Xcudafe : NvccValue<"Xcudafe">;
+defm Xfatbin : NvccValue<"Xfatbin">;
+defm Xlinker : NvccValue<"Xlinker">;
+defm linker_options : NvccValue<"linker-options">;
+defm ccbin : NvccValue<"ccbin">;
+defm compiler_bindir : NvccValue<"compiler-bindir">;
+defm rdc : NvccValue<"rdc">;
+defm relocatable_device_code : NvccValue<"relocatable-device-code">;
+defm ftz : NvccValue<"ftz">;
+defm prec_div : NvccValue<"prec-div">;
+defm prec_sqrt : NvccValue<"prec-sqrt">;
+defm fmad : NvccValue<"fmad">;
+defm cudart : NvccValue<"cudart">;
+defm cudadevrt : NvccValue<"cudadevrt">;
+defm default_stream : NvccValue<"default-stream">;
+defm diag_suppress : NvccValue<"diag-suppress">;
+defm diag_warn : NvccValue<"diag-warn">;
+defm diag_error : NvccValue<"diag-error">;
+defm nvcc_optimize : NvccValue<"optimize">;
+defm dopt : NvccValue<"dopt">;
+defm MF : NvccValue<"MF">;
+defm MT : NvccValue<"MT">;
+defm isystem : NvccValue<"isystem">;
+defm nvcc_include : NvccValue<"include">;
+defm split_compile : NvccValue<"split-compile">;
 
 // Link-time optimisation (docs/linker.md, "LTO"): one block, kept together.
 def grp_lto : OptionGroup<"lto">, HelpText<"LINK-TIME OPTIMISATION">;
@@ -153,7 +252,7 @@ defm time : Value<"time", "<file>",
 def grp_misc : OptionGroup<"misc">, HelpText<"DIAGNOSTICS AND MISC">;
 def Werror : LongFlag<"Werror">, Group<grp_misc>, HelpText<"Treat warnings as errors">;
 def : LongFlag<"warning-as-error">, Alias<Werror>, HelpText<"Alias for -Werror">;
-def w : LongFlag<"w">, Group<grp_misc>, HelpText<"Suppress warnings">;
+def w : LetterFlag<"w">, Group<grp_misc>, HelpText<"Suppress warnings">;
 def : LongFlag<"disable-warnings">, Alias<w>, HelpText<"Alias for -w">;
 def json : LongFlag<"json">, Group<grp_misc>, HelpText<"Diagnostics as JSON lines">;
 defm error_limit : Value<"error-limit", "<n>", "Stop after <n> errors (0 = no limit; default 20)">,
@@ -165,10 +264,10 @@ defm j : Short<"j", "<n>", "Alias for --threads">;
 def no_progress : LongFlag<"no-progress">, Group<grp_misc>,
   HelpText<"No progress line for long --sass work (shown only on a terminal)">;
 def verbose : LongFlag<"verbose">, Group<grp_misc>, HelpText<"Verbose">;
-def : LongFlag<"v">, Alias<verbose>, HelpText<"Alias for --verbose">;
+def : LetterFlag<"v">, Alias<verbose>, HelpText<"Alias for --verbose">;
 def version : LongFlag<"version">, Group<grp_misc>, HelpText<"Print the version and exit">;
-def : LongFlag<"V">, Alias<version>, HelpText<"Alias for --version">;
+def : LetterFlag<"V">, Alias<version>, HelpText<"Alias for --version">;
 def help : LongFlag<"help">, Group<grp_misc>, HelpText<"Print this help and exit">;
-def : LongFlag<"h">, Alias<help>, HelpText<"Alias for --help">;
+def : LetterFlag<"h">, Alias<help>, HelpText<"Alias for --help">;
 def help_man : LongFlag<"help-man">, Flags<[HelpHidden]>,
   HelpText<"Print the man page (roff) generated from this table">;

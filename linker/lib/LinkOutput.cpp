@@ -201,6 +201,9 @@ bool writeLinkOutput(const LinkOptions &Options, LinkedProgram &Program, Diagnos
           Settings.RemoteUrl = *Env;
       if (auto Header = sys::Process::GetEnv("PTXLINK_REMOTE_CACHE_HEADER"))
         Settings.RemoteHeader = *Header;
+      Settings.NvlinkOptions = Options.NvlinkOptions;
+      Settings.KeepDir = Options.KeepDir;
+      Settings.ResourceUsage = Options.ResourceUsage;
       Settings.Progress = Options.Progress && !Options.Json && sys::Process::StandardErrIsDisplayed();
       Cubins = buildSass(Requests, Settings, *Tools, Diags, Times, Diags.stream(), Background);
       if (!Settings.WriteUnits.empty()) // the units are written; a build system compiles them, a later link joins

@@ -401,6 +401,8 @@ std::vector<std::optional<std::string>> buildSass(ArrayRef<SassRequest> Requests
         continue;
       SmallVector<StringRef, 64> Parts{"ptxlink-sass-link-2", Tools.Version, Tools.Nvlink, Tools.NvlinkVersion,
                                        Q.Arch, Q.Target.Debug ? "-g" : ""};
+      for (const std::string &O : Settings.NvlinkOptions)
+        Parts.push_back(O);
       for (size_t I : JobsOf[R])
         Parts.push_back(Jobs[I].Key);
       LinkKeys[R] = CompileCache::key(Parts);
@@ -496,7 +498,14 @@ std::vector<std::optional<std::string>> buildSass(ArrayRef<SassRequest> Requests
   }
 
   SmallString<128> TempDir;
-  if (auto EC = sys::fs::createUniqueDirectory("ptxlink-sass", TempDir)) {
+  SmallString<128> TempPrefix("ptxlink-sass"); // in $TMPDIR, or in -keep-dir's folder
+  if (!Settings.KeepDir.empty()) {
+    TempPrefix = Settings.KeepDir;
+    sys::fs::make_absolute(TempPrefix);
+    sys::path::append(TempPrefix, "ptxlink-sass");
+    (void)sys::fs::create_directories(Settings.KeepDir); // as nvcc -keep-dir makes it
+  }
+  if (auto EC = sys::fs::createUniqueDirectory(TempPrefix, TempDir)) {
     Diags.error("cannot create a temporary folder for ptxas: " + EC.message(), std::vector<DiagSite>(), "cannot-write");
     return Results;
   }
@@ -539,6 +548,15 @@ std::vector<std::optional<std::string>> buildSass(ArrayRef<SassRequest> Requests
       consumeError(std::move(E));
     }
   };
+  // -v shows each command as it runs, in nvcc -v's form (`#$ ptxas ...`); ptxas runs on several threads.
+  std::mutex LogMutex;
+  auto logCommand = [&](ArrayRef<StringRef> Argv) {
+    std::lock_guard<std::mutex> Lock(LogMutex);
+    Log << "#$";
+    for (StringRef A : Argv)
+      Log << ' ' << A;
+    Log << '\n';
+  };
   auto compile = [&](Job &J) {
     auto Done = make_scope_exit([&] { Bar.step(); });
     const SassRequest &Q = Requests[J.Request];
@@ -563,7 +581,11 @@ std::vector<std::optional<std::string>> buildSass(ArrayRef<SassRequest> Requests
       Argv.push_back("-g");
     for (const std::string &O : Settings.PtxasOptions)
       Argv.push_back(O);
+    if (Settings.ResourceUsage)
+      Argv.push_back("-v");
     Argv.append({"-o", J.CubinPath, J.PtxPath});
+    if (Settings.Verbose) // as nvcc -v shows the commands it runs
+      logCommand(Argv);
     J.Exit = runTool(Tools.Ptxas, Argv, J.PtxPath + ".log", J.Output);
     if (J.Exit != 0) {
       J.Failed = true;
@@ -618,6 +640,21 @@ std::vector<std::optional<std::string>> buildSass(ArrayRef<SassRequest> Requests
       Diags.error(Msg, std::vector<DiagSite>(), "ptxas-failed");
       continue;
     }
+    // A unit ptxas compiled may have said something: its warnings, at the inputs' lines, as nvcc shows
+    // them; with --resource-usage its per-kernel lines (registers, memory, stack). A unit from the cache or
+    // from the inputs' SASS ran no ptxas now: nothing to show.
+    if (!J.Output.empty()) {
+      for (Diagnostic &D : mapPtxasMessages(J.Output, J.Text, *J.Module, *J.Layout, Q.Arch))
+        if (D.Level == Severity::Warning)
+          Diags.report(std::move(D));
+      if (Settings.ResourceUsage) {
+        SmallVector<StringRef, 8> Lines;
+        StringRef(J.Output).split(Lines, '\n', -1, false);
+        for (StringRef Line : Lines)
+          if (Line.trim().starts_with("ptxas info"))
+            Log << "ptxlink: " << J.Name << ": " << Line.trim() << "\n";
+      }
+    }
   }
   report();
 
@@ -628,6 +665,16 @@ std::vector<std::optional<std::string>> buildSass(ArrayRef<SassRequest> Requests
   // cache's folder, which becomes the entry by a rename once the trailer is appended, on the background
   // thread): storing it used to write its megabytes a second time.
   std::vector<std::string> OutputInCache(Requests.size());
+  std::vector<std::string> LinkSaid(Requests.size()); // what a successful nvlink printed: its warnings
+  // nvlink's messages name the modules, not our temporary files.
+  auto nameModules = [&](std::string S, size_t R) {
+    for (size_t I : JobsOf[R]) {
+      std::string From = "'" + Jobs[I].CubinPath + "'";
+      for (size_t P; (P = S.find(From)) != std::string::npos;)
+        S.replace(P, From.size(), "'" + Jobs[I].Name + "'");
+    }
+    return S;
+  };
   std::atomic<bool> CacheLinkFailed{false};
   parallelFor(0, Requests.size(), [&](size_t R) {
     if (RequestFailed[R] || JobsOf[R].empty() || LinkedFromCache[R] || !LinkErrors[R].empty())
@@ -674,10 +721,14 @@ std::vector<std::optional<std::string>> buildSass(ArrayRef<SassRequest> Requests
       SmallVector<StringRef, 16> Argv{Tools.Nvlink, ArchArg, "-o", OutPath};
       if (Q.Target.Debug) // keep and merge the cubins' DWARF
         Argv.push_back("-g");
+      for (const std::string &O : Settings.NvlinkOptions)
+        Argv.push_back(O);
       for (size_t I : JobsOf[R])
         Argv.push_back(Jobs[I].CubinPath);
       if (Q.DeviceRuntime)
         Argv.append({LibArg, "-lcudadevrt"});
+      if (Settings.Verbose)
+        logCommand(Argv);
       return runTool(Tools.Nvlink, Argv, LogPath, Output);
     };
     for (size_t I : JobsOf[R]) { // and the inputs' own cubins (SassReuse.h)
@@ -713,13 +764,7 @@ std::vector<std::optional<std::string>> buildSass(ArrayRef<SassRequest> Requests
       }
     }
     if (RC != 0) {
-      // Name the modules, not our temporary files.
-      std::string S = Output;
-      for (size_t I : JobsOf[R]) {
-        std::string From = "'" + Jobs[I].CubinPath + "'";
-        for (size_t P; (P = S.find(From)) != std::string::npos;)
-          S.replace(P, From.size(), "'" + Jobs[I].Name + "'");
-      }
+      std::string S = nameModules(Output, R);
       LinkErrors[R] = "nvlink failed for " + Q.Arch + " (exit " + std::to_string(RC) + ")" + (S.empty() ? "" : ":\n" + S);
       return;
     }
@@ -729,6 +774,7 @@ std::vector<std::optional<std::string>> buildSass(ArrayRef<SassRequest> Requests
       return;
     }
     Results[R] = (*B)->getBuffer().str();
+    LinkSaid[R] = nameModules(Output, R); // its warnings ("Stack size ... cannot be statically determined")
   });
   if (CacheLinkFailed && !CacheUnwritable) {
     Diags.note("nvlink could not write its result into the compile cache " + Cache->directory() +
@@ -739,6 +785,21 @@ std::vector<std::optional<std::string>> buildSass(ArrayRef<SassRequest> Requests
   for (size_t R = 0; R < Requests.size(); ++R) {
     if (Settings.Verbose && !LinkNotes[R].empty())
       Log << "ptxlink: note: " << LinkNotes[R] << "\n";
+    // What nvcc -dlink shows of nvlink: its warnings, e.g. "Stack size for entry function '_Z4walkPi'
+    // cannot be statically determined" for recursion or indirect calls.
+    SmallVector<StringRef, 4> Said;
+    StringRef(LinkSaid[R]).split(Said, '\n', -1, false);
+    for (StringRef Line : Said) {
+      StringRef Text = Line.trim();
+      bool Warning = Text.consume_front("nvlink warning"), Info = !Warning && Text.consume_front("nvlink info");
+      Text = Text.ltrim();
+      if (!Text.consume_front(":"))
+        continue;
+      if (Warning)
+        Diags.warning("nvlink " + Requests[R].Arch + ": " + Text.trim(), std::vector<DiagSite>(), "nvlink");
+      else if (Info && Settings.ResourceUsage)
+        Log << "ptxlink: nvlink " << Requests[R].Arch << ": " << Text.trim() << "\n";
+    }
     if (!LinkErrors[R].empty())
       Diags.error(LinkErrors[R], std::vector<DiagSite>(), "nvlink-failed");
   }

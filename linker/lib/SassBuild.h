@@ -73,6 +73,9 @@ struct SassSettings {
   std::string RemoteHeader;    // $PTXLINK_REMOTE_CACHE_HEADER: one header line, never printed
   std::string WriteUnits;      // --write-sass-units: write the units to compile there and compile nothing
   std::string UseUnits;        // --use-sass-units: take <key>.cubin from there where it is
+  std::vector<std::string> NvlinkOptions; // -Xnvlink: given to every nvlink run, part of its cache key
+  std::string KeepDir;         // -keep-dir: the folder the temporary folder is made in (default $TMPDIR)
+  bool ResourceUsage = false;  // --resource-usage: ptxas -v, its per-kernel lines shown
 };
 
 /// What buildSass leaves to do once the cubins are known, none of which changes the output (storing

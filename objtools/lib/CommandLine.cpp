@@ -96,7 +96,8 @@ bool isDocumented(const opt::Option &O) {
 
 /// One spelling with its value as a user writes it: "-o <file>", "-arch=<sm>", "--verbose".
 std::string spellingWithValue(const opt::OptTable &Table, const opt::Option &O) {
-  std::string Text = O.getPrefixedName().str();
+  // A one-letter option is shown with one dash (-v, not --v), as every Unix tool spells it.
+  std::string Text = O.getName().size() == 1 ? ("-" + O.getName()).str() : O.getPrefixedName().str();
   const char *Meta = Table.getOptionMetaVar(O.getID());
   if (!Meta && O.getAlias().isValid()) // another spelling of an option: the same value
     Meta = Table.getOptionMetaVar(O.getAlias().getID());
