@@ -89,7 +89,6 @@ struct LinkOptions {
   std::string KeepDir;                          // -keep-dir: where --save-temps keeps its folder
   bool ResourceUsage = false;                   // --resource-usage: ptxas -v, shown
   bool DryRun = false;                          // --dryrun: checks and the commands that would run, no output
-  bool LtoCodeRequested = false;                // an lto_XX code in -gencode/-code
   std::vector<std::string> IgnoredNvccOptions;  // nvcc's compile-only options, named under -v
 };
 

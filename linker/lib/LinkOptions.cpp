@@ -78,8 +78,8 @@ bool addCode(LinkOptions &O, StringRef Code, StringRef Spelling, DiagnosticEngin
   }
   if (Code.consume_front("compute_"))
     return addArch(O, ("sm_" + Code).str(), Diags);
-  if (Code.consume_front("lto_")) {
-    O.LtoCodeRequested = true;
+  if (Code.consume_front("lto_")) { // nvcc -dlink with an lto_XX code: a link-time optimised link
+    O.Dlto = true;
     return addArch(O, ("sm_" + Code).str(), Diags);
   }
   Diags.error("unknown code '" + Code + "' in " + Spelling + " (expected sm_XX, compute_XX or lto_XX)",

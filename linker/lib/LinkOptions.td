@@ -222,6 +222,7 @@ def dlto : LongFlag<"dlto">, Group<grp_lto>,
 defm nvjitlink : Value<"nvjitlink", "<file>",
   "The libnvJitLink to load for -dlto (default: beside ptxas on PATH, $CUDA_HOME, $CUDA_PATH, "
   "/usr/local/cuda/lib64)">, Group<grp_lto>;
+def : LongFlag<"lto">, Alias<dlto>, HelpText<"Alias for -dlto (nvlink's spelling)">;
 def lto_ptx : LongFlag<"lto-ptx">, Group<grp_lto>,
   HelpText<"With -dlto: also put the optimised program as PTX (compute_XX) in the output, for newer GPUs">;
 
