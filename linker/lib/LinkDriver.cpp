@@ -583,6 +583,25 @@ static bool linkImpl(const LinkOptions &Requested, DiagnosticEngine &Diags, raw_
     }
   }
 
+  // A device link of objects that hold no device code to link (plain `nvcc -c` objects, nvcc archives none of
+  // whose members anything needs) registers nothing, and the host link needs its object all the same:
+  // nvcc -dlink writes one, and so does ptxlink, with an empty fatbinary and no module to register.
+  if (!Preloaded && State->Inputs.empty() && Options.Emit == EmitKind::HostObject) {
+    if (Options.Verbose)
+      Diags.note("no input holds device code to link: the device-link object registers nothing",
+                 std::vector<DiagSite>(), "nothing-to-register");
+    std::string Fatbin;
+    raw_string_ostream FatbinOS(Fatbin);
+    Error E = writeFatbin({}, FatbinWriteOptions(), FatbinOS);
+    if (!E)
+      E = writeOutput(Options, Out, [&](raw_ostream &OS) { return writeDeviceLinkObject(Fatbin, {}, OS); });
+    if (E) {
+      Diags.error(toString(std::move(E)), std::vector<DiagSite>(), "cannot-write");
+      return Finish(false);
+    }
+    return Finish(true);
+  }
+
   // --emit host-object. After: the nvcc module ids to register, each once, in input order.
   if (Options.Emit == EmitKind::HostObject && !collectModuleIds(State->Inputs, State->Program.ModuleIds, Diags))
     return Finish(false);

@@ -535,6 +535,13 @@ std::optional<LinkOptions> parseLinkOptions(ArrayRef<std::string> RawArgs, Diagn
     Diags.error("no input files", std::vector<DiagSite>(), "no-inputs");
     Ok = false;
   }
+  // nvcc -dlink without an architecture links for nvcc's default one, which is what the objects were
+  // compiled for by the same default: take the architectures the inputs carry, SASS included, as nvcc.
+  if (O.Arches.empty() && !O.CheckAbiOnly && O.ArchesFromInputs == LinkOptions::ListedArches &&
+      O.Emit == EmitKind::HostObject) {
+    O.ArchesFromInputs = LinkOptions::AllArches;
+    O.Sass = true;
+  }
   if (O.Arches.empty() && !O.CheckAbiOnly && O.ArchesFromInputs == LinkOptions::ListedArches && Ok) {
     Diags.error("no architecture given: use -arch sm_XX[,sm_YY...]", std::vector<DiagSite>(), "no-arch");
     Ok = false;

@@ -105,8 +105,8 @@ constexpr char Int3 = '\xcc'; // fills the gaps between functions: traps if ever
 } // namespace
 
 Error writeDeviceLinkObject(StringRef Fatbin, ArrayRef<std::string> ModuleIds, raw_ostream &OS) {
-  if (ModuleIds.empty())
-    return createStringError(inconvertibleErrorCode(), "a device-link object needs at least one module id");
+  // No module id: an object that registers nothing (nvcc -dlink of objects without relocatable device
+  // code writes one too); its registration function is never called.
   const uint32_t N = static_cast<uint32_t>(ModuleIds.size());
 
   // Section numbers (fixed layout).

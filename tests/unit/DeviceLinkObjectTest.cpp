@@ -121,13 +121,17 @@ TEST(DeviceLinkObject, HostEmbeddingReaderFindsModulesAndFatbin) {
   EXPECT_FALSE(Code->HasRelocatableFatbin);
 }
 
-TEST(DeviceLinkObject, DeterministicAndNeedsAModule) {
+TEST(DeviceLinkObject, DeterministicAndRegistersNothingWithoutModules) {
   std::string Fatbin = smallFatbin();
   EXPECT_EQ(linkObject({"_a", "_b"}, Fatbin), linkObject({"_a", "_b"}, Fatbin));
+  // No module: an object that registers nothing (nvcc -dlink of plain objects writes one), which LLVM
+  // reads as an ELF object that defines no __cudaRegisterLinkedBinary_<id>.
   std::string Out;
   raw_string_ostream OS(Out);
-  Error E = writeDeviceLinkObject(Fatbin, {}, OS);
-  EXPECT_TRUE(errorToBool(std::move(E)));
+  ASSERT_FALSE(errorToBool(writeDeviceLinkObject(Fatbin, {}, OS)));
+  HostEmbedInfo Info = readHostEmbedding(Out, [](uint64_t, const Twine &Message) { ADD_FAILURE() << Message.str(); });
+  EXPECT_TRUE(Info.LinkedBinaryFunctions.empty());
+  EXPECT_TRUE(Info.ModuleIds.empty());
 }
 
 } // namespace
