@@ -472,6 +472,13 @@ struct ModuleVariant {
     llvm::StringRef Source;
   };
   std::vector<SectionSourceRun> SectionSources;
+  /// Replacements the printer makes in sections' text besides relocations, sorted by (Section, Offset):
+  /// a link's call sites made to agree with their callee (LinkCallSites.cpp). Never written to objects.
+  struct TextEdit {
+    uint32_t Section = 0, Offset = 0, Length = 0;
+    std::string Replacement;
+  };
+  std::vector<TextEdit> TextEdits;
   /// Names and places of the sections that do not take them from their symbol (Section::Label).
   std::vector<SectionLabel> SectionLabels;
   /// Symbol index -> aliasee index for the `.alias` names (read with aliasOf, set with setAliasOf).

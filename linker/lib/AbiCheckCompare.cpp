@@ -125,7 +125,17 @@ public:
           both(Label(), paramText(A, SpaceDiffers), NameA, paramText(B, SpaceDiffers), NameB));
       return false;
     }
-    if (A.effectiveAlign() != B.effectiveAlign()) {
+    if (A.effectiveAlign() != B.effectiveAlign() && InReturns && A.sizeBytes() == B.sizeBytes()) {
+      // A return value travels in registers: its declared alignment says only how the callee's body may
+      // access it, and compilers differ there for one C++ type (clang's .align 8 for a returned
+      // __align__(16) struct or double4, nvcc's .align 16). nvlink links such modules; so does the link,
+      // writing the callee's alignment at the calls (LinkCallSites.cpp).
+      add(Severity::Warning, "abi-return-align",
+          both(Label(), ".align " + std::to_string(A.effectiveAlign()) + " " + paramText(A, false), NameA,
+               ".align " + std::to_string(B.effectiveAlign()) + " " + paramText(B, false), NameB) +
+              " (the same bytes, returned in registers: linked, each call given the definition's alignment; "
+              "clang and nvcc write a returned 16-byte-aligned type this way)");
+    } else if (A.effectiveAlign() != B.effectiveAlign()) {
       add(Severity::Error, "abi-param-align",
           both(Label(), ".align " + std::to_string(A.effectiveAlign()) + " " + paramText(A, false), NameA,
                ".align " + std::to_string(B.effectiveAlign()) + " " + paramText(B, false), NameB));
@@ -185,8 +195,10 @@ public:
           return (A.size() == 1 && B.size() == 1) ? "return value" : "return " + std::to_string(I + 1);
         return "param " + std::to_string(I + 1);
       };
+      InReturns = Returns;
       param(Label, A[I], B[I]);
     }
+    InReturns = false;
   }
 
   void tail(bool NoReturnA, bool NoReturnB, const std::optional<uint32_t> &PreserveA,
@@ -207,6 +219,7 @@ public:
 
   StringRef NameA, NameB;
   std::vector<AbiFinding> Findings;
+  bool InReturns = false; // params() is comparing return values
 };
 
 std::string joinAttributes(ArrayRef<StringRef> Attrs) {

@@ -78,6 +78,12 @@ struct InputFile {
 std::unique_ptr<ObjectFile> hostObjectFromBuffer(std::unique_ptr<llvm::MemoryBuffer> Buffer, llvm::StringRef DisplayName,
                                                  std::optional<HostOrigin> &Host, std::vector<Diagnostic> &Problems,
                                                  DecompressionBudget &Budget);
+/// Writes the callee's declared parameter alignment at each direct call of Out whose own declaration of
+/// the argument or return value gives another (clang's `.align 8` for nvcc's `.align 16`), as text edits
+/// the printer applies: ptxas refuses the difference within one module (LinkCallSites.cpp).
+/// DefinitionOf gives an output function symbol's definition: the input module and its ABI record.
+using CalleeAbi = std::pair<const ModuleVariant *, const FunctionAbi *>;
+void alignCallSiteParams(ModuleVariant &Out, llvm::function_ref<CalleeAbi(uint32_t)> DefinitionOf);
 /// Why an input file gave the link no module (a plain host object, `nvcc -c`'s, clang's new-driver
 /// object without PTX, a library none of whose members was needed): one sentence for an error.
 std::string whyNoDeviceCode(llvm::StringRef Bytes);

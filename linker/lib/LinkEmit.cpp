@@ -813,6 +813,12 @@ void ArchLink::emit(ModuleVariant &Out, ObjectFile &Storage) {
   // After: the ABI records the output needs (all of them for -r).
   E.copyAbiRecords();
   OutOrigin = E.takeOrigins();
+  // After: the calls whose argument or return-value alignment differs from the callee's agree with it.
+  alignCallSiteParams(Out, [&](uint32_t O) -> CalleeAbi {
+    if (O >= OutOrigin.size() || OutOrigin[O].Module >= Modules.size())
+      return {nullptr, nullptr};
+    return {Modules[OutOrigin[O].Module].M, functionAbi(OutOrigin[O])};
+  });
   Times.add("emit module", Arch.name(), Start);
 }
 

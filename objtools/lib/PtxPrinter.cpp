@@ -144,22 +144,35 @@ void Printer::relocatedText(const Relocation &R, llvm::StringRef Name) {
   }
 }
 
-/// Copies Contents[0, End) with every relocation inside it applied.
+/// Copies Contents[0, End) with every relocation and text edit inside it applied.
 void Printer::text(const Section &S, uint64_t End) {
   llvm::StringRef C = S.contents();
   End = std::min<uint64_t>(End, C.size());
   uint64_t Pos = 0;
+  // The edits of this section (nearly always none), merged with the relocations by offset.
+  const uint32_t Index = static_cast<uint32_t>(&S - V.Sections.data());
+  auto Edit = llvm::lower_bound(V.TextEdits, Index, [](const ModuleVariant::TextEdit &E, uint32_t I) { return E.Section < I; });
+  auto applyEditsBefore = [&](uint64_t Limit) {
+    for (; Edit != V.TextEdits.end() && Edit->Section == Index && Edit->Offset < Limit; ++Edit) {
+      if (Edit->Offset < Pos || uint64_t(Edit->Offset) + Edit->Length > End)
+        continue;
+      OS << C.slice(Pos, Edit->Offset) << Edit->Replacement;
+      Pos = uint64_t(Edit->Offset) + Edit->Length;
+    }
+  };
   for (const Relocation &R : V.relocs(S)) {
     if (R.Offset >= End)
       break; // relocations are sorted by offset: the rest are outside the printed range
     if (!isTextReloc(R))
       continue;
+    applyEditsBefore(R.Offset);
     if (R.Offset < Pos || uint64_t(R.Offset) + R.Length > End)
       continue; // outside the printed range (or overlapping, which a valid model never has)
     OS << C.slice(Pos, R.Offset);
     relocatedText(R, symbolName(R.Symbol));
     Pos = uint64_t(R.Offset) + R.Length;
   }
+  applyEditsBefore(End);
   OS << C.slice(Pos, End);
 }
 
