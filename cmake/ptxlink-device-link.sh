@@ -13,7 +13,9 @@
 #   sm_XX (SASS) of arch XX both give sm_XX, and any sm_XX adds --sass, as nvcc -dlink would compile SASS.
 #   Link-time optimisation (-dlto in the flags, as CMake's INTERPROCEDURAL_OPTIMIZATION adds it, or
 #   lto_XX codes) becomes ptxlink -dlto for those architectures, with SASS from nvJitLink (no --sass).
-#   Every other nvcc flag is dropped. Architectures passed to ptxlink_cuda_device_link(ARCHITECTURES)
+#   nvcc's -arch=all|all-major|native are ptxlink's too; with no architecture at all (nvcc's default),
+#   ptxlink -dlink takes the objects' own. A static library or object among the flags is an input; every
+#   other nvcc flag is dropped. Architectures passed to ptxlink_cuda_device_link(ARCHITECTURES)
 #   (an explicit -arch before --nvcc-flags) win over the target's.
 # - <LINK_LIBRARIES> mixes device libraries (paths: libdev.a) with the host link's -l flags (-lcudadevrt
 #   -lcudart_static -lrt -lpthread -ldl), which hold no PTX ptxlink could link (the device runtime is
@@ -44,7 +46,7 @@ take_gencode() {
       compute_*) ptx="$ptx ${code#compute_} " ;;
       sm_*) cubins="$cubins ${code#sm_} " ;;
       lto_*) lto="$lto ${code#lto_} " ;;
-      native | all | all-major) fail "'$1': architecture '$code' is only known to nvcc; pass ptxlink_cuda_device_link(ARCHITECTURES sm_XX ...)" ;;
+      native | all | all-major) special="${special:+$special,}$code" ;; # ptxlink -arch=native|all|all-major
       *) fail "'$1': unknown architecture '$code'" ;;
     esac
   done
@@ -94,7 +96,11 @@ while [ "$n" -gt 0 ]; do
         --generate-code | -gencode) pending=take_gencode ;;
         -arch | --gpu-architecture) pending=take_arch ;;
         -arch=* | --gpu-architecture=*) take_arch "${arg#*=}" ;;
-        *) ;; # compile flags for nvcc (-lineinfo, -G, -Xcompiler=..., -std=...): nothing for ptxlink
+        # A library or object among the flags (CudaRdcUtils.cmake of Celeritas/VecGeom puts the static
+        # library its *_final target device-links into the link flags): an input, as nvcc takes it.
+        -*) ;; # compile flags for nvcc (-lineinfo, -G, -Xcompiler=..., -std=...): nothing for ptxlink
+        *.a | *.o) set -- "$@" "$arg" ;;
+        *) ;;
       esac
       ;;
     rest)
@@ -115,7 +121,7 @@ fi
 [ -n "$lto" ] && dlto=-dlto
 # With -dlto, SASS architectures count too: nvJitLink makes their SASS from the objects' LTO-IR.
 [ -n "$dlto" ] && lto="$lto $cubins"
-archs=
+archs=$special
 for a in $ptx $lto; do
   case ",$archs," in
     *",sm_$a,"*) ;;
@@ -131,5 +137,9 @@ for sm in $cubins; do
   esac
   [ -n "$explicit_sass" ] || sass=--sass
 done
-[ -n "$archs" ] || fail "the target has no CUDA architecture (no --generate-code or -arch in its flags); set CUDA_ARCHITECTURES or pass ptxlink_cuda_device_link(ARCHITECTURES sm_XX ...)"
+# No architecture in the flags (CMake 3.25 with CUDA 13 sets none: nvcc's default applies): ptxlink -dlink
+# then links for the architectures the objects were compiled for, with SASS, as nvcc -dlink does.
+if [ -z "$archs" ]; then
+  exec "$ptxlink" $dlto "$@"
+fi
 exec "$ptxlink" -arch "$archs" $sass $dlto "$@"
