@@ -203,7 +203,9 @@ bool writeLinkOutput(const LinkOptions &Options, LinkedProgram &Program, Diagnos
         Settings.RemoteHeader = *Header;
       Settings.NvlinkOptions = Options.NvlinkOptions;
       Settings.KeepDir = Options.KeepDir;
-      Settings.ResourceUsage = Options.ResourceUsage;
+      // nvcc -Xptxas -v shows ptxas's per-kernel lines as --resource-usage does.
+      Settings.ResourceUsage = Options.ResourceUsage || llvm::is_contained(Options.PtxasOptions, "-v") ||
+                               llvm::is_contained(Options.PtxasOptions, "--verbose");
       Settings.Progress = Options.Progress && !Options.Json && sys::Process::StandardErrIsDisplayed();
       Cubins = buildSass(Requests, Settings, *Tools, Diags, Times, Diags.stream(), Background);
       if (!Settings.WriteUnits.empty()) // the units are written; a build system compiles them, a later link joins

@@ -581,7 +581,7 @@ std::vector<std::optional<std::string>> buildSass(ArrayRef<SassRequest> Requests
       Argv.push_back("-g");
     for (const std::string &O : Settings.PtxasOptions)
       Argv.push_back(O);
-    if (Settings.ResourceUsage)
+    if (Settings.ResourceUsage && !is_contained(Settings.PtxasOptions, "-v"))
       Argv.push_back("-v");
     Argv.append({"-o", J.CubinPath, J.PtxPath});
     if (Settings.Verbose) // as nvcc -v shows the commands it runs
