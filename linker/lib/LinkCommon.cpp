@@ -78,10 +78,19 @@ bool ArchLink::selectVariants() {
       for (const std::string &A : Host->LtoIrArches)
         Sites.push_back({"has LTO-IR only for " + A + " (nvcc -dlto; ptxlink links PTX)"});
       std::string Number = Arch.name().substr(3); // "90a"
-      Diags.error(Inputs[I].Name + ": no PTX usable for " + Arch.name() +
-                      " in this nvcc object; compile it with PTX kept, e.g. -gencode arch=compute_" + Number +
-                      ",code=[sm_" + Number + ",compute_" + Number + "]",
-                  std::move(Sites), "no-usable-variant");
+      // PTX kept, but for a newer architecture only: PTX runs on its own architecture and newer ones, so
+      // the advice is about the architecture compiled for, not about keeping PTX.
+      bool NewerPtxOnly = !Obj.Variants.empty() && llvm::all_of(Obj.Variants, [&](const ModuleVariant &MV) {
+        auto A = parseArch(MV.Target.Arch);
+        return A && A->name() != Arch.name();
+      });
+      std::string Advice =
+          NewerPtxOnly ? " in this nvcc object: its PTX is for a newer architecture, which cannot run on " + Arch.name() +
+                             "; link for that architecture, or compile for " + Arch.name() + " too, e.g. -gencode arch=compute_" +
+                             Number + ",code=[sm_" + Number + ",compute_" + Number + "]"
+                       : " in this nvcc object; compile it with PTX kept, e.g. -gencode arch=compute_" + Number + ",code=[sm_" +
+                             Number + ",compute_" + Number + "]";
+      Diags.error(Inputs[I].Name + ": no PTX usable for " + Arch.name() + Advice, std::move(Sites), "no-usable-variant");
       Ok = false;
       continue;
     }
