@@ -42,6 +42,9 @@ if shutil.which("ninja", path=search):
 if shutil.which("cmake", path=search) and shutil.which("ninja", path=search):
     config.available_features.add("cmake")
 # A C compiler and linker for host code (the device-link object's tests build and run host programs).
+for tool in ("cpack", "dpkg-deb"):
+    if shutil.which(tool, path=search):
+        config.available_features.add(tool)
 if shutil.which("cc", path=search):
     config.available_features.add("system-cc")
 # The CUDA runtime library, for tests that link host programs (`-L%cuda_lib -lcudart`).
