@@ -20,6 +20,7 @@
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Format.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Parallel.h"
 #include "llvm/Support/Path.h"
@@ -108,11 +109,13 @@ struct CacheWrites {
   size_t Failed = 0, Stored = 0;
 };
 
-/// The one-line progress display: "ptxlink: SASS 12/100 compiled, 80 from cache, 8 remaining". Redrawn
+/// The one-line progress display: "ptxlink: SASS: 12/100 compiled, 80 from cache, 88 remaining, 9 s elapsed,
+/// about 66 s left". Redrawn
 /// at most ten times a second; erased when done.
 class Progress {
 public:
-  Progress(bool Enabled, size_t Total, size_t Cached) : Enabled(Enabled), Total(Total), Cached(Cached) {}
+  Progress(bool Enabled, size_t Total, size_t Cached)
+      : Enabled(Enabled), Total(Total), Cached(Cached), Start(std::chrono::steady_clock::now()) {}
   void step() {
     size_t N = ++Done;
     if (!Enabled)
@@ -122,8 +125,14 @@ public:
     if (N != Total && Now - Last < std::chrono::milliseconds(100))
       return;
     Last = Now;
+    // Elapsed time and an estimate of what remains, at the rate so far (units vary in size: a guide only).
+    double Elapsed = std::chrono::duration<double>(Now - Start).count();
+    double Remaining = N ? Elapsed / double(N) * double(Total - N) : 0;
     errs() << "\rptxlink: SASS: " << N << '/' << Total << " compiled, " << Cached << " from cache, " << (Total - N)
-           << " remaining\x1b[K";
+           << " remaining, " << format("%.0f", Elapsed) << " s elapsed";
+    if (N != Total)
+      errs() << ", about " << format("%.0f", Remaining) << " s left";
+    errs() << "\x1b[K";
     errs().flush();
     Drawn = true;
   }
@@ -139,7 +148,7 @@ private:
   size_t Total, Cached;
   std::atomic<size_t> Done{0};
   std::mutex M;
-  std::chrono::steady_clock::time_point Last{};
+  std::chrono::steady_clock::time_point Start, Last{};
   bool Drawn = false;
 };
 

@@ -42,7 +42,7 @@ if shutil.which("ninja", path=search):
 if shutil.which("cmake", path=search) and shutil.which("ninja", path=search):
     config.available_features.add("cmake")
 # A C compiler and linker for host code (the device-link object's tests build and run host programs).
-for tool in ("cpack", "dpkg-deb"):
+for tool in ("cpack", "dpkg-deb", "script"):
     if shutil.which(tool, path=search):
         config.available_features.add(tool)
 if shutil.which("cc", path=search):
