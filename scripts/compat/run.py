@@ -395,6 +395,10 @@ def run_cmake(ctx, rec, res):
             for o in objs:
                 rel = os.path.relpath(o, trees["nvcc"])
                 other = os.path.join(trees["ptxlink"], rel)
+                if not os.path.exists(other):  # the generators place a subdirectory's targets differently
+                    found = glob.glob(os.path.join(trees["ptxlink"], "**", os.path.basename(os.path.dirname(rel)),
+                                                   "cmake_device_link.o"), recursive=True)
+                    other = found[0] if len(found) == 1 else other
                 if not os.path.exists(other):
                     res.setdefault("diffs", []).append(f"{short}: {rel}: no such object in the ptxlink build")
                     continue
@@ -528,7 +532,7 @@ KNOWN = [
     (r"the target has no CUDA architecture", 8),
     (r"appears twice: the same nvcc object", 10),
     (r"undefined reference to `__cudaRegisterLinkedBinary", 11),
-    (r"modules registered: nvcc only \[.+\], ptxlink only \[\]", 12),
+    (r"modules registered: nvcc only \[.+\], ptxlink only \[\]|ptxlink's object has no image", 12),
 ]
 
 
