@@ -271,9 +271,11 @@ static void writeUnits(StringRef Dir, ArrayRef<Job> Jobs, ArrayRef<SassRequest> 
     Manifest += J.Key + " " + Requests[J.Request].Arch + " " + Flags + " # " + J.Name + "\n";
     Ninja += "build " + J.Key + ".cubin: ptxas " + J.Key + ".ptx\n  flags = " + Flags + "\n";
   }
-  for (auto [Name, Text] : {std::pair<StringRef, StringRef>{"units.txt", Manifest}, {"build.ninja", Ninja}})
-    if (Error E = writeFileAtomically((Dir + "/" + Name).str(), [&](raw_ostream &OS) {
-          OS << Text;
+  // A plain pair, not a structured binding: clang 14 (the fuzz build's) cannot capture one in a lambda.
+  for (const std::pair<StringRef, StringRef> &File :
+       {std::pair<StringRef, StringRef>{"units.txt", Manifest}, {"build.ninja", Ninja}})
+    if (Error E = writeFileAtomically((Dir + "/" + File.first).str(), [&](raw_ostream &OS) {
+          OS << File.second;
           return Error::success();
         }))
       Diags.error(toString(std::move(E)), std::vector<DiagSite>(), "cannot-write");
