@@ -86,6 +86,8 @@ struct LinkOptions {
   /// -arch=all / all-major: link for every architecture (every major one) the inputs carry PTX for.
   enum ArchSet : uint8_t { ListedArches, AllArches, AllMajorArches } ArchesFromInputs = ListedArches;
   std::vector<std::string> NvlinkOptions;       // -Xnvlink: more options for nvlink (--sass)
+  /// The architectures -gencode/-code asked SASS for (code=sm_XX); empty: every linked one (--sass).
+  std::vector<std::string> SassArches;
   std::string KeepDir;                          // -keep-dir: where --save-temps keeps its folder
   bool ResourceUsage = false;                   // --resource-usage: ptxas -v, shown
   bool DryRun = false;                          // --dryrun: checks and the commands that would run, no output

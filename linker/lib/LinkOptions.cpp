@@ -74,7 +74,11 @@ bool addCode(LinkOptions &O, StringRef Code, StringRef Spelling, DiagnosticEngin
   Code = Code.trim();
   if (Code.consume_front("sm_")) {
     O.Sass = true;
-    return addArch(O, ("sm_" + Code).str(), Diags);
+    if (!addArch(O, ("sm_" + Code).str(), Diags))
+      return false;
+    if (auto Spec = parseArch(("sm_" + Code).str()); Spec && !is_contained(O.SassArches, Spec->name()))
+      O.SassArches.push_back(Spec->name());
+    return true;
   }
   if (Code.consume_front("compute_"))
     return addArch(O, ("sm_" + Code).str(), Diags);
@@ -235,6 +239,7 @@ std::optional<LinkOptions> parseLinkOptions(ArrayRef<std::string> RawArgs, Diagn
 
   LinkOptions O;
   bool WholeArchive = false;
+  bool SassForAll = false; // --sass (or -arch=all|native): SASS for every arch, whatever -gencode said
   std::string EmitValue;
   // In command-line order: libraries and --whole-archive are positional, and a later value overrides.
   for (const opt::Arg *A : Args) {
@@ -278,11 +283,13 @@ std::optional<LinkOptions> parseLinkOptions(ArrayRef<std::string> RawArgs, Diagn
       for (const std::string &Name : List) {
         if (Name == "native") { // nvcc: the GPUs of this machine
           Ok &= addNativeArches(O, Diags);
+          SassForAll = true;
           continue;
         }
         if (Name == "all" || Name == "all-major") { // nvcc: every architecture; here every one the inputs have
           O.ArchesFromInputs = Name == "all" ? LinkOptions::AllArches : LinkOptions::AllMajorArches;
           O.Sass = true;
+          SassForAll = true;
           continue;
         }
         Ok &= addArch(O, Name, Diags);
@@ -369,6 +376,7 @@ std::optional<LinkOptions> parseLinkOptions(ArrayRef<std::string> RawArgs, Diagn
       break;
     case OPT_sass:
       O.Sass = true;
+      SassForAll = true;
       break;
     case OPT_dlto:
       O.Dlto = true;
@@ -584,6 +592,8 @@ std::optional<LinkOptions> parseLinkOptions(ArrayRef<std::string> RawArgs, Diagn
   // -lcudadevrt without --sass is what every nvcc -dlink line (and CMake's) says: the device runtime is
   // linked, as SASS, when a module calls it (the link then compiles SASS: LinkDriver.cpp), and is nothing
   // otherwise.
+  if (SassForAll)
+    O.SassArches.clear();
   if (O.Verbose)
     for (const std::string &Ignored : O.IgnoredNvccOptions)
       Diags.stream() << "ptxlink: note: " << Ignored << ": an nvcc compile option, nothing for the device link to do\n";

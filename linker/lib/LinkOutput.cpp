@@ -171,9 +171,19 @@ bool writeLinkOutput(const LinkOptions &Options, LinkedProgram &Program, Diagnos
     });
     std::vector<std::optional<std::string>> Cubins;
     SassBackground Background;
+    // -gencode's sm_XX codes name the architectures that get SASS (code=[sm_80,compute_80] beside
+    // code=compute_90: a cubin for sm_80 only, as nvcc makes); otherwise every linked one does.
+    std::vector<char> SassFor(Outputs.size(), Tools ? 1 : 0);
+    if (Tools && !Options.SassArches.empty())
+      for (size_t I = 0; I < Outputs.size(); ++I)
+        SassFor[I] = is_contained(Options.SassArches, Outputs[I].Requested);
     if (Tools) {
       std::vector<SassRequest> Requests;
+      std::vector<size_t> OutputOf; // the output each request is for
       for (size_t I = 0; I < Outputs.size(); ++I) {
+        if (!SassFor[I])
+          continue;
+        OutputOf.push_back(I);
         SassRequest Q;
         size_t V = Outputs[I].Variant;
         Q.Arch = Outputs[I].Requested;
@@ -207,7 +217,11 @@ bool writeLinkOutput(const LinkOptions &Options, LinkedProgram &Program, Diagnos
       Settings.ResourceUsage = Options.ResourceUsage || llvm::is_contained(Options.PtxasOptions, "-v") ||
                                llvm::is_contained(Options.PtxasOptions, "--verbose");
       Settings.Progress = Options.Progress && !Options.Json && sys::Process::StandardErrIsDisplayed();
-      Cubins = buildSass(Requests, Settings, *Tools, Diags, Times, Diags.stream(), Background);
+      std::vector<std::optional<std::string>> Built =
+          buildSass(Requests, Settings, *Tools, Diags, Times, Diags.stream(), Background);
+      Cubins.resize(Outputs.size());
+      for (size_t R = 0; R < Built.size() && R < OutputOf.size(); ++R)
+        Cubins[OutputOf[R]] = std::move(Built[R]);
       if (!Settings.WriteUnits.empty()) // the units are written; a build system compiles them, a later link joins
         return !Diags.hasErrors();
     }
@@ -231,7 +245,7 @@ bool writeLinkOutput(const LinkOptions &Options, LinkedProgram &Program, Diagnos
     std::vector<FatbinImage> Images;
     for (size_t I = 0; I < Outputs.size(); ++I) {
       const TargetInfo &Target = Outputs[I].Target;
-      if (Tools) {
+      if (SassFor[I]) {
         if (!Cubins[I])
           continue; // reported
         std::string &Cubin = *Cubins[I];
