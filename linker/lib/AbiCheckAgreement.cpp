@@ -250,10 +250,11 @@ bool checkFunctionAgreement(const SymbolSite &Def, const SymbolSite &Other, Diag
     // Same mangled name, so the same C++ types: a layout difference is what an error here means. A
     // warning alone (a return value's alignment, written differently by clang and nvcc) is no such thing.
     bool LayoutDiffers = llvm::any_of(Findings, [](const AbiFinding &F) { return F.Level == Severity::Error; });
-    if (OtherSym.name() == DefSym.name() && LayoutDiffers)
-      Sites.push_back({"C++: " + DemDef + " on both sides: a type it names has a different layout in the two "
-                                          "translation units"});
-    else
+    if (OtherSym.name() == DefSym.name()) {
+      if (LayoutDiffers)
+        Sites.push_back({"C++: " + DemDef + " on both sides: a type it names has a different layout in the two "
+                                            "translation units"});
+    } else
       Sites.push_back({"C++: " + (DemOther.empty() ? OtherSym.name().str() : DemOther) + " in " + R.OtherName.str() +
                        ", " + (DemDef.empty() ? DefSym.name().str() : DemDef) + " in " + R.DefName.str()});
   }

@@ -590,12 +590,7 @@ static bool linkImpl(const LinkOptions &Requested, DiagnosticEngine &Diags, raw_
     if (Options.Verbose)
       Diags.note("no input holds device code to link: the device-link object registers nothing",
                  std::vector<DiagSite>(), "nothing-to-register");
-    std::string Fatbin;
-    raw_string_ostream FatbinOS(Fatbin);
-    Error E = writeFatbin({}, FatbinWriteOptions(), FatbinOS);
-    if (!E)
-      E = writeOutput(Options, Out, [&](raw_ostream &OS) { return writeDeviceLinkObject(Fatbin, {}, OS); });
-    if (E) {
+    if (Error E = writeEmbeddedFatbin(Options, {}, FatbinWriteOptions(), {}, Out)) {
       Diags.error(toString(std::move(E)), std::vector<DiagSite>(), "cannot-write");
       return Finish(false);
     }

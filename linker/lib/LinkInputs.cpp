@@ -197,13 +197,20 @@ std::optional<std::string> findHostLibrary(StringRef Name, const std::vector<std
   for (const char *Sub : {"lib64", "lib", "targets/x86_64-linux/lib"})
     Search.push_back((Twine("/usr/local/cuda/") + Sub).str());
   std::string Base = ("lib" + Name).str();
+  for (const std::string &D : Search)
+    for (const char *Suffix : {".so", ".a"}) {
+      SmallString<256> P(D);
+      sys::path::append(P, Base + Suffix);
+      if (sys::fs::exists(P))
+        return std::string(P);
+    }
+  // Only a versioned shared library (libpthread.so.0 on a system without the -dev package): the one case
+  // that needs a folder's listing, and only once nothing else matched.
   for (const std::string &D : Search) {
     std::error_code EC;
-    for (sys::fs::directory_iterator It(D, EC), End; !EC && It != End; It.increment(EC)) {
-      StringRef File = sys::path::filename(It->path());
-      if (File == Base + ".a" || File == Base + ".so" || File.starts_with(Base + ".so."))
+    for (sys::fs::directory_iterator It(D, EC), End; !EC && It != End; It.increment(EC))
+      if (sys::path::filename(It->path()).starts_with(Base + ".so."))
         return It->path();
-    }
   }
   return std::nullopt;
 }

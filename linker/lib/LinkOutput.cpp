@@ -68,6 +68,20 @@ Error writeOutput(const LinkOptions &O, raw_ostream &Stdout, const std::function
   return writeFileAtomically(O.Output, Write, EarlierFile::RemovedFirst);
 }
 
+Error writeEmbeddedFatbin(const LinkOptions &O, ArrayRef<FatbinImage> Images, const FatbinWriteOptions &Write,
+                          ArrayRef<std::string> ModuleIds, raw_ostream &Stdout) {
+  std::string Fatbin;
+  raw_string_ostream FatbinOS(Fatbin);
+  if (Error E = writeFatbin(Images, Write, FatbinOS))
+    return E;
+  if (O.Emit == EmitKind::HostObject)
+    return writeOutput(O, Stdout, [&](raw_ostream &OS) { return writeDeviceLinkObject(Fatbin, ModuleIds, OS); });
+  return writeOutput(O, Stdout, [&](raw_ostream &OS) {
+    writeEmbeddedFatbinSource(Fatbin, OS);
+    return Error::success();
+  });
+}
+
 bool writeLinkOutput(const LinkOptions &Options, LinkedProgram &Program, DiagnosticEngine &Diags, PassTimes &Times,
                      raw_ostream &Out) {
   ObjectFile &Linked = Program.Linked;
@@ -277,20 +291,9 @@ bool writeLinkOutput(const LinkOptions &Options, LinkedProgram &Program, Diagnos
       return false;
     }
     if (Options.Emit == EmitKind::HostObject || Options.Emit == EmitKind::CSource) {
-      // The fatbinary goes inside another file: build it in memory first.
-      std::string Fatbin;
-      raw_string_ostream FatbinOS(Fatbin);
-      if (Error W = writeFatbin(Images, WriteOptions, FatbinOS)) {
-        consumeError(std::move(E));
-        E = std::move(W);
-      } else if (Options.Emit == EmitKind::HostObject) {
-        E = writeOutput(Options, Out, [&](raw_ostream &OS) { return writeDeviceLinkObject(Fatbin, Program.ModuleIds, OS); });
-      } else {
-        E = writeOutput(Options, Out, [&](raw_ostream &OS) {
-          writeEmbeddedFatbinSource(Fatbin, OS);
-          return Error::success();
-        });
-      }
+      // The fatbinary goes inside another file: built in memory first.
+      consumeError(std::move(E));
+      E = writeEmbeddedFatbin(Options, Images, WriteOptions, Program.ModuleIds, Out);
     } else {
       E = writeOutput(Options, Out, [&](raw_ostream &OS) {
         FatbinWriteOptions Write = WriteOptions;

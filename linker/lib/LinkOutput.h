@@ -52,6 +52,13 @@ inline bool writesFatbin(EmitKind E) {
 llvm::Error writeOutput(const LinkOptions &O, llvm::raw_ostream &Stdout,
                         const std::function<llvm::Error(llvm::raw_ostream &)> &Write);
 
+/// --emit host-object and --emit c: the fatbinary of Images, built in memory, inside the device-link object
+/// that registers ModuleIds (none: an object that registers nothing) or inside C source, written as
+/// writeOutput writes.
+llvm::Error writeEmbeddedFatbin(const LinkOptions &O, llvm::ArrayRef<FatbinImage> Images,
+                                const FatbinWriteOptions &Write, llvm::ArrayRef<std::string> ModuleIds,
+                                llvm::raw_ostream &Stdout);
+
 /// Writes Program as Options asks: `-r` an object, `--emit ptx` the module, otherwise a fatbinary (with
 /// cubins from ptxas and nvlink for --sass), bare or inside a host object or C source. Reports what goes
 /// wrong to Diags and returns false; a failed write leaves no output file.

@@ -301,18 +301,8 @@ bool writeLtoOutput(const LinkOptions &Options, ArrayRef<InputFile> Inputs, Link
   Error E = Error::success();
   (void)static_cast<bool>(E);
   if (Options.Emit == EmitKind::HostObject || Options.Emit == EmitKind::CSource) {
-    std::string Fatbin;
-    raw_string_ostream FatbinOS(Fatbin);
-    if (Error W = writeFatbin(Images, Write, FatbinOS)) {
-      E = std::move(W);
-    } else if (Options.Emit == EmitKind::HostObject) {
-      E = writeOutput(Options, Out, [&](raw_ostream &OS) { return writeDeviceLinkObject(Fatbin, Program.ModuleIds, OS); });
-    } else {
-      E = writeOutput(Options, Out, [&](raw_ostream &OS) {
-        writeEmbeddedFatbinSource(Fatbin, OS);
-        return Error::success();
-      });
-    }
+    consumeError(std::move(E));
+    E = writeEmbeddedFatbin(Options, Images, Write, Program.ModuleIds, Out);
   } else {
     E = writeOutput(Options, Out, [&](raw_ostream &OS) { return writeFatbin(Images, Write, OS); });
   }
