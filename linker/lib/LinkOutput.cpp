@@ -194,6 +194,9 @@ bool writeLinkOutput(const LinkOptions &Options, LinkedProgram &Program, Diagnos
     if (Tools) {
       std::vector<SassRequest> Requests;
       std::vector<size_t> OutputOf; // the output each request is for
+      // The device runtime's module, which a device-link object registers too (SassRequest::LibraryModuleIds).
+      const bool Registers = Options.Emit == EmitKind::HostObject || Options.Emit == EmitKind::CSource;
+      std::vector<std::vector<std::string>> LibraryIds(Outputs.size());
       for (size_t I = 0; I < Outputs.size(); ++I) {
         if (!SassFor[I])
           continue;
@@ -208,6 +211,8 @@ bool writeLinkOutput(const LinkOptions &Options, LinkedProgram &Program, Diagnos
         Q.WholeText = Texts[I];
         Q.WholeLayout = &Layouts[I];
         Q.DeviceRuntime = Program.DeviceRuntimeOf[V];
+        if (Registers)
+          Q.LibraryModuleIds = &LibraryIds[I];
         Requests.push_back(std::move(Q));
       }
       SassSettings Settings;
@@ -236,6 +241,11 @@ bool writeLinkOutput(const LinkOptions &Options, LinkedProgram &Program, Diagnos
       Cubins.resize(Outputs.size());
       for (size_t R = 0; R < Built.size() && R < OutputOf.size(); ++R)
         Cubins[OutputOf[R]] = std::move(Built[R]);
+      // After the inputs' modules, as nvlink lists them; once, though every arch's nvlink names them.
+      for (const std::vector<std::string> &Ids : LibraryIds)
+        for (const std::string &Id : Ids)
+          if (!is_contained(Program.ModuleIds, Id))
+            Program.ModuleIds.push_back(Id);
       if (!Settings.WriteUnits.empty()) // the units are written; a build system compiles them, a later link joins
         return !Diags.hasErrors();
     }

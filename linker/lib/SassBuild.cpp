@@ -152,6 +152,37 @@ private:
   bool Drawn = false;
 };
 
+/// The module ids in nvlink's --register-link-binaries file that belong to library members, not to the
+/// cubins it was given: nvlink names a cubin given by path after the path, each character that is no
+/// letter or digit made '_' (`/tmp/x/0-k.o-sm_80.cubin` -> `_tmp_x_0_k_o_sm_80_cubin`), and a library
+/// member that nvcc compiled by its own module id. A file that cannot be read gives none: the object then
+/// lacks a registration nvcc's has, as before this was read.
+std::vector<std::string> libraryModuleIds(StringRef RegisterFile, ArrayRef<size_t> JobsOfRequest, ArrayRef<Job> Jobs) {
+  std::vector<std::string> Ids;
+  auto Text = MemoryBuffer::getFile(RegisterFile);
+  if (!Text)
+    return Ids;
+  auto PathId = [](StringRef Path) {
+    std::string Id(Path);
+    for (char &C : Id)
+      if (!isAlnum(C))
+        C = '_';
+    return Id;
+  };
+  StringRef Rest = (*Text)->getBuffer();
+  while (!Rest.empty()) {
+    StringRef Line;
+    std::tie(Line, Rest) = Rest.split('\n');
+    Line = Line.trim();
+    if (!Line.consume_front("DEFINE_REGISTER_FUNC(") || !Line.consume_back(")"))
+      continue;
+    bool Own = any_of(JobsOfRequest, [&](size_t I) { return PathId(Jobs[I].CubinPath) == Line; });
+    if (!Own)
+      Ids.push_back(Line.str());
+  }
+  return Ids;
+}
+
 } // namespace
 
 std::string deviceRuntimeApiName(StringRef Name) {
@@ -728,6 +759,13 @@ std::vector<std::optional<std::string>> buildSass(ArrayRef<SassRequest> Requests
         sys::fs::remove(OutputInCache[R]);
     });
     std::string LibArg = "-L" + Tools.LibDir;
+    // nvlink says which modules it linked in a file of `DEFINE_REGISTER_FUNC(<id>)` lines, as it does for
+    // nvcc -dlink: the only way to learn the module id of the device runtime's member it took.
+    std::string RegisterFile, RegisterArg;
+    if (Q.DeviceRuntime && Q.LibraryModuleIds) {
+      RegisterFile = (TempDir + "/linked-" + Q.Arch + ".reg.c").str();
+      RegisterArg = "--register-link-binaries=" + RegisterFile;
+    }
     auto runNvlink = [&](std::string &Output) {
       SmallVector<StringRef, 16> Argv{Tools.Nvlink, ArchArg, "-o", OutPath};
       if (Q.Target.Debug) // keep and merge the cubins' DWARF
@@ -738,6 +776,8 @@ std::vector<std::optional<std::string>> buildSass(ArrayRef<SassRequest> Requests
         Argv.push_back(Jobs[I].CubinPath);
       if (Q.DeviceRuntime)
         Argv.append({LibArg, "-lcudadevrt"});
+      if (!RegisterArg.empty())
+        Argv.push_back(RegisterArg);
       if (Settings.Verbose)
         logCommand(Argv);
       return runTool(Tools.Nvlink, Argv, LogPath, Output);
@@ -785,7 +825,9 @@ std::vector<std::optional<std::string>> buildSass(ArrayRef<SassRequest> Requests
       return;
     }
     Results[R] = (*B)->getBuffer().str();
-    LinkSaid[R] = nameModules(Output, R); // its warnings ("Stack size ... cannot be statically determined")
+    LinkSaid[R] = nameModules(Output, R);
+    if (!RegisterFile.empty())
+      *Q.LibraryModuleIds = libraryModuleIds(RegisterFile, JobsOf[R], Jobs); // its warnings ("Stack size ... cannot be statically determined")
   });
   if (CacheLinkFailed && !CacheUnwritable) {
     Diags.note("nvlink could not write its result into the compile cache " + Cache->directory() +

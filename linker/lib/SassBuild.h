@@ -60,6 +60,11 @@ struct SassRequest {
   llvm::StringRef WholeText;
   const PrintedLayout *WholeLayout = nullptr;
   bool DeviceRuntime = false; // link libcudadevrt.a
+  /// Where the cubin goes into a device-link object: receives the module ids of the library members nvlink
+  /// linked besides the request's own cubins (libcudadevrt's `cuda_device_runtime.cu`), which the object
+  /// must register as nvcc -dlink's does (their host code calls `__cudaRegisterLinkedBinary<id>`). Null:
+  /// not asked.
+  std::vector<std::string> *LibraryModuleIds = nullptr;
 };
 
 struct SassSettings {
