@@ -515,6 +515,58 @@ std::string deviceRuntimeCalled(const std::vector<InputFile> &Inputs) {
 
 /// The link itself: of Options.Inputs read from files, or of Preloaded objects (linkObjects). A sequence
 /// of passes, each saying what is fixed once it has run (docs/architecture.md, docs/linker.md).
+/// --dryrun's account of a link whose checks have all run: the output, and with SASS the ptxas run of each
+/// code generation unit and the nvlink run of each arch, as -v would show them (in the temporary folder,
+/// here `TMP/`). What the cache holds, and whether an input's own cubin was made by this ptxas with these
+/// options, is only known when the link runs: those lines say what they depend on.
+static void printDryRun(const LinkOptions &Options, ArrayRef<Target> Arches, const LinkedProgram &Program,
+                        raw_ostream &Log) {
+  std::string ArchList;
+  for (const Target &A : Arches)
+    ArchList += (ArchList.empty() ? "" : ",") + A.name();
+  Log << "#$ ptxlink: would write " << Options.Output << " (" << emitKindName(Options.Emit) << ") for " << ArchList
+      << "\n";
+  if (!Options.Sass || !writesFatbin(Options.Emit) || Options.Dlto)
+    return;
+  for (const ArchOutput &O : Program.Outputs) {
+    if (!Options.SassArches.empty() && !is_contained(Options.SassArches, O.Requested))
+      continue;
+    const bool Runtime = O.Variant < Program.DeviceRuntimeOf.size() && Program.DeviceRuntimeOf[O.Variant];
+    std::string Ptxas = "ptxas -arch=" + O.Requested + (O.Target.Debug ? " -g" : "");
+    for (const std::string &X : Options.PtxasOptions)
+      Ptxas += " " + X;
+    const std::vector<CodegenUnit> *Units =
+        O.Variant < Program.UnitsOf.size() ? &Program.UnitsOf[O.Variant] : nullptr;
+    std::string Cubins;
+    if (!Units || Units->empty()) {
+      std::string Base = "TMP/linked-" + O.Requested;
+      Log << "#$ " << Ptxas << (Runtime ? " -c" : "") << " -o " << Base << ".cubin " << Base
+          << ".ptx   # the whole linked module; skipped if the compile cache has it\n";
+      if (!Runtime)
+        continue;
+      Cubins = " " + Base + ".cubin";
+    } else {
+      for (size_t U = 0; U < Units->size(); ++U) {
+        const CodegenUnit &Unit = (*Units)[U];
+        std::string Base = "TMP/" + std::to_string(U) + "-" + sys::path::filename(Unit.ObjectName).str() + "-" + O.Requested;
+        Cubins += " " + Base + ".cubin";
+        const bool OwnCubin = Unit.InputSass && !Options.RecompileSass &&
+                              any_of(*Unit.InputSass, [&](const FatbinImage &I) { return I.Arch.name() == O.Requested; });
+        if (OwnCubin)
+          Log << "#$ # " << Unit.ObjectName << ": its own " << O.Requested
+              << " cubin, if this ptxas made it with these options; else:\n";
+        Log << "#$ " << Ptxas << " -c -o " << Base << ".cubin " << Base << ".ptx   # " << Unit.ObjectName
+            << "'s part of the linked module; skipped if the compile cache has it\n";
+      }
+    }
+    Log << "#$ nvlink -arch=" << O.Requested;
+    for (const std::string &X : Options.NvlinkOptions)
+      Log << " " << X;
+    Log << " -o TMP/linked-" << O.Requested << ".cubin" << Cubins << (Runtime ? " -L<toolkit>/lib64 -lcudadevrt" : "")
+        << "\n";
+  }
+}
+
 static bool linkImpl(const LinkOptions &Requested, DiagnosticEngine &Diags, raw_ostream &Out, LinkResult *Result,
                      std::vector<InputFile> *Preloaded) {
   // The options the link runs with: as requested, except that a program calling the CUDA device runtime
@@ -629,21 +681,9 @@ static bool linkImpl(const LinkOptions &Requested, DiagnosticEngine &Diags, raw_
   if (Options.CheckAbiOnly)
     return Finish(!Diags.hasErrors());
   // --dryrun: what nvcc --dryrun is for, seeing what the link would do. Every check has run; the output and
-  // the tools that would make it are named, nothing is run or written. (Which modules ptxas compiles
-  // depends on the cache and on the inputs' own SASS, decided only when it runs: -v shows those commands.)
+  // the tools that would make it are named, nothing is run or written.
   if (Options.DryRun) {
-    std::string ArchList;
-    for (const Target &A : Arches)
-      ArchList += (ArchList.empty() ? "" : ",") + A.name();
-    raw_ostream &Log = Diags.stream();
-    Log << "#$ ptxlink: would write " << Options.Output << " (" << emitKindName(Options.Emit) << ") for " << ArchList
-        << "\n";
-    if (Options.Sass && writesFatbin(Options.Emit)) {
-      for (const Target &A : Arches)
-        Log << "#$ ptxas -arch=" << A.name() << " -c <each input module without usable SASS for " << A.name()
-            << ">\n#$ nvlink -arch=" << A.name() << (Options.DeviceRuntime ? " ... -lcudadevrt" : "")
-            << " <the modules' cubins>\n";
-    }
+    printDryRun(Options, Arches, State->Program, Diags.stream());
     return Finish(!Diags.hasErrors());
   }
 
