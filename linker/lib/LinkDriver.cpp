@@ -40,18 +40,20 @@ namespace ptxlink {
 
 namespace {
 
-/// Forwards diagnostics recorded by the per-arch engines to the real one. A diagnostic that every arch
-/// reported identically (the usual case: plain inputs select the same variant everywhere) is reported
-/// once, as it is; one that only some arches reported (a fat object contributes a different variant per
-/// arch, so its sites differ) is reported once with those arches named in front ("sm_90: ..."), so the
-/// reader can tell the copies apart. Order: as first seen, arch by arch.
+/// Forwards diagnostics recorded by the per-arch engines to the real one, each with the set of arches
+/// that reported it. A diagnostic that every arch reported identically (the usual case: plain inputs
+/// select the same variant everywhere, and a group of such arches runs its passes once) is reported once,
+/// as it is; one that only some arches reported (a fat object contributes a different variant per arch,
+/// so its sites differ) is reported once with those arches named in front ("sm_90: ..."), in -arch order,
+/// so the reader can tell the copies apart. Order: as first seen.
 class DiagForwarder {
 public:
-  explicit DiagForwarder(DiagnosticEngine &Main) : Main(Main) {}
+  /// ArchOrder: every arch of the link, in -arch order (the order the arch names are given in).
+  DiagForwarder(DiagnosticEngine &Main, std::vector<std::string> ArchOrder) : Main(Main), ArchOrder(std::move(ArchOrder)) {}
 
-  /// Takes what Local recorded since Done (the arch's link ran these passes so far).
-  void collect(const DiagnosticEngine &Local, size_t &Done, StringRef Arch) { collect(Local.recorded(), Done, Arch); }
-  void collect(llvm::ArrayRef<Diagnostic> R, size_t &Done, StringRef Arch) {
+  /// Takes what Local recorded since Done (the passes run so far), as reported by Arches.
+  void collect(const DiagnosticEngine &Local, size_t &Done, ArrayRef<std::string> Arches) {
+    ArrayRef<Diagnostic> R = Local.recorded();
     for (; Done < R.size(); ++Done) {
       const Diagnostic &D = R[Done];
       std::string Key = std::to_string(static_cast<int>(D.Level)) + "\x1f" + D.File + "\x1f" + D.Message;
@@ -60,16 +62,19 @@ public:
       auto [It, New] = Index.try_emplace(Key, Pending.size());
       if (New)
         Pending.push_back({D, {}});
-      std::vector<std::string> &Arches = Pending[It->second].Arches;
-      if (Arches.empty() || Arches.back() != Arch)
-        Arches.push_back(Arch.str());
+      std::vector<std::string> &Reporters = Pending[It->second].Arches;
+      for (const std::string &A : Arches)
+        if (!is_contained(Reporters, A))
+          Reporters.push_back(A);
     }
   }
 
   /// Reports everything collected; ArchesRun = how many arches were linked.
   void finish(size_t ArchesRun) {
+    auto Rank = [&](const std::string &A) { return llvm::find(ArchOrder, A) - ArchOrder.begin(); };
     for (Entry &E : Pending) {
       Diagnostic D = std::move(E.D);
+      llvm::stable_sort(E.Arches, [&](const std::string &X, const std::string &Y) { return Rank(X) < Rank(Y); });
       bool MentionsArch = E.Arches.size() == 1 && StringRef(D.Message).contains(E.Arches.front());
       if (ArchesRun > 1 && E.Arches.size() < ArchesRun && !MentionsArch)
         D.Message = join(E.Arches, ",") + ": " + D.Message;
@@ -82,9 +87,10 @@ public:
 private:
   struct Entry {
     Diagnostic D;
-    std::vector<std::string> Arches; // that reported it, in link order
+    std::vector<std::string> Arches; // that reported it
   };
   DiagnosticEngine &Main;
+  std::vector<std::string> ArchOrder;
   std::vector<Entry> Pending;
   StringMap<size_t> Index; // key (level, file, message, sites) -> Pending index
 };
@@ -324,9 +330,31 @@ std::vector<Target> archesToLink(const LinkOptions &Options, ArrayRef<InputFile>
   return Arches;
 }
 
-/// The per-arch passes, for each arch in turn (an ArchLink each): selectVariants, resolve,
-/// checkTargetVersion and check, markLive and checkUndefined, emit (and, for --sass, the units ptxas
-/// compiles). Their diagnostics are forwarded to Diags once each (DiagForwarder).
+/// One arch's link with the engine its passes report to (each arch's diagnostics are recorded apart and
+/// forwarded once, DiagForwarder).
+struct ArchRun {
+  std::string Ignored;
+  raw_string_ostream Sink{Ignored};
+  DiagnosticEngine Local{Sink};
+  size_t Forwarded = 0; // Local's diagnostics forwarded so far
+  std::unique_ptr<ArchLink> Link;
+  size_t Order = 0;     // in -arch order
+};
+
+/// Arches that link one module: their inputs select the same variants (plain PTX inputs: every arch), so
+/// the module differs only in its `.target` line. The arch-independent passes (resolve, check, markLive,
+/// checkUndefined, emit) run once, on the first arch's link; each arch runs its own checkTargetVersion.
+/// Without sharing (per-arch reports, --map, -r, --emit ptx), a group holds one arch.
+struct ArchGroup {
+  std::vector<ArchRun *> Runs; // in -arch order; Runs.front() runs the group's passes
+  std::vector<std::string> Names;
+};
+
+/// The per-arch passes: selectVariants and checkTargetVersion for every arch; then, per group of arches
+/// that select the same variants (ArchGroup), resolve, check, markLive and checkUndefined, emit (and, for
+/// --sass, the units ptxas compiles). Each diagnostic is forwarded to Diags once, with the arches that
+/// reported it (DiagForwarder). After: one linked module per group in Linked.Variants (in order of each
+/// group's first arch), and Outputs, per arch in -arch order, naming its module and `.target` header.
 void linkEachArch(const LinkOptions &Options, ArrayRef<Target> Arches, LinkState &State, CallGraphDot &Graph,
                   DiagnosticEngine &Diags, PassTimes &Times, LinkResult *Result) {
   // -v lines and the reports (--trace-symbol, --print-gc, --dump-callgraph) go where diagnostics go,
@@ -334,123 +362,125 @@ void linkEachArch(const LinkOptions &Options, ArrayRef<Target> Arches, LinkState
   raw_ostream &Out = Diags.stream();
   const std::vector<InputFile> &Inputs = State.Inputs;
   ObjectFile &Linked = State.Program.Linked;
-  std::vector<std::unique_ptr<ArchLink>> &Links = State.Links;
   std::vector<ArchOutput> &Outputs = State.Program.Outputs;
-  DiagForwarder Forward(Diags);
-  bool Multi = Arches.size() > 1;
-  size_t ArchesRun = 0;
-  // Arches whose inputs all select the same variants (plain PTX inputs: every arch) link to the same
-  // module but for its `.target` line: that module is linked once and printed with each arch's header.
-  // Only the arch-dependent check is repeated. Kept per linked module: the variants it came from and
-  // what its link reported, which the arches sharing it report too. (Not with per-arch reports or -r,
-  // which need a link per arch.)
-  struct SharedLink {
-    std::vector<const ModuleVariant *> Selected;
-    size_t Variant;
-    std::vector<Diagnostic> Reported;
-    std::vector<LocalRename> Renamed;
-  };
-  std::vector<SharedLink> Shared;
-  bool CanShare = writesFatbin(Options.Emit) && !Options.PrintGc && !Options.DumpCallgraph &&
-                  Options.CallgraphDotFile.empty() && Options.TraceSymbols.empty() && Options.MapFile.empty();
-  for (const Target &A : Arches) {
-    ++ArchesRun;
-    std::string Ignored;
-    raw_string_ostream Sink(Ignored);
-    DiagnosticEngine Local(Sink);
-    Local.setRecord(true);
-    Local.setErrorLimit(0);
-    size_t Done = 0;
-    auto L = std::make_unique<ArchLink>(Options, Inputs, A, Local, Times);
-    if (!L->selectVariants()) {
-      Forward.collect(Local, Done, A.name());
-      continue;
+  std::vector<std::string> ArchNames;
+  for (const Target &A : Arches)
+    ArchNames.push_back(A.name());
+  DiagForwarder Forward(Diags, ArchNames);
+  const bool Multi = Arches.size() > 1;
+  const bool CanShare = writesFatbin(Options.Emit) && !Options.PrintGc && !Options.DumpCallgraph &&
+                        Options.CallgraphDotFile.empty() && Options.TraceSymbols.empty() && Options.MapFile.empty();
+
+  // Selection, per arch. After: every arch whose inputs all have a usable variant is in one group.
+  std::vector<std::unique_ptr<ArchRun>> Runs;
+  std::vector<ArchGroup> Groups;
+  std::vector<std::vector<const ModuleVariant *>> GroupSelection;
+  for (size_t I = 0; I < Arches.size(); ++I) {
+    auto &R = *Runs.emplace_back(std::make_unique<ArchRun>());
+    R.Order = I;
+    R.Local.setRecord(true);
+    R.Local.setErrorLimit(0);
+    R.Link = std::make_unique<ArchLink>(Options, Inputs, Arches[I], R.Local, Times);
+    bool Selected = R.Link->selectVariants();
+    if (Selected) {
+      if (Options.Verbose)
+        for (const LinkModule &M : R.Link->Modules)
+          Out << "ptxlink: " << ArchNames[I] << ": " << M.ObjectName << ": using the " << M.M->Target.Arch
+              << " variant (PTX ISA " << M.M->Target.VersionMajor << "." << M.M->Target.VersionMinor << ")\n";
+      // The one decision that depends on the arch alone: the `.target` the module can be written for.
+      R.Link->checkTargetVersion();
     }
-    if (Options.Verbose)
-      for (const LinkModule &M : L->Modules)
-        Out << "ptxlink: " << A.name() << ": " << M.ObjectName << ": using the " << M.M->Target.Arch
-            << " variant (PTX ISA " << M.M->Target.VersionMajor << "." << M.M->Target.VersionMinor << ")\n";
-    std::vector<const ModuleVariant *> Selected = CanShare ? L->selectedVariants() : std::vector<const ModuleVariant *>();
-    auto Same = CanShare ? llvm::find_if(Shared, [&](const SharedLink &S) { return S.Selected == Selected; })
-                         : Shared.end();
-    if (Same != Shared.end()) {
-      L->checkTargetVersion();
-      Forward.collect(Local, Done, A.name());
-      size_t FromShared = 0;
-      Forward.collect(Same->Reported, FromShared, A.name());
-      if (!Local.hasErrors()) {
-        Outputs.push_back({Same->Variant, L->outputTarget(Linked), A.name()});
-        if (Options.Verbose && L->ptxTargetIsOlder())
-          Out << "ptxlink: " << A.name() << ": " << L->ptxTargetReason() << "\n";
-      }
-      if (Result)
-        for (LocalRename R : Same->Renamed) {
-          R.Arch = A.name();
-          Result->Renamed.push_back(std::move(R));
-        }
+    Forward.collect(R.Local, R.Forwarded, {ArchNames[I]});
+    if (!Selected)
       continue;
+    std::vector<const ModuleVariant *> Selection = R.Link->selectedVariants();
+    size_t G = 0;
+    while (G < Groups.size() && !(CanShare && GroupSelection[G] == Selection))
+      ++G;
+    if (G == Groups.size()) {
+      Groups.emplace_back();
+      GroupSelection.push_back(std::move(Selection));
     }
-    L->resolve();
-    Forward.collect(Local, Done, A.name());
-    size_t VersionFrom = Local.recorded().size();
-    L->checkTargetVersion();
-    size_t VersionTo = Local.recorded().size();
-    L->check();
-    Forward.collect(Local, Done, A.name());
-    L->markLive();
-    L->checkUndefined();
-    Forward.collect(Local, Done, A.name());
+    Groups[G].Runs.push_back(&R);
+    Groups[G].Names.push_back(ArchNames[I]);
+  }
+
+  // The arch-independent passes, once per group.
+  std::vector<std::pair<size_t, ArchOutput>> Ordered; // (arch order, output)
+  for (ArchGroup &Group : Groups) {
+    // The group's passes run on an arch whose own check passed, if one did: another arch of the group
+    // then still gets its module.
+    auto Passed = llvm::find_if(Group.Runs, [](const ArchRun *R) { return !R->Local.hasErrors(); });
+    if (Passed != Group.Runs.end()) {
+      std::swap(Group.Names[Passed - Group.Runs.begin()], Group.Names.front());
+      std::iter_swap(Passed, Group.Runs.begin());
+    }
+    ArchRun &Lead = *Group.Runs.front();
+    ArchLink &L = *Lead.Link;
+    const std::string &A = Group.Names.front();
+    L.resolve();
+    L.check();
+    L.markLive();
+    L.checkUndefined();
+    Forward.collect(Lead.Local, Lead.Forwarded, Group.Names);
     if (Multi && (Options.PrintGc || Options.DumpCallgraph || !Options.TraceSymbols.empty()))
-      Out << "--- " << A.name() << " ---\n";
+      Out << "--- " << A << " ---\n";
     if (!Options.TraceSymbols.empty())
-      L->traceSymbols(Out);
+      L.traceSymbols(Out);
     if (Options.PrintGc)
-      L->printGc(Out);
-    if (Local.hasErrors())
+      L.printGc(Out);
+    if (Lead.Local.hasErrors())
       continue;
     if (Options.DumpCallgraph)
-      L->dumpCallgraph(Out);
+      L.dumpCallgraph(Out);
     if (!Options.CallgraphDotFile.empty())
-      L->addCallGraph(Graph, Multi ? StringRef(A.name()) : StringRef());
+      L.addCallGraph(Graph, Multi ? StringRef(A) : StringRef());
     Linked.Variants.emplace_back();
-    L->emit(Linked.Variants.back(), Linked);
+    const size_t Variant = Linked.Variants.size() - 1;
+    L.emit(Linked.Variants.back(), Linked);
     if (Options.Emit == EmitKind::HostObject)
-      L->checkHostRegisteredNames();
-    Forward.collect(Local, Done, A.name());
+      L.checkHostRegisteredNames();
+    Forward.collect(Lead.Local, Lead.Forwarded, Group.Names);
     std::vector<std::string> ReuseNotes; // -v: the inputs' SASS that cannot stand for their code, and why
     if (Options.Sass && writesFatbin(Options.Emit)) {
-      const ModuleVariant &Out = Linked.Variants.back();
+      const ModuleVariant &Module = Linked.Variants.back();
       State.Program.UnitsOf.resize(Linked.Variants.size());
       State.Program.DeviceRuntimeOf.resize(Linked.Variants.size());
       if (!Options.WholeProgram)
-        State.Program.UnitsOf.back() = L->splitForCodegen(Options.BatchBelow, Options.Verbose ? &ReuseNotes : nullptr);
+        State.Program.UnitsOf.back() = L.splitForCodegen(Options.BatchBelow, Options.Verbose ? &ReuseNotes : nullptr);
       bool Calls = Options.DeviceRuntime;
-      for (const Symbol &S : Out.Symbols)
+      for (const Symbol &S : Module.Symbols)
         Calls |= S.Bind == Binding::Undefined && isDeviceRuntimeName(S.name());
       State.Program.DeviceRuntimeOf.back() = Calls;
     }
     for (const std::string &N : ReuseNotes)
-      Out << "ptxlink: " << A.name() << ": " << N << "\n";
-    Outputs.push_back({Linked.Variants.size() - 1, Linked.Variants.back().Target, A.name()});
-    if (Options.Verbose && L->ptxTargetIsOlder())
-      Out << "ptxlink: " << A.name() << ": " << L->ptxTargetReason() << "\n";
-    std::vector<LocalRename> Renamed = Result ? L->renamedLocals() : std::vector<LocalRename>();
-    if (Result)
-      Result->Renamed.insert(Result->Renamed.end(), Renamed.begin(), Renamed.end());
-    if (CanShare) {
-      // What another arch sharing this module must report too: all but the arch-dependent check's.
-      std::vector<Diagnostic> Reported(Local.recorded().begin(), Local.recorded().begin() + VersionFrom);
-      Reported.insert(Reported.end(), Local.recorded().begin() + VersionTo, Local.recorded().end());
-      Shared.push_back({std::move(Selected), Linked.Variants.size() - 1, std::move(Reported), std::move(Renamed)});
+      Out << "ptxlink: " << A << ": " << N << "\n";
+    std::vector<LocalRename> Renamed = Result ? L.renamedLocals() : std::vector<LocalRename>();
+    for (ArchRun *R : Group.Runs) {
+      if (R->Local.hasErrors() && R != &Lead)
+        continue; // its own check failed (reported)
+      Ordered.push_back({R->Order, {Variant, R->Link->outputTarget(Linked), ArchNames[R->Order]}});
+      if (Options.Verbose && R->Link->ptxTargetIsOlder())
+        Out << "ptxlink: " << ArchNames[R->Order] << ": " << R->Link->ptxTargetReason() << "\n";
+      if (Result)
+        for (LocalRename Rename : Renamed) {
+          Rename.Arch = ArchNames[R->Order];
+          Result->Renamed.push_back(std::move(Rename));
+        }
     }
     // The linked module stands on its own; the link's tables are needed afterwards only for --map.
-    // Freed now if another arch follows, their memory serves it (peak memory of a multi-arch link). After
-    // the last arch they are kept: freeing ~10,000 blocks only to exit would cost, and malloc would then
+    // Freed now if another group follows, their memory serves it (peak memory of a multi-arch link). After
+    // the last group they are kept: freeing ~10,000 blocks only to exit would cost, and malloc would then
     // consolidate them all on the writer's first large allocation (2 ms for 200 modules).
-    if (!Options.MapFile.empty() || &A == &Arches.back())
-      Links.push_back(std::move(L));
+    if (!Options.MapFile.empty() || &Group == &Groups.back())
+      State.Links.push_back(std::move(Lead.Link));
+    else
+      Lead.Link.reset();
   }
-  Forward.finish(ArchesRun);
+  llvm::stable_sort(Ordered, [](const auto &X, const auto &Y) { return X.first < Y.first; });
+  for (auto &O : Ordered)
+    Outputs.push_back(std::move(O.second));
+  Forward.finish(Arches.size());
 }
 
 /// The reports that read the linked modules: --map, --verify (ptxas), --callgraph-dot. Returns false
@@ -513,8 +543,6 @@ std::string deviceRuntimeCalled(const std::vector<InputFile> &Inputs) {
 
 } // namespace
 
-/// The link itself: of Options.Inputs read from files, or of Preloaded objects (linkObjects). A sequence
-/// of passes, each saying what is fixed once it has run (docs/architecture.md, docs/linker.md).
 /// --dryrun's account of a link whose checks have all run: the output, and with SASS the ptxas run of each
 /// code generation unit and the nvlink run of each arch, as -v would show them (in the temporary folder,
 /// here `TMP/`). What the cache holds, and whether an input's own cubin was made by this ptxas with these
@@ -567,6 +595,8 @@ static void printDryRun(const LinkOptions &Options, ArrayRef<Target> Arches, con
   }
 }
 
+/// The link itself: of Options.Inputs read from files, or of Preloaded objects (linkObjects). A sequence
+/// of passes, each saying what is fixed once it has run (docs/architecture.md, docs/linker.md).
 static bool linkImpl(const LinkOptions &Requested, DiagnosticEngine &Diags, raw_ostream &Out, LinkResult *Result,
                      std::vector<InputFile> *Preloaded) {
   // The options the link runs with: as requested, except that a program calling the CUDA device runtime
