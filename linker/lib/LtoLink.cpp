@@ -130,6 +130,139 @@ Expected<std::string> runNvJitLink(const NvJitLinkLibrary &Lib, ArrayRef<std::st
   return llvm::is_contained(Args, "-ptx") ? L->ptx() : L->cubin();
 }
 
+/// The inputs as nvJitLink takes them for Arch, in link order: nvcc objects whole (nvJitLink takes each
+/// one's LTO-IR, or else its PTX or SASS for the arch, from its fatbinary), other modules as the PTX variant
+/// ptxlink selected, printed into Printed (a deque: the inputs point into its strings while more are added).
+std::vector<LtoInput> ltoInputs(ArrayRef<InputFile> Inputs, const Target &Arch, std::deque<std::string> &Printed) {
+  std::vector<LtoInput> In;
+  for (const InputFile &F : Inputs) {
+    if (F.Host) {
+      In.push_back({NvJitLinkInput::Object, F.Host->ObjectBytes, F.Name});
+      continue;
+    }
+    int V = selectVariant(*F.Object, Arch);
+    if (V < 0)
+      continue; // an empty module; selectVariants reported any other
+    std::string &Text = Printed.emplace_back();
+    raw_string_ostream OS(Text);
+    printModule(F.Object->Variants[V], OS);
+    In.push_back({NvJitLinkInput::Ptx, StringRef(Text), F.Name});
+  }
+  return In;
+}
+
+/// The cache key of one nvJitLink link: everything its result depends on (the library's version and file,
+/// the options, the inputs' bytes in order; not their names, which only nvJitLink's messages show).
+std::string ltoCacheKey(const NvJitLinkLibrary &Lib, ArrayRef<std::string> LinkArgs, bool LtoPtx, ArrayRef<LtoInput> In) {
+  std::vector<StringRef> Parts{"ptxlink-lto-1", Lib.identity()};
+  for (const std::string &A : LinkArgs) // -split-compile too: it changes the code
+    Parts.push_back(A);
+  Parts.push_back(LtoPtx ? "ptx" : "");
+  std::vector<std::string> Kinds;
+  Kinds.reserve(In.size());
+  for (const LtoInput &X : In) {
+    Kinds.push_back(std::to_string(int(X.Kind)));
+    Parts.push_back(Kinds.back());
+    Parts.push_back(X.Bytes);
+  }
+  return CompileCache::key(Parts);
+}
+
+/// One arch's link-time optimising link, through the cache: its cubin (and with --lto-ptx its optimised
+/// PTX), or std::nullopt where nvJitLink failed (reported). Stored: set when a result went into the cache.
+std::optional<LtoResult> linkArchWithNvJitLink(const LinkOptions &Options, const NvJitLinkLibrary &Lib,
+                                               const std::string &Arch, ArrayRef<LtoInput> In,
+                                               std::optional<CompileCache> &Cache, bool &Stored,
+                                               DiagnosticEngine &Diags, PassTimes &Times) {
+  raw_ostream &Log = Diags.stream();
+  auto ArchStart = std::chrono::steady_clock::now();
+  // nvJitLink's split compilation runs the code generation of one link on up to N threads: the count an
+  // explicit -j/--threads gives. Not by default: the split changes the code (on bench/gen_lto_program.py's
+  // 24 files, -split-compile=2 gave some kernels 13 registers instead of 14), and a link's output must not
+  // depend on the machine's core count; without -j the cubin is the one nvcc -dlink -dlto would make.
+  std::vector<std::string> LinkArgs{"-arch=" + Arch, "-lto"};
+  if (Options.Threads > 1)
+    LinkArgs.push_back("-split-compile=" + std::to_string(Options.Threads));
+  for (const std::string &X : Options.PtxasOptions)
+    LinkArgs.push_back("-Xptxas=" + X);
+
+  std::string Key;
+  if (Cache) {
+    Key = ltoCacheKey(Lib, LinkArgs, Options.LtoPtx, In);
+    std::optional<std::string> Cubin = Cache->lookup(Key, CompileCache::EntryKind::Link);
+    std::optional<std::string> Ptx;
+    if (Cubin && Options.LtoPtx)
+      Ptx = Cache->lookup(CompileCache::key({Key, "ptx"}), CompileCache::EntryKind::Link);
+    if (Cubin && (Ptx || !Options.LtoPtx)) {
+      if (Options.Verbose)
+        Log << "ptxlink: " << Arch << ": -dlto: nvJitLink's result from the cache\n";
+      Times.add("lto: nvJitLink (cached)", Arch, ArchStart);
+      return LtoResult{std::move(*Cubin), Ptx ? std::move(*Ptx) : std::string(), true};
+    }
+  }
+
+  if (Options.Verbose)
+    Log << "ptxlink: " << Arch << ": nvJitLink " << join(LinkArgs, " ") << " on " << In.size() << " inputs\n";
+  // One nvJitLink run makes the cubin; the optimised PTX (--lto-ptx) needs a second one with -ptx,
+  // which makes PTX instead of a cubin.
+  Expected<std::string> Cubin = runNvJitLink(Lib, LinkArgs, In, Options.Verbose ? &Log : nullptr, Arch);
+  if (!Cubin) {
+    Diags.error(Arch + ": " + toString(Cubin.takeError()), std::vector<DiagSite>(), "nvjitlink-failed");
+    return std::nullopt;
+  }
+  LtoResult R{std::move(*Cubin), "", false};
+  if (Options.LtoPtx) {
+    std::vector<std::string> PtxArgs = LinkArgs;
+    PtxArgs.push_back("-ptx");
+    Expected<std::string> Ptx = runNvJitLink(Lib, PtxArgs, In, nullptr, Arch);
+    if (!Ptx) {
+      Diags.error(Arch + ": " + toString(Ptx.takeError()), std::vector<DiagSite>(), "nvjitlink-failed");
+      return std::nullopt;
+    }
+    R.Ptx = std::move(*Ptx);
+  }
+  Times.add("lto: nvJitLink", Arch, ArchStart);
+  if (Cache) {
+    // A cache that cannot be written costs the next link the optimisation, nothing else.
+    Error E = Cache->store(Key, R.Cubin, CompileCache::EntryKind::Link);
+    if (!E && Options.LtoPtx)
+      E = Cache->store(CompileCache::key({Key, "ptx"}), R.Ptx, CompileCache::EntryKind::Link);
+    Stored |= !E;
+    if (E) {
+      std::string Why = toString(std::move(E));
+      if (Options.Verbose)
+        Log << "ptxlink: -dlto: cannot store nvJitLink's result in the cache: " << Why << "\n";
+    }
+  }
+  return R;
+}
+
+/// The fatbinary's images: per arch its cubin, and with --lto-ptx the optimised PTX for its compute_XX.
+std::vector<FatbinImage> ltoImages(ArrayRef<ArchOutput> Outputs, std::vector<std::optional<LtoResult>> &Results,
+                                   bool LtoPtx) {
+  std::vector<FatbinImage> Images;
+  for (size_t I = 0; I < Outputs.size(); ++I) {
+    LtoResult &R = *Results[I];
+    Target Arch = *parseArch(Outputs[I].Requested);
+    FatbinImage Elf;
+    Elf.Kind = FatbinKind::Elf;
+    Elf.Arch = Arch;
+    Elf.VersionMajor = 1;
+    Elf.VersionMinor = R.Cubin.size() > 8 ? static_cast<uint8_t>(R.Cubin[8]) : 0;
+    Elf.Payload = std::move(R.Cubin);
+    Images.push_back(std::move(Elf));
+    if (LtoPtx) {
+      FatbinImage Ptx;
+      Ptx.Kind = FatbinKind::Ptx;
+      Ptx.Arch = Arch;
+      std::tie(Ptx.VersionMajor, Ptx.VersionMinor) = ptxVersionOf(R.Ptx);
+      Ptx.Payload = std::move(R.Ptx);
+      Images.push_back(std::move(Ptx));
+    }
+  }
+  return Images;
+}
+
 } // namespace
 
 bool writeLtoOutput(const LinkOptions &Options, ArrayRef<InputFile> Inputs, LinkedProgram &Program,
@@ -145,12 +278,6 @@ bool writeLtoOutput(const LinkOptions &Options, ArrayRef<InputFile> Inputs, Link
   }
   if (Options.Verbose)
     Log << "ptxlink: -dlto: " << Lib->path() << " (nvJitLink " << Lib->version() << ")\n";
-
-  // nvJitLink's split compilation runs the code generation of one link on up to N threads: the count an
-  // explicit -j/--threads gives. Not by default: the split changes the code (on bench/gen_lto_program.py's
-  // 24 files, -split-compile=2 gave some kernels 13 registers instead of 14), and a link's output must not
-  // depend on the machine's core count; without -j the cubin is the one nvcc -dlink -dlto would make.
-  unsigned Split = Options.Threads;
   std::optional<CompileCache> Cache;
   if (!Options.NoCache) {
     std::string Dir = Options.CacheDir.empty() ? CompileCache::defaultDirectory() : Options.CacheDir;
@@ -158,116 +285,28 @@ bool writeLtoOutput(const LinkOptions &Options, ArrayRef<InputFile> Inputs, Link
       Cache.emplace(Dir, Options.CacheLimit ? Options.CacheLimit : CompileCache::DefaultLimitBytes);
   }
 
+  // Per arch, one nvJitLink link (or its cached result).
   std::vector<std::optional<LtoResult>> Results(Program.Outputs.size());
-  // PTX of the inputs that are not nvcc objects, per arch in turn; a deque, since nvJitLink's inputs
-  // point into its strings while more are added.
-  std::deque<std::string> Printed;
   bool Stored = false; // something new went into the cache: prune it afterwards
   for (size_t I = 0; I < Program.Outputs.size(); ++I) {
-    const ArchOutput &O = Program.Outputs[I];
-    auto ArchStart = std::chrono::steady_clock::now();
-    std::optional<Target> Arch = parseArch(O.Requested);
-    if (!Arch || O.Requested.rfind("sm_", 0) != 0) {
-      Diags.error("-dlto makes SASS, for sm_XX architectures; '" + O.Requested + "' is not one",
-                  std::vector<DiagSite>(), "bad-arch");
+    const std::string &Arch = Program.Outputs[I].Requested;
+    std::optional<Target> Parsed = parseArch(Arch);
+    if (!Parsed || Arch.rfind("sm_", 0) != 0) {
+      Diags.error("-dlto makes SASS, for sm_XX architectures; '" + Arch + "' is not one", std::vector<DiagSite>(),
+                  "bad-arch");
       continue;
     }
-    // The inputs, in link order: nvcc objects whole (nvJitLink takes each one's LTO-IR, or else its
-    // PTX or SASS for the arch, from its fatbinary), other modules as the PTX variant ptxlink selected.
-    std::vector<LtoInput> In;
-    Printed.clear();
-    for (const InputFile &F : Inputs) {
-      if (F.Host) {
-        In.push_back({NvJitLinkInput::Object, F.Host->ObjectBytes, F.Name});
-        continue;
-      }
-      int V = selectVariant(*F.Object, *Arch);
-      if (V < 0)
-        continue; // an empty module; selectVariants reported any other
-      std::string &Text = Printed.emplace_back();
-      raw_string_ostream OS(Text);
-      printModule(F.Object->Variants[V], OS);
-      In.push_back({NvJitLinkInput::Ptx, StringRef(Text), F.Name});
-    }
-    std::vector<std::string> LinkArgs{"-arch=" + O.Requested, "-lto"};
-    if (Split > 1)
-      LinkArgs.push_back("-split-compile=" + std::to_string(Split));
-    for (const std::string &X : Options.PtxasOptions)
-      LinkArgs.push_back("-Xptxas=" + X);
-
-    // The cache key: everything the result depends on (the library's version and file, the options, the
-    // inputs' bytes in order; not their names, which only nvJitLink's messages show).
-    std::string Key;
-    if (Cache) {
-      std::vector<StringRef> Parts{"ptxlink-lto-1", Lib->identity()};
-      for (const std::string &A : LinkArgs) // -split-compile too: it changes the code
-        Parts.push_back(A);
-      Parts.push_back(Options.LtoPtx ? "ptx" : "");
-      std::vector<std::string> Kinds;
-      Kinds.reserve(In.size());
-      for (const LtoInput &X : In) {
-        Kinds.push_back(std::to_string(int(X.Kind)));
-        Parts.push_back(Kinds.back());
-        Parts.push_back(X.Bytes);
-      }
-      Key = CompileCache::key(Parts);
-      std::optional<std::string> Cubin = Cache->lookup(Key, CompileCache::EntryKind::Link);
-      std::optional<std::string> Ptx;
-      if (Cubin && Options.LtoPtx)
-        Ptx = Cache->lookup(CompileCache::key({Key, "ptx"}), CompileCache::EntryKind::Link);
-      if (Cubin && (Ptx || !Options.LtoPtx)) {
-        Results[I] = LtoResult{std::move(*Cubin), Ptx ? std::move(*Ptx) : std::string(), true};
-        if (Options.Verbose)
-          Log << "ptxlink: " << O.Requested << ": -dlto: nvJitLink's result from the cache\n";
-        Times.add("lto: nvJitLink (cached)", O.Requested, ArchStart);
-        continue;
-      }
-    }
-
-    if (Options.Verbose)
-      Log << "ptxlink: " << O.Requested << ": nvJitLink " << join(LinkArgs, " ") << " on " << In.size()
-          << " inputs\n";
-    // One nvJitLink run makes the cubin; the optimised PTX (--lto-ptx) needs a second one with -ptx,
-    // which makes PTX instead of a cubin.
-    Expected<std::string> Cubin = runNvJitLink(*Lib, LinkArgs, In, Options.Verbose ? &Log : nullptr, O.Requested);
-    if (!Cubin) {
-      Diags.error(O.Requested + ": " + toString(Cubin.takeError()), std::vector<DiagSite>(), "nvjitlink-failed");
-      continue;
-    }
-    LtoResult R{std::move(*Cubin), "", false};
-    if (Options.LtoPtx) {
-      std::vector<std::string> PtxArgs = LinkArgs;
-      PtxArgs.push_back("-ptx");
-      Expected<std::string> Ptx = runNvJitLink(*Lib, PtxArgs, In, nullptr, O.Requested);
-      if (!Ptx) {
-        Diags.error(O.Requested + ": " + toString(Ptx.takeError()), std::vector<DiagSite>(), "nvjitlink-failed");
-        continue;
-      }
-      R.Ptx = std::move(*Ptx);
-    }
-    Times.add("lto: nvJitLink", O.Requested, ArchStart);
-    if (Cache) {
-      // A cache that cannot be written costs the next link the optimisation, nothing else.
-      Error E = Cache->store(Key, R.Cubin, CompileCache::EntryKind::Link);
-      if (!E && Options.LtoPtx)
-        E = Cache->store(CompileCache::key({Key, "ptx"}), R.Ptx, CompileCache::EntryKind::Link);
-      Stored |= !E;
-      if (E) {
-        std::string Why = toString(std::move(E));
-        if (Options.Verbose)
-          Log << "ptxlink: -dlto: cannot store nvJitLink's result in the cache: " << Why << "\n";
-      }
-    }
-    Results[I] = std::move(R);
+    std::deque<std::string> Printed;
+    std::vector<LtoInput> In = ltoInputs(Inputs, *Parsed, Printed);
+    Results[I] = linkArchWithNvJitLink(Options, *Lib, Arch, In, Cache, Stored, Diags, Times);
   }
   if (Diags.hasErrors())
     return false;
   if (Cache && Stored)
     Cache->prune();
 
-  // The fatbinary: per arch its cubin, and with --lto-ptx the optimised PTX for the arch's compute_XX.
-  // Like nvcc -dlink, the cubins are stored uncompressed unless --compress asks (the driver would
-  // decompress them at the first launch).
+  // The output. Like nvcc -dlink, the cubins are stored uncompressed unless --compress asks (the driver
+  // would decompress them at the first launch).
   auto WriteStart = std::chrono::steady_clock::now();
   FatbinWriteOptions Write;
   Write.Compression = Options.CompressionGiven ? Options.Compression : FatbinCompression::None;
@@ -278,34 +317,10 @@ bool writeLtoOutput(const LinkOptions &Options, ArrayRef<InputFile> Inputs, Link
   } else {
     Write.ZstdLevel = 3;
   }
-  std::vector<FatbinImage> Images;
-  for (size_t I = 0; I < Program.Outputs.size(); ++I) {
-    LtoResult &R = *Results[I];
-    Target Arch = *parseArch(Program.Outputs[I].Requested);
-    FatbinImage Elf;
-    Elf.Kind = FatbinKind::Elf;
-    Elf.Arch = Arch;
-    Elf.VersionMajor = 1;
-    Elf.VersionMinor = R.Cubin.size() > 8 ? static_cast<uint8_t>(R.Cubin[8]) : 0;
-    Elf.Payload = std::move(R.Cubin);
-    Images.push_back(std::move(Elf));
-    if (Options.LtoPtx) {
-      FatbinImage Ptx;
-      Ptx.Kind = FatbinKind::Ptx;
-      Ptx.Arch = Arch;
-      std::tie(Ptx.VersionMajor, Ptx.VersionMinor) = ptxVersionOf(R.Ptx);
-      Ptx.Payload = std::move(R.Ptx);
-      Images.push_back(std::move(Ptx));
-    }
-  }
-  Error E = Error::success();
-  (void)static_cast<bool>(E);
-  if (Options.Emit == EmitKind::HostObject || Options.Emit == EmitKind::CSource) {
-    consumeError(std::move(E));
-    E = writeEmbeddedFatbin(Options, Images, Write, Program.ModuleIds, Out);
-  } else {
-    E = writeOutput(Options, Out, [&](raw_ostream &OS) { return writeFatbin(Images, Write, OS); });
-  }
+  std::vector<FatbinImage> Images = ltoImages(Program.Outputs, Results, Options.LtoPtx);
+  Error E = Options.Emit == EmitKind::HostObject || Options.Emit == EmitKind::CSource
+                ? writeEmbeddedFatbin(Options, Images, Write, Program.ModuleIds, Out)
+                : writeOutput(Options, Out, [&](raw_ostream &OS) { return writeFatbin(Images, Write, OS); });
   Times.add("write output", "", WriteStart);
   if (E) {
     Diags.error(toString(std::move(E)), std::vector<DiagSite>(), "cannot-write");
