@@ -30,6 +30,213 @@ static const std::vector<FatbinImage> *inputSass(const LinkOptions &Options, con
   return nullptr;
 }
 
+namespace {
+
+/// Which unit each output section goes to (splitForCodegen's plan): the inputs' units (one per input with
+/// code, small inputs batched), then the template-instantiation units.
+struct UnitPlan {
+  std::vector<uint32_t> Owner;        // per output section: the module it came from (~0u: none)
+  std::vector<uint32_t> GroupOf;      // per module: its unit (~0u: it kept no code of its own)
+  std::vector<uint32_t> SectionGroup; // per output section: its unit (~0u: none)
+  uint32_t Groups = 0;                // units in all
+  uint32_t FirstShared = 0;           // the first template-instantiation unit
+  uint32_t SharedUnits = 0;           // how many there are
+};
+
+/// Per output section, the module it came from (~0u for none).
+std::vector<uint32_t> sectionOwners(const ArchLink &L) {
+  std::vector<uint32_t> Owner(L.Output->Sections.size(), ~0u);
+  for (uint32_t MI = 0; MI < L.Modules.size(); ++MI)
+    for (uint32_t SI = 0; SI < L.Modules[MI].SecOut.size(); ++SI)
+      if (uint32_t OS = L.Modules[MI].SecOut[SI]; OS < Owner.size())
+        Owner[OS] = MI;
+  return Owner;
+}
+
+/// Template instantiations that several inputs define (nvcc writes a .weak copy of each into every
+/// translation unit that uses it: CUB's and thrust's kernels, a header's templates) go to units of their
+/// own, by a hash of their name into buckets, instead of staying with whichever input happened to win
+/// resolution (the first). Otherwise that input's unit holds most of the program's template code, and
+/// editing one line of it recompiles all of that; and a few inputs' units dwarf the others, which a worker
+/// pool balances badly. A bucket's text depends on the names and bodies of its instantiations only, so
+/// editing an input leaves the buckets in the cache. Kept with their input: aliases' targets (.alias needs
+/// its aliasee in the same module) and code that names a module-local symbol (a file-static function or a
+/// local .shared variable cannot be declared in another unit). Below 64K of such code in all (a ptxas
+/// start costs ~25 ms, the time to compile ~12K) they stay with their inputs; above, one bucket per 256K, a
+/// power of two up to 8, so that the count, and with it every bucket's content, changes only when the
+/// program's template code doubles. Returns per output section its bucket (~0u: none); sets SharedUnits.
+std::vector<uint32_t> templateBuckets(const ArchLink &L, ArrayRef<uint32_t> Owner,
+                                      ArrayRef<const std::vector<FatbinImage> *> Reuse, uint32_t &SharedUnits) {
+  constexpr uint64_t SharedUnitsFrom = 64 << 10, BytesPerSharedUnit = 256 << 10;
+  constexpr uint32_t MaxSharedUnits = 8;
+  const ModuleVariant &Out = *L.Output;
+  std::vector<bool> IsAliasee(Out.Sections.size(), false);
+  for (const auto &[Alias, Aliasee] : Out.aliases())
+    if (Aliasee < Out.Symbols.size() && Out.Symbols[Aliasee].Section < IsAliasee.size())
+      IsAliasee[Out.Symbols[Aliasee].Section] = true;
+  auto sharedBucket = [&](uint32_t OS) -> std::optional<uint32_t> {
+    const Section &C = Out.Sections[OS];
+    if (C.Kind != SectionKind::Function || C.Symbol >= Out.Symbols.size() || IsAliasee[OS])
+      return std::nullopt;
+    const Symbol &S = Out.Symbols[C.Symbol];
+    if (S.Bind != Binding::Weak || C.Symbol >= L.OutOrigin.size())
+      return std::nullopt;
+    SymRef From = L.OutOrigin[C.Symbol];
+    uint32_t G = L.Modules[From.Module].Global[From.Symbol];
+    if (G == NoGlobal || L.Globals[G].NumDefs < 2)
+      return std::nullopt;
+    for (const Relocation &R : Out.relocs(C)) {
+      if (R.Kind == RelocKind::FileIndex || R.Symbol >= Out.Symbols.size())
+        continue;
+      const Symbol &T = Out.Symbols[R.Symbol];
+      if (T.Bind == Binding::Local && T.Section != OS)
+        return std::nullopt;
+    }
+    return uint32_t(XXH3_64bits(S.name().data(), S.name().size()));
+  };
+  std::vector<uint32_t> Bucket(Out.Sections.size(), ~0u);
+  uint64_t SharedBytes = 0;
+  for (uint32_t OS = 0; OS < Out.Sections.size(); ++OS)
+    if (Owner[OS] < L.Modules.size() && !Reuse[Owner[OS]])
+      if (auto H = sharedBucket(OS)) {
+        Bucket[OS] = *H;
+        SharedBytes += Out.Sections[OS].contents().size();
+      }
+  SharedUnits = 0;
+  if (SharedBytes >= SharedUnitsFrom)
+    for (SharedUnits = 1; SharedUnits < MaxSharedUnits && SharedBytes >= 2 * SharedUnits * BytesPerSharedUnit;)
+      SharedUnits *= 2;
+  for (uint32_t &B : Bucket)
+    if (B != ~0u)
+      B = SharedUnits ? B % SharedUnits : ~0u;
+  return Bucket;
+}
+
+/// Units: one per input with code, except that small inputs are batched (each ptxas run costs ~25 ms
+/// before it reads a line), and an input whose cubin may stand for its code has a unit of its own. A batch
+/// boundary follows a module whose file name hashes to 0 mod 4, or the eighth module: it depends on names
+/// only, so editing one module changes its batch and no other. The instantiation units follow.
+UnitPlan planUnits(const ArchLink &L, uint64_t BatchBelowBytes, ArrayRef<const std::vector<FatbinImage> *> Reuse) {
+  const ModuleVariant &Out = *L.Output;
+  UnitPlan P;
+  P.Owner = sectionOwners(L);
+  std::vector<uint32_t> Bucket = templateBuckets(L, P.Owner, Reuse, P.SharedUnits);
+  std::vector<uint64_t> Bytes(L.Modules.size(), 0);
+  for (uint32_t OS = 0; OS < Out.Sections.size(); ++OS)
+    if (P.Owner[OS] < L.Modules.size() && Bucket[OS] == ~0u)
+      Bytes[P.Owner[OS]] += Out.Sections[OS].contents().size();
+  P.GroupOf.assign(L.Modules.size(), ~0u);
+  uint32_t InBatch = 0;
+  bool BatchOpen = false;
+  for (uint32_t MI = 0; MI < L.Modules.size(); ++MI) {
+    if (!Bytes[MI])
+      continue;
+    if (Bytes[MI] >= BatchBelowBytes || Reuse[MI]) {
+      P.GroupOf[MI] = P.Groups++;
+      if (Reuse[MI]) // its unit holds its code alone: the next small input opens a new batch
+        BatchOpen = false;
+      continue;
+    }
+    if (!BatchOpen) {
+      BatchOpen = true;
+      InBatch = 0;
+      ++P.Groups;
+    }
+    P.GroupOf[MI] = P.Groups - 1;
+    // The file name without its folder: a path would make the batches, and so the output, depend on
+    // where the project is checked out or built.
+    StringRef Name = sys::path::filename(L.Modules[MI].ObjectName);
+    if (++InBatch == 8 || XXH3_64bits(Name.data(), Name.size()) % 4 == 0)
+      BatchOpen = false;
+  }
+  P.FirstShared = P.Groups;
+  P.Groups += P.SharedUnits;
+  P.SectionGroup.assign(Out.Sections.size(), ~0u);
+  for (uint32_t OS = 0; OS < Out.Sections.size(); ++OS)
+    if (P.Owner[OS] < L.Modules.size())
+      P.SectionGroup[OS] = Bucket[OS] != ~0u ? P.FirstShared + Bucket[OS] : P.GroupOf[P.Owner[OS]];
+  return P;
+}
+
+/// Unit GI's module: its sections Owned (in output order) and the symbols they use in order of first use,
+/// those defined by another unit as declarations (with their ABI records, so that ptxas sees prototypes).
+void fillUnitModule(const ArchLink &L, const UnitPlan &P, uint32_t GI, ArrayRef<uint32_t> Owned, ModuleVariant &V) {
+  const ModuleVariant &Out = *L.Output;
+  DenseMap<uint32_t, uint32_t> SecMap, SymMap;
+  for (uint32_t OS : Owned)
+    SecMap[OS] = SecMap.size();
+
+  auto addSymbol = [&](auto &Self, uint32_t O) -> uint32_t {
+    if (O >= Out.Symbols.size())
+      return NoSymbol;
+    if (auto It = SymMap.find(O); It != SymMap.end())
+      return It->second;
+    const Symbol &S = Out.Symbols[O];
+    uint32_t Index = V.Symbols.size();
+    SymMap[O] = Index;
+    V.Symbols.push_back(S);
+    // Defined in this unit: its section is here (a symbol without one, an alias, goes with its input).
+    bool Here = S.Bind != Binding::Undefined && O < L.OutOrigin.size() &&
+                (S.Section < P.SectionGroup.size() ? P.SectionGroup[S.Section] == GI
+                                                   : P.GroupOf[L.OutOrigin[O].Module] == GI);
+    if (Here) {
+      auto Sec = SecMap.find(S.Section);
+      V.Symbols[Index].Section = Sec == SecMap.end() ? NoSection : Sec->second;
+      if (const uint32_t OutAliasee = Out.aliasOf(O); OutAliasee != NoSymbol)
+        V.setAliasOf(Index, Self(Self, OutAliasee)); // (S may dangle now: Self adds symbols)
+      return Index;
+    }
+    Symbol &N = V.Symbols[Index];
+    N.Bind = Binding::Undefined;
+    N.Section = NoSection;
+    if (N.Kind == SymbolKind::Label)
+      N.setValue(0);
+    if (O < L.OutOrigin.size()) {
+      if (const FunctionAbi *F = L.functionAbi(L.OutOrigin[O])) {
+        V.copyFunction(*L.Modules[L.OutOrigin[O].Module].M, *F, Index); // the symbol N is made
+      } else if (const VariableAbi *Var = L.variableAbi(L.OutOrigin[O])) {
+        VariableAbi D = *Var;
+        D.Symbol = Index;
+        D.Initialized = false;
+        V.Variables.push_back(std::move(D));
+      }
+    }
+    return Index;
+  };
+
+  DenseSet<uint64_t> FilesUsed; // 64-bit keys: a file's number may be DenseSet<uint32_t>'s reserved 0xffffffff
+  V.Sections.reserve(Owned.size());
+  size_t NumRelocs = 0;
+  for (uint32_t OS : Owned)
+    NumRelocs += Out.Sections[OS].RelocCount;
+  V.Relocs.reserve(NumRelocs);
+  for (uint32_t OS : Owned) {
+    Section C = Out.Sections[OS];
+    if (C.Symbol != NoSymbol)
+      C.Symbol = addSymbol(addSymbol, C.Symbol);
+    // The unit's copy of its symbol has the output's name and place; a label is one of V's. So V labels
+    // only sections that Out labels, and Out holds at most MaxSectionLabels labels (the emit refuses
+    // more): this cannot fail.
+    [[maybe_unused]] const bool Labelled = V.labelSection(C, Out.sectionName(OS), Out.sectionWhere(OS));
+    assert(Labelled && "a unit labels more sections than the output it splits");
+    V.appendRelocs(C, Out.relocs(Out.Sections[OS]));
+    for (Relocation &R : V.relocs(C)) {
+      if (R.Kind == RelocKind::FileIndex)
+        FilesUsed.insert(R.Symbol);
+      else
+        R.Symbol = addSymbol(addSymbol, R.Symbol);
+    }
+    V.Sections.push_back(std::move(C));
+    // Where ptxas messages about this section point (a batch holds several inputs' sections).
+    V.setSectionSource(V.Sections.size() - 1, Out.sectionSource(OS));
+  }
+  for (const FileEntry &F : Out.Files)
+    if (FilesUsed.contains(F.Index))
+      V.Files.push_back(F);
+}
+
+} // namespace
+
 std::vector<CodegenUnit> ArchLink::splitForCodegen(uint64_t BatchBelowBytes, std::vector<std::string> *ReuseNotes) const {
   std::vector<CodegenUnit> Units;
   if (!Output)
@@ -56,205 +263,35 @@ std::vector<CodegenUnit> ArchLink::splitForCodegen(uint64_t BatchBelowBytes, std
         ReuseNotes->push_back(Modules[MI].ObjectName.str() + ": SASS compiled from PTX: " + Why);
     }
 
-  std::vector<uint32_t> Owner(Out.Sections.size(), ~0u);
-  for (uint32_t MI = 0; MI < Modules.size(); ++MI)
-    for (uint32_t SI = 0; SI < Modules[MI].SecOut.size(); ++SI)
-      if (uint32_t OS = Modules[MI].SecOut[SI]; OS < Owner.size())
-        Owner[OS] = MI;
-
-  // Template instantiations that several inputs define (nvcc writes a .weak copy of each into every
-  // translation unit that uses it: CUB's and thrust's kernels, a header's templates) go to units of their
-  // own, by a hash of their name into buckets, instead of staying with whichever input
-  // happened to win resolution (the first). Otherwise that input's unit holds most of the program's
-  // template code, and editing one line of it recompiles all of that; and a few inputs' units dwarf the
-  // others, which a worker pool balances badly. A bucket's text depends on the names and bodies of its
-  // instantiations only, so editing an input leaves the buckets in the cache. Kept with their input:
-  // aliases' targets (.alias needs its aliasee in the same module) and code that names a module-local
-  // symbol (a file-static function or a local .shared variable cannot be declared in another unit).
-  // Below 64K of such code in all (a ptxas start costs ~25 ms, the time to compile ~12K) they stay with
-  // their inputs; above, one bucket per 256K, a power of two up to 8, so that the count, and with it every
-  // bucket's content, changes only when the program's template code doubles.
-  constexpr uint64_t SharedUnitsFrom = 64 << 10, BytesPerSharedUnit = 256 << 10;
-  constexpr uint32_t MaxSharedUnits = 8;
-  std::vector<bool> IsAliasee(Out.Sections.size(), false);
-  for (const auto &[Alias, Aliasee] : Out.aliases())
-    if (Aliasee < Out.Symbols.size() && Out.Symbols[Aliasee].Section < IsAliasee.size())
-      IsAliasee[Out.Symbols[Aliasee].Section] = true;
-  auto sharedBucket = [&](uint32_t OS) -> std::optional<uint32_t> {
-    const Section &C = Out.Sections[OS];
-    if (C.Kind != SectionKind::Function || C.Symbol >= Out.Symbols.size() || IsAliasee[OS])
-      return std::nullopt;
-    const Symbol &S = Out.Symbols[C.Symbol];
-    if (S.Bind != Binding::Weak || C.Symbol >= OutOrigin.size())
-      return std::nullopt;
-    SymRef From = OutOrigin[C.Symbol];
-    uint32_t G = Modules[From.Module].Global[From.Symbol];
-    if (G == NoGlobal || Globals[G].NumDefs < 2)
-      return std::nullopt;
-    for (const Relocation &R : Out.relocs(C)) {
-      if (R.Kind == RelocKind::FileIndex || R.Symbol >= Out.Symbols.size())
-        continue;
-      const Symbol &T = Out.Symbols[R.Symbol];
-      if (T.Bind == Binding::Local && T.Section != OS)
-        return std::nullopt;
-    }
-    return uint32_t(XXH3_64bits(S.name().data(), S.name().size()));
-  };
-  std::vector<uint32_t> Bucket(Out.Sections.size(), ~0u);
-  uint64_t SharedBytes = 0;
+  const UnitPlan P = planUnits(*this, BatchBelowBytes, Reuse);
+  std::vector<std::vector<uint32_t>> OwnedBy(P.Groups); // output sections of each unit, in output order
   for (uint32_t OS = 0; OS < Out.Sections.size(); ++OS)
-    if (Owner[OS] < Modules.size() && !Reuse[Owner[OS]])
-      if (auto H = sharedBucket(OS)) {
-        Bucket[OS] = *H;
-        SharedBytes += Out.Sections[OS].contents().size();
-      }
-  uint32_t SharedUnits = 0;
-  if (SharedBytes >= SharedUnitsFrom)
-    for (SharedUnits = 1; SharedUnits < MaxSharedUnits && SharedBytes >= 2 * SharedUnits * BytesPerSharedUnit;)
-      SharedUnits *= 2;
-  for (uint32_t &B : Bucket)
-    if (B != ~0u)
-      B = SharedUnits ? B % SharedUnits : ~0u;
+    if (P.SectionGroup[OS] < P.Groups)
+      OwnedBy[P.SectionGroup[OS]].push_back(OS);
 
-  // Units: one per input with code, except that small inputs are batched (each ptxas run costs ~25 ms
-  // before it reads a line). A batch boundary follows a module whose file name hashes to 0 mod 4, or the
-  // eighth module: it depends on names only, so editing one module changes its batch and no other.
-  std::vector<uint64_t> Bytes(Modules.size(), 0);
-  for (uint32_t OS = 0; OS < Out.Sections.size(); ++OS)
-    if (Owner[OS] < Modules.size() && Bucket[OS] == ~0u)
-      Bytes[Owner[OS]] += Out.Sections[OS].contents().size();
-  std::vector<uint32_t> GroupOf(Modules.size(), ~0u);
-  uint32_t Groups = 0, InBatch = 0;
-  bool BatchOpen = false;
-  for (uint32_t MI = 0; MI < Modules.size(); ++MI) {
-    if (!Bytes[MI])
-      continue;
-    if (Bytes[MI] >= BatchBelowBytes || Reuse[MI]) {
-      GroupOf[MI] = Groups++;
-      if (Reuse[MI]) // its unit holds its code alone: the next small input opens a new batch
-        BatchOpen = false;
-      continue;
-    }
-    if (!BatchOpen) {
-      BatchOpen = true;
-      InBatch = 0;
-      ++Groups;
-    }
-    GroupOf[MI] = Groups - 1;
-    // The file name without its folder: a path would make the batches, and so the output, depend on
-    // where the project is checked out or built.
-    StringRef Name = sys::path::filename(Modules[MI].ObjectName);
-    if (++InBatch == 8 || XXH3_64bits(Name.data(), Name.size()) % 4 == 0)
-      BatchOpen = false;
-  }
-  // The instantiation units follow the inputs' units.
-  uint32_t FirstShared = Groups;
-  Groups += SharedUnits;
-  std::vector<uint32_t> SectionGroup(Out.Sections.size(), ~0u);
-  for (uint32_t OS = 0; OS < Out.Sections.size(); ++OS)
-    if (Owner[OS] < Modules.size())
-      SectionGroup[OS] = Bucket[OS] != ~0u ? FirstShared + Bucket[OS] : GroupOf[Owner[OS]];
-
-  std::vector<std::vector<uint32_t>> OwnedBy(Groups); // output sections of each unit, in output order
-  for (uint32_t OS = 0; OS < Out.Sections.size(); ++OS)
-    if (SectionGroup[OS] < Groups)
-      OwnedBy[SectionGroup[OS]].push_back(OS);
-
-  for (uint32_t GI = 0; GI < Groups; ++GI) {
+  for (uint32_t GI = 0; GI < P.Groups; ++GI) {
     const std::vector<uint32_t> &Owned = OwnedBy[GI];
     if (Owned.empty())
       continue;
-    uint32_t MI = Owner[Owned.front()]; // the batch's first input (sections follow input order)
+    uint32_t MI = P.Owner[Owned.front()]; // the batch's first input (sections follow input order)
     CodegenUnit U;
-    if (GI >= FirstShared) {
-      U.ObjectName = "template instantiations " + std::to_string(GI - FirstShared + 1) + " of " +
-                     std::to_string(SharedUnits) + " (first from " + Modules[MI].ObjectName.str() + ")";
+    if (GI >= P.FirstShared) {
+      U.ObjectName = "template instantiations " + std::to_string(GI - P.FirstShared + 1) + " of " +
+                     std::to_string(P.SharedUnits) + " (first from " + Modules[MI].ObjectName.str() + ")";
     } else {
       U.ObjectName = Modules[MI].ObjectName.str();
       for (uint32_t Other = MI + 1; Other < Modules.size(); ++Other)
-        if (GroupOf[Other] == GI)
+        if (P.GroupOf[Other] == GI)
           U.ObjectName += ", " + Modules[Other].ObjectName.str();
     }
     U.SourceName = Modules[MI].M->SourceName.str();
-    if (GI < FirstShared && Reuse[MI]) {
+    if (GI < P.FirstShared && Reuse[MI]) {
       U.InputSass = Reuse[MI];
       U.InputTarget = Modules[MI].M->Target.Arch.str();
     }
-    ModuleVariant &V = U.Module;
-    V.SourceName = Modules[MI].M->SourceName;
-    V.Target = Out.Target;
-    DenseMap<uint32_t, uint32_t> SecMap, SymMap;
-    for (uint32_t OS : Owned)
-      SecMap[OS] = SecMap.size();
-
-    // Symbols in order of first use; those defined by another input become declarations.
-    auto addSymbol = [&](auto &Self, uint32_t O) -> uint32_t {
-      if (O >= Out.Symbols.size())
-        return NoSymbol;
-      if (auto It = SymMap.find(O); It != SymMap.end())
-        return It->second;
-      const Symbol &S = Out.Symbols[O];
-      uint32_t Index = V.Symbols.size();
-      SymMap[O] = Index;
-      V.Symbols.push_back(S);
-      // Defined in this unit: its section is here (a symbol without one, an alias, goes with its input).
-      bool Here = S.Bind != Binding::Undefined && O < OutOrigin.size() &&
-                  (S.Section < SectionGroup.size() ? SectionGroup[S.Section] == GI
-                                                   : GroupOf[OutOrigin[O].Module] == GI);
-      if (Here) {
-        auto Sec = SecMap.find(S.Section);
-        V.Symbols[Index].Section = Sec == SecMap.end() ? NoSection : Sec->second;
-        if (const uint32_t OutAliasee = Out.aliasOf(O); OutAliasee != NoSymbol)
-          V.setAliasOf(Index, Self(Self, OutAliasee)); // (S may dangle now: Self adds symbols)
-        return Index;
-      }
-      Symbol &N = V.Symbols[Index];
-      N.Bind = Binding::Undefined;
-      N.Section = NoSection;
-      if (N.Kind == SymbolKind::Label)
-        N.setValue(0);
-      if (O < OutOrigin.size()) {
-        if (const FunctionAbi *F = functionAbi(OutOrigin[O])) {
-          V.copyFunction(*Modules[OutOrigin[O].Module].M, *F, Index); // the symbol N is made
-        } else if (const VariableAbi *Var = variableAbi(OutOrigin[O])) {
-          VariableAbi D = *Var;
-          D.Symbol = Index;
-          D.Initialized = false;
-          V.Variables.push_back(std::move(D));
-        }
-      }
-      return Index;
-    };
-
-    DenseSet<uint64_t> FilesUsed; // 64-bit keys: a file's number may be DenseSet<uint32_t>'s reserved 0xffffffff
-    V.Sections.reserve(Owned.size());
-    size_t NumRelocs = 0;
-    for (uint32_t OS : Owned)
-      NumRelocs += Out.Sections[OS].RelocCount;
-    V.Relocs.reserve(NumRelocs);
-    for (uint32_t OS : Owned) {
-      Section C = Out.Sections[OS];
-      if (C.Symbol != NoSymbol)
-        C.Symbol = addSymbol(addSymbol, C.Symbol);
-      // The unit's copy of its symbol has the output's name and place; a label is one of V's. So V labels
-      // only sections that Out labels, and Out holds at most MaxSectionLabels labels (the emit refuses
-      // more): this cannot fail.
-      [[maybe_unused]] const bool Labelled = V.labelSection(C, Out.sectionName(OS), Out.sectionWhere(OS));
-      assert(Labelled && "a unit labels more sections than the output it splits");
-      V.appendRelocs(C, Out.relocs(Out.Sections[OS]));
-      for (Relocation &R : V.relocs(C)) {
-        if (R.Kind == RelocKind::FileIndex)
-          FilesUsed.insert(R.Symbol);
-        else
-          R.Symbol = addSymbol(addSymbol, R.Symbol);
-      }
-      V.Sections.push_back(std::move(C));
-      // Where ptxas messages about this section point (a batch holds several inputs' sections).
-      V.setSectionSource(V.Sections.size() - 1, Out.sectionSource(OS));
-    }
-    for (const FileEntry &F : Out.Files)
-      if (FilesUsed.contains(F.Index))
-        V.Files.push_back(F);
+    U.Module.SourceName = Modules[MI].M->SourceName;
+    U.Module.Target = Out.Target;
+    fillUnitModule(*this, P, GI, Owned, U.Module);
     Units.push_back(std::move(U));
   }
   return Units;
