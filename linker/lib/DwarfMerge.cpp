@@ -208,61 +208,115 @@ std::string SharedAbbrevTable::encode() const {
   return Out;
 }
 
-Expected<RewrittenDebugInfo> rewriteDebugInfo(const ModuleVariant &Module, const Section &Info,
-                                              const Section &Abbrev, function_ref<uint64_t(uint64_t)> MapFile,
-                                              SharedAbbrevTable &Shared) {
-  RewrittenDebugInfo Out;
-  Out.Contents.reserve(Info.contents().size() + Info.contents().size() / 16);
-  const ArrayRef<Relocation> Relocs = Module.relocs(Info); // sorted by offset
-  Out.Relocs.reserve(Relocs.size());
-  size_t NextReloc = 0;
-  auto where = [](uint64_t Offset) { return (" at offset " + Twine(Offset) + " of .debug_info").str(); };
+namespace {
 
-  // Relocations must only lie inside bytes that are copied; one that a rewrite would skip is an error.
-  auto noRelocBefore = [&](uint64_t Offset) -> Error {
-    if (NextReloc < Relocs.size() && Relocs[NextReloc].Offset < Offset)
-      return failure("a relocation inside a DWARF field that the link rewrites" + where(Relocs[NextReloc].Offset));
-    return Error::success();
-  };
+/// rewriteDebugInfo's walk: one compile unit after another (rewriteUnit), each DIE (rewriteDie) and each
+/// attribute (rewriteAttribute) re-encoded into Out, then the unit's references patched to the DIEs' new
+/// offsets (patchReferences). The input's relocations are consumed in offset order as the bytes holding
+/// them are copied (NextReloc).
+class DebugInfoRewriter {
+public:
+  DebugInfoRewriter(const ModuleVariant &Module, const Section &Info, const Section &Abbrev,
+                    function_ref<uint64_t(uint64_t)> MapFile, SharedAbbrevTable &Shared)
+      : Module(Module), Info(Info.contents()), Abbrev(Abbrev.contents()), MapFile(MapFile), Shared(Shared),
+        Relocs(Module.relocs(Info)) {}
 
-  // Tables by offset in this module's .debug_abbrev, each with the shared code of every declaration
-  // that a DIE used unchanged (most DIEs: only a widened file number changes one), so the shared table
-  // is searched once per declaration, not once per DIE.
-  struct TableUse {
-    AbbrevTable Decls;
-    DenseMap<uint64_t, uint64_t> SharedCodes;
-  };
-  std::map<uint64_t, TableUse> Tables;
+  Expected<RewrittenDebugInfo> run() {
+    Out.Contents.reserve(Info.size() + Info.size() / 16);
+    Out.Relocs.reserve(Relocs.size());
+    for (uint64_t Pos = 0; Pos < Info.size();) {
+      Expected<uint64_t> End = rewriteUnit(Pos);
+      if (!End)
+        return End.takeError();
+      Pos = *End;
+    }
+    if (NextReloc != Relocs.size())
+      return failure("a relocation past the last compile unit" + where(Relocs[NextReloc].Offset));
+    return std::move(Out);
+  }
+
+private:
+  /// A reference to a DIE of the same unit, written once the DIEs' new offsets are known.
   struct PendingRef {
     uint64_t At;     // output offset of the field
     uint64_t Form;   // ref1/2/4/8/ref_udata
     uint64_t Target; // unit-relative input offset
     unsigned Width;  // bytes of the field
   };
-  // Scratch for one DIE's attributes (reused: a -G module has tens of thousands of DIEs).
-  std::string Body;
-  std::vector<Relocation> BodyRelocs;
-  std::vector<PendingRef> BodyRefs;
-  uint64_t Pos = 0;
-  const uint64_t Size = Info.contents().size();
-  while (Pos < Size) {
-    const uint64_t UnitStart = Pos;
-    Reader R{Info.contents(), Pos};
+  /// Tables by offset in this module's .debug_abbrev, each with the shared code of every declaration
+  /// that a DIE used unchanged (most DIEs: only a widened file number changes one), so the shared table
+  /// is searched once per declaration, not once per DIE.
+  struct TableUse {
+    AbbrevTable Decls;
+    DenseMap<uint64_t, uint64_t> SharedCodes;
+  };
+  /// The unit being rewritten.
+  struct UnitState {
+    uint64_t Start = 0, End = 0, NewStart = 0, AbbrevOffset = 0;
+    unsigned Version = 0, AddressSize = 0;
+    TableUse *Table = nullptr;
+    std::vector<PendingRef> Refs;
+  };
+
+  static std::string where(uint64_t Offset) { return (" at offset " + Twine(Offset) + " of .debug_info").str(); }
+
+  /// Relocations must only lie inside bytes that are copied; one that a rewrite would skip is an error.
+  Error noRelocBefore(uint64_t Offset) {
+    if (NextReloc < Relocs.size() && Relocs[NextReloc].Offset < Offset)
+      return failure("a relocation inside a DWARF field that the link rewrites" + where(Relocs[NextReloc].Offset));
+    return Error::success();
+  }
+  /// Relocation offsets are 32-bit (ObjectModel.h): a re-encoded section that grows past 4 GiB, where a
+  /// relocation would land, is refused (the caller keeps the sections as read).
+  Error pastRelocationRange(uint64_t Offset, const UnitState &U) {
+    return failure("the re-encoded .debug_info would hold a relocation at offset " + Twine(Offset) + ", past 4 GiB" +
+                   where(U.Start));
+  }
+
+  /// The unit at UnitStart: its header, its DIEs, its references. Returns where the next unit starts.
+  Expected<uint64_t> rewriteUnit(uint64_t UnitStart) {
+    UnitState U;
+    U.Start = UnitStart;
+    Reader R{Info, UnitStart};
     uint64_t Length = R.fixed(4);
     if (R.Overrun)
       return failure("truncated compile unit header" + where(UnitStart));
     if (Length >= 0xfffffff0)
       return failure("a DWARF64 compile unit" + where(UnitStart) + " (only 32-bit DWARF is merged)");
-    const uint64_t UnitEnd = UnitStart + 4 + Length;
-    if (UnitEnd > Size)
+    U.End = UnitStart + 4 + Length;
+    if (U.End > Info.size())
       return failure("compile unit" + where(UnitStart) + " is longer than the section");
-    R.Bytes = Info.contents().take_front(UnitEnd);
-    unsigned Version = R.fixed(2);
-    if (Version < 2 || Version > 4)
-      return failure("DWARF version " + Twine(Version) + where(UnitStart) + " (versions 2 to 4 are merged)");
-    // The abbreviation offset is a relocation against .debug_abbrev (its addend is the offset) or a number.
+    R.Bytes = Info.take_front(U.End);
+    if (Error E = rewriteUnitHeader(R, U))
+      return std::move(E);
+
+    // DIEs. Offsets are unit-relative, as CU-relative references are.
+    Out.Units.push_back({UnitStart, U.End, U.NewStart, 0, {}});
+    Out.Units.back().Dies.reserve(Length / 8); // nvcc's DIEs average more than 8 bytes
+    while (R.Pos < U.End)
+      if (Error E = rewriteDie(R, U))
+        return std::move(E);
+    if (R.Pos != U.End)
+      return failure("the last DIE of the compile unit" + where(UnitStart) + " runs past its end");
+    uint64_t NewLength = Out.Contents.size() - U.NewStart - 4;
+    for (unsigned I = 0; I < 4; ++I)
+      Out.Contents[U.NewStart + I] = char((NewLength >> (8 * I)) & 0xff);
+    if (Error E = patchReferences(U))
+      return std::move(E);
+    Out.Units.back().NewEnd = Out.Contents.size();
+    Out.Moved |= U.NewStart != UnitStart || Out.Contents.size() != U.End;
+    return U.End;
+  }
+
+  /// The header after the length: version, abbreviation offset (a relocation against .debug_abbrev,
+  /// whose addend is the offset, or a number), address size. Written to Out with the length left for
+  /// later and the abbreviation offset 0 (the shared table is the only one).
+  Error rewriteUnitHeader(Reader &R, UnitState &U) {
+    U.Version = R.fixed(2);
+    if (U.Version < 2 || U.Version > 4)
+      return failure("DWARF version " + Twine(U.Version) + where(U.Start) + " (versions 2 to 4 are merged)");
     const uint64_t AbbrevField = R.Pos;
-    uint64_t AbbrevOffset = R.fixed(4);
+    U.AbbrevOffset = R.fixed(4);
     const Relocation *AbbrevReloc = nullptr;
     if (Error E = noRelocBefore(AbbrevField))
       return E;
@@ -272,34 +326,26 @@ Expected<RewrittenDebugInfo> rewriteDebugInfo(const ModuleVariant &Module, const
           Module.Symbols[AbbrevReloc->Symbol].Kind != SymbolKind::Section ||
           Module.Symbols[AbbrevReloc->Symbol].name() != ".debug_abbrev")
         return failure("the abbreviation offset" + where(AbbrevField) + " does not refer to .debug_abbrev");
-      AbbrevOffset = AbbrevReloc->Addend;
+      U.AbbrevOffset = AbbrevReloc->Addend;
     }
-    unsigned AddressSize = R.fixed(1);
+    U.AddressSize = R.fixed(1);
     if (R.Overrun)
-      return failure("truncated compile unit header" + where(UnitStart));
-    auto TableIt = Tables.find(AbbrevOffset);
+      return failure("truncated compile unit header" + where(U.Start));
+    auto TableIt = Tables.find(U.AbbrevOffset);
     if (TableIt == Tables.end()) {
-      auto Table = readAbbrevTable(Abbrev.contents(), AbbrevOffset);
+      auto Table = readAbbrevTable(Abbrev, U.AbbrevOffset);
       if (!Table)
         return Table.takeError();
-      TableIt = Tables.emplace(AbbrevOffset, TableUse{std::move(*Table), DenseMap<uint64_t, uint64_t>()}).first;
+      TableIt = Tables.emplace(U.AbbrevOffset, TableUse{std::move(*Table), DenseMap<uint64_t, uint64_t>()}).first;
     }
-    const AbbrevTable &Table = TableIt->second.Decls;
-    DenseMap<uint64_t, uint64_t> &SharedCodes = TableIt->second.SharedCodes;
+    U.Table = &TableIt->second;
 
-    // Header: the length is written when the unit is done; the abbreviation offset becomes 0.
-    const uint64_t NewUnitStart = Out.Contents.size();
+    U.NewStart = Out.Contents.size();
     putFixed(Out.Contents, 0, 4);
-    putFixed(Out.Contents, Version, 2);
-    // Relocation offsets are 32-bit (ObjectModel.h): a re-encoded section that grows past 4 GiB, where
-    // a relocation would land, is refused (the caller keeps the sections as read).
-    auto pastRelocationRange = [&](uint64_t Offset) {
-      return failure("the re-encoded .debug_info would hold a relocation at offset " + Twine(Offset) +
-                     ", past 4 GiB" + where(UnitStart));
-    };
+    putFixed(Out.Contents, U.Version, 2);
     if (AbbrevReloc) {
       if (Out.Contents.size() > MaxRelocationOffset)
-        return pastRelocationRange(Out.Contents.size());
+        return pastRelocationRange(Out.Contents.size(), U);
       Relocation N = *AbbrevReloc;
       N.Offset = uint32_t(Out.Contents.size());
       N.Addend = 0;
@@ -307,154 +353,175 @@ Expected<RewrittenDebugInfo> rewriteDebugInfo(const ModuleVariant &Module, const
       ++NextReloc;
     }
     putFixed(Out.Contents, 0, 4);
-    Out.Contents.push_back(char(AddressSize));
+    Out.Contents.push_back(char(U.AddressSize));
+    return Error::success();
+  }
 
-    // DIEs. Offsets are unit-relative, as CU-relative references are.
-    Out.Units.push_back({UnitStart, UnitEnd, NewUnitStart, 0, {}});
+  /// One DIE: its code (the shared table's code of its possibly widened declaration), then its attributes.
+  /// The attributes go to a scratch string first: the code's length is known only once the new
+  /// declaration (file attributes may widen) is.
+  Error rewriteDie(Reader &R, UnitState &U) {
+    const uint64_t DieStart = R.Pos;
     std::vector<std::pair<uint64_t, uint64_t>> &NewOffset = Out.Units.back().Dies;
-    NewOffset.reserve(Length / 8); // nvcc's DIEs average more than 8 bytes
-    std::vector<PendingRef> Refs;
-    AbbrevDecl NewDecl;
-    while (R.Pos < UnitEnd) {
-      const uint64_t DieStart = R.Pos;
-      NewOffset.push_back({DieStart - UnitStart, Out.Contents.size() - NewUnitStart});
-      Out.Moved |= NewOffset.back().first != NewOffset.back().second;
-      uint64_t Code = R.uleb();
-      if (R.Overrun)
-        return failure("truncated DIE" + where(DieStart));
-      if (Code == 0) {
-        Out.Contents.push_back('\0');
-        continue;
-      }
-      auto DeclIt = Code < DenseMapInfo<uint64_t>::getTombstoneKey() ? Table.find(Code) : Table.end();
-      if (DeclIt == Table.end())
-        return failure("DIE" + where(DieStart) + " uses abbreviation code " + Twine(Code) +
-                       ", which its table (offset " + Twine(AbbrevOffset) + " of .debug_abbrev) does not declare");
-      const AbbrevDecl &Decl = DeclIt->second;
+    NewOffset.push_back({DieStart - U.Start, Out.Contents.size() - U.NewStart});
+    Out.Moved |= NewOffset.back().first != NewOffset.back().second;
+    uint64_t Code = R.uleb();
+    if (R.Overrun)
+      return failure("truncated DIE" + where(DieStart));
+    if (Code == 0) {
+      Out.Contents.push_back('\0');
+      return Error::success();
+    }
+    const AbbrevTable &Table = U.Table->Decls;
+    auto DeclIt = Code < DenseMapInfo<uint64_t>::getTombstoneKey() ? Table.find(Code) : Table.end();
+    if (DeclIt == Table.end())
+      return failure("DIE" + where(DieStart) + " uses abbreviation code " + Twine(Code) +
+                     ", which its table (offset " + Twine(U.AbbrevOffset) + " of .debug_abbrev) does not declare");
+    const AbbrevDecl &Decl = DeclIt->second;
+    if (Error E = noRelocBefore(R.Pos))
+      return E;
+    Body.clear();
+    BodyRelocs.clear();
+    BodyRefs.clear();
+    bool DeclChanged = false;
+    NewDecl.Tag = Decl.Tag;
+    NewDecl.HasChildren = Decl.HasChildren;
+    NewDecl.Attributes.clear();
+    for (auto [Attr, Form] : Decl.Attributes)
+      if (Error E = rewriteAttribute(R, U, Attr, Form, DeclChanged))
+        return E;
+    // The code goes where the DIE starts (NewOffset), the attributes after it.
+    uint64_t SharedCode;
+    if (DeclChanged) {
+      SharedCode = Shared.codeFor(NewDecl);
+    } else {
+      auto [It, Inserted] = U.Table->SharedCodes.try_emplace(Code, 0);
+      if (Inserted)
+        It->second = Shared.codeFor(NewDecl);
+      SharedCode = It->second;
+    }
+    putUleb(Out.Contents, SharedCode);
+    uint64_t BodyStart = Out.Contents.size();
+    Out.Contents += Body;
+    for (Relocation &N : BodyRelocs) {
+      if (BodyStart + N.Offset > MaxRelocationOffset)
+        return pastRelocationRange(BodyStart + N.Offset, U);
+      N.Offset = uint32_t(BodyStart + N.Offset);
+      Out.Relocs.push_back(N);
+    }
+    for (PendingRef &P : BodyRefs) {
+      P.At += BodyStart;
+      U.Refs.push_back(P);
+    }
+    return Error::success();
+  }
+
+  /// One attribute into Body and NewDecl: a file number (DW_AT_decl_file, DW_AT_call_file) renumbered, in
+  /// a wider form if it must be; a reference within the unit left for patchReferences; anything else
+  /// copied verbatim, with the relocations inside it.
+  Error rewriteAttribute(Reader &R, const UnitState &U, uint64_t Attr, uint64_t Form, bool &DeclChanged) {
+    uint64_t ActualForm = Form;
+    if (Form == FormIndirect) {
+      ActualForm = R.uleb();
       if (Error E = noRelocBefore(R.Pos))
         return E;
-      // The attributes are written after a placeholder for the code, whose length is known only once
-      // the new declaration (file attributes may widen) is: they go to a scratch string first.
-      Body.clear();
-      BodyRelocs.clear();
-      BodyRefs.clear();
-      bool DeclChanged = false;
-      NewDecl.Tag = Decl.Tag;
-      NewDecl.HasChildren = Decl.HasChildren;
-      NewDecl.Attributes.clear();
-      for (auto [Attr, Form] : Decl.Attributes) {
-        uint64_t ActualForm = Form;
-        if (Form == FormIndirect) {
-          ActualForm = R.uleb();
-          if (Error E = noRelocBefore(R.Pos))
-            return E;
-        }
-        const uint64_t ValueStart = R.Pos;
-        if ((Attr == AtDeclFile || Attr == AtCallFile) && isConstantForm(ActualForm)) {
-          int64_t Signed = 0;
-          uint64_t Value = ActualForm == FormUdata   ? R.uleb()
-                           : ActualForm == FormSdata ? uint64_t(Signed = R.sleb())
-                                                     : R.fixed(fixedWidth(ActualForm));
-          if (R.Overrun)
-            return failure("truncated attribute" + where(ValueStart));
-          if (Error E = noRelocBefore(R.Pos))
-            return E;
-          uint64_t Mapped = Value == 0 ? 0 : MapFile(Value);
-          uint64_t NewForm = formHolding(ActualForm, Mapped);
-          NewDecl.Attributes.push_back({Attr, NewForm});
-          DeclChanged |= NewForm != Form;
-          if (NewForm == FormUdata)
-            putUleb(Body, Mapped);
-          else if (NewForm == FormSdata)
-            putSleb(Body, Signed < 0 ? Signed : int64_t(Mapped));
-          else
-            putFixed(Body, Mapped, fixedWidth(NewForm));
-          continue;
-        }
-        NewDecl.Attributes.push_back({Attr, ActualForm});
-        DeclChanged |= ActualForm != Form;
-        if (ActualForm == FormRefAddr)
-          return failure("DW_FORM_ref_addr" + where(ValueStart) + " (references between units are not merged)");
-        if (ActualForm == FormRef1 || ActualForm == FormRef2 || ActualForm == FormRef4 || ActualForm == FormRef8 ||
-            ActualForm == FormRefUdata) {
-          uint64_t Target = ActualForm == FormRefUdata ? R.uleb() : R.fixed(fixedWidth(ActualForm));
-          if (R.Overrun)
-            return failure("truncated attribute" + where(ValueStart));
-          if (Error E = noRelocBefore(R.Pos))
-            return E;
-          unsigned Width = ActualForm == FormRefUdata ? unsigned(R.Pos - ValueStart) : fixedWidth(ActualForm);
-          BodyRefs.push_back({Body.size(), ActualForm, Target, Width});
-          Body.append(Width, '\0');
-          continue;
-        }
-        if (!skipValue(R, ActualForm, AddressSize, Version))
-          return failure("unknown attribute form " + Twine(ActualForm) + where(ValueStart));
-        if (R.Overrun)
-          return failure("truncated attribute" + where(ValueStart));
-        // Copied verbatim, with the relocations inside it.
-        while (NextReloc < Relocs.size() && Relocs[NextReloc].Offset < R.Pos) {
-          Relocation N = Relocs[NextReloc++];
-          N.Offset = uint32_t(N.Offset - ValueStart + Body.size()); // within this DIE's body
-          BodyRelocs.push_back(N);
-        }
-        Body.append(Info.contents().data() + ValueStart, R.Pos - ValueStart);
-      }
-      // The code goes where the DIE starts (NewOffset), the attributes after it.
-      uint64_t SharedCode;
-      if (DeclChanged) {
-        SharedCode = Shared.codeFor(NewDecl);
-      } else {
-        auto [It, Inserted] = SharedCodes.try_emplace(Code, 0);
-        if (Inserted)
-          It->second = Shared.codeFor(NewDecl);
-        SharedCode = It->second;
-      }
-      putUleb(Out.Contents, SharedCode);
-      uint64_t BodyStart = Out.Contents.size();
-      Out.Contents += Body;
-      for (Relocation &N : BodyRelocs) {
-        if (BodyStart + N.Offset > MaxRelocationOffset)
-          return pastRelocationRange(BodyStart + N.Offset);
-        N.Offset = uint32_t(BodyStart + N.Offset);
-        Out.Relocs.push_back(N);
-      }
-      for (PendingRef &P : BodyRefs) {
-        P.At += BodyStart;
-        Refs.push_back(P);
-      }
     }
-    if (R.Pos != UnitEnd)
-      return failure("the last DIE of the compile unit" + where(UnitStart) + " runs past its end");
-    uint64_t NewLength = Out.Contents.size() - NewUnitStart - 4;
-    for (unsigned I = 0; I < 4; ++I)
-      Out.Contents[NewUnitStart + I] = char((NewLength >> (8 * I)) & 0xff);
-    for (const PendingRef &P : Refs) {
+    const uint64_t ValueStart = R.Pos;
+    if ((Attr == AtDeclFile || Attr == AtCallFile) && isConstantForm(ActualForm)) {
+      int64_t Signed = 0;
+      uint64_t Value = ActualForm == FormUdata   ? R.uleb()
+                       : ActualForm == FormSdata ? uint64_t(Signed = R.sleb())
+                                                 : R.fixed(fixedWidth(ActualForm));
+      if (R.Overrun)
+        return failure("truncated attribute" + where(ValueStart));
+      if (Error E = noRelocBefore(R.Pos))
+        return E;
+      uint64_t Mapped = Value == 0 ? 0 : MapFile(Value);
+      uint64_t NewForm = formHolding(ActualForm, Mapped);
+      NewDecl.Attributes.push_back({Attr, NewForm});
+      DeclChanged |= NewForm != Form;
+      if (NewForm == FormUdata)
+        putUleb(Body, Mapped);
+      else if (NewForm == FormSdata)
+        putSleb(Body, Signed < 0 ? Signed : int64_t(Mapped));
+      else
+        putFixed(Body, Mapped, fixedWidth(NewForm));
+      return Error::success();
+    }
+    NewDecl.Attributes.push_back({Attr, ActualForm});
+    DeclChanged |= ActualForm != Form;
+    if (ActualForm == FormRefAddr)
+      return failure("DW_FORM_ref_addr" + where(ValueStart) + " (references between units are not merged)");
+    if (ActualForm == FormRef1 || ActualForm == FormRef2 || ActualForm == FormRef4 || ActualForm == FormRef8 ||
+        ActualForm == FormRefUdata) {
+      uint64_t Target = ActualForm == FormRefUdata ? R.uleb() : R.fixed(fixedWidth(ActualForm));
+      if (R.Overrun)
+        return failure("truncated attribute" + where(ValueStart));
+      if (Error E = noRelocBefore(R.Pos))
+        return E;
+      unsigned Width = ActualForm == FormRefUdata ? unsigned(R.Pos - ValueStart) : fixedWidth(ActualForm);
+      BodyRefs.push_back({Body.size(), ActualForm, Target, Width});
+      Body.append(Width, '\0');
+      return Error::success();
+    }
+    if (!skipValue(R, ActualForm, U.AddressSize, U.Version))
+      return failure("unknown attribute form " + Twine(ActualForm) + where(ValueStart));
+    if (R.Overrun)
+      return failure("truncated attribute" + where(ValueStart));
+    while (NextReloc < Relocs.size() && Relocs[NextReloc].Offset < R.Pos) {
+      Relocation N = Relocs[NextReloc++];
+      N.Offset = uint32_t(N.Offset - ValueStart + Body.size()); // within this DIE's body
+      BodyRelocs.push_back(N);
+    }
+    Body.append(Info.data() + ValueStart, R.Pos - ValueStart);
+    return Error::success();
+  }
+
+  /// The unit's references, now that every DIE's new offset is known: each keeps its field's width.
+  Error patchReferences(const UnitState &U) {
+    for (const PendingRef &P : U.Refs) {
       std::optional<uint64_t> Moved = Out.Units.back().newDieOffset(P.Target);
       if (!Moved)
         return failure("a reference to unit offset " + Twine(P.Target) + ", where no DIE starts, in the unit" +
-                       where(UnitStart));
+                       where(U.Start));
       uint64_t V = *Moved;
       if (P.Form == FormRefUdata) {
         // Same number of bytes as before (ULEB128 may be padded with continuation bytes).
         if (P.Width < 10 && V >= (uint64_t(1) << (7 * P.Width)))
-          return failure("a DW_FORM_ref_udata reference that no longer fits its field in the unit" +
-                         where(UnitStart));
+          return failure("a DW_FORM_ref_udata reference that no longer fits its field in the unit" + where(U.Start));
         for (unsigned I = 0; I < P.Width; ++I)
           Out.Contents[P.At + I] = char(((V >> (7 * I)) & 0x7f) | (I + 1 < P.Width ? 0x80 : 0));
         continue;
       }
       if (P.Width < 8 && V >= (uint64_t(1) << (8 * P.Width)))
-        return failure("a reference that no longer fits its field in the unit" + where(UnitStart));
+        return failure("a reference that no longer fits its field in the unit" + where(U.Start));
       for (unsigned I = 0; I < P.Width; ++I)
         Out.Contents[P.At + I] = char((V >> (8 * I)) & 0xff);
     }
-    Out.Units.back().NewEnd = Out.Contents.size();
-    Out.Moved |= NewUnitStart != UnitStart || Out.Contents.size() != UnitEnd;
-    Pos = UnitEnd;
+    return Error::success();
   }
-  if (NextReloc != Relocs.size())
-    return failure("a relocation past the last compile unit" + where(Relocs[NextReloc].Offset));
-  return Out;
+
+  const ModuleVariant &Module;
+  StringRef Info, Abbrev;
+  function_ref<uint64_t(uint64_t)> MapFile;
+  SharedAbbrevTable &Shared;
+  const ArrayRef<Relocation> Relocs; // sorted by offset
+  size_t NextReloc = 0;
+  RewrittenDebugInfo Out;
+  std::map<uint64_t, TableUse> Tables;
+  // Scratch for one DIE (reused: a -G module has tens of thousands of DIEs).
+  std::string Body;
+  std::vector<Relocation> BodyRelocs;
+  std::vector<PendingRef> BodyRefs;
+  AbbrevDecl NewDecl;
+};
+
+} // namespace
+
+Expected<RewrittenDebugInfo> rewriteDebugInfo(const ModuleVariant &Module, const Section &Info,
+                                              const Section &Abbrev, function_ref<uint64_t(uint64_t)> MapFile,
+                                              SharedAbbrevTable &Shared) {
+  return DebugInfoRewriter(Module, Info, Abbrev, MapFile, Shared).run();
 }
 
 std::optional<uint64_t> RewrittenDebugInfo::Unit::newDieOffset(uint64_t Old) const {
