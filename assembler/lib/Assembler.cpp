@@ -283,10 +283,8 @@ int runAssemblerTool(ArrayRef<std::string> RawArgs, raw_ostream &Out, raw_ostrea
     return 1;
   }
   AssemblerOptTable Table;
-  std::vector<const char *> Argv;
-  for (const std::string &A : *Expanded)
-    Argv.push_back(A.c_str());
-  auto Parsed = parseToolArguments(Table, AssemblerDescription, Argv);
+  Expanded->assign(collapseRepeatedFlags(Table, Expanded->argv()));
+  auto Parsed = parseToolArguments(Table, AssemblerDescription, Expanded->argv());
   if (!Parsed) {
     Err << "ptxlink-as: error: " << capLongLines(toString(Parsed.takeError())) << "\n";
     return 1;

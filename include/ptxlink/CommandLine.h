@@ -7,19 +7,45 @@
 #pragma once
 
 #include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Allocator.h"
 #include "llvm/Support/Error.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 namespace ptxlink {
 
+/// A command line with its response files expanded. Every argument's text lives in one arena and the
+/// list is of pointers into it: about 11 bytes per argument of a response file ("-w" and its newline
+/// take 3 in the file), where a std::string each took 32 more and every tool then copied the list again.
+class ExpandedArguments {
+public:
+  ExpandedArguments();
+  ~ExpandedArguments();
+  ExpandedArguments(ExpandedArguments &&);
+  ExpandedArguments &operator=(ExpandedArguments &&);
+
+  /// The arguments, NUL-terminated; they live as long as this object.
+  llvm::ArrayRef<const char *> argv() const { return Argv; }
+  size_t size() const { return Argv.size(); }
+  llvm::StringRef operator[](size_t I) const { return Argv[I]; }
+  /// Replaces the list (by a shorter one of the same strings: collapseRepeatedFlags' result).
+  void assign(llvm::ArrayRef<const char *> NewArgv) { Argv.assign(NewArgv.begin(), NewArgv.end()); }
+
+private:
+  friend llvm::Expected<ExpandedArguments> expandResponseFiles(llvm::ArrayRef<std::string> Args);
+  std::unique_ptr<llvm::BumpPtrAllocator> Arena; // owns the texts; moved with the list
+  llvm::SmallVector<const char *, 0> Argv;
+};
+
 /// Replaces every `@file` argument by the arguments the file holds (GNU quoting; files may name more
 /// `@file`s). An unreadable or self-including file is an Error naming it.
-llvm::Expected<std::vector<std::string>> expandResponseFiles(llvm::ArrayRef<std::string> Args);
+llvm::Expected<ExpandedArguments> expandResponseFiles(llvm::ArrayRef<std::string> Args);
 
 /// The end of a tool's main(): flushes standard output and, if it could not be written (a full disk, a
 /// closed pipe with SIGPIPE ignored), says so as `TOOL: error: cannot write to standard output: REASON`
@@ -68,6 +94,18 @@ struct ToolDescription {
 
 /// Every spelling of every option the table accepts, with its dashes (for closestOption).
 std::vector<std::string> optionSpellings(const llvm::opt::OptTable &Table);
+
+/// Argv with each flag (an option that takes no value) kept only where it last occurs in a run of flags
+/// (arguments with no input or option value between them): `-w -v -w -v` is `-w -v`. Within such a run a
+/// flag given again changes nothing - each tool reads a flag as set, or its last spelling among its
+/// negations (kept in the same order), or as positional (--whole-archive governs the inputs after the
+/// run), and none counts them - but each occurrence would cost an llvm::opt::Arg (about 120 bytes with
+/// the parser's lists): a response file of 3 million `-w` took 450 MB in every tool. Arguments are read as
+/// Table parses them, so a repeat that is another option's value (`-o -w -w`: the first names the output)
+/// is kept; empty arguments (the parser skips them) are dropped, and everything from a `--` on is kept as
+/// given. Returns the arguments to parse.
+std::vector<const char *> collapseRepeatedFlags(const llvm::opt::OptTable &Table,
+                                                llvm::ArrayRef<const char *> Argv);
 
 /// Parses Argv (response files already expanded; the strings must outlive the result) against Table.
 /// An unknown option is an Error "unknown option 'X'; did you mean 'Y'? (see TOOL --help)"; an option

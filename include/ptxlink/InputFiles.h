@@ -69,6 +69,7 @@ std::error_code inputTooLargeError();
 class OutputFiles {
 public:
   explicit OutputFiles(llvm::ArrayRef<std::string> Inputs);
+  explicit OutputFiles(llvm::ArrayRef<const char *> Inputs);
 
   /// Claims Path, which the tool writes as What ("output file", "--map file"). Returns an error naming
   /// both paths if Path is one of the inputs or a file claimed before; nothing is recorded then.
@@ -79,6 +80,7 @@ private:
     std::string Path, What;
   };
   std::string nameKey(llvm::StringRef Path);
+  void addInput(llvm::StringRef In);
 
   llvm::DenseMap<llvm::sys::fs::UniqueID, std::string> InputIds;  // -> the input's path as given
   llvm::DenseMap<llvm::sys::fs::UniqueID, Claim> ClaimedIds;      // existing outputs

@@ -166,13 +166,12 @@ std::optional<LinkOptions> parseLinkOptions(ArrayRef<std::string> RawArgs, Diagn
                 "bad-response-file");
     return std::nullopt;
   }
+  // The options files' arguments are saved here; the command line's live in Expanded.
   BumpPtrAllocator Alloc;
   StringSaver Saver(Alloc);
-  SmallVector<const char *, 64> Argv;
-  for (const std::string &A : *Expanded)
-    Argv.push_back(Saver.save(A).data());
-  unsigned OptionsFilesRead = 0;
   LinkOptTable Table;
+  std::vector<const char *> Argv = collapseRepeatedFlags(Table, Expanded->argv());
+  unsigned OptionsFilesRead = 0;
   bool Ok = true;
 
   // nvlink's options files (-optf FILE,...): their arguments take the option's place, so later ones still

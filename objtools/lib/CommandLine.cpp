@@ -2,26 +2,37 @@
 #include "ptxlink/CommandLine.h"
 #include "ptxlink/Diagnostics.h"
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringMap.h"
 #include "llvm/Support/Allocator.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/StringSaver.h"
+
+#include <optional>
 
 using namespace llvm;
 
 namespace ptxlink {
 
-Expected<std::vector<std::string>> expandResponseFiles(ArrayRef<std::string> Args) {
-  BumpPtrAllocator Alloc;
-  StringSaver Saver(Alloc);
-  SmallVector<const char *, 64> Argv;
+ExpandedArguments::ExpandedArguments() : Arena(std::make_unique<BumpPtrAllocator>()) {}
+ExpandedArguments::~ExpandedArguments() = default;
+ExpandedArguments::ExpandedArguments(ExpandedArguments &&) = default;
+ExpandedArguments &ExpandedArguments::operator=(ExpandedArguments &&) = default;
+
+Expected<ExpandedArguments> expandResponseFiles(ArrayRef<std::string> Args) {
+  ExpandedArguments Result;
+  StringSaver Saver(*Result.Arena);
+  // LLVM's expander reads each file and saves every argument in the arena (the text and its NUL, no
+  // per-string header) with a pointer to it in the list.
+  Result.Argv.reserve(Args.size());
   for (const std::string &A : Args)
-    Argv.push_back(Saver.save(A).data());
-  cl::ExpansionContext Expander(Alloc, cl::TokenizeGNUCommandLine);
-  if (Error E = Expander.expandResponseFiles(Argv))
-    return std::move(E);
-  return std::vector<std::string>(Argv.begin(), Argv.end());
+    Result.Argv.push_back(Saver.save(A).data());
+  cl::ExpansionContext Expander(*Result.Arena, cl::TokenizeGNUCommandLine);
+  if (Error E = Expander.expandResponseFiles(Result.Argv))
+    return E;
+  return Result;
 }
 
 int finishStandardOutput(StringRef Tool, int Status) {
@@ -156,6 +167,71 @@ std::string unknownOptionMessage(const opt::OptTable &Table, const ToolDescripti
   std::vector<std::string> Spellings = optionSpellings(Table);
   std::vector<StringRef> Known(Spellings.begin(), Spellings.end());
   return unknownOptionMessage(Unknown, Known) + " (see " + Tool.Name.str() + " --help)";
+}
+
+std::vector<const char *> collapseRepeatedFlags(const opt::OptTable &Table, ArrayRef<const char *> Argv) {
+  std::vector<const char *> Kept;
+  // A run of flags (no input or option with a value between them): each distinct flag with the place of
+  // its last occurrence in the run, which is where it is kept. A run holds few distinct flags however
+  // long it is.
+  StringMap<std::pair<size_t, const char *>> LastInRun;
+  size_t Place = 0;
+  auto EndRun = [&] {
+    std::vector<std::pair<size_t, const char *>> Order;
+    for (const auto &Entry : LastInRun)
+      Order.push_back(Entry.second);
+    llvm::sort(Order);
+    for (const auto &[Where, Flag] : Order)
+      Kept.push_back(Flag);
+    LastInRun.clear();
+  };
+  // The parser reads the arguments through an InputArgList, which keeps a string for every alias it
+  // resolves (-v for --verbose: about 70 bytes each, for the list's life): a window of them at a time
+  // is parsed here, each argument on its own and dropped, so this costs no Arg and no string per
+  // argument, and no copy of the list.
+  constexpr unsigned Window = 4096;
+  std::optional<opt::InputArgList> Scratch;
+  unsigned ScratchStart = 0, ScratchEnd = 0;
+  auto Open = [&](unsigned From, unsigned Size) {
+    ScratchStart = From;
+    ScratchEnd = std::min<size_t>(Argv.size(), size_t(From) + Size);
+    Scratch.emplace(Argv.begin() + From, Argv.begin() + ScratchEnd);
+  };
+  unsigned Index = 0, End = Argv.size();
+  while (Index < End) {
+    StringRef Text = Argv[Index] ? StringRef(Argv[Index]) : StringRef();
+    if (Text.empty()) { // the parser skips it, so it does not end a run
+      ++Index;
+      continue;
+    }
+    if (Text == "--") // after it, options may be names (ptxlink-as): the rest is kept as given
+      break;
+    if (!Scratch || (Index + 64 > ScratchEnd && ScratchEnd < End))
+      Open(Index, Window);
+    unsigned Start = Index, Local = Index - ScratchStart;
+    std::unique_ptr<opt::Arg> A = Table.ParseOneArg(*Scratch, Local);
+    if (!A && ScratchEnd < End) { // its values run past the window: parse it again in a larger one
+      Open(Start, End - Start);
+      Local = 0;
+      A = Table.ParseOneArg(*Scratch, Local);
+    }
+    Index = ScratchStart + Local;
+    if (!A || Index <= Start) { // a missing value, which the parser reports: the rest is kept as given
+      Index = Start;
+      break;
+    }
+    // Unknown options are errors, the first one reported whatever follows: their repeats go too.
+    opt::Option::OptionClass Kind = A->getOption().getKind();
+    if (Index == Start + 1 && (Kind == opt::Option::FlagClass || Kind == opt::Option::UnknownClass)) {
+      LastInRun[Text] = {Place++, Argv[Start]};
+      continue;
+    }
+    EndRun();
+    Kept.insert(Kept.end(), Argv.begin() + Start, Argv.begin() + Index);
+  }
+  EndRun();
+  Kept.insert(Kept.end(), Argv.begin() + std::min(Index, End), Argv.end());
+  return Kept;
 }
 
 Expected<opt::InputArgList> parseToolArguments(const opt::OptTable &Table, const ToolDescription &Tool,

@@ -115,11 +115,19 @@ llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> readInputFile(llvm::StringRef
 }
 
 OutputFiles::OutputFiles(llvm::ArrayRef<std::string> Inputs) {
-  for (const std::string &In : Inputs) {
-    llvm::sys::fs::UniqueID Id;
-    if (In != "-" && !llvm::sys::fs::getUniqueID(In, Id))
-      InputIds.try_emplace(Id, In);
-  }
+  for (const std::string &In : Inputs)
+    addInput(In);
+}
+
+OutputFiles::OutputFiles(llvm::ArrayRef<const char *> Inputs) {
+  for (const char *In : Inputs)
+    addInput(In);
+}
+
+void OutputFiles::addInput(llvm::StringRef In) {
+  llvm::sys::fs::UniqueID Id;
+  if (In != "-" && !llvm::sys::fs::getUniqueID(In, Id))
+    InputIds.try_emplace(Id, In.str());
 }
 
 std::string OutputFiles::nameKey(llvm::StringRef Path) {

@@ -148,7 +148,7 @@ struct Member {
 class ArchiverTool {
 public:
   ArchiverTool(raw_ostream &Out, raw_ostream &Err) : Out(Out), Diags(Err, "ptxlink-ar") {}
-  int run(ArrayRef<std::string> Args);
+  int run(ArrayRef<const char *> Args);
 
 private:
   bool parseOperation(StringRef Ops);
@@ -168,7 +168,7 @@ private:
   char Operation = 0;
   bool Create = false, Verbose = false, NoIndex = false, RealMetadata = false;
   std::string ArchivePath;
-  std::vector<std::string> Files;
+  ArrayRef<const char *> Files; // into the expanded command line, which outlives the tool
   bool ArchiveExisted = false;
 
   std::unique_ptr<MemoryBuffer> OldBuffer;
@@ -236,20 +236,20 @@ bool ArchiverTool::parseOperation(StringRef Ops) {
   return true;
 }
 
-int ArchiverTool::run(ArrayRef<std::string> Args) {
+int ArchiverTool::run(ArrayRef<const char *> Args) {
   // ar's words are positional: only the first may be an option (--help, --version); the archive and
   // member names after it are names even when they start with a dash. A first word with one dash that
   // is not in the table is an operation in ar's old style (`-rcs`).
-  if (!Args.empty() && Args[0].starts_with("-")) {
+  StringRef First = Args.empty() ? StringRef() : StringRef(Args[0]);
+  if (First.starts_with("-")) {
     ArOptTable Table;
-    const char *First = Args[0].c_str();
     unsigned MissingIndex = 0, MissingCount = 0;
-    opt::InputArgList Parsed = Table.ParseArgs(ArrayRef(&First, 1), MissingIndex, MissingCount);
+    opt::InputArgList Parsed = Table.ParseArgs(Args.take_front(), MissingIndex, MissingCount);
     if (auto RC = answerInformationalOptions(Table, ArDescription, Parsed, OPT_help, OPT_help_man, OPT_version,
                                              "ptxlink-ar " PTXLINK_VERSION, Out))
       return *RC;
-    if (Args[0].starts_with("--")) {
-      Diags.error(unknownOptionMessage(Table, ArDescription, Args[0]));
+    if (First.starts_with("--")) {
+      Diags.error(unknownOptionMessage(Table, ArDescription, First));
       return 1;
     }
   }
@@ -258,10 +258,10 @@ int ArchiverTool::run(ArrayRef<std::string> Args) {
                 "[files...]; see --help");
     return 1;
   }
-  if (!parseOperation(Args[0]))
+  if (!parseOperation(First))
     return 1;
   ArchivePath = Args[1];
-  Files.assign(Args.begin() + 2, Args.end());
+  Files = Args.drop_front(2);
 
   bool Ok = false;
   switch (Operation) {
@@ -439,8 +439,8 @@ bool ArchiverTool::addInputs(bool Replace) {
   for (size_t I = 0; I < Members.size(); ++I)
     FirstNamed.try_emplace(Members[I].Name, I);
   bool Ok = true;
-  for (const std::string &Path : Files) {
-    std::optional<Member> M = loadInput(Path);
+  for (StringRef Path : Files) {
+    std::optional<Member> M = loadInput(Path.str());
     if (!M) {
       Ok = false;
       continue;
@@ -508,7 +508,7 @@ std::vector<size_t> ArchiverTool::selectMembers(bool &Ok) {
     return Selected;
   }
   // Like ar: each name selects its first member of that name; names are matched on the base name.
-  for (const std::string &F : Files) {
+  for (StringRef F : Files) {
     StringRef Name = sys::path::filename(F);
     auto It = std::find_if(Members.begin(), Members.end(), [&](const Member &M) { return M.Name == Name; });
     if (It == Members.end()) {
@@ -623,7 +623,7 @@ int runArchiverTool(ArrayRef<std::string> Args, raw_ostream &Out, raw_ostream &E
     return 1;
   }
   ArchiverTool Tool(Out, Err);
-  return Tool.run(*Expanded);
+  return Tool.run(Expanded->argv());
 }
 
 } // namespace ptxlink

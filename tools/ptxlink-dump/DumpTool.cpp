@@ -273,10 +273,8 @@ int runDumpTool(ArrayRef<std::string> RawArgs, raw_ostream &Out, raw_ostream &Er
     return 1;
   }
   DumpOptTable Table;
-  std::vector<const char *> Argv;
-  for (const std::string &A : *Expanded)
-    Argv.push_back(A.c_str());
-  auto Parsed = parseToolArguments(Table, DumpDescription, Argv);
+  Expanded->assign(collapseRepeatedFlags(Table, Expanded->argv()));
+  auto Parsed = parseToolArguments(Table, DumpDescription, Expanded->argv());
   if (!Parsed) {
     Err << "ptxlink-dump: error: " << toString(Parsed.takeError()) << "\n";
     return 1;
@@ -288,8 +286,9 @@ int runDumpTool(ArrayRef<std::string> RawArgs, raw_ostream &Out, raw_ostream &Er
   if (const opt::Arg *AbiDiff = Args.getLastArg(OPT_abi_diff)) {
     // Every argument after --abi-diff is its own; flags given before it (e.g. --json) go along.
     unsigned Index = AbiDiff->getIndex();
-    std::vector<std::string> Rest(Expanded->begin() + Index + 1, Expanded->end());
-    Rest.insert(Rest.end(), Expanded->begin(), Expanded->begin() + Index);
+    ArrayRef<const char *> All = Expanded->argv();
+    std::vector<std::string> Rest(All.begin() + Index + 1, All.end());
+    Rest.insert(Rest.end(), All.begin(), All.begin() + Index);
     return runAbiDiff(Rest, Out, Err);
   }
   Options Opts;
