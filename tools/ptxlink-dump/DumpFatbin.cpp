@@ -81,24 +81,10 @@ bool extractImage(Context &C, const Origin &O, const FatbinImage &I, unsigned Nu
   SmallString<256> Path = extractPath(C, O, I, Number);
   if (!StringRef(sys::path::filename(Path)).contains(C.Opts.ExtractMatch))
     return false; // -xelf NAME: not one of the named images
-  // An image whose name is an input's (`--extract . a.1.sm_90.cubin a.fatbin`), or an earlier image's
-  // (two inputs of one name in different folders), is not written.
-  if (C.Extracted)
-    if (Error E = C.Extracted->claim(Path, "extracted image")) {
-      C.error(O.File, toString(std::move(E)) + ": not extracted");
-      return false;
-    }
-  if (std::error_code EC = sys::fs::create_directories(C.Opts.ExtractDir)) {
-    C.error(C.Opts.ExtractDir, "cannot create directory: " + EC.message());
-    return false;
-  }
   bool Opaque = I.Compression == FatbinCompression::Unknown;
   StringRef Data = Opaque ? StringRef(I.Payload) : trueBytes(I);
-  if (Error E = writeFileAtomically(Path, [&](raw_ostream &OS) {
-        OS << Data;
-        return Error::success();
-      })) {
-    C.error(Path, toString(std::move(E)));
+  if (Error E = C.Extracted->stage(Path, Data)) {
+    C.error(O.File, toString(std::move(E)) + ": not extracted");
     return false;
   }
   return true;

@@ -75,6 +75,34 @@ struct NamedNode {
 
 class JsonDocumentWriter;
 
+/// --extract's files, all or none (DumpExtract.cpp): each image is claimed against the inputs and the
+/// other images and written into a private folder in the destination; finish() moves them all to their
+/// names if every one was staged, else removes them.
+class ExtractionStage {
+public:
+  ExtractionStage(llvm::StringRef Dir, llvm::ArrayRef<std::string> Inputs);
+  ~ExtractionStage();
+  ExtractionStage(const ExtractionStage &) = delete;
+  ExtractionStage &operator=(const ExtractionStage &) = delete;
+
+  /// Stages Data as the file Path (in Dir); an Error when Path is refused or cannot be written, after
+  /// which nothing will be moved (later images are still claimed, to report every refusal).
+  llvm::Error stage(llvm::StringRef Path, llvm::StringRef Data);
+  /// Moves every staged file to its name, or removes them all if any stage() failed (the Error says
+  /// that nothing was written).
+  llvm::Error finish();
+
+private:
+  void discard();
+
+  std::string Dir;
+  OutputFiles Claims;
+  std::string Folder;              // the private folder, once the first image is staged
+  std::vector<std::string> Names;  // the staged files' names, in Folder and then in Dir
+  bool Failed = false;
+  bool CreatedDir = false;         // Dir did not exist before this run
+};
+
 class Context {
 public:
   Context(const Options &Opts, llvm::raw_ostream &Err)
@@ -86,8 +114,8 @@ public:
   /// --json: the document being written, which takes each diagnostic as it happens.
   JsonDocumentWriter *Document = nullptr;
   unsigned ExtractCounter = 0;
-  /// --extract: the files written so far, claimed against the inputs and each other before each write.
-  OutputFiles *Extracted = nullptr;
+  /// --extract: the images staged so far, claimed against the inputs and each other.
+  ExtractionStage *Extracted = nullptr;
   DecompressionBudget Budget; // one for the whole run, grown by each input read (unless --max-decompressed)
 
   /// A problem with the input at `Offset` (relative to the node): printed at once, kept for --json,

@@ -445,9 +445,9 @@ int runDumpTool(ArrayRef<std::string> RawArgs, raw_ostream &Out, raw_ostream &Er
     Opts.Headers = true;
 
   Context C(Opts, Err);
-  std::optional<OutputFiles> Extracted;
+  std::optional<ExtractionStage> Extracted;
   if (!Opts.ExtractDir.empty())
-    C.Extracted = &Extracted.emplace(Files);
+    C.Extracted = &Extracted.emplace(Opts.ExtractDir, Files);
   // Each input is written out as soon as it is described (its streams as they run), then released.
   std::optional<JsonDocumentWriter> Document;
   if (Opts.Json) {
@@ -473,6 +473,9 @@ int runDumpTool(ArrayRef<std::string> RawArgs, raw_ostream &Out, raw_ostream &Er
     else
       renderText(N, Opts, Out);
   }
+  if (Extracted)
+    if (Error E = Extracted->finish())
+      C.error("", toString(std::move(E)));
   if (Dot)
     DotGraph.write(Out, "call graph: " + join(Files, " "));
   if (Document)
