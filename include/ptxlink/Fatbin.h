@@ -21,6 +21,8 @@
 
 namespace ptxlink {
 
+class Executor;
+
 enum class FatbinKind : uint16_t { Ptx = 1, Elf = 2, LtoIr = 8 };
 enum class FatbinCompression : uint8_t { None, Lz4, Zstd, Unknown };
 
@@ -69,6 +71,8 @@ struct FatbinWriteOptions {
   /// (not standard output, not O_APPEND): sizes of streamed payloads are then written over placeholders
   /// afterwards instead of generating each payload twice (once only to measure it).
   llvm::raw_fd_ostream *PatchableFile = nullptr;
+  /// Where the images are compressed in parallel (the process's pool, Executor.h); null: one after another.
+  Executor *Exec = nullptr;
 };
 
 /// A `--compress` value as ptxlink and ptxlink-dump both take it: `none`, `lz4[:1-12]` (a level selects LZ4

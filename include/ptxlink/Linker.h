@@ -20,6 +20,8 @@
 
 namespace ptxlink {
 
+class Executor;
+
 /// Fatbin: an NVIDIA fatbinary; Ptx: the linked module; Object: a relocatable ptxlink object (-r);
 /// HostObject: the device-link object of a CUDA program (nvcc -dlink's output, docs/host-link.md);
 /// CSource: C source embedding the fatbinary (fatbinary --embedded-fatbin's shape).
@@ -73,6 +75,10 @@ struct LinkOptions {
   std::string TimeFile;                  // --time FILE: pass times appended as CSV ("-" = Out), as nvlink's
   std::vector<std::string> PtxasOptions; // -Xptxas: more options for every ptxas run (--sass, --verify)
   unsigned Threads = 0;                  // --threads, -j (0 = hardware concurrency)
+  /// The process's pool of threads (Executor.h), which every parallel step of the link and every ptxas
+  /// and nvlink run goes through; the caller's, so that one --threads bounds all its links. Null: the
+  /// link makes one of Threads threads for itself.
+  Executor *Exec = nullptr;
   bool WarningsAsErrors = false;         // -Werror
   bool NoWarnings = false;               // -w
   bool Json = false;                     // --json

@@ -54,7 +54,7 @@ ArchLink::ArchLink(const LinkOptions &Options, ArrayRef<InputFile> Inputs, Targe
     : Options(Options), Inputs(Inputs), Arch(Arch), Diags(Diags), Times(Times) {}
 
 bool ArchLink::selectVariants() {
-  auto Start = std::chrono::steady_clock::now();
+  PassTimes::Scope Timed = Times.scope("select variants", Arch.name());
   bool Ok = true;
   Modules.clear();
   // Inputs without a usable variant, grouped by the targets they do have (in order of first appearance).
@@ -162,7 +162,6 @@ bool ArchLink::selectVariants() {
     Diags.error("no variant usable for " + Arch.name() + ": " + std::to_string(Which.size()) + Have,
                 std::move(Sites), "no-usable-variant");
   }
-  Times.add("select variants", Arch.name(), Start);
   return Ok;
 }
 

@@ -114,9 +114,10 @@ std::optional<std::string> findHostLibrary(llvm::StringRef Name, const std::vect
 /// Reads every input (in parallel; diagnostics reported in input order), assembles .ptx inputs, and
 /// extracts archive members lazily (ArchiveExtractor), appending them after the command-line inputs in
 /// extraction order. Writes --why-extract. Returns false if any input could not be used. Extracted
-/// members point into the libraries Extractor owns, so it must outlive Files.
+/// members point into the libraries Extractor owns, so it must outlive Files. `--why-extract -` is
+/// written to Reports (link()'s Out).
 bool loadInputs(const LinkOptions &Options, DiagnosticEngine &Diags, PassTimes &Times, ArchiveExtractor &Extractor,
-                std::vector<InputFile> &Files);
+                std::vector<InputFile> &Files, llvm::raw_ostream &Reports);
 
 // ---- one link for one architecture ----
 
@@ -227,6 +228,30 @@ struct PassTimes {
   };
   std::vector<Entry> Entries;
   void add(llvm::StringRef Pass, llvm::StringRef Arch, std::chrono::steady_clock::time_point Start);
+
+  /// Times what runs while it lives: one row when it ends, or at stop() (`auto T = Times.scope("mark
+  /// live", Arch);`). A scope ended early by a failure still counts the time spent.
+  class Scope {
+  public:
+    Scope(PassTimes &Times, llvm::StringRef Pass, llvm::StringRef Arch)
+        : Times(&Times), Pass(Pass), Arch(Arch), Start(std::chrono::steady_clock::now()) {}
+    Scope(const Scope &) = delete;
+    Scope &operator=(const Scope &) = delete;
+    ~Scope() { stop(); }
+    /// The row's pass, if it ends differently ("lto: nvJitLink (cached)").
+    void rename(llvm::StringRef NewPass) { Pass = NewPass.str(); }
+    void stop() {
+      if (Times)
+        Times->add(Pass, Arch, Start);
+      Times = nullptr;
+    }
+
+  private:
+    PassTimes *Times;
+    std::string Pass, Arch;
+    std::chrono::steady_clock::time_point Start;
+  };
+  [[nodiscard]] Scope scope(llvm::StringRef Pass, llvm::StringRef Arch = "") { return Scope(*this, Pass, Arch); }
   /// CSV rows "pass,arch,milliseconds" and a "total" row; Headings: a first row naming the columns.
   void printCsv(llvm::raw_ostream &OS, bool Headings) const;
 };

@@ -6,6 +6,7 @@
 // inputs select the same variant everywhere), so each is reported once, in the order first seen, and one
 // that differs between arches names the arches it is about (DiagForwarder).
 #include "ptxlink/CallGraphDot.h"
+#include "ptxlink/Executor.h"
 #include "CompileCache.h"
 #include "ptxlink/Fatbin.h"
 #include "ptxlink/HostEmbed.h"
@@ -23,14 +24,12 @@
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
-#include "llvm/Support/Parallel.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Process.h"
 #include "llvm/Support/Program.h"
 #include "llvm/Support/Threading.h"
 
 #include <chrono>
-#include <future>
 
 #include <sys/resource.h>
 
@@ -136,7 +135,7 @@ std::vector<std::string> inputPaths(const LinkOptions &O) {
 /// Returns false if ptxas found an error (or could not run).
 bool verifyWithPtxas(const LinkOptions &Options, const ObjectFile &Linked, ArrayRef<ArchOutput> Outputs,
                      DiagnosticEngine &Diags, PassTimes &Times) {
-  auto Start = std::chrono::steady_clock::now();
+  PassTimes::Scope Timed = Times.scope("verify (ptxas -O0)", "");
   std::optional<std::string> Ptxas = findPtxas();
   if (!Ptxas) {
     Diags.error("--verify needs ptxas, which is neither on PATH nor in $CUDA_HOME/bin", std::vector<DiagSite>(),
@@ -150,7 +149,7 @@ bool verifyWithPtxas(const LinkOptions &Options, const ObjectFile &Linked, Array
     std::string Error; // ptxas could not be run
   };
   std::vector<Check> Checks(Outputs.size());
-  parallelFor(0, Outputs.size(), [&](size_t I) {
+  Options.Exec->parallelFor(0, Outputs.size(), [&](size_t I) {
     const ArchOutput &O = Outputs[I];
     raw_string_ostream OS(Checks[I].Text);
     printModule(Linked.Variants[O.Variant], O.Target, OS, Checks[I].Layout);
@@ -202,7 +201,6 @@ bool verifyWithPtxas(const LinkOptions &Options, const ObjectFile &Linked, Array
     Failed |= M.D.Level == Severity::Error;
     Diags.report(std::move(M.D));
   }
-  Times.add("verify (ptxas -O0)", "", Start);
   return !Failed && !Diags.hasErrors();
 }
 
@@ -602,8 +600,9 @@ static bool linkImpl(const LinkOptions &Requested, DiagnosticEngine &Diags, raw_
   // The options the link runs with: as requested, except that a program calling the CUDA device runtime
   // gets SASS (below).
   LinkOptions Options = Requested;
-  if (Options.Threads)
-    parallel::strategy = hardware_concurrency(Options.Threads);
+  std::optional<Executor> OwnExecutor;
+  if (!Options.Exec)
+    Options.Exec = &OwnExecutor.emplace(Options.Threads);
   PassTimes Times;
   // Every way out after the inputs are read: --time's rows, no stale output after a failure.
   auto Finish = [&](bool Ok) {
@@ -633,13 +632,13 @@ static bool linkImpl(const LinkOptions &Requested, DiagnosticEngine &Diags, raw_
 
   // --sass: `ptxas --version` (part of every cache key) runs beside the link, not after it.
   if (Options.Sass && writesFatbin(Options.Emit))
-    State->Program.Toolchain = std::async(std::launch::async, [&Options] { return findSassToolchain(Options.LibraryPaths); });
+    State->Program.Toolchain = Options.Exec->run([&Options] { return findSassToolchain(Options.LibraryPaths); });
 
   // Inputs. After: State->Inputs holds every input in command-line order, then the archive members
   // extracted (lazily, as lld does) in extraction order; PTX is assembled, nvcc host objects' PTX read.
   if (Preloaded)
     State->Inputs = std::move(*Preloaded);
-  else if (!loadInputs(Options, Diags, Times, State->Extractor, State->Inputs))
+  else if (!loadInputs(Options, Diags, Times, State->Extractor, State->Inputs, Out))
     return Finish(false);
 
   // LTO-IR is never dropped silently (LtoLink.h). After: a warning for LTO-IR that goes unused, an error
@@ -660,8 +659,7 @@ static bool linkImpl(const LinkOptions &Requested, DiagnosticEngine &Diags, raw_
                  std::vector<DiagSite>(), "device-runtime-sass");
       Options.Sass = true;
       Options.DeviceRuntime = true;
-      State->Program.Toolchain =
-          std::async(std::launch::async, [&Options] { return findSassToolchain(Options.LibraryPaths); });
+      State->Program.Toolchain = Options.Exec->run([&Options] { return findSassToolchain(Options.LibraryPaths); });
     }
   }
 
@@ -782,6 +780,8 @@ int runLinkerTool(ArrayRef<std::string> Args, raw_ostream &Out, raw_ostream &Err
   Diags.setJson(Options->Json);
   Diags.setWarningsAsErrors(Options->WarningsAsErrors);
   Diags.setSuppressWarnings(Options->NoWarnings);
+  Executor Pool(Options->Threads);
+  Options->Exec = &Pool;
   return link(*Options, Diags, Out) ? 0 : 1;
 }
 

@@ -784,7 +784,7 @@ private:
 };
 
 void ArchLink::emit(ModuleVariant &Out, ObjectFile &Storage) {
-  auto Start = std::chrono::steady_clock::now();
+  PassTimes::Scope Timed = Times.scope("emit module", Arch.name());
   Out = ModuleVariant();
   Output = &Out;
   Out.SourceName = Storage.save(Options.Output.empty() ? std::string("<linked>") : Options.Output);
@@ -819,7 +819,6 @@ void ArchLink::emit(ModuleVariant &Out, ObjectFile &Storage) {
       return {nullptr, nullptr};
     return {Modules[OutOrigin[O].Module].M, functionAbi(OutOrigin[O])};
   });
-  Times.add("emit module", Arch.name(), Start);
 }
 
 void ArchLink::forEachRenamedRegistrable(function_ref<void(uint32_t, uint32_t, StringRef)> F) const {

@@ -15,7 +15,7 @@
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
-#include "llvm/Support/Parallel.h"
+#include "ptxlink/Executor.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -216,8 +216,8 @@ std::optional<std::string> findHostLibrary(StringRef Name, const std::vector<std
 }
 
 bool loadInputs(const LinkOptions &Options, DiagnosticEngine &Diags, PassTimes &Times, ArchiveExtractor &Extractor,
-                std::vector<InputFile> &Files) {
-  auto Start = std::chrono::steady_clock::now();
+                std::vector<InputFile> &Files, raw_ostream &Reports) {
+  PassTimes::Scope Reading = Times.scope("read inputs");
   std::vector<Loaded> Items;
   for (const LinkInput &In : Options.Inputs) {
     Loaded L;
@@ -312,7 +312,7 @@ bool loadInputs(const LinkOptions &Options, DiagnosticEngine &Diags, PassTimes &
     else
       ToAssemble.push_back({I, std::move(*Buffer)});
   }
-  parallelFor(0, ToAssemble.size(), [&](size_t K) {
+  Options.Exec->parallelFor(0, ToAssemble.size(), [&](size_t K) {
     Loaded &L = Items[ToAssemble[K].first];
     L.Object = objectFromBuffer(std::move(ToAssemble[K].second), L.Path, L.Host, L.Diags, Budget);
   });
@@ -351,12 +351,12 @@ bool loadInputs(const LinkOptions &Options, DiagnosticEngine &Diags, PassTimes &
       Extractor.addLibrary(std::move(L.Library), L.WholeArchive);
     }
   }
-  Times.add("read inputs", "", Start);
+  Reading.stop();
   if (Diags.hasErrors())
     return false;
 
   if (HaveLibraries) {
-    Start = std::chrono::steady_clock::now();
+    PassTimes::Scope Extracting = Times.scope("extract archive members");
     Error E = Extractor.run([&] { return Tracker.pending(); },
                             [&](const ExtractedMember &Member) -> Error {
                               std::vector<Diagnostic> Problems;
@@ -378,7 +378,7 @@ bool loadInputs(const LinkOptions &Options, DiagnosticEngine &Diags, PassTimes &
     if (E) // past the error limit this only makes the engine say "too many errors emitted"
       Diags.error(toString(std::move(E)), std::vector<DiagSite>(), "archive-extraction");
     if (Options.WhyExtractFile == "-") { // as lld: `-` is standard output, unless the output itself goes there
-      raw_ostream &OS = Options.Output == "-" ? Diags.stream() : outs();
+      raw_ostream &OS = Options.Output == "-" ? Diags.stream() : Reports;
       Extractor.writeWhyExtract(OS);
       OS.flush();
     } else if (!Options.WhyExtractFile.empty()) {
@@ -389,7 +389,6 @@ bool loadInputs(const LinkOptions &Options, DiagnosticEngine &Diags, PassTimes &
       else
         Extractor.writeWhyExtract(OS);
     }
-    Times.add("extract archive members", "", Start);
   }
   return !Diags.hasErrors();
 }

@@ -45,7 +45,7 @@ void ArchLink::markSection(uint32_t Module, uint32_t Sec, std::vector<std::pair<
 }
 
 void ArchLink::markLive() {
-  auto Start = std::chrono::steady_clock::now();
+  PassTimes::Scope Timed = Times.scope("mark live", Arch.name());
   std::vector<std::pair<uint32_t, uint32_t>> Work;
   bool KeepAll = Options.NoGc || Options.Relocatable;
   for (uint32_t MI = 0; MI < Modules.size(); ++MI) {
@@ -112,7 +112,6 @@ void ArchLink::markLive() {
         markSection(T.Module, Sec, Work);
     }
   }
-  Times.add("mark live", Arch.name(), Start);
 }
 
 /// Names that stay undefined in a complete program because ptxas or the driver provides them: the PTX
@@ -135,7 +134,7 @@ bool providedOutsideTheLink(const Symbol &S) {
 void ArchLink::checkUndefined() {
   if (Options.Relocatable)
     return;
-  auto Start = std::chrono::steady_clock::now();
+  PassTimes::Scope Timed = Times.scope("check undefined", Arch.name());
   // Every live reference to a name with no definition, in input order.
   struct RefSite {
     uint32_t Module, Sec;
@@ -221,7 +220,6 @@ void ArchLink::checkUndefined() {
                                 "runtime: link with --sass)"),
                 std::move(RuntimeSites), "device-runtime");
   }
-  Times.add("check undefined", Arch.name(), Start);
 }
 
 void ArchLink::printGc(raw_ostream &OS) const {

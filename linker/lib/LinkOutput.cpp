@@ -11,12 +11,10 @@
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/ScopeExit.h"
-#include "llvm/Support/Parallel.h"
 #include "llvm/Support/Process.h"
 
 #include <chrono>
 #include <optional>
-#include <thread>
 
 using namespace llvm;
 
@@ -44,6 +42,7 @@ FatbinWriteOptions fatbinWriteOptions(const LinkOptions &Options) {
   Write.CompressElf = Options.CompressionGiven && Write.Compression != FatbinCompression::None;
   Write.ZstdLevel = Options.CompressionLevel ? Options.CompressionLevel : DefaultZstdLevel;
   Write.Lz4Level = Options.CompressionLevel;
+  Write.Exec = Options.Exec;
   return Write;
 }
 
@@ -86,7 +85,7 @@ bool writeLinkOutput(const LinkOptions &Options, LinkedProgram &Program, Diagnos
                      raw_ostream &Out) {
   ObjectFile &Linked = Program.Linked;
   std::vector<ArchOutput> &Outputs = Program.Outputs;
-  auto Start = std::chrono::steady_clock::now();
+  PassTimes::Scope Writing = Times.scope("write output");
   Error E = Error::success();
   (void)static_cast<bool>(E); // a success value, checked
   if (Options.Emit == EmitKind::Object) {
@@ -104,9 +103,9 @@ bool writeLinkOutput(const LinkOptions &Options, LinkedProgram &Program, Diagnos
     std::optional<SassToolchain> Tools;
     if (Options.Sass) {
       // Looked for on another thread since the link began (LinkDriver.cpp): `ptxas --version` is a process.
-      auto FindStart = std::chrono::steady_clock::now();
+      PassTimes::Scope Finding = Times.scope("sass: find ptxas");
       auto T = Program.Toolchain.valid() ? Program.Toolchain.get() : findSassToolchain(Options.LibraryPaths);
-      Times.add("sass: find ptxas", "", FindStart);
+      Finding.stop();
       if (!T) {
         Diags.error(toString(T.takeError()), std::vector<DiagSite>(), "no-ptxas");
         consumeError(std::move(E));
@@ -120,7 +119,7 @@ bool writeLinkOutput(const LinkOptions &Options, LinkedProgram &Program, Diagnos
     auto compiledWhole = [&](size_t I) { return Tools && Program.UnitsOf[Outputs[I].Variant].empty(); };
     std::vector<std::string> Texts(Outputs.size());
     std::vector<PrintedLayout> Layouts(Outputs.size());
-    parallelFor(0, Outputs.size(), [&](size_t I) {
+    Options.Exec->parallelFor(0, Outputs.size(), [&](size_t I) {
       if (!compiledWhole(I))
         return;
       // One buffer of about the final size.
@@ -161,9 +160,9 @@ bool writeLinkOutput(const LinkOptions &Options, LinkedProgram &Program, Diagnos
         };
     }
     std::vector<std::string> PackErrors(Outputs.size());
-    std::thread Packer;
+    Executor::Task Packer;
     if (Tools && WriteOptions.Compression != FatbinCompression::None)
-      Packer = std::thread([&] {
+      Packer = Options.Exec->async([&] {
         for (size_t I = 0; I < Outputs.size(); ++I)
           if (PtxImages[I] && !compiledWhole(I)) {
             // Printed here into one buffer of about its size (and its terminating NUL), rather than by
@@ -179,12 +178,9 @@ bool writeLinkOutput(const LinkOptions &Options, LinkedProgram &Program, Diagnos
               PackErrors[I] = toString(std::move(PE));
           }
       });
-    auto JoinPacker = make_scope_exit([&] {
-      if (Packer.joinable())
-        Packer.join();
-    });
+    auto JoinPacker = make_scope_exit([&] { Packer.wait(); });
     std::vector<std::optional<std::string>> Cubins;
-    SassBackground Background;
+    SassBackground Background(*Options.Exec, Diags.stream());
     // -gencode's sm_XX codes name the architectures that get SASS (code=[sm_80,compute_80] beside
     // code=compute_90: a cubin for sm_80 only, as nvcc makes); otherwise every linked one does.
     std::vector<char> SassFor(Outputs.size(), Tools ? 1 : 0);
@@ -232,6 +228,7 @@ bool writeLinkOutput(const LinkOptions &Options, LinkedProgram &Program, Diagnos
         Settings.RemoteHeader = *Header;
       Settings.NvlinkOptions = Options.NvlinkOptions;
       Settings.KeepDir = Options.KeepDir;
+      Settings.Exec = Options.Exec;
       // nvcc -Xptxas -v shows ptxas's per-kernel lines as --resource-usage does.
       Settings.ResourceUsage = Options.ResourceUsage || llvm::is_contained(Options.PtxasOptions, "-v") ||
                                llvm::is_contained(Options.PtxasOptions, "--verbose");
@@ -249,13 +246,12 @@ bool writeLinkOutput(const LinkOptions &Options, LinkedProgram &Program, Diagnos
       if (!Settings.WriteUnits.empty()) // the units are written; a build system compiles them, a later link joins
         return !Diags.hasErrors();
     }
-    auto WaitStart = std::chrono::steady_clock::now();
-    if (Packer.joinable())
-      Packer.join();
-    Times.add("wait for the PTX images' compression", "", WaitStart);
+    {
+      PassTimes::Scope Waiting = Times.scope("wait for the PTX images' compression");
+      Packer.wait();
+    }
     // Started after the wait, so that --time does not count the wait twice.
-    auto FatbinStart = std::chrono::steady_clock::now();
-    auto FatbinTimed = make_scope_exit([&] { Times.add("write fatbinary", "", FatbinStart); });
+    PassTimes::Scope FatbinTimed = Times.scope("write fatbinary");
     // The background work's notes (-v: a cache entry it could not store) go to the diagnostics' stream
     // (standard error: standard output is the output's, with -o -), on every way out,
     // a failed link's too (they were dropped when an error returned early), after the output, as before.
@@ -314,7 +310,7 @@ bool writeLinkOutput(const LinkOptions &Options, LinkedProgram &Program, Diagnos
       });
     }
   }
-  Times.add("write output", "", Start);
+  Writing.stop();
   if (E) {
     Diags.error(toString(std::move(E)), std::vector<DiagSite>(), "cannot-write"); // names the output file
     return false;

@@ -9,12 +9,12 @@
 
 #include "LinkContext.h"
 #include "SassBuild.h"
+#include "ptxlink/Executor.h"
 
 #include "llvm/Support/Error.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <functional>
-#include <future>
 #include <string>
 #include <vector>
 
@@ -40,7 +40,7 @@ struct LinkedProgram {
   // ObjectFormat.h): the linked modules' sections are views of the inputs. Null: nothing is given back.
   std::function<void(llvm::StringRef)> ReleaseInputText;
   // --sass: ptxas and nvlink, looked for (`ptxas --version` runs) while the link runs.
-  std::future<llvm::Expected<SassToolchain>> Toolchain;
+  Executor::Future<llvm::Expected<SassToolchain>> Toolchain;
 };
 
 /// The outputs that hold a fatbinary (and so SASS, with --sass).

@@ -23,7 +23,7 @@ namespace ptxlink {
 static bool isFunctionKind(SymbolKind K) { return K == SymbolKind::Function || K == SymbolKind::Kernel; }
 
 void ArchLink::resolve() {
-  auto Start = std::chrono::steady_clock::now();
+  PassTimes::Scope Timed = Times.scope("resolve symbols", Arch.name());
   Globals.clear();
   Sites.clear();
   CommonSizes.clear();
@@ -120,7 +120,6 @@ void ArchLink::resolve() {
     G.Out = NoSymbol;
     resolveOne(G);
   }
-  Times.add("resolve symbols", Arch.name(), Start);
 }
 
 static std::string bytes(uint64_t N) { return std::to_string(N) + (N == 1 ? " byte" : " bytes"); }
@@ -354,7 +353,7 @@ std::string ArchLink::ptxTargetReason() const {
 }
 
 void ArchLink::check() {
-  auto Start = std::chrono::steady_clock::now();
+  PassTimes::Scope Timed = Times.scope("check", Arch.name());
   // `--check-abi` also reports the checks that could not be made (no signature, untyped parameters, a
   // PTX version too old to record them); on an ordinary link those notes would be noise.
   AbiCheckOptions AbiOptions;
@@ -437,7 +436,6 @@ void ArchLink::check() {
                                 {&M, LM.ObjectName, PI}, Diags, AbiOptions);
       }
   }
-  Times.add("check", Arch.name(), Start);
 }
 
 } // namespace ptxlink

@@ -175,7 +175,7 @@ std::optional<LtoResult> linkArchWithNvJitLink(const LinkOptions &Options, const
                                                std::optional<CompileCache> &Cache, bool &Stored,
                                                DiagnosticEngine &Diags, PassTimes &Times) {
   raw_ostream &Log = Diags.stream();
-  auto ArchStart = std::chrono::steady_clock::now();
+  PassTimes::Scope Timed = Times.scope("lto: nvJitLink", Arch);
   // nvJitLink's split compilation runs the code generation of one link on up to N threads: the count an
   // explicit -j/--threads gives. Not by default: the split changes the code (on bench/gen_lto_program.py's
   // 24 files, -split-compile=2 gave some kernels 13 registers instead of 14), and a link's output must not
@@ -196,7 +196,7 @@ std::optional<LtoResult> linkArchWithNvJitLink(const LinkOptions &Options, const
     if (Cubin && (Ptx || !Options.LtoPtx)) {
       if (Options.Verbose)
         Log << "ptxlink: " << Arch << ": -dlto: nvJitLink's result from the cache\n";
-      Times.add("lto: nvJitLink (cached)", Arch, ArchStart);
+      Timed.rename("lto: nvJitLink (cached)");
       return LtoResult{std::move(*Cubin), Ptx ? std::move(*Ptx) : std::string(), true};
     }
   }
@@ -221,7 +221,7 @@ std::optional<LtoResult> linkArchWithNvJitLink(const LinkOptions &Options, const
     }
     R.Ptx = std::move(*Ptx);
   }
-  Times.add("lto: nvJitLink", Arch, ArchStart);
+  Timed.stop();
   if (Cache) {
     // A cache that cannot be written costs the next link the optimisation, nothing else.
     Error E = Cache->store(Key, R.Cubin, CompileCache::EntryKind::Link);
@@ -269,9 +269,9 @@ bool writeLtoOutput(const LinkOptions &Options, ArrayRef<InputFile> Inputs, Link
                     DiagnosticEngine &Diags, PassTimes &Times, raw_ostream &Out) {
   // -v lines go where diagnostics go, standard error: standard output is the output's alone (-o -).
   raw_ostream &Log = Diags.stream();
-  auto Start = std::chrono::steady_clock::now();
+  PassTimes::Scope Loading = Times.scope("lto: load libnvJitLink");
   Expected<NvJitLinkLibrary> Lib = NvJitLinkLibrary::open(Options.NvJitLinkPath);
-  Times.add("lto: load libnvJitLink", "", Start);
+  Loading.stop();
   if (!Lib) {
     Diags.error(toString(Lib.takeError()), std::vector<DiagSite>(), "no-nvjitlink");
     return false;
@@ -307,8 +307,9 @@ bool writeLtoOutput(const LinkOptions &Options, ArrayRef<InputFile> Inputs, Link
 
   // The output. Like nvcc -dlink, the cubins are stored uncompressed unless --compress asks (the driver
   // would decompress them at the first launch).
-  auto WriteStart = std::chrono::steady_clock::now();
+  PassTimes::Scope Writing = Times.scope("write output");
   FatbinWriteOptions Write;
+  Write.Exec = Options.Exec;
   Write.Compression = Options.CompressionGiven ? Options.Compression : FatbinCompression::None;
   Write.CompressElf = Options.CompressionGiven && Write.Compression != FatbinCompression::None;
   if (Options.CompressionLevel) {
@@ -321,7 +322,7 @@ bool writeLtoOutput(const LinkOptions &Options, ArrayRef<InputFile> Inputs, Link
   Error E = Options.Emit == EmitKind::HostObject || Options.Emit == EmitKind::CSource
                 ? writeEmbeddedFatbin(Options, Images, Write, Program.ModuleIds, Out)
                 : writeOutput(Options, Out, [&](raw_ostream &OS) { return writeFatbin(Images, Write, OS); });
-  Times.add("write output", "", WriteStart);
+  Writing.stop();
   if (E) {
     Diags.error(toString(std::move(E)), std::vector<DiagSite>(), "cannot-write");
     return false;

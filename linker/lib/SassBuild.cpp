@@ -1,10 +1,11 @@
 // Code generation for `ptxlink --sass`: per-module ptxas runs through the compile cache, joined by
 // nvlink, or one whole-program ptxas run (see SassBuild.h).
 //
-// Order of work, for every arch at once so that the worker pool stays full: print each unit and hash it
-// (in parallel), look it up in the cache, compile the misses (in parallel, --threads at a time), store
-// them, then run nvlink once per arch over that arch's cubins. Everything ptxas and nvlink are given
-// lives in one temporary folder that goes away unless --save-temps.
+// Order of work (the stages of class SassBuild below), for every arch at once so that the pool stays
+// full: plan the jobs, print each unit and hash it (in parallel), look it up in the caches, compile the
+// misses (in parallel, --threads at a time, each stored as soon as made), run nvlink once per arch over
+// that arch's cubins, and leave the upkeep to the background. Everything ptxas and nvlink are given lives
+// in one temporary folder that goes away unless --save-temps.
 #include "SassBuild.h"
 
 #include "CompileCache.h"
@@ -13,6 +14,7 @@
 #include "SassReuse.h"
 
 #include "ptxlink/Cubin.h"
+#include "ptxlink/Executor.h"
 #include "ptxlink/ObjectFormat.h"
 #include "ptxlink/TemporaryFolder.h"
 
@@ -22,7 +24,6 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/MemoryBuffer.h"
-#include "llvm/Support/Parallel.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Process.h"
 #include "llvm/Support/Program.h"
@@ -114,8 +115,8 @@ struct CacheWrites {
 /// at most ten times a second; erased when done.
 class Progress {
 public:
-  Progress(bool Enabled, size_t Total, size_t Cached)
-      : Enabled(Enabled), Total(Total), Cached(Cached), Start(std::chrono::steady_clock::now()) {}
+  Progress(bool Enabled, size_t Total, size_t Cached, raw_ostream &OS)
+      : Enabled(Enabled), Total(Total), Cached(Cached), OS(OS), Start(std::chrono::steady_clock::now()) {}
   void step() {
     size_t N = ++Done;
     if (!Enabled)
@@ -128,24 +129,25 @@ public:
     // Elapsed time and an estimate of what remains, at the rate so far (units vary in size: a guide only).
     double Elapsed = std::chrono::duration<double>(Now - Start).count();
     double Remaining = N ? Elapsed / double(N) * double(Total - N) : 0;
-    errs() << "\rptxlink: SASS: " << N << '/' << Total << " compiled, " << Cached << " from cache, " << (Total - N)
+    OS << "\rptxlink: SASS: " << N << '/' << Total << " compiled, " << Cached << " from cache, " << (Total - N)
            << " remaining, " << format("%.0f", Elapsed) << " s elapsed";
     if (N != Total)
-      errs() << ", about " << format("%.0f", Remaining) << " s left";
-    errs() << "\x1b[K";
-    errs().flush();
+      OS << ", about " << format("%.0f", Remaining) << " s left";
+    OS << "\x1b[K";
+    OS.flush();
     Drawn = true;
   }
   void finish() {
     if (Drawn) {
-      errs() << "\r\x1b[K";
-      errs().flush();
+      OS << "\r\x1b[K";
+      OS.flush();
     }
   }
 
 private:
   bool Enabled;
   size_t Total, Cached;
+  raw_ostream &OS; // the diagnostics' stream (standard error for the tool)
   std::atomic<size_t> Done{0};
   std::mutex M;
   std::chrono::steady_clock::time_point Start, Last{};
@@ -332,16 +334,86 @@ static Expected<std::optional<std::string>> compiledUnit(StringRef Dir, StringRe
   return std::optional<std::string>(Bytes.str());
 }
 
-std::vector<std::optional<std::string>> buildSass(ArrayRef<SassRequest> Requests, const SassSettings &Settings,
-                                                  const SassToolchain &Tools, DiagnosticEngine &Diags,
-                                                  PassTimes &Times, raw_ostream &Log, SassBackground &Background) {
-  std::vector<std::optional<std::string>> Results(Requests.size());
-  auto Start = std::chrono::steady_clock::now();
+namespace {
 
-  // The jobs of every arch.
+/// One architecture's share of the build: its request, its units (indices into SassBuild::Jobs), and
+/// nvlink's key, run and result.
+struct ArchBuild {
+  const SassRequest *Q = nullptr;
+  std::vector<size_t> Jobs;
+  std::string LinkKey;           // nvlink's result in the cache (empty: not cached)
+  bool LinkedFromCache = false;
+  bool UnitFailed = false;       // a unit's ptxas failed: reported, nothing to link
+  std::string OutputInCache;     // nvlink wrote its result straight into the cache's folder (to adopt)
+  std::string LinkError;         // nvlink failed or could not run
+  std::string LinkNote;          // -v: nvlink retried outside the cache
+  std::string LinkSaid;          // what a successful nvlink printed: its warnings
+  std::optional<std::string> Result;
+};
+
+/// buildSass's stages over the jobs of every arch at once, so that the pool stays full: plan the jobs,
+/// key them (print and hash, or take the input's SASS), look them up, compile the misses, link each
+/// arch, and leave the upkeep to the background. Each stage is a method; the state they share is here.
+class SassBuild {
+public:
+  SassBuild(ArrayRef<SassRequest> Requests, const SassSettings &Settings, const SassToolchain &Tools,
+            DiagnosticEngine &Diags, PassTimes &Times, raw_ostream &Log)
+      : Requests(Requests), Settings(Settings), Tools(Tools), Diags(Diags), Times(Times), Log(Log),
+        Exec(*Settings.Exec) {}
+  std::vector<std::optional<std::string>> run(SassBackground &Background);
+
+private:
+  void plan();
+  bool openCaches();
+  void key();
+  void keyJob(Job &J);
+  void lookUp();
+  void lookUpLinks();
+  void lookUpUnit(Job &J, std::string &Note);
+  void countUnits();
+  void reportCounts();
+  bool makeTempFolder();
+  void compile();
+  void compileJob(Job &J);
+  void reportUnits();
+  void link();
+  void linkArch(ArchBuild &A);
+  int runNvlink(ArchBuild &A, StringRef OutPath, StringRef LogPath, StringRef RegisterArg, std::string &Output);
+  std::string nameModules(std::string S, const ArchBuild &A) const;
+  void reportLinks();
+  void upkeep(SassBackground &Background);
+  bool needsNvlink(const ArchBuild &A) const {
+    return !A.Jobs.empty() && !(A.Jobs.size() == 1 && !Jobs[A.Jobs.front()].Relocatable);
+  }
+  void logCommand(ArrayRef<StringRef> Argv);
+  void store(StringRef Key, StringRef Payload, CompileCache::EntryKind Kind);
+
+  ArrayRef<SassRequest> Requests;
+  const SassSettings &Settings;
+  const SassToolchain &Tools;
+  DiagnosticEngine &Diags;
+  PassTimes &Times;
+  raw_ostream &Log;
+  Executor &Exec;
+
   std::vector<Job> Jobs;
+  std::vector<ArchBuild> Arches; // one per request, in order
+  std::optional<CompileCache> Cache;
+  std::shared_ptr<RemoteCache> Remote; // read through and written back with the local cache (RemoteCache.h)
+  std::vector<std::string> UnitNotes;  // --use-sass-units: why a unit's cubin could not be taken
+  size_t Misses = 0, Hits = 0, Reused = 0, FromUnits = 0, LinkHits = 0;
+  SmallString<128> TempDir;
+  CacheWrites Writes;
+  bool CacheUnwritable = false; // said once; nvlink's results are then not offered to the cache either
+  std::mutex LogMutex;
+};
+
+/// The jobs of every arch: a unit each (per-module), or the linked module (whole program).
+void SassBuild::plan() {
+  Arches.resize(Requests.size());
   for (size_t R = 0; R < Requests.size(); ++R) {
     const SassRequest &Q = Requests[R];
+    Arches[R].Q = &Q;
     if (Q.Units) {
       for (const CodegenUnit &U : *Q.Units) {
         Job J;
@@ -367,180 +439,178 @@ std::vector<std::optional<std::string>> buildSass(ArrayRef<SassRequest> Requests
     J.Relocatable = Q.DeviceRuntime;
     Jobs.push_back(std::move(J));
   }
-  std::optional<CompileCache> Cache;
+  for (size_t I = 0; I < Jobs.size(); ++I)
+    Arches[Jobs[I].Request].Jobs.push_back(I);
+}
+
+/// The local cache, and the remote one that reads through and writes back its entries. False if the
+/// remote cache's address is unusable (reported).
+bool SassBuild::openCaches() {
   if (!Settings.CacheDir.empty())
     Cache.emplace(Settings.CacheDir, Settings.CacheLimit);
-  // The remote cache reads through and writes back the local one's entries (RemoteCache.h).
-  std::shared_ptr<RemoteCache> Remote;
-  if (!Settings.RemoteUrl.empty()) {
-    Expected<std::unique_ptr<RemoteCache>> R = RemoteCache::create(Settings.RemoteUrl, Settings.RemoteHeader);
-    if (!R) {
-      Diags.error(toString(R.takeError()), std::vector<DiagSite>(), "bad-remote-cache");
-      return Results;
-    }
-    if (Cache)
-      Remote = std::move(*R);
-    else
-      Diags.note("the remote cache is not used without the local one (--no-cache)", std::vector<DiagSite>(),
-                 "remote-cache-unused");
+  if (Settings.RemoteUrl.empty())
+    return true;
+  Expected<std::unique_ptr<RemoteCache>> R = RemoteCache::create(Settings.RemoteUrl, Settings.RemoteHeader);
+  if (!R) {
+    Diags.error(toString(R.takeError()), std::vector<DiagSite>(), "bad-remote-cache");
+    return false;
   }
-
-  // Print and hash; or take the input's own cubin, where it may stand for the unit (its key, for nvlink's
-  // cached result: its bytes).
-  parallelFor(0, Jobs.size(), [&](size_t I) {
-    Job &J = Jobs[I];
-    const SassRequest &Q = Requests[J.Request];
-    if (J.Unit && J.Unit->InputSass) {
-      Expected<std::string> C = usableInputCubin(*J.Unit->InputSass, J.Unit->InputTarget, Q.Arch, J.Debug,
-                                                 Settings.PtxasOptions, Tools.Version);
-      if (C) {
-        J.InputCubin = std::move(*C);
-        J.FromInput = true;
-        J.Key = CompileCache::key({"ptxlink-input-sass-1", J.InputCubin});
-        return;
-      }
-      J.ReuseNote = toString(C.takeError());
-    }
-    if (!J.Layout) {
-      raw_string_ostream OS(J.OwnText);
-      TargetInfo T = Q.Target;
-      T.Debug = J.Debug;
-      if (!J.Debug)
-        llvm::erase(T.Options, "debug");
-      printModule(*J.Module, T, OS, J.OwnLayout);
-      J.Text = J.OwnText;
-      J.Layout = &J.OwnLayout;
-    }
-    if (!Cache && Settings.WriteUnits.empty() && Settings.UseUnits.empty())
-      return;
-    StringRef Mode = J.Relocatable ? "ptxas -c" : "ptxas";
-    std::string Extra = join(Settings.PtxasOptions, "\x1f");
-    J.Key = CompileCache::key({"ptxlink-sass-2", Tools.Version, Mode, J.Debug ? "-g" : "", Extra, Q.Arch, J.Text});
-  });
-  Times.add("sass: print and hash", "", Start);
-  if (!Settings.WriteUnits.empty()) {
-    writeUnits(Settings.WriteUnits, Jobs, Requests, Settings, Tools, Diags);
-    return Results;
-  }
-
-  // Look up. nvlink's result is cached too, under the list of its inputs' keys: a link whose units all
-  // come from the cache (a rebuild of unchanged sources) then runs neither ptxas nor nvlink. The device
-  // runtime's library is not part of any key, so such links always run nvlink.
-  auto LookupStart = std::chrono::steady_clock::now();
-  std::vector<std::vector<size_t>> JobsOf(Requests.size());
-  for (size_t I = 0; I < Jobs.size(); ++I)
-    JobsOf[Jobs[I].Request].push_back(I);
-  auto needsNvlink = [&](size_t R) {
-    return !JobsOf[R].empty() && !(JobsOf[R].size() == 1 && !Jobs[JobsOf[R].front()].Relocatable);
-  };
-  std::vector<std::string> LinkKeys(Requests.size());
-  std::vector<char> LinkedFromCache(Requests.size(), 0);
-  size_t LinkHits = 0;
   if (Cache)
-    for (size_t R = 0; R < Requests.size(); ++R) {
-      const SassRequest &Q = Requests[R];
-      if (!needsNvlink(R) || Q.DeviceRuntime)
-        continue;
-      SmallVector<StringRef, 64> Parts{"ptxlink-sass-link-2", Tools.Version, Tools.Nvlink, Tools.NvlinkVersion,
-                                       Q.Arch, Q.Target.Debug ? "-g" : ""};
-      for (const std::string &O : Settings.NvlinkOptions)
-        Parts.push_back(O);
-      for (size_t I : JobsOf[R])
-        Parts.push_back(Jobs[I].Key);
-      LinkKeys[R] = CompileCache::key(Parts);
-      if (auto Hit = Cache->lookup(LinkKeys[R], CompileCache::EntryKind::Link)) {
-        Results[R] = std::move(*Hit);
-        LinkedFromCache[R] = 1;
-        ++LinkHits;
-      } else if (auto Fetched = Remote ? Remote->get(LinkKeys[R], CompileCache::EntryKind::Link) : std::nullopt) {
-        (void)Cache->store(LinkKeys[R], *Fetched, CompileCache::EntryKind::Link); // a full disk: fetched again next time
-        Results[R] = std::move(*Fetched);
-        LinkedFromCache[R] = 1;
-        ++LinkHits;
-      }
+    Remote = std::move(*R);
+  else
+    Diags.note("the remote cache is not used without the local one (--no-cache)", std::vector<DiagSite>(),
+               "remote-cache-unused");
+  return true;
+}
+
+/// Print and hash a unit; or take the input's own cubin, where it may stand for the unit (its key, for
+/// nvlink's cached result: its bytes).
+void SassBuild::keyJob(Job &J) {
+  const SassRequest &Q = Requests[J.Request];
+  if (J.Unit && J.Unit->InputSass) {
+    Expected<std::string> C = usableInputCubin(*J.Unit->InputSass, J.Unit->InputTarget, Q.Arch, J.Debug,
+                                               Settings.PtxasOptions, Tools.Version);
+    if (C) {
+      J.InputCubin = std::move(*C);
+      J.FromInput = true;
+      J.Key = CompileCache::key({"ptxlink-input-sass-1", J.InputCubin});
+      return;
     }
-  std::vector<std::string> UnitNotes(Jobs.size());
+    J.ReuseNote = toString(C.takeError());
+  }
+  if (!J.Layout) {
+    raw_string_ostream OS(J.OwnText);
+    TargetInfo T = Q.Target;
+    T.Debug = J.Debug;
+    if (!J.Debug)
+      llvm::erase(T.Options, "debug");
+    printModule(*J.Module, T, OS, J.OwnLayout);
+    J.Text = J.OwnText;
+    J.Layout = &J.OwnLayout;
+  }
+  if (!Cache && Settings.WriteUnits.empty() && Settings.UseUnits.empty())
+    return;
+  StringRef Mode = J.Relocatable ? "ptxas -c" : "ptxas";
+  std::string Extra = join(Settings.PtxasOptions, "\x1f");
+  J.Key = CompileCache::key({"ptxlink-sass-2", Tools.Version, Mode, J.Debug ? "-g" : "", Extra, Q.Arch, J.Text});
+}
+
+void SassBuild::key() {
+  Exec.parallelFor(0, Jobs.size(), [&](size_t I) { keyJob(Jobs[I]); });
+}
+
+/// nvlink's result is cached too, under the list of its inputs' keys: a link whose units all come from
+/// the cache (a rebuild of unchanged sources) then runs neither ptxas nor nvlink. The device runtime's
+/// library is not part of any key, so such links always run nvlink.
+void SassBuild::lookUpLinks() {
+  for (ArchBuild &A : Arches) {
+    const SassRequest &Q = *A.Q;
+    if (!needsNvlink(A) || Q.DeviceRuntime)
+      continue;
+    SmallVector<StringRef, 64> Parts{"ptxlink-sass-link-2", Tools.Version, Tools.Nvlink, Tools.NvlinkVersion,
+                                     Q.Arch, Q.Target.Debug ? "-g" : ""};
+    for (const std::string &O : Settings.NvlinkOptions)
+      Parts.push_back(O);
+    for (size_t I : A.Jobs)
+      Parts.push_back(Jobs[I].Key);
+    A.LinkKey = CompileCache::key(Parts);
+    if (auto Hit = Cache->lookup(A.LinkKey, CompileCache::EntryKind::Link)) {
+      A.Result = std::move(*Hit);
+      A.LinkedFromCache = true;
+      ++LinkHits;
+    } else if (auto Fetched = Remote ? Remote->get(A.LinkKey, CompileCache::EntryKind::Link) : std::nullopt) {
+      (void)Cache->store(A.LinkKey, *Fetched, CompileCache::EntryKind::Link); // a full disk: fetched again next time
+      A.Result = std::move(*Fetched);
+      A.LinkedFromCache = true;
+      ++LinkHits;
+    }
+  }
+}
+
+/// A unit's cubin from --use-sass-units, the local cache or the remote one.
+void SassBuild::lookUpUnit(Job &J, std::string &Note) {
+  if (J.FromInput)
+    return;
+  bool LinkedFromCache = Arches[J.Request].LinkedFromCache;
+  if (!Settings.UseUnits.empty() && !LinkedFromCache) {
+    Expected<std::optional<std::string>> C = compiledUnit(Settings.UseUnits, J.Key, Tools.Version);
+    if (!C) {
+      Note = toString(C.takeError());
+    } else if (*C) {
+      J.Compiled = std::move(**C);
+      J.FromCache = J.FromRemote = J.FromUnits = true;
+      return;
+    }
+  }
+  if (!Cache)
+    return;
+  if (LinkedFromCache) { // not needed now, but still in use: keep it from eviction
+    (void)Cache->touch(J.Key);
+    J.FromCache = true;
+    return;
+  }
+  if (auto Hit = Cache->find(J.Key)) {
+    J.Cached = std::move(*Hit);
+    J.FromCache = true;
+  } else if (auto Fetched = Remote ? Remote->get(J.Key, CompileCache::EntryKind::Cubin) : std::nullopt) {
+    // Kept in the local cache, and used from there as any entry; held here if it cannot take it.
+    J.FromCache = J.FromRemote = true;
+    if (Error E = Cache->store(J.Key, *Fetched))
+      consumeError(std::move(E));
+    else
+      J.Cached = Cache->find(J.Key);
+    if (!J.Cached)
+      J.Compiled = std::move(*Fetched);
+  }
+}
+
+void SassBuild::lookUp() {
+  if (Cache)
+    lookUpLinks();
+  UnitNotes.assign(Jobs.size(), "");
   if (Cache || !Settings.UseUnits.empty())
-    parallelFor(0, Jobs.size(), [&](size_t I) {
-      Job &J = Jobs[I];
-      if (J.FromInput)
-        return;
-      if (!Settings.UseUnits.empty() && !LinkedFromCache[J.Request]) {
-        Expected<std::optional<std::string>> C = compiledUnit(Settings.UseUnits, J.Key, Tools.Version);
-        if (!C) {
-          UnitNotes[I] = toString(C.takeError());
-        } else if (*C) {
-          J.Compiled = std::move(**C);
-          J.FromCache = J.FromRemote = J.FromUnits = true;
-          return;
-        }
-      }
-      if (!Cache)
-        return;
-      if (LinkedFromCache[J.Request]) { // not needed now, but still in use: keep it from eviction
-        (void)Cache->touch(J.Key);
-        J.FromCache = true;
-        return;
-      }
-      if (auto Hit = Cache->find(J.Key)) {
-        J.Cached = std::move(*Hit);
-        J.FromCache = true;
-      } else if (auto Fetched = Remote ? Remote->get(J.Key, CompileCache::EntryKind::Cubin) : std::nullopt) {
-        // Kept in the local cache, and used from there as any entry; held here if it cannot take it.
-        J.FromCache = J.FromRemote = true;
-        if (Error E = Cache->store(J.Key, *Fetched))
-          consumeError(std::move(E));
-        else
-          J.Cached = Cache->find(J.Key);
-        if (!J.Cached)
-          J.Compiled = std::move(*Fetched);
-      }
-    });
+    Exec.parallelFor(0, Jobs.size(), [&](size_t I) { lookUpUnit(Jobs[I], UnitNotes[I]); });
   for (size_t I = 0; I < Jobs.size(); ++I)
     if (!UnitNotes[I].empty())
       Diags.note(Jobs[I].Name + ": " + UnitNotes[I] + "; compiled here", std::vector<DiagSite>(), "sass-unit-unusable");
   // A remote cache that failed is said once, whatever -v (the link goes on without it).
   if (Remote && !Remote->note().empty())
     Diags.note(Remote->note(), std::vector<DiagSite>(), "remote-cache-off");
-  Times.add("sass: look up", "", LookupStart);
+}
 
-  size_t Misses = 0, Hits = 0, Reused = 0, FromUnits = 0;
-  bool NvlinkToRun = false;
+void SassBuild::countUnits() {
   for (const Job &J : Jobs)
     (J.FromInput ? Reused : J.FromUnits ? FromUnits : J.FromCache ? Hits : Misses)++;
-  for (size_t R = 0; R < Requests.size(); ++R)
-    NvlinkToRun |= needsNvlink(R) && !LinkedFromCache[R];
-  auto report = [&] {
-    if (Settings.Verbose) {
-      for (const Job &J : Jobs)
-        if (!J.ReuseNote.empty())
-          Log << "ptxlink: " << Requests[J.Request].Arch << ": " << J.Name << ": SASS compiled from PTX: " << J.ReuseNote
-              << "\n";
-      Log << "ptxlink: SASS: " << Jobs.size() << " ptxas units, ";
-      if (Reused)
-        Log << Reused << " from the inputs' SASS, ";
-      if (FromUnits)
-        Log << FromUnits << " from " << Settings.UseUnits << ", ";
-      Log << Hits << " from the cache"
-          << (Cache ? " (" + Cache->directory() + ")" : std::string(" (no cache)")) << ", " << Misses << " compiled";
-      if (LinkHits)
-        Log << ", nvlink's result from the cache for " << LinkHits << " of " << Requests.size() << " arch"
-            << (Requests.size() == 1 ? "" : "es");
-      Log << "\n";
-      if (Remote)
-        Log << "ptxlink: SASS: remote cache " << Remote->url() << ": " << Remote->hits() << " entries fetched\n";
-    }
-  };
-  if (!Misses && !NvlinkToRun) { // no tool to run: no temporary files
-    report();
-    for (size_t R = 0; R < Requests.size(); ++R)
-      if (!LinkedFromCache[R] && !JobsOf[R].empty())
-        Results[R] = Jobs[JobsOf[R].front()].cubin().str(); // a whole-program cubin
-    return Results;
-  }
+}
 
-  SmallString<128> TempDir;
-  SmallString<128> TempPrefix("ptxlink-sass"); // in $TMPDIR, or in -keep-dir's folder
+/// -v: where each unit's cubin came from.
+void SassBuild::reportCounts() {
+  if (!Settings.Verbose)
+    return;
+  for (const Job &J : Jobs)
+    if (!J.ReuseNote.empty())
+      Log << "ptxlink: " << Requests[J.Request].Arch << ": " << J.Name << ": SASS compiled from PTX: " << J.ReuseNote
+          << "\n";
+  Log << "ptxlink: SASS: " << Jobs.size() << " ptxas units, ";
+  if (Reused)
+    Log << Reused << " from the inputs' SASS, ";
+  if (FromUnits)
+    Log << FromUnits << " from " << Settings.UseUnits << ", ";
+  Log << Hits << " from the cache" << (Cache ? " (" + Cache->directory() + ")" : std::string(" (no cache)")) << ", "
+      << Misses << " compiled";
+  if (LinkHits)
+    Log << ", nvlink's result from the cache for " << LinkHits << " of " << Requests.size() << " arch"
+        << (Requests.size() == 1 ? "" : "es");
+  Log << "\n";
+  if (Remote)
+    Log << "ptxlink: SASS: remote cache " << Remote->url() << ": " << Remote->hits() << " entries fetched\n";
+}
+
+/// The folder ptxas and nvlink are given their files in (in $TMPDIR, or in -keep-dir's folder), and each
+/// job's file names in it. SIGINT, SIGTERM and SIGHUP remove it too (with --save-temps as well: a run
+/// interrupted keeps nothing); upkeep() removes it otherwise.
+bool SassBuild::makeTempFolder() {
+  SmallString<128> TempPrefix("ptxlink-sass");
   if (!Settings.KeepDir.empty()) {
     TempPrefix = Settings.KeepDir;
     sys::fs::make_absolute(TempPrefix);
@@ -549,115 +619,105 @@ std::vector<std::optional<std::string>> buildSass(ArrayRef<SassRequest> Requests
   }
   if (auto EC = sys::fs::createUniqueDirectory(TempPrefix, TempDir)) {
     Diags.error("cannot create a temporary folder for ptxas: " + EC.message(), std::vector<DiagSite>(), "cannot-write");
-    return Results;
+    return false;
   }
-  // SIGINT, SIGTERM and SIGHUP remove it too (with --save-temps as well: a run interrupted keeps nothing).
   removeFolderOnSignal(TempDir);
-  auto Cleanup = make_scope_exit([&] {
-    if (Settings.SaveTemps)
-      Log << "ptxlink: note: temporary files kept in " << TempDir << "\n";
-    else
-      removeFolder(TempDir);
-    dontRemoveFolderOnSignal(TempDir);
-  });
   for (size_t I = 0; I < Jobs.size(); ++I) {
     Job &J = Jobs[I];
     std::string Base = (TempDir + "/" + Twine(I) + "-" + safeFileName(J.Name) + "-" + Requests[J.Request].Arch).str();
     J.PtxPath = Base + ".ptx";
     J.CubinPath = Base + ".cubin";
   }
+  return true;
+}
 
-  // Compile the misses, taken in order by --threads workers, largest first, so that no worker is left with
-  // a large unit at the end while the others idle. (nvlink reads the cached cubins from the cache itself.)
-  auto CompileStart = std::chrono::steady_clock::now();
+/// -v shows each command as it runs, in nvcc -v's form (`#$ ptxas ...`); ptxas runs on several threads.
+void SassBuild::logCommand(ArrayRef<StringRef> Argv) {
+  std::lock_guard<std::mutex> Lock(LogMutex);
+  Log << "#$";
+  for (StringRef A : Argv)
+    Log << ' ' << A;
+  Log << '\n';
+}
+
+void SassBuild::store(StringRef Key, StringRef Payload, CompileCache::EntryKind Kind) {
+  Error E = Cache->store(Key, Payload, Kind);
+  std::lock_guard<std::mutex> Lock(Writes.M);
+  if (!E) {
+    ++Writes.Stored;
+  } else if (Writes.Failed++ == 0) {
+    Writes.FirstError = toString(std::move(E));
+  } else {
+    consumeError(std::move(E));
+  }
+}
+
+/// One ptxas run. Its cubin enters the cache as soon as ptxas made it, so that a link interrupted after
+/// 90 of 600 units keeps those 90.
+void SassBuild::compileJob(Job &J) {
+  const SassRequest &Q = Requests[J.Request];
+  {
+    std::error_code EC;
+    raw_fd_ostream OS(J.PtxPath, EC);
+    if (!EC)
+      OS << J.Text;
+    if (EC || OS.has_error()) {
+      OS.clear_error();
+      J.Failed = true;
+      J.Exit = -1;
+      J.Output = "cannot write " + J.PtxPath;
+      return;
+    }
+  }
+  std::string ArchArg = "-arch=" + Q.Arch;
+  SmallVector<StringRef, 8> Argv{Tools.Ptxas, ArchArg};
+  if (J.Relocatable)
+    Argv.push_back("-c");
+  if (J.Debug)
+    Argv.push_back("-g");
+  for (const std::string &O : Settings.PtxasOptions)
+    Argv.push_back(O);
+  if (Settings.ResourceUsage && !is_contained(Settings.PtxasOptions, "-v"))
+    Argv.push_back("-v");
+  Argv.append({"-o", J.CubinPath, J.PtxPath});
+  if (Settings.Verbose) // as nvcc -v shows the commands it runs
+    logCommand(Argv);
+  J.Exit = runTool(Tools.Ptxas, Argv, J.PtxPath + ".log", J.Output);
+  if (J.Exit != 0) {
+    J.Failed = true;
+    return;
+  }
+  auto B = MemoryBuffer::getFile(J.CubinPath, false, false);
+  if (!B) {
+    J.Failed = true;
+    J.Output = "cannot read the cubin ptxas wrote: " + B.getError().message();
+    return;
+  }
+  J.Compiled = (*B)->getBuffer().str();
+  if (Cache)
+    store(J.Key, J.Compiled, CompileCache::EntryKind::Cubin);
+}
+
+/// Compiles the misses on the pool (at most --threads ptxas at a time), largest first, so that no worker
+/// is left with a large unit at the end while the others idle.
+void SassBuild::compile() {
   std::vector<size_t> Work;
   for (size_t I = 0; I < Jobs.size(); ++I)
     if (!Jobs[I].FromCache && !Jobs[I].FromInput)
       Work.push_back(I);
   llvm::stable_sort(Work, [&](size_t A, size_t B) { return Jobs[A].Text.size() > Jobs[B].Text.size(); });
-  Progress Bar(Settings.Progress && Misses > 0, Misses, Hits);
-  // Each compiled unit enters the cache as soon as ptxas made it, so that a link interrupted after 90 of
-  // 600 units keeps those 90.
-  CacheWrites Writes;
-  auto store = [&](StringRef Key, StringRef Payload, CompileCache::EntryKind Kind) {
-    Error E = Cache->store(Key, Payload, Kind);
-    std::lock_guard<std::mutex> Lock(Writes.M);
-    if (!E) {
-      ++Writes.Stored;
-    } else if (Writes.Failed++ == 0) {
-      Writes.FirstError = toString(std::move(E));
-    } else {
-      consumeError(std::move(E));
-    }
-  };
-  // -v shows each command as it runs, in nvcc -v's form (`#$ ptxas ...`); ptxas runs on several threads.
-  std::mutex LogMutex;
-  auto logCommand = [&](ArrayRef<StringRef> Argv) {
-    std::lock_guard<std::mutex> Lock(LogMutex);
-    Log << "#$";
-    for (StringRef A : Argv)
-      Log << ' ' << A;
-    Log << '\n';
-  };
-  auto compile = [&](Job &J) {
-    auto Done = make_scope_exit([&] { Bar.step(); });
-    const SassRequest &Q = Requests[J.Request];
-    {
-      std::error_code EC;
-      raw_fd_ostream OS(J.PtxPath, EC);
-      if (!EC)
-        OS << J.Text;
-      if (EC || OS.has_error()) {
-        OS.clear_error();
-        J.Failed = true;
-        J.Exit = -1;
-        J.Output = "cannot write " + J.PtxPath;
-        return;
-      }
-    }
-    std::string ArchArg = "-arch=" + Q.Arch;
-    SmallVector<StringRef, 8> Argv{Tools.Ptxas, ArchArg};
-    if (J.Relocatable)
-      Argv.push_back("-c");
-    if (J.Debug)
-      Argv.push_back("-g");
-    for (const std::string &O : Settings.PtxasOptions)
-      Argv.push_back(O);
-    if (Settings.ResourceUsage && !is_contained(Settings.PtxasOptions, "-v"))
-      Argv.push_back("-v");
-    Argv.append({"-o", J.CubinPath, J.PtxPath});
-    if (Settings.Verbose) // as nvcc -v shows the commands it runs
-      logCommand(Argv);
-    J.Exit = runTool(Tools.Ptxas, Argv, J.PtxPath + ".log", J.Output);
-    if (J.Exit != 0) {
-      J.Failed = true;
-      return;
-    }
-    auto B = MemoryBuffer::getFile(J.CubinPath, false, false);
-    if (!B) {
-      J.Failed = true;
-      J.Output = "cannot read the cubin ptxas wrote: " + B.getError().message();
-      return;
-    }
-    J.Compiled = (*B)->getBuffer().str();
-    if (Cache)
-      store(J.Key, J.Compiled, CompileCache::EntryKind::Cubin);
-  };
-  std::atomic<size_t> NextWork{0};
-  size_t Workers = std::min<size_t>(std::max(1u, parallel::strategy.compute_thread_count()), Work.size());
-  parallelFor(0, Workers, [&](size_t) {
-    for (size_t W; (W = NextWork++) < Work.size();)
-      compile(Jobs[Work[W]]);
+  Progress Bar(Settings.Progress && Misses > 0, Misses, Hits, Log);
+  Exec.parallelFor(0, Work.size(), [&](size_t W) {
+    compileJob(Jobs[Work[W]]);
+    Bar.step();
   });
   Bar.finish();
-  Times.add("sass: ptxas", "", CompileStart);
+}
 
-  // Report failures in job order.
-  std::vector<bool> RequestFailed(Requests.size(), false);
-  std::vector<std::string> LinkErrors(Requests.size());
-  bool Stored = Writes.Stored > 0;
-  // Said once, not per entry; nvlink's results are then not offered to the cache either.
-  bool CacheUnwritable = Writes.Failed > 0;
+/// What the compilation said: a cache that could not be written (once), failures in job order at the
+/// inputs' lines, warnings, and with --resource-usage ptxas's per-kernel lines.
+void SassBuild::reportUnits() {
+  CacheUnwritable = Writes.Failed > 0;
   if (CacheUnwritable)
     Diags.note(Twine(Writes.Stored ? std::to_string(Writes.Failed) + " of " +
                                          std::to_string(Writes.Failed + Writes.Stored) + " compiled units"
@@ -665,11 +725,10 @@ std::vector<std::optional<std::string>> buildSass(ArrayRef<SassRequest> Requests
                    " could be stored in the compile cache " + Cache->directory() + " (" + Writes.FirstError +
                    "); the link goes on without it",
                std::vector<DiagSite>(), "cache-not-writable");
-  for (size_t I = 0; I < Jobs.size(); ++I) {
-    Job &J = Jobs[I];
+  for (Job &J : Jobs) {
     const SassRequest &Q = Requests[J.Request];
     if (J.Failed) {
-      RequestFailed[J.Request] = true;
+      Arches[J.Request].UnitFailed = true;
       // Its messages at the inputs' lines, then which compilation failed.
       if (J.Exit >= 0)
         for (Diagnostic &D : mapPtxasMessages(J.Output, J.Text, *J.Module, *J.Layout, Q.Arch))
@@ -685,163 +744,165 @@ std::vector<std::optional<std::string>> buildSass(ArrayRef<SassRequest> Requests
     // A unit ptxas compiled may have said something: its warnings, at the inputs' lines, as nvcc shows
     // them; with --resource-usage its per-kernel lines (registers, memory, stack). A unit from the cache or
     // from the inputs' SASS ran no ptxas now: nothing to show.
-    if (!J.Output.empty()) {
-      for (Diagnostic &D : mapPtxasMessages(J.Output, J.Text, *J.Module, *J.Layout, Q.Arch))
-        if (D.Level == Severity::Warning)
-          Diags.report(std::move(D));
-      if (Settings.ResourceUsage) {
-        SmallVector<StringRef, 8> Lines;
-        StringRef(J.Output).split(Lines, '\n', -1, false);
-        for (StringRef Line : Lines)
-          if (Line.trim().starts_with("ptxas info"))
-            Log << "ptxlink: " << J.Name << ": " << Line.trim() << "\n";
-      }
+    if (J.Output.empty())
+      continue;
+    for (Diagnostic &D : mapPtxasMessages(J.Output, J.Text, *J.Module, *J.Layout, Q.Arch))
+      if (D.Level == Severity::Warning)
+        Diags.report(std::move(D));
+    if (Settings.ResourceUsage) {
+      SmallVector<StringRef, 8> Lines;
+      StringRef(J.Output).split(Lines, '\n', -1, false);
+      for (StringRef Line : Lines)
+        if (Line.trim().starts_with("ptxas info"))
+          Log << "ptxlink: " << J.Name << ": " << Line.trim() << "\n";
     }
   }
-  report();
+}
 
-  // Join each arch's relocatable cubins.
-  auto LinkStart = std::chrono::steady_clock::now();
-  std::vector<std::string> LinkNotes(Requests.size());
+/// nvlink's messages name the modules, not our temporary files.
+std::string SassBuild::nameModules(std::string S, const ArchBuild &A) const {
+  for (size_t I : A.Jobs) {
+    std::string From = "'" + Jobs[I].CubinPath + "'";
+    for (size_t P; (P = S.find(From)) != std::string::npos;)
+      S.replace(P, From.size(), "'" + Jobs[I].Name + "'");
+  }
+  return S;
+}
+
+int SassBuild::runNvlink(ArchBuild &A, StringRef OutPath, StringRef LogPath, StringRef RegisterArg,
+                         std::string &Output) {
+  const SassRequest &Q = *A.Q;
+  std::string ArchArg = "-arch=" + Q.Arch, LibArg = "-L" + Tools.LibDir;
+  SmallVector<StringRef, 16> Argv{Tools.Nvlink, ArchArg, "-o", OutPath};
+  if (Q.Target.Debug) // keep and merge the cubins' DWARF
+    Argv.push_back("-g");
+  for (const std::string &O : Settings.NvlinkOptions)
+    Argv.push_back(O);
+  for (size_t I : A.Jobs)
+    Argv.push_back(Jobs[I].CubinPath);
+  if (Q.DeviceRuntime)
+    Argv.append({LibArg, "-lcudadevrt"});
+  if (!RegisterArg.empty())
+    Argv.push_back(RegisterArg);
+  if (Settings.Verbose)
+    logCommand(Argv);
+  return runTool(Tools.Nvlink, Argv, LogPath, Output);
+}
+
+/// Joins one arch's relocatable cubins with nvlink (or takes the one executable cubin as it is).
+void SassBuild::linkArch(ArchBuild &A) {
+  if (A.UnitFailed || A.Jobs.empty() || A.LinkedFromCache || !A.LinkError.empty())
+    return;
+  const SassRequest &Q = *A.Q;
+  if (!needsNvlink(A)) {
+    Job &J = Jobs[A.Jobs.front()];
+    A.Result = J.Cached ? J.cubin().str() : std::move(J.Compiled);
+    return;
+  }
+  if (Tools.Nvlink.empty()) {
+    A.LinkError = "per-module code generation needs nvlink beside " + Tools.Ptxas + " (or use --whole-program)";
+    return;
+  }
+  if (Q.DeviceRuntime && Tools.LibDir.empty()) {
+    A.LinkError = "the program calls the CUDA device runtime (dynamic parallelism), but libcudadevrt.a was "
+                  "not found (looked in the -L folders, the toolkit of " + Tools.Ptxas +
+                  ", $CUDA_HOME, $CUDA_PATH and /usr/local/cuda); name its folder with -L";
+    return;
+  }
+  std::string TempOut = (TempDir + "/linked-" + Q.Arch + ".cubin").str();
+  std::string OutPath = TempOut, LogPath = TempOut + ".log";
   // nvlink's result goes straight into the cache when it is to be stored there (a temporary file in the
-  // cache's folder, which becomes the entry by a rename once the trailer is appended, on the background
-  // thread): storing it used to write its megabytes a second time.
-  std::vector<std::string> OutputInCache(Requests.size());
-  std::vector<std::string> LinkSaid(Requests.size()); // what a successful nvlink printed: its warnings
-  // nvlink's messages name the modules, not our temporary files.
-  auto nameModules = [&](std::string S, size_t R) {
-    for (size_t I : JobsOf[R]) {
-      std::string From = "'" + Jobs[I].CubinPath + "'";
-      for (size_t P; (P = S.find(From)) != std::string::npos;)
-        S.replace(P, From.size(), "'" + Jobs[I].Name + "'");
-    }
-    return S;
-  };
-  std::atomic<bool> CacheLinkFailed{false};
-  parallelFor(0, Requests.size(), [&](size_t R) {
-    if (RequestFailed[R] || JobsOf[R].empty() || LinkedFromCache[R] || !LinkErrors[R].empty())
-      return;
-    const SassRequest &Q = Requests[R];
-    if (!needsNvlink(R)) {
-      Job &J = Jobs[JobsOf[R].front()];
-      Results[R] = J.Cached ? J.cubin().str() : std::move(J.Compiled);
-      return;
-    }
-    if (Tools.Nvlink.empty()) {
-      LinkErrors[R] = "per-module code generation needs nvlink beside " + Tools.Ptxas +
-                      " (or use --whole-program)";
-      return;
-    }
-    if (Q.DeviceRuntime && Tools.LibDir.empty()) {
-      LinkErrors[R] = "the program calls the CUDA device runtime (dynamic parallelism), but libcudadevrt.a was "
-                      "not found (looked in the -L folders, the toolkit of " + Tools.Ptxas +
-                      ", $CUDA_HOME, $CUDA_PATH and /usr/local/cuda); name its folder with -L";
-      return;
-    }
-    std::string ArchArg = "-arch=" + Q.Arch;
-    std::string OutPath = (TempDir + "/linked-" + Q.Arch + ".cubin").str();
-    std::string LogPath = OutPath + ".log";
-    // nvlink is given files of our own: the cached cubins' verified bytes, copied into the temporary
-    // folder. An entry read in place could change under nvlink (another process rewriting it, a prune
-    // removing it): the output would differ silently. (`nvlink -g` also writes its command line, file
-    // names included, into the image, .note.nv.tkinfo: the inputs' names are the same with or without the
-    // cache, and a debug link's output is written under its own name in the temporary folder.)
-    if (Cache && !LinkKeys[R].empty() && !Settings.SaveTemps && !CacheUnwritable && !Q.Target.Debug) {
-      // If the cache cannot take it, nvlink writes into the temporary folder and the background stores a
-      // copy, or notes why it could not.
-      if (Expected<std::string> Temporary = Cache->createTemporary(LinkKeys[R]))
-        OutPath = OutputInCache[R] = std::move(*Temporary);
-      else
-        consumeError(Temporary.takeError());
-    }
-    auto DropOutputInCache = make_scope_exit([&] {
-      if (!OutputInCache[R].empty() && !Results[R]) // nvlink failed: nothing to adopt
-        sys::fs::remove(OutputInCache[R]);
-    });
-    std::string LibArg = "-L" + Tools.LibDir;
-    // nvlink says which modules it linked in a file of `DEFINE_REGISTER_FUNC(<id>)` lines, as it does for
-    // nvcc -dlink: the only way to learn the module id of the device runtime's member it took.
-    std::string RegisterFile, RegisterArg;
-    if (Q.DeviceRuntime && Q.LibraryModuleIds) {
-      RegisterFile = (TempDir + "/linked-" + Q.Arch + ".reg.c").str();
-      RegisterArg = "--register-link-binaries=" + RegisterFile;
-    }
-    auto runNvlink = [&](std::string &Output) {
-      SmallVector<StringRef, 16> Argv{Tools.Nvlink, ArchArg, "-o", OutPath};
-      if (Q.Target.Debug) // keep and merge the cubins' DWARF
-        Argv.push_back("-g");
-      for (const std::string &O : Settings.NvlinkOptions)
-        Argv.push_back(O);
-      for (size_t I : JobsOf[R])
-        Argv.push_back(Jobs[I].CubinPath);
-      if (Q.DeviceRuntime)
-        Argv.append({LibArg, "-lcudadevrt"});
-      if (!RegisterArg.empty())
-        Argv.push_back(RegisterArg);
-      if (Settings.Verbose)
-        logCommand(Argv);
-      return runTool(Tools.Nvlink, Argv, LogPath, Output);
-    };
-    for (size_t I : JobsOf[R]) { // and the inputs' own cubins (SassReuse.h)
-      Job &J = Jobs[I];
-      if (!J.Cached && !J.FromInput && !J.FromRemote)
-        continue;
-      std::error_code EC;
-      raw_fd_ostream OS(J.CubinPath, EC);
-      OS << J.cubin();
-      OS.close();
-      if (EC || OS.has_error()) {
-        OS.clear_error();
-        LinkErrors[R] = "cannot write " + J.CubinPath + ": " + (EC ? EC : OS.error()).message();
-        return;
-      }
-    }
-    std::string Output;
-    int RC = runNvlink(Output);
-    // nvlink wrote into the cache's folder, which may be full ("nvlink fatal: Internal error: writing
-    // file"): the link does not depend on the cache, so nvlink runs again into the temporary folder. A
-    // genuine link error costs a second nvlink run.
-    if (RC != 0 && !OutputInCache[R].empty()) {
-      sys::fs::remove(OutputInCache[R]);
-      OutputInCache[R].clear();
-      OutPath = (TempDir + "/linked-" + Q.Arch + ".cubin").str();
-      int First = RC;
-      Output.clear();
-      RC = runNvlink(Output);
-      if (RC == 0) {
-        CacheLinkFailed = true;
-        LinkNotes[R] = "nvlink failed for " + Q.Arch + " writing its result into the compile cache (exit " +
-                       std::to_string(First) + "); linked into the temporary folder";
-      }
-    }
-    if (RC != 0) {
-      std::string S = nameModules(Output, R);
-      LinkErrors[R] = "nvlink failed for " + Q.Arch + " (exit " + std::to_string(RC) + ")" + (S.empty() ? "" : ":\n" + S);
-      return;
-    }
-    auto B = MemoryBuffer::getFile(OutPath, false, false);
-    if (!B) {
-      LinkErrors[R] = "cannot read the cubin nvlink wrote: " + B.getError().message();
-      return;
-    }
-    Results[R] = (*B)->getBuffer().str();
-    LinkSaid[R] = nameModules(Output, R);
-    if (!RegisterFile.empty())
-      *Q.LibraryModuleIds = libraryModuleIds(RegisterFile, JobsOf[R], Jobs); // its warnings ("Stack size ... cannot be statically determined")
+  // cache's folder, which becomes the entry by a rename once the trailer is appended, in upkeep): storing
+  // it would write its megabytes a second time. If the cache cannot take it, nvlink writes into the
+  // temporary folder and the upkeep stores a copy, or notes why it could not. (`nvlink -g` writes its
+  // command line, file names included, into the image, .note.nv.tkinfo: a debug link's output is written
+  // under its own name in the temporary folder.)
+  if (Cache && !A.LinkKey.empty() && !Settings.SaveTemps && !CacheUnwritable && !Q.Target.Debug) {
+    if (Expected<std::string> Temporary = Cache->createTemporary(A.LinkKey))
+      OutPath = A.OutputInCache = std::move(*Temporary);
+    else
+      consumeError(Temporary.takeError());
+  }
+  auto DropOutputInCache = make_scope_exit([&] {
+    if (!A.OutputInCache.empty() && !A.Result) // nvlink failed: nothing to adopt
+      sys::fs::remove(A.OutputInCache);
   });
+  // nvlink is given files of our own: the cached cubins' verified bytes, and the inputs' own cubins
+  // (SassReuse.h), copied into the temporary folder. An entry read in place could change under nvlink
+  // (another process rewriting it, a prune removing it): the output would differ silently.
+  for (size_t I : A.Jobs) {
+    Job &J = Jobs[I];
+    if (!J.Cached && !J.FromInput && !J.FromRemote)
+      continue;
+    std::error_code EC;
+    raw_fd_ostream OS(J.CubinPath, EC);
+    OS << J.cubin();
+    OS.close();
+    if (EC || OS.has_error()) {
+      OS.clear_error();
+      A.LinkError = "cannot write " + J.CubinPath + ": " + (EC ? EC : OS.error()).message();
+      return;
+    }
+  }
+  // nvlink says which modules it linked in a file of `DEFINE_REGISTER_FUNC(<id>)` lines, as it does for
+  // nvcc -dlink: the only way to learn the module id of the device runtime's member it took.
+  std::string RegisterFile, RegisterArg;
+  if (Q.DeviceRuntime && Q.LibraryModuleIds) {
+    RegisterFile = (TempDir + "/linked-" + Q.Arch + ".reg.c").str();
+    RegisterArg = "--register-link-binaries=" + RegisterFile;
+  }
+  std::string Output;
+  int RC = runNvlink(A, OutPath, LogPath, RegisterArg, Output);
+  // nvlink wrote into the cache's folder, which may be full ("nvlink fatal: Internal error: writing
+  // file"): the link does not depend on the cache, so nvlink runs again into the temporary folder. A
+  // genuine link error costs a second nvlink run.
+  if (RC != 0 && !A.OutputInCache.empty()) {
+    sys::fs::remove(A.OutputInCache);
+    A.OutputInCache.clear();
+    OutPath = TempOut;
+    int First = RC;
+    Output.clear();
+    RC = runNvlink(A, OutPath, LogPath, RegisterArg, Output);
+    if (RC == 0)
+      A.LinkNote = "nvlink failed for " + Q.Arch + " writing its result into the compile cache (exit " +
+                   std::to_string(First) + "); linked into the temporary folder";
+  }
+  if (RC != 0) {
+    std::string S = nameModules(Output, A);
+    A.LinkError = "nvlink failed for " + Q.Arch + " (exit " + std::to_string(RC) + ")" + (S.empty() ? "" : ":\n" + S);
+    return;
+  }
+  auto B = MemoryBuffer::getFile(OutPath, false, false);
+  if (!B) {
+    A.LinkError = "cannot read the cubin nvlink wrote: " + B.getError().message();
+    return;
+  }
+  A.Result = (*B)->getBuffer().str();
+  A.LinkSaid = nameModules(Output, A); // its warnings ("Stack size ... cannot be statically determined")
+  if (!RegisterFile.empty())
+    *Q.LibraryModuleIds = libraryModuleIds(RegisterFile, A.Jobs, Jobs);
+}
+
+void SassBuild::link() {
+  Exec.parallelFor(0, Arches.size(), [&](size_t R) { linkArch(Arches[R]); });
+}
+
+/// What nvlink said, per arch in order: a cache it could not write into (once), what nvcc -dlink shows of
+/// it (its warnings, e.g. "Stack size for entry function '_Z4walkPi' cannot be statically determined" for
+/// recursion or indirect calls; its info lines with --resource-usage), and its failures.
+void SassBuild::reportLinks() {
+  bool CacheLinkFailed = llvm::any_of(Arches, [](const ArchBuild &A) { return !A.LinkNote.empty(); });
   if (CacheLinkFailed && !CacheUnwritable) {
     Diags.note("nvlink could not write its result into the compile cache " + Cache->directory() +
                    " (is its disk full?); the link goes on without it",
                std::vector<DiagSite>(), "cache-not-writable");
     CacheUnwritable = true;
   }
-  for (size_t R = 0; R < Requests.size(); ++R) {
-    if (Settings.Verbose && !LinkNotes[R].empty())
-      Log << "ptxlink: note: " << LinkNotes[R] << "\n";
-    // What nvcc -dlink shows of nvlink: its warnings, e.g. "Stack size for entry function '_Z4walkPi'
-    // cannot be statically determined" for recursion or indirect calls.
+  for (const ArchBuild &A : Arches) {
+    if (Settings.Verbose && !A.LinkNote.empty())
+      Log << "ptxlink: note: " << A.LinkNote << "\n";
     SmallVector<StringRef, 4> Said;
-    StringRef(LinkSaid[R]).split(Said, '\n', -1, false);
+    StringRef(A.LinkSaid).split(Said, '\n', -1, false);
     for (StringRef Line : Said) {
       StringRef Text = Line.trim();
       bool Warning = Text.consume_front("nvlink warning"), Info = !Warning && Text.consume_front("nvlink info");
@@ -849,31 +910,33 @@ std::vector<std::optional<std::string>> buildSass(ArrayRef<SassRequest> Requests
       if (!Text.consume_front(":"))
         continue;
       if (Warning)
-        Diags.warning("nvlink " + Requests[R].Arch + ": " + Text.trim(), std::vector<DiagSite>(), "nvlink");
+        Diags.warning("nvlink " + A.Q->Arch + ": " + Text.trim(), std::vector<DiagSite>(), "nvlink");
       else if (Info && Settings.ResourceUsage)
-        Log << "ptxlink: nvlink " << Requests[R].Arch << ": " << Text.trim() << "\n";
+        Log << "ptxlink: nvlink " << A.Q->Arch << ": " << Text.trim() << "\n";
     }
-    if (!LinkErrors[R].empty())
-      Diags.error(LinkErrors[R], std::vector<DiagSite>(), "nvlink-failed");
+    if (!A.LinkError.empty())
+      Diags.error(A.LinkError, std::vector<DiagSite>(), "nvlink-failed");
   }
-  Times.add("sass: nvlink", "", LinkStart);
+}
 
-  // The rest does not change the output: storing nvlink's results (megabytes), pruning the cache,
-  // removing the temporary files. It runs on another thread while the caller writes the output.
+/// The rest does not change the output: storing nvlink's results (megabytes) locally and the new entries
+/// remotely, pruning the cache, freeing the entries read, removing the temporary files. It runs beside
+/// the caller's writing of the output (SassBackground).
+void SassBuild::upkeep(SassBackground &Background) {
   struct LinkEntry {
     std::string Key;
     std::string Written; // nvlink's output file in the cache, to adopt
     std::string Copy;    // else the bytes to store
   };
   std::vector<LinkEntry> LinkEntries;
-  for (size_t R = 0; R < Requests.size(); ++R)
-    if (LinkErrors[R].empty() && Results[R] && !LinkedFromCache[R] && !LinkKeys[R].empty()) {
-      if (OutputInCache[R].empty() && CacheUnwritable)
-        continue; // said once above
-      if (!OutputInCache[R].empty())
-        LinkEntries.push_back({LinkKeys[R], OutputInCache[R], ""});
+  for (const ArchBuild &A : Arches)
+    if (A.LinkError.empty() && A.Result && !A.LinkedFromCache && !A.LinkKey.empty()) {
+      if (A.OutputInCache.empty() && CacheUnwritable)
+        continue; // said once
+      if (!A.OutputInCache.empty())
+        LinkEntries.push_back({A.LinkKey, A.OutputInCache, ""});
       else
-        LinkEntries.push_back({LinkKeys[R], "", *Results[R]});
+        LinkEntries.push_back({A.LinkKey, "", *A.Result});
     }
   std::string Folder;
   if (Settings.SaveTemps) {
@@ -882,15 +945,13 @@ std::vector<std::optional<std::string>> buildSass(ArrayRef<SassRequest> Requests
   } else {
     Folder = TempDir.str().str();
   }
-  Cleanup.release();
-  bool Prune = Stored || !LinkEntries.empty();
-  // The cache entries read are freed on the background thread too.
+  bool Prune = Writes.Stored > 0 || !LinkEntries.empty();
   auto Mapped = std::make_shared<std::vector<std::unique_ptr<MemoryBuffer>>>();
   for (Job &J : Jobs)
     if (J.Cached)
       Mapped->push_back(std::move(J.Cached->File));
-  // What the remote cache lacks: the units compiled here and nvlink's results (written back on the
-  // background thread, after the local cache's entries).
+  // What the remote cache lacks: the units compiled here and nvlink's results (written back after the
+  // local cache's entries).
   struct RemotePut {
     std::string Key;
     CompileCache::EntryKind Kind;
@@ -901,12 +962,12 @@ std::vector<std::optional<std::string>> buildSass(ArrayRef<SassRequest> Requests
     for (const Job &J : Jobs)
       if (!J.FromCache && !J.FromInput && !J.Failed && !J.Compiled.empty() && !J.Key.empty())
         RemotePuts->push_back({J.Key, CompileCache::EntryKind::Cubin, J.Compiled});
-    for (size_t R = 0; R < Requests.size(); ++R)
-      if (LinkErrors[R].empty() && Results[R] && !LinkedFromCache[R] && !LinkKeys[R].empty())
-        RemotePuts->push_back({LinkKeys[R], CompileCache::EntryKind::Link, *Results[R]});
+    for (const ArchBuild &A : Arches)
+      if (A.LinkError.empty() && A.Result && !A.LinkedFromCache && !A.LinkKey.empty())
+        RemotePuts->push_back({A.LinkKey, CompileCache::EntryKind::Link, *A.Result});
   }
-  Background.start([Cache, LinkEntries = std::move(LinkEntries), Prune, Folder = std::move(Folder), Mapped, Remote,
-                    RemotePuts, &Background](std::vector<std::string> &Notes) {
+  Background.start([Cache = Cache, LinkEntries = std::move(LinkEntries), Prune, Folder = std::move(Folder), Mapped,
+                    Remote = Remote, RemotePuts, &Background](std::vector<std::string> &Notes) {
     Mapped->clear();
     if (Remote) {
       bool Said = !Remote->note().empty(); // during the look-up, as a note of the link
@@ -928,22 +989,76 @@ std::vector<std::optional<std::string>> buildSass(ArrayRef<SassRequest> Requests
       dontRemoveFolderOnSignal(Folder);
     }
   });
-  return Results;
+}
+
+std::vector<std::optional<std::string>> SassBuild::run(SassBackground &Background) {
+  std::vector<std::optional<std::string>> Results(Requests.size());
+  auto Collect = [&] {
+    for (size_t R = 0; R < Arches.size(); ++R)
+      Results[R] = std::move(Arches[R].Result);
+    return std::move(Results);
+  };
+  {
+    PassTimes::Scope T = Times.scope("sass: print and hash");
+    plan();
+    if (!openCaches())
+      return Results;
+    key();
+  }
+  if (!Settings.WriteUnits.empty()) {
+    writeUnits(Settings.WriteUnits, Jobs, Requests, Settings, Tools, Diags);
+    return Results;
+  }
+  {
+    PassTimes::Scope T = Times.scope("sass: look up");
+    lookUp();
+  }
+  countUnits();
+  bool NvlinkToRun = llvm::any_of(Arches, [&](const ArchBuild &A) { return needsNvlink(A) && !A.LinkedFromCache; });
+  if (!Misses && !NvlinkToRun) { // no tool to run: no temporary files
+    reportCounts();
+    for (ArchBuild &A : Arches)
+      if (!A.LinkedFromCache && !A.Jobs.empty())
+        A.Result = Jobs[A.Jobs.front()].cubin().str(); // a whole-program cubin
+    return Collect();
+  }
+  if (!makeTempFolder())
+    return Results;
+  {
+    PassTimes::Scope T = Times.scope("sass: ptxas");
+    compile();
+  }
+  reportUnits();
+  reportCounts();
+  {
+    PassTimes::Scope T = Times.scope("sass: nvlink");
+    link();
+    reportLinks();
+  }
+  upkeep(Background);
+  return Collect();
+}
+
+} // namespace
+
+std::vector<std::optional<std::string>> buildSass(ArrayRef<SassRequest> Requests, const SassSettings &Settings,
+                                                  const SassToolchain &Tools, DiagnosticEngine &Diags,
+                                                  PassTimes &Times, raw_ostream &Log, SassBackground &Background) {
+  return SassBuild(Requests, Settings, Tools, Diags, Times, Log).run(Background);
 }
 
 void SassBackground::start(std::function<void(std::vector<std::string> &)> Work) {
   finish(nullptr);
-  Worker = std::thread([this, Work = std::move(Work)] { Work(Notes); });
+  Worker = Exec.async([this, Work = std::move(Work)] { Work(Notes); });
 }
 
 void SassBackground::finish(raw_ostream *Log) {
-  if (Worker.joinable())
-    Worker.join();
+  Worker.wait();
   if (Log)
     for (const std::string &N : Notes)
       *Log << "ptxlink: note: " << N << "\n";
   for (const std::string &N : Always)
-    errs() << "ptxlink: note: " << N << "\n";
+    Err << "ptxlink: note: " << N << "\n";
   Notes.clear();
   Always.clear();
 }

@@ -13,6 +13,7 @@
 #include "ptxlink/Diagnostics.h"
 #include "LinkContext.h"
 #include "ptxlink/ObjectFormat.h"
+#include "ptxlink/Executor.h"
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
@@ -20,7 +21,6 @@
 
 #include <functional>
 #include <optional>
-#include <thread>
 #include <string>
 #include <utility>
 #include <vector>
@@ -81,15 +81,16 @@ struct SassSettings {
   std::vector<std::string> NvlinkOptions; // -Xnvlink: given to every nvlink run, part of its cache key
   std::string KeepDir;         // -keep-dir: the folder the temporary folder is made in (default $TMPDIR)
   bool ResourceUsage = false;  // --resource-usage: ptxas -v, its per-kernel lines shown
+  Executor *Exec = nullptr;    // the process's pool: every ptxas and nvlink run goes through it (required)
 };
 
 /// What buildSass leaves to do once the cubins are known, none of which changes the output (storing
-/// nvlink's results in the cache, pruning it, removing the temporary files): it runs on another thread
-/// while the caller writes the output. finish() waits for it and writes its notes (-v) to Log; the
-/// destructor waits too.
+/// nvlink's results in the cache, pruning it, removing the temporary files): it runs beside the caller's
+/// writing of the output, as a task of the pool (with --threads 1, when finish() waits for it). finish()
+/// waits for it and writes its notes (-v) to Log, and those said always to Err; the destructor waits too.
 class SassBackground {
 public:
-  SassBackground() = default;
+  SassBackground(Executor &Exec, llvm::raw_ostream &Err) : Exec(Exec), Err(Err) {}
   SassBackground(const SassBackground &) = delete;
   SassBackground &operator=(const SassBackground &) = delete;
   ~SassBackground() { finish(nullptr); }
@@ -100,7 +101,9 @@ public:
   void sayAlways(std::string Note) { Always.push_back(std::move(Note)); }
 
 private:
-  std::thread Worker;
+  Executor &Exec;
+  llvm::raw_ostream &Err;
+  Executor::Task Worker;
   std::vector<std::string> Notes, Always;
 };
 

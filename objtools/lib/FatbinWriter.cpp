@@ -6,12 +6,12 @@
 // carrying a copy of their `.nv.compat` attributes. The layout was measured with fatbinary 13.0 and is
 // written down in docs/nvidia-formats.md; the unit and lit tests compare our bytes with fatbinary's.
 #include "ptxlink/Fatbin.h"
+#include "ptxlink/Executor.h"
 
 #include "FatbinInternal.h"
 
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/Endian.h"
-#include "llvm/Support/Parallel.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <memory>
@@ -332,10 +332,15 @@ Error writeFatbin(ArrayRef<FatbinImage> Images, const FatbinWriteOptions &Option
   // PTX image and cubin each take ~50 ms with zstd:3 on the 100-module program). The first error in
   // image order is reported, so the result does not depend on scheduling.
   std::vector<std::optional<std::string>> PlanErrors(Images.size());
-  parallelFor(0, Images.size(), [&](size_t I) {
+  auto Plan = [&](size_t I) {
     if (Error E = planEntry(Images[I], Options, /*MeasureGenerated=*/!CanPatch, Entries[I]))
       PlanErrors[I] = toString(std::move(E));
-  });
+  };
+  if (Options.Exec)
+    Options.Exec->parallelFor(0, Images.size(), Plan);
+  else
+    for (size_t I = 0; I < Images.size(); ++I)
+      Plan(I);
   uint64_t BodySize = 0;
   for (size_t I = 0; I < Images.size(); ++I) {
     if (PlanErrors[I])

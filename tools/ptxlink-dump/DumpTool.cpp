@@ -7,6 +7,7 @@
 #include "ptxlink/Archive.h"
 #include "ptxlink/CommandLine.h"
 #include "ptxlink/Cubin.h"
+#include "ptxlink/Executor.h"
 #include "ptxlink/HostEmbed.h"
 #include "ptxlink/ObjectFormat.h"
 
@@ -214,7 +215,10 @@ int createFatbin(ArrayRef<std::string> Files, StringRef Out, StringRef EmbedSour
   }
   std::string Fatbin;
   raw_string_ostream FS(Fatbin);
-  if (Error E = writeFatbin(Images, WO, FS)) {
+  Executor Pool; // the images are compressed in parallel
+  FatbinWriteOptions Write = WO;
+  Write.Exec = &Pool;
+  if (Error E = writeFatbin(Images, Write, FS)) {
     Err << "ptxlink-dump: error: " << toString(std::move(E)) << "\n";
     return 1;
   }
