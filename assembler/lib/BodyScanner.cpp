@@ -187,7 +187,7 @@ size_t BodyScanner::skipOperands(size_t I, size_t End) const {
   return I;
 }
 
-void BodyScanner::reference(uint32_t Sym, size_t Offset, uint32_t Length) {
+void BodyScanner::reference(uint32_t Sym, size_t Offset, uint32_t Length, bool Call, bool CallTarget) {
   const Symbol &S = Symbols[Sym];
   if (S.Kind == SymbolKind::Label && IsFunctionLabel[Sym]) {
     LabelUses.push_back({Sym, Offset, Length});
@@ -198,6 +198,8 @@ void BodyScanner::reference(uint32_t Sym, size_t Offset, uint32_t Length) {
   if (Sym < ShadowCount.size() && ShadowCount[Sym])
     return;
   Relocs->push_back(Relocation{sectionOffset(Offset), Sym, RelocKind::NameRef, Length, 0});
+  Relocs->back().CallSite = Call;
+  Relocs->back().CallTargetSite = CallTarget;
 }
 
 void BodyScanner::declareLocal(uint32_t Sym) {
@@ -356,6 +358,7 @@ struct BodyScanner::Statement {
   bool Guard = false;      // after `@`: the next word is a predicate
   bool InVector = false;   // inside `{...}` of a vector operand
   bool ExpectName = false; // in a declaration, the next word is the name it declares
+  bool InCall = false;     // the opcode is `call` (`call.uni`): a name operand is the callee
   Mode Md = Mode::Normal;
   int InitBrace = 0;       // braces open in a declaration's initializer
   StringRef LastLabel;     // the label just before this statement (a .callprototype's name)
@@ -365,7 +368,7 @@ struct BodyScanner::Statement {
   void endStatement() {
     AtStart = true;
     Md = Mode::Normal;
-    InVector = Guard = ExpectName = false;
+    InVector = Guard = ExpectName = InCall = false;
     LastLabel = StringRef();
   }
 };
@@ -427,7 +430,7 @@ LLVM_ATTRIBUTE_ALWAYS_INLINE void BodyScanner::nameOperand(Statement &St, size_t
   }
   if (Sym == NoSymbol)
     return;
-  reference(Sym, Start, uint32_t(Stop - Start));
+  reference(Sym, Start, uint32_t(Stop - Start), St.InCall, St.Md == Mode::CallTargets);
   if (St.Md == Mode::CallTargets &&
       (Symbols[Sym].Kind == SymbolKind::Function || Symbols[Sym].Kind == SymbolKind::Kernel))
     CallTargets.push_back(Sym);
@@ -607,6 +610,7 @@ void BodyScanner::scanStatements(const PtxFunction &F, uint32_t FuncSym, std::ve
         }
         St.AtStart = true;
         St.Md = Mode::Normal;
+        St.InCall = false;
         St.LastLabel = StringRef();
       }
       ++I;
@@ -674,6 +678,10 @@ void BodyScanner::scanStatements(const PtxFunction &F, uint32_t FuncSym, std::ve
         }
         St.AtStart = false;
         St.Md = Mode::Normal;
+        // The one place that knows a name is called rather than taken: recorded on its relocation, so
+        // that no later tool reads the statement again (Relocation::isCall).
+        const StringRef Opcode = Text.slice(S, I);
+        St.InCall = Opcode == "call" || Opcode.starts_with("call.");
         I = J; // the blanks after the opcode were just skipped
         break;
       }

@@ -97,7 +97,9 @@ private:
       return NoSymbol;
     return SymMap.find(Name);
   }
-  void reference(uint32_t Sym, size_t Offset, uint32_t Length);
+  /// Call: the name is an operand of a `call` statement (Relocation::CallSite); CallTarget: an entry of a
+  /// `.calltargets` list (Relocation::CallTargetSite).
+  void reference(uint32_t Sym, size_t Offset, uint32_t Length, bool Call = false, bool CallTarget = false);
   void declareLocal(uint32_t Sym);
   void declareLocalOrDebugName(uint32_t Sym, size_t Offset, std::optional<SourceLoc> Loc);
   /// Line positions are computed lazily, only where a location is needed (errors, labels, prototypes).

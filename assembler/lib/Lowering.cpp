@@ -6,6 +6,7 @@
 #include "BodyScanner.h"
 #include "PtxParser.h"
 #include "ptxlink/InputFiles.h"
+#include "ptxlink/OdrHash.h"
 #include "ptxlink/ProcessMemory.h"
 
 #include "llvm/ADT/StringMap.h"
@@ -676,6 +677,8 @@ void Lowerer::lowerFunction(const PtxFunction &F, const FunctionSignature &A, ui
     std::stable_sort(BodyRelocs.begin(), BodyRelocs.end(), ByOffset);
   TextLowered = F.End;
   appendRelocs(Sec, BodyRelocs);
+  // A weak definition's ODR hash, while its text is at hand (the resolver compares these numbers).
+  recordOdrHash(V, SectionIdx);
 }
 
 void Lowerer::lowerVariable(const PtxVariable &Var, const PtxDeclarator &Decl, uint32_t Sym, uint32_t SectionIdx) {
@@ -716,6 +719,7 @@ void Lowerer::lowerVariable(const PtxVariable &Var, const PtxDeclarator &Decl, u
   }
   TextLowered = Var.End;
   appendRelocs(Sec, BodyRelocs);
+  recordOdrHash(V, SectionIdx);
 }
 
 void Lowerer::lowerDebug(const PtxDebugSection &S, ArrayRef<uint32_t> FixupSyms, uint32_t SectionIdx) {

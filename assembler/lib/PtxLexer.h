@@ -12,6 +12,7 @@
 // lines counted in one place, and the parser never builds a token or sets the lexer's position by hand.
 #pragma once
 
+#include "ptxlink/PtxChars.h"
 #include "ptxlink/Diagnostics.h"
 
 #include "llvm/ADT/STLFunctionalExtras.h"
@@ -54,13 +55,7 @@ struct Token {
   LexPos start() const { return LexPos{Offset, Loc.Line, Offset - (Loc.Column - 1)}; }
 };
 
-/// Character classes shared by the lexer and the body scanner.
-inline bool isIdentStart(char C) {
-  return (C >= 'a' && C <= 'z') || (C >= 'A' && C <= 'Z') || C == '_' || C == '$' || C == '%';
-}
-inline bool isIdentChar(char C) {
-  return (C >= 'a' && C <= 'z') || (C >= 'A' && C <= 'Z') || (C >= '0' && C <= '9') || C == '_' || C == '$';
-}
+/// Character classes shared by the lexer and the body scanner (identifiers: ptxlink/PtxChars.h).
 inline bool isDigit(char C) { return C >= '0' && C <= '9'; }
 
 class Lexer {

@@ -213,8 +213,19 @@ struct Relocation {
   uint32_t Offset = 0;
   uint32_t Symbol = NoSymbol;
   uint32_t Length : 24 = 0;             // NameRef / FileIndex / SectionOffset: bytes replaced
-  RelocKind Kind : 8 = RelocKind::NameRef;
+  RelocKind Kind : 6 = RelocKind::NameRef;
+  /// NameRef only: the name is an operand of a `call` statement, its callee (a direct call), not an
+  /// address taken or a variable read. Recorded by the assembler, which knows the statement; on disk its
+  /// own relocation type (R_PTXLINK_CALL), in memory a NameRef with this bit, so that every pass that
+  /// renames or follows names treats it as one. Read it with isCall().
+  bool CallSite : 1 = false;
+  /// NameRef only: the name is an entry of a `.calltargets` list, a function an indirect call may reach
+  /// (R_PTXLINK_CALL_TARGET on disk). Read it with isCallTarget().
+  bool CallTargetSite : 1 = false;
   int32_t Addend = 0;                   // Data32 / Data64 / SectionOffset
+
+  bool isCall() const { return Kind == RelocKind::NameRef && CallSite; }
+  bool isCallTarget() const { return Kind == RelocKind::NameRef && CallTargetSite; }
 
   Relocation() = default;
   /// Length at most MaxRelocationLength: every producer refuses longer ranges first. (One built after
@@ -481,6 +492,14 @@ struct ModuleVariant {
   std::vector<TextEdit> TextEdits;
   /// Names and places of the sections that do not take them from their symbol (Section::Label).
   std::vector<SectionLabel> SectionLabels;
+  /// The ODR hash (odrHash(), OdrHash.h) of every section that defines a Weak symbol, sorted by section:
+  /// recorded by the assembler (and by a link that writes an object), so that the resolver compares weak
+  /// copies by these numbers instead of reading their text. Read with odrHashOf(Section).
+  struct OdrHashEntry {
+    uint32_t Section = 0;
+    uint64_t Hash = 0;
+  };
+  std::vector<OdrHashEntry> OdrHashes;
   /// Symbol index -> aliasee index for the `.alias` names (read with aliasOf, set with setAliasOf).
   llvm::DenseMap<uint32_t, uint32_t> Aliases;
 
@@ -555,6 +574,16 @@ struct ModuleVariant {
 
   /// Index of the symbol called Name, or NoSymbol. Linear; build a map for repeated lookups.
   uint32_t findSymbol(llvm::StringRef Name) const;
+
+  /// The recorded ODR hash of section Index (OdrHashes), or nothing if none was recorded (it defines no
+  /// Weak symbol).
+  std::optional<uint64_t> odrHashOf(uint32_t Index) const {
+    auto It = std::partition_point(OdrHashes.begin(), OdrHashes.end(),
+                                   [&](const OdrHashEntry &E) { return E.Section < Index; });
+    if (It == OdrHashes.end() || It->Section != Index)
+      return std::nullopt;
+    return It->Hash;
+  }
 
   /// S's relocations (S one of this variant's sections).
   llvm::ArrayRef<Relocation> relocs(const Section &S) const {
@@ -654,11 +683,6 @@ private:
     return None;
   }
 };
-
-/// True if the name at Offset of a function section's text is the callee of a `call` (rather than an
-/// address being taken or a table being read): the statement it belongs to starts with `call`, after an
-/// optional guard. (The call graphs of --dump-callgraph, --callgraph-dot and ptxlink-dump --callgraph.)
-bool isCallee(llvm::StringRef SectionText, uint64_t Offset);
 
 /// A relocatable object: one or more variants of one module, plus the storage their strings live in.
 class ObjectFile {

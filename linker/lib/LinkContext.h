@@ -404,16 +404,6 @@ public:
   SiteLocation site(SymRef R) const { return siteText(Modules[R.Module], sym(R).Where); }
   /// Location of byte Offset of section Sec in module Module.
   SourceLoc locationIn(uint32_t Module, uint32_t Sec, uint64_t Offset) const;
-  /// The ODR check of weak definitions compares normalisedHash(T) of their spliced texts T, which is a
-  /// function of T alone: two definitions whose spliced texts are equal have equal hashes, so the
-  /// resolver compares the texts first (the normalisation costs ~50 instructions per byte, a comparison
-  /// one, and the copies of one template are nearly always the same bytes).
-  /// R's definition text with the names it mentions spliced as the ODR comparison sees them (visible
-  /// names but its own kept, the others a marker), into Text; false (Text empty) if R has no section.
-  bool splicedText(SymRef R, std::string &Text) const;
-  /// The hash of a spliced text with what compilers number per module taken out (docs/linker.md, "The
-  /// ODR comparison").
-  static uint64_t normalisedHash(llvm::StringRef Text);
   /// R's function record, or its variable record (none if it has a function record); null if none.
   const FunctionAbi *functionAbi(SymRef R) const;
   const VariableAbi *variableAbi(SymRef R) const;

@@ -12,6 +12,7 @@
 //   - `.file` entries are deduplicated by path and renumbered, and every `.loc` use (FileIndex
 //     relocations) follows.
 // Fixed after this pass: the output module; every LinkModule's SymOut/SecOut.
+#include "ptxlink/PtxChars.h"
 #include "DwarfMerge.h"
 #include "LinkContext.h"
 #include "ptxlink/InputFiles.h"
@@ -86,9 +87,18 @@ static std::vector<StringRef> labelsDefinedElsewhere(ArrayRef<LinkModule> Module
   // a walk through each section's symbol offsets tells them apart without hashing every label).
   // A module's label symbols as (section, offset), sorted: one list for the module, not one per section,
   // which would cost 24 bytes per section of every module (24 MB for 10^6 functions, issue 15 finding 8).
+  // Only a link with such a symbol in kept code (a -G module's) can have a clash: any other reads no
+  // text here at all.
+  const bool AnyLabelSymbols = llvm::any_of(Modules, [&](const LinkModule &LM) {
+    return llvm::any_of(LM.M->Symbols, [&](const Symbol &S) {
+      return isCodeLabel(*LM.M, S) && S.Section < LM.SectionLive.size() && LM.SectionLive[S.Section];
+    });
+  });
+  if (!AnyLabelSymbols)
+    return {};
   DenseSet<CachedHashStringRef> Plain;
   std::vector<std::pair<uint32_t, uint64_t>> SymbolOffsets;
-  auto isNameChar = [](char C) { return isAlnum(C) || C == '_' || C == '$'; };
+
   bool AnySymbols = false;
   for (uint32_t MI = 0; MI < Modules.size(); ++MI) {
     const ModuleVariant &M = *Modules[MI].M;
@@ -130,9 +140,9 @@ static std::vector<StringRef> labelsDefinedElsewhere(ArrayRef<LinkModule> Module
         while (End > 0 && (Data[End - 1] == ' ' || Data[End - 1] == '\t'))
           --End;
         size_t Start = End;
-        while (Start > 0 && isNameChar(Data[Start - 1]))
+        while (Start > 0 && isIdentChar(Data[Start - 1]))
           --Start;
-        if (Start == End || !(isAlpha(Data[Start]) || Data[Start] == '_' || Data[Start] == '$'))
+        if (Start == End || !isIdentStart(Data[Start]) || Data[Start] == '%') // a label is no register
           continue;
         size_t Before = Start;
         while (Before > 0 && (Data[Before - 1] == ' ' || Data[Before - 1] == '\t'))
@@ -432,6 +442,7 @@ public:
   /// The output sections: live code and data, then one merged section per debug name.
   void placeSections() {
     // Sections: live code and data in input order, then the merged debug sections.
+    const bool WritesObject = Link.Options.Emit == EmitKind::Object;
     for (uint32_t MI = 0; MI < Modules.size(); ++MI) {
       const ModuleVariant &M = *Modules[MI].M;
       for (uint32_t SI = 0; SI < M.Sections.size(); ++SI) {
@@ -445,6 +456,13 @@ public:
         Out.Sections.back().Symbol = NoSymbol;
         Out.Sections.back().Label = NoLabel;
         Out.setSectionSource(Out.Sections.size() - 1, M.SourceName);
+        // An object (-r) carries the ODR hash of each weak definition it keeps, as read: the hash depends
+        // on the text, the definition's own name and the spelling of the visible names it refers to
+        // (OdrHash.h), none of which a link changes (it renames only module-local names, which the
+        // hash does not see, and keeps a kept definition's text).
+        if (WritesObject)
+          if (std::optional<uint64_t> H = M.odrHashOf(SI))
+            Out.OdrHashes.push_back({uint32_t(Out.Sections.size() - 1), *H});
       }
     }
     FirstDebug = Out.Sections.size();

@@ -270,7 +270,7 @@ void ArchLink::dumpCallgraph(raw_ostream &OS) const {
         auto It = Number.find({T.Module, Sec});
         if (It == Number.end() || (Self != Number.end() && It->second == Self->second))
           continue;
-        if (S.Kind == SectionKind::Function && Self != Number.end() && isCallee(S.contents(), R.Offset)) {
+        if (S.Kind == SectionKind::Function && Self != Number.end() && R.isCall()) {
           auto &C = Callees[Self->second];
           if (std::find(C.begin(), C.end(), It->second) == C.end())
             C.push_back(It->second);
@@ -357,16 +357,10 @@ void ArchLink::addCallGraph(CallGraphDot &G, StringRef Group) const {
         long To = nodeOf(MI, R.Symbol);
         if (To < 0 || To == From)
           continue;
-        // A name in a `.calltargets` list is a function an indirect call may reach.
-        auto InCallTargets = [&] {
-          StringRef Before = S.contents().take_front(R.Offset);
-          size_t Start = Before.find_last_of(";{}");
-          return Before.drop_front(Start == StringRef::npos ? 0 : Start + 1).contains(".calltargets");
-        };
         EK Kind = S.Kind == SectionKind::Variable     ? EK::TableEntry
                   : G.nodes()[To].Kind == NK::Table   ? EK::AddressOf
-                  : isCallee(S.contents(), R.Offset)    ? EK::Call
-                  : InCallTargets()                   ? EK::Indirect
+                  : R.isCall()                        ? EK::Call
+                  : R.isCallTarget()                  ? EK::Indirect // a function an indirect call may reach
                                                       : EK::AddressOf;
         G.edge(From, To, Kind);
       }

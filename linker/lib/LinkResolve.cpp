@@ -237,21 +237,20 @@ void ArchLink::resolveOne(GlobalSymbol &G) {
     // A function's size is the length of its text, which line-table annotations change (a -G copy of
     // a template beside a plain one); only a variable's size is part of what it means.
     bool IsVariable = sym(Weak.front()).Kind == SymbolKind::Variable;
-    // Equal spliced texts have equal hashes (contentHash): the copies of one template are compared as
-    // bytes, and only one that differs pays for the normalisation (35% of a 100-module link's
-    // instructions when every copy was hashed).
-    std::string FirstText, Text;
-    bool FirstHasText = splicedText(Weak.front(), FirstText);
-    std::optional<uint64_t> H0;
+    // The copies are compared by the ODR hashes their objects record (OdrHash.h: computed once, at
+    // assembly, modulo nvcc's per-module numbering); no text is read here. A definition without one
+    // (no section: an alias of nothing) compares as 0.
+    auto hashOf = [&](SymRef W) -> std::optional<uint64_t> {
+      uint32_t Sec = definingSection(W);
+      if (Sec == NoSection)
+        return std::optional<uint64_t>(0);
+      return Modules[W.Module].M->odrHashOf(Sec);
+    };
+    const std::optional<uint64_t> H0 = hashOf(Weak.front());
     auto differs = [&](SymRef W) {
       if (IsVariable && sym(W).size() != sym(Weak.front()).size())
         return true;
-      bool HasText = splicedText(W, Text);
-      if (HasText == FirstHasText && Text == FirstText)
-        return false;
-      if (!H0)
-        H0 = FirstHasText ? normalisedHash(FirstText) : 0;
-      return (HasText ? normalisedHash(Text) : 0) != *H0;
+      return hashOf(W) != H0;
     };
     size_t FirstDiffering = 1;
     while (FirstDiffering < Weak.size() && !differs(Weak[FirstDiffering]))

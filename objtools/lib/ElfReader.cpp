@@ -26,6 +26,15 @@ namespace {
 using namespace elf;
 using llvm::StringRef;
 
+/// Why an object of an older format version is refused: since version 3 a link takes facts that only the
+/// assembler records (calls, the ODR hashes of weak definitions) from the object and reads no PTX text to
+/// recover them, so the object must be made again.
+std::string olderVersion(uint32_t Version) {
+  return "object format version " + std::to_string(Version) + " is older than this reader's (" +
+         std::to_string(ObjectFormatVersion) + ", which records calls and the ODR hashes of weak definitions): " +
+         "re-assemble it with this ptxlink-as (or link it again with this ptxlink -r)";
+}
+
 // Fields of an Elf64_Rela that messages point at: r_info's type (low half) and symbol (high half), r_addend.
 constexpr uint64_t RelaTypeAt = offsetof(ElfRel, r_info), RelaSymbolAt = RelaTypeAt + 4, RelaAddendAt = sizeof(ElfRel);
 
@@ -230,6 +239,8 @@ llvm::Error VariantReader::readHeaders(uint32_t &EFlags) {
   if (FormatVersion > ObjectFormatVersion)
     return err(EI_ABIVERSION, "object format version " + llvm::Twine(FormatVersion) +
                                   " is newer than this reader (" + llvm::Twine(ObjectFormatVersion) + ")");
+  if (FormatVersion < OldestObjectFormatVersion)
+    return err(EI_ABIVERSION, olderVersion(FormatVersion));
   if (H.e_type != ET_REL)
     return err(offsetof(ElfHeader, e_type), "not a relocatable ELF file (e_type " + llvm::Twine(H.e_type) + ")");
   if (H.e_machine != EM_CUDA)
@@ -354,6 +365,8 @@ llvm::Error VariantReader::readNote(const ElfSectionHeader &H, ModuleVariant *V,
   if (Version == 0 || Version > ObjectFormatVersion)
     return err(DescAt, "object format version " + llvm::Twine(Version) + " is not supported (this reader: " +
                            llvm::Twine(ObjectFormatVersion) + ")");
+  if (Version < OldestObjectFormatVersion)
+    return err(DescAt, olderVersion(Version));
   if (V) {
     V->SourceName = Source;
     TargetInfo &T = V->Target;
@@ -751,7 +764,7 @@ llvm::Error VariantReader::readPlain(ModuleVariant &V) {
     if (!Rec)
       break;
     uint32_t Content = read32le(Rec), Rela = read32le(Rec + 4);
-    uint8_t Kind = uint8_t(Rec[8]);
+    uint8_t Kind = uint8_t(Rec[8]), SecFlags = uint8_t(Rec[9]);
     Section &S = V.Sections[I];
     S.Symbol = read32le(Rec + 12);
     S.HeaderLength = read32le(Rec + 16);
@@ -766,6 +779,13 @@ llvm::Error VariantReader::readPlain(ModuleVariant &V) {
     if (S.Symbol != NoSymbol && S.Symbol >= NSym)
       return err(At + 12, "section refers to symbol " + llvm::Twine(S.Symbol));
     S.Kind = static_cast<SectionKind>(Kind);
+    if (SecFlags & ~SecHasOdrHash)
+      return err(At + 9, "unknown section record flags 0x" + llvm::utohexstr(SecFlags));
+    if (SecFlags & SecHasOdrHash) {
+      if (S.Kind != SectionKind::Function && S.Kind != SectionKind::Variable)
+        return err(At + 9, "an ODR hash on a section that is no function or variable");
+      V.OdrHashes.push_back({uint32_t(I), llvm::support::endian::read64le(Rec + 40)});
+    }
     // Our writer gives a function's or variable's section its symbol's name and place; a record with
     // another name or place is kept as read (in SectionLabels), as before sections took theirs from
     // their symbol.
@@ -837,13 +857,15 @@ llvm::Error VariantReader::readPlain(ModuleVariant &V) {
         Rel.Length = static_cast<uint32_t>(Addend);
         Width = Rel.Length;
       } else {
-        if (Type < RelName || Type > RelSectionOffset)
+        if (Type < RelName || Type > RelCallTarget)
           return err(EAt + RelaTypeAt, "unknown relocation type " + llvm::Twine(Type));
         if (Sym == 0 || Sym >= NElf || ElfToModel[Sym] == NoSymbol)
           return err(EAt + RelaSymbolAt, "relocation refers to ELF symbol " + llvm::Twine(Sym) + ", which has no record");
         Rel.Symbol = ElfToModel[Sym];
-        if (Type == RelName) {
+        if (Type == RelName || Type == RelCall || Type == RelCallTarget) {
           Rel.Kind = RelocKind::NameRef;
+          Rel.CallSite = Type == RelCall;
+          Rel.CallTargetSite = Type == RelCallTarget;
           if (Addend > MaxRelocationLength)
             return lengthOutOfRange("name", Addend);
           Rel.Length = static_cast<uint32_t>(Addend);

@@ -574,6 +574,10 @@ llvm::Error validate(const ModuleVariant &V) {
         return modelError(V.SourceName, "section offset relocation in section '" + V.sectionName(Sec) + "' out of range");
     }
   }
+  for (size_t I = 0; I < V.OdrHashes.size(); ++I)
+    if (V.OdrHashes[I].Section >= NSec || (I > 0 && V.OdrHashes[I - 1].Section >= V.OdrHashes[I].Section))
+      return modelError(V.SourceName, "ODR hash of section " + llvm::Twine(V.OdrHashes[I].Section) +
+                                          " out of range or out of order");
   for (const FunctionAbi &F : V.Functions) {
     if (!SymOk(F.Symbol, true))
       return modelError(V.SourceName, "function ABI record refers to symbol " + llvm::Twine(F.Symbol));
@@ -766,16 +770,19 @@ void VariantWriter::contentNames(StringPool &Strings) const {
 
 template <bool Records> void VariantWriter::sectionTable(StringPool &Strings, BlockOut &Out) const {
   Bytes &B = Out.B;
+  size_t NextHash = 0;
   for (size_t I = 0; I < V.Sections.size(); ++I) {
     const Section &S = V.Sections[I];
     if constexpr (!Records) {
       Strings.add(V.sectionName(S));
       continue;
     }
+    // The ODR hashes are sorted by section, as the records are written.
+    const bool HasHash = NextHash < V.OdrHashes.size() && V.OdrHashes[NextHash].Section == I;
     B.u32(ContentIndex[I]);
     B.u32(V.relocs(S).empty() ? 0 : ContentIndex[I] + 1);
     B.u8(static_cast<uint8_t>(S.Kind));
-    B.u8(0);
+    B.u8(HasHash ? SecHasOdrHash : 0);
     B.u8(0);
     B.u8(0);
     B.u32(S.Symbol);
@@ -783,6 +790,7 @@ template <bool Records> void VariantWriter::sectionTable(StringPool &Strings, Bl
     Strings.ref(B, V.sectionName(S));
     writeLoc(B, V.sectionWhere(S));
     B.u32(0);
+    B.u64(HasHash ? V.OdrHashes[NextHash++].Hash : 0);
     Out.commit();
   }
 }
@@ -846,7 +854,7 @@ void VariantWriter::relocations(const Section &S, Bytes &R) const {
     R.u64(Rel.Offset);
     switch (Rel.Kind) {
     case RelocKind::NameRef:
-      R.u64(uint64_t(ElfSym[Rel.Symbol]) << 32 | RelName);
+      R.u64(uint64_t(ElfSym[Rel.Symbol]) << 32 | (Rel.CallSite ? RelCall : Rel.CallTargetSite ? RelCallTarget : RelName));
       R.u64(Rel.Length);
       break;
     case RelocKind::FileIndex:

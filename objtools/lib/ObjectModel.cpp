@@ -151,14 +151,4 @@ FunctionAbi &ModuleVariant::copyFunction(const ModuleVariant &From, const Functi
   return Functions.back();
 }
 
-bool isCallee(llvm::StringRef Text, uint64_t Offset) {
-  size_t Begin = Text.substr(0, Offset).find_last_of(";{}:");
-  llvm::StringRef Stmt = Text.slice(Begin == llvm::StringRef::npos ? 0 : Begin + 1, Offset).ltrim();
-  if (Stmt.starts_with("@")) {
-    size_t Space = Stmt.find_first_of(" \t\r\n");
-    Stmt = Space == llvm::StringRef::npos ? llvm::StringRef() : Stmt.substr(Space).ltrim();
-  }
-  return Stmt.starts_with("call");
-}
-
 } // namespace ptxlink

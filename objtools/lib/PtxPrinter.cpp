@@ -8,6 +8,7 @@
 // function regardless of order). Debug sections are binary in the model and are printed as `.b8` lists
 // with `.b32`/`.b64` entries at relocations and labels where they are defined.
 
+#include "ptxlink/PtxChars.h"
 #include "ptxlink/ObjectFormat.h"
 
 #include "llvm/ADT/DenseMap.h"
@@ -591,7 +592,9 @@ size_t indexOfQuotedToken(llvm::StringRef Message, llvm::StringRef LineText) {
     return Fallback;
   llvm::StringRef Token = Message.slice(Open + 1, Close);
   // Whole-token match: '%r1' must not be found inside '%r10'.
-  auto IsIdent = [](char C) { return llvm::isAlnum(C) || C == '_' || C == '$' || C == '%' || C == '.'; };
+  // An identifier character (PtxChars.h), or the '%' of a register and the '.' of an opcode's suffixes,
+  // which a quoted token may hold.
+  auto IsIdent = [](char C) { return isIdentChar(C) || C == '%' || C == '.'; };
   for (size_t At = LineText.find(Token); At != llvm::StringRef::npos; At = LineText.find(Token, At + 1)) {
     bool StartOk = At == 0 || !IsIdent(LineText[At - 1]) || !IsIdent(Token.front()) || Token.front() == '.';
     size_t End = At + Token.size();

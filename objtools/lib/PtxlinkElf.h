@@ -24,7 +24,7 @@ constexpr uint32_t ShtAbi = 0x80000003;
 constexpr uint32_t ShtFiles = 0x80000004;
 constexpr uint32_t ShtVariant = 0x80000010;
 
-constexpr uint32_t SectionRecordSize = 40;
+constexpr uint32_t SectionRecordSize = 48; // 40 before format version 3 (no ODR hash)
 constexpr uint32_t SymbolRecordSize = 32;
 constexpr uint32_t FileRecordSize = 32;
 constexpr uint32_t AbiVersion = 1;
@@ -35,8 +35,13 @@ constexpr uint32_t NoteFat = 1, NoteDebug = 2, NoteMapF64 = 4, NoteAddressSizeGi
 // Side-table symbol flags.
 constexpr uint8_t SymInitialized = 1, SymInitializedCommon = 2;
 
-// Relocation types.
-constexpr uint32_t RelName = 1, RelFile = 2, RelData32 = 3, RelData64 = 4, RelSectionOffset = 5;
+// Section record flags.
+constexpr uint8_t SecHasOdrHash = 1;
+
+// Relocation types. RelCall is a RelName whose name is the callee of a `call` (Relocation::CallSite),
+// RelCallTarget one in a `.calltargets` list (Relocation::CallTargetSite).
+constexpr uint32_t RelName = 1, RelFile = 2, RelData32 = 3, RelData64 = 4, RelSectionOffset = 5, RelCall = 6,
+                   RelCallTarget = 7;
 // RelSectionOffset packs the replaced text's length into the addend's low 16 bits, the offset above them.
 constexpr unsigned SectionOffsetLengthBits = 16;
 

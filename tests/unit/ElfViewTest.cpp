@@ -202,6 +202,7 @@ TEST(ElfView, NoSectionsAndNoNameTableIsNoProblem) {
   EXPECT_TRUE(P.empty()) << P[0].second;
 
   E.Bytes[ELF::EI_OSABI] = char(elf::OsAbi);
+  E.Bytes[ELF::EI_ABIVERSION] = char(ObjectFormatVersion);
   auto Object = readObject(MemoryBuffer::getMemBuffer(E.Bytes, "empty.o", false));
   ASSERT_FALSE(Object);
   EXPECT_EQ(toString(Object.takeError()), "empty.o: offset 0x3C: no section headers");

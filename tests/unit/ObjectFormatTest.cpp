@@ -128,6 +128,8 @@ void expectSameVariant(const ModuleVariant &A, const ModuleVariant &B) {
       EXPECT_EQ(XR[K].Symbol, YR[K].Symbol);
       EXPECT_EQ(XR[K].Kind, YR[K].Kind);
       EXPECT_EQ(XR[K].Length, YR[K].Length);
+      EXPECT_EQ(XR[K].isCall(), YR[K].isCall());
+      EXPECT_EQ(XR[K].isCallTarget(), YR[K].isCallTarget());
       EXPECT_EQ(XR[K].Addend, YR[K].Addend);
     }
   }

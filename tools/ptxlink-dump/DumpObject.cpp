@@ -146,6 +146,10 @@ void symbolRecords(const ObjectFile &Object, Node::Emit Emit) {
         J["aliasOf"] = symbolName(V, Aliasee);
       if (std::string D = demangled(S.name()); !D.empty())
         J["demangled"] = D;
+      // A weak definition's ODR hash, recorded at assembly (the resolver compares these).
+      if (S.Section != NoSection && S.Section < V.Sections.size() && V.Sections[S.Section].Symbol == I)
+        if (std::optional<uint64_t> H = V.odrHashOf(S.Section))
+          J["odrHash"] = hex(*H);
       Emit(Record);
     }
   }
@@ -166,6 +170,12 @@ void relocRecords(const ObjectFile &Object, Node::Emit Emit) {
           J["addend"] = R.Addend;
         if (R.Kind == RelocKind::FileIndex)
           J["symbol"] = int64_t(R.Symbol); // the .file index as written
+        // The facts the assembler recorded about the name: the callee of a `call`, or an entry of a
+        // `.calltargets` list (R_PTXLINK_CALL, R_PTXLINK_CALL_TARGET).
+        if (R.isCall())
+          J["call"] = true;
+        if (R.isCallTarget())
+          J["callTarget"] = true;
         Emit(Record);
       }
   }
@@ -255,7 +265,7 @@ void callEdgeRecords(const ObjectFile &Object, Node::Emit Emit) {
         if (!Seen.insert({From, To}).second)
           continue;
         StringRef Kind = S.Kind == SectionKind::Variable ? "initializer"
-                         : isCallee(S.contents(), R.Offset)  ? "call"
+                         : R.isCall()                        ? "call"
                                                             : "reference";
         Node Record;
         Record.Fields = json::Object{{"variant", int64_t(VI)}, {"caller", From}, {"callee", To}, {"kind", Kind}};
