@@ -305,6 +305,10 @@ def direct_links(ctx, name, cwd, inputs, arch, debug, tag):
             r["ptxas"] = "ok" if pst == 0 else f"FAIL ({last_line(po)})"
         if pst and ".version 0.0" in open(ptx, errors="replace").read(4096):
             r["ptxas"] = "FAIL (ptxlink wrote an empty module: .version 0.0)"
+    elif "no device code to link" in o:
+        # Every module sits unused in a static library (finding 12): there is no PTX to give ptxas, as
+        # there is no cubin of them in nvcc's link.
+        r["ptxas"] = "ok (nothing linked: no module was needed)"
     else:
         r["ptxas"] = f"no PTX ({last_line(o)})"
     r["nvcc_seconds"] = round(statistics.median(times_n), 3)
