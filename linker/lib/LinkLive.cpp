@@ -155,7 +155,7 @@ void ArchLink::checkUndefined() {
           continue;
         uint32_t G = Modules[MI].Global[R.Symbol];
         if (G == NoGlobal || def(G).valid() || providedOutsideTheLink(M.Symbols[R.Symbol]) ||
-            ((Options.Emit == EmitKind::Ptx || Options.Sass) && isDeviceRuntimeName(M.Symbols[R.Symbol].name())))
+            ((Options.Emit == EmitKind::Ptx || Options.Sass || Options.Dlto) && isDeviceRuntimeName(M.Symbols[R.Symbol].name())))
           continue;
         auto [It, Inserted] = Slot.try_emplace(G, uint32_t(Refs.size()));
         if (Inserted) {

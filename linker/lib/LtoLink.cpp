@@ -2,12 +2,17 @@
 #include "LtoLink.h"
 #include "CompileCache.h"
 #include "NvJitLinkLibrary.h"
+#include "SassBuild.h"
 
 #include "ptxlink/Fatbin.h"
 #include "ptxlink/HostEmbed.h"
 #include "ptxlink/ObjectFormat.h"
 
+#include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
 
 #include <chrono>
 #include <deque>
@@ -151,6 +156,22 @@ std::vector<LtoInput> ltoInputs(ArrayRef<InputFile> Inputs, const Target &Arch, 
   return In;
 }
 
+/// The CUDA device runtime (libcudadevrt.a, SASS and LTO-IR of cudaMalloc, kernel launches from kernels)
+/// for nvJitLink, looked for where nvcc -dlink's `-lcudadevrt` finds it: the -L folders, then the folder of
+/// the libnvJitLink in use (the toolkit's library folder). Empty if none: a program that calls the runtime
+/// then fails in nvJitLink, which names the function.
+std::string findDeviceRuntimeLibrary(const LinkOptions &Options, const NvJitLinkLibrary &Lib) {
+  std::vector<std::string> Dirs = Options.LibraryPaths;
+  Dirs.push_back(sys::path::parent_path(Lib.path()).str());
+  for (const std::string &Dir : Dirs) {
+    SmallString<256> Path(Dir);
+    sys::path::append(Path, "libcudadevrt.a");
+    if (sys::fs::is_regular_file(Path))
+      return Path.str().str();
+  }
+  return {};
+}
+
 /// The cache key of one nvJitLink link: everything its result depends on (the library's version and file,
 /// the options, the inputs' bytes in order; not their names, which only nvJitLink's messages show).
 std::string ltoCacheKey(const NvJitLinkLibrary &Lib, ArrayRef<std::string> LinkArgs, bool LtoPtx, ArrayRef<LtoInput> In) {
@@ -285,6 +306,30 @@ bool writeLtoOutput(const LinkOptions &Options, ArrayRef<InputFile> Inputs, Link
       Cache.emplace(Dir, Options.CacheLimit ? Options.CacheLimit : CompileCache::DefaultLimitBytes);
   }
 
+  // nvcc -dlink's nvlink line always ends in -lcudadevrt. Here nvJitLink gets the library where the
+  // program may call it (device-side cudaMalloc, launches from kernels): a PTX input names a runtime
+  // function, or an input has LTO-IR only, whose calls cannot be seen before nvJitLink links it. Only
+  // there: with the library, nvJitLink's cubin differs even where nothing of it is used.
+  std::unique_ptr<MemoryBuffer> DeviceRuntime;
+  auto CallsRuntime = [](const InputFile &F) {
+    if (isLtoIrOnly(F))
+      return true;
+    if (!F.Object)
+      return false;
+    for (const ModuleVariant &M : F.Object->Variants)
+      for (const Symbol &S : M.Symbols)
+        if (S.Bind == Binding::Undefined && isDeviceRuntimeName(S.name()))
+          return true;
+    return false;
+  };
+  std::string RuntimePath = llvm::any_of(Inputs, CallsRuntime) ? findDeviceRuntimeLibrary(Options, *Lib) : "";
+  if (const std::string &Path = RuntimePath; !Path.empty()) {
+    if (auto Buffer = MemoryBuffer::getFile(Path, /*IsText=*/false, /*RequiresNullTerminator=*/false))
+      DeviceRuntime = std::move(*Buffer);
+    if (Options.Verbose && DeviceRuntime)
+      Log << "ptxlink: -dlto: the CUDA device runtime from " << Path << "\n";
+  }
+
   // Per arch, one nvJitLink link (or its cached result).
   std::vector<std::optional<LtoResult>> Results(Program.Outputs.size());
   bool Stored = false; // something new went into the cache: prune it afterwards
@@ -298,6 +343,8 @@ bool writeLtoOutput(const LinkOptions &Options, ArrayRef<InputFile> Inputs, Link
     }
     std::deque<std::string> Printed;
     std::vector<LtoInput> In = ltoInputs(Inputs, *Parsed, Printed);
+    if (DeviceRuntime)
+      In.push_back({NvJitLinkInput::Library, DeviceRuntime->getBuffer(), "libcudadevrt.a"});
     Results[I] = linkArchWithNvJitLink(Options, *Lib, Arch, In, Cache, Stored, Diags, Times);
   }
   if (Diags.hasErrors())
