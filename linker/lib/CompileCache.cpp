@@ -1,11 +1,14 @@
 // The on-disk compile cache of `ptxlink --sass` (see CompileCache.h for the contract).
 //
 // Layout: <dir>/<first two hex digits>/<key>.cubin, each file the payload followed by a 32-byte trailer
-// (magic with the format version, payload size, XXH3-64 of the payload, a reserved zero). Two levels keep
+// (magic with the format version, payload size, XXH3-64 of the payload, XXH3-64 of the entry's key and
+// kind). The last field binds the bytes to their name: a valid entry copied or renamed to another key's
+// path (a backup restored over the wrong files, a tool that moves files about) is a miss there, not that
+// key's code. Two levels keep
 // directories small for caches of many thousands of entries. The checksum comes last so that an entry
 // begins with its payload: nvlink reads a cached cubin file in place (it stops at the ELF's end) and
-// gives the same output as from the bare cubin, which saves writing a copy of every cached cubin into the
-// temporary folder on each link. (Format 1 had the same fields as a header; its entries are misses.)
+// gives the same output as from the bare cubin. (Format 1 had the same fields as a header, format 2 a
+// zero in the last field; their entries are misses.)
 #include "CompileCache.h"
 
 #include "ptxlink/InputFiles.h"
@@ -31,8 +34,8 @@ using namespace llvm;
 namespace ptxlink {
 
 namespace {
-constexpr char Magic[8] = {'P', 'T', 'X', 'L', 'K', 'C', 'C', '2'};
-constexpr size_t TrailerSize = 32; // magic, u64 size, u64 checksum, u64 reserved (zero)
+constexpr char Magic[8] = {'P', 'T', 'X', 'L', 'K', 'C', 'C', '3'};
+constexpr size_t TrailerSize = 32; // magic, u64 size, u64 checksum, u64 key tag
 constexpr StringRef CubinSuffix = ".cubin", LinkSuffix = ".link";
 StringRef suffixOf(CompileCache::EntryKind Kind) {
   return Kind == CompileCache::EntryKind::Link ? LinkSuffix : CubinSuffix;
@@ -81,28 +84,34 @@ std::string CompileCache::key(ArrayRef<StringRef> Parts) {
 }
 
 namespace {
+/// The trailer's last field: which entry the bytes are (its key and kind).
+uint64_t keyTag(StringRef Key, CompileCache::EntryKind Kind) {
+  std::string Name = (Key + suffixOf(Kind)).str();
+  return XXH3_64bits(Name.data(), Name.size());
+}
+
 /// What follows an entry's payload.
-std::string trailerOf(StringRef Payload) {
+std::string trailerOf(StringRef Payload, StringRef Key, CompileCache::EntryKind Kind) {
   std::string S(Magic, sizeof(Magic));
   put64(S, Payload.size());
   put64(S, XXH3_64bits(Payload.data(), Payload.size()));
-  put64(S, 0);
+  put64(S, keyTag(Key, Kind));
   return S;
 }
 } // namespace
 
-std::string CompileCache::encodeEntry(StringRef Payload) {
-  return (Payload + trailerOf(Payload)).str();
+std::string CompileCache::encodeEntry(StringRef Payload, StringRef Key, EntryKind Kind) {
+  return (Payload + trailerOf(Payload, Key, Kind)).str();
 }
 
-std::optional<StringRef> CompileCache::payloadOf(StringRef Bytes) {
+std::optional<StringRef> CompileCache::payloadOf(StringRef Bytes, StringRef Key, EntryKind Kind) {
   if (Bytes.size() < TrailerSize)
     return std::nullopt;
   const char *Trailer = Bytes.data() + Bytes.size() - TrailerSize;
   if (std::memcmp(Trailer, Magic, sizeof(Magic)) != 0)
     return std::nullopt;
   uint64_t Size = get64(Trailer + 8), Sum = get64(Trailer + 16);
-  if (Size != Bytes.size() - TrailerSize || get64(Trailer + 24) != 0) // reserved: zero in this version
+  if (Size != Bytes.size() - TrailerSize || get64(Trailer + 24) != keyTag(Key, Kind)) // another key's
     return std::nullopt;
   StringRef Payload = Bytes.take_front(Size);
   if (XXH3_64bits(Payload.data(), Payload.size()) != Sum)
@@ -110,8 +119,8 @@ std::optional<StringRef> CompileCache::payloadOf(StringRef Bytes) {
   return Payload;
 }
 
-std::optional<std::string> CompileCache::decodeEntry(StringRef Bytes) {
-  if (auto Payload = payloadOf(Bytes))
+std::optional<std::string> CompileCache::decodeEntry(StringRef Bytes, StringRef Key, EntryKind Kind) {
+  if (auto Payload = payloadOf(Bytes, Key, Kind))
     return Payload->str();
   return std::nullopt;
 }
@@ -151,7 +160,7 @@ std::optional<CompileCache::Entry> CompileCache::find(StringRef Key, EntryKind K
                                           /*RequiresNullTerminator=*/false, /*IsVolatile=*/true);
   std::optional<Entry> Found;
   if (Buffer)
-    if (std::optional<StringRef> Payload = payloadOf((*Buffer)->getBuffer()))
+    if (std::optional<StringRef> Payload = payloadOf((*Buffer)->getBuffer(), Key, Kind))
       Found = Entry{std::move(*Buffer), *Payload, std::move(Path)};
   if (Found) // recently used: eviction goes by modification time
     (void)sys::fs::setLastAccessAndModificationTime(*FD, sys::toTimePoint(std::time(nullptr)));
@@ -207,7 +216,7 @@ Error CompileCache::adopt(StringRef Temporary, StringRef Key, EntryKind Kind) co
     auto Payload = MemoryBuffer::getFile(Temporary, /*IsText=*/false, /*RequiresNullTerminator=*/false);
     if (!Payload)
       return Fail(Payload.getError(), "cannot read " + Temporary);
-    Trailer = trailerOf((*Payload)->getBuffer());
+    Trailer = trailerOf((*Payload)->getBuffer(), Key, Kind);
   }
   {
     std::error_code EC;
@@ -236,7 +245,7 @@ Error CompileCache::store(StringRef Key, StringRef Payload, EntryKind Kind) cons
     return E;
   {
     raw_fd_ostream OS(FD, /*shouldClose=*/true);
-    OS << Payload << trailerOf(Payload); // no copy of the payload (nvlink's result is megabytes)
+    OS << Payload << trailerOf(Payload, Key, Kind); // no copy of the payload (nvlink's result is megabytes)
     OS.close();
     if (OS.has_error()) {
       std::error_code EC = OS.error();

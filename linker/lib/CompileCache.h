@@ -5,7 +5,7 @@
 // is stored under a key that hashes everything its bytes depend on (the module text, the compiler's
 // version, its options, the arch), so a hit is always right. Several links may share one cache at the
 // same time: entries appear by rename (never half-written), readers treat anything they cannot verify
-// (truncated, corrupt, from another format version) as a miss, and eviction only removes whole files.
+// (truncated, corrupt, from another format version, another key's entry) as a miss, and eviction only removes whole files.
 // The cache stays under a size limit by removing the least recently used entries (a hit touches the
 // entry's modification time).
 #pragma once
@@ -82,12 +82,15 @@ public:
   std::string entryPath(llvm::StringRef Key, EntryKind Kind = EntryKind::Cubin) const;
   const std::string &directory() const { return Dir; }
 
-  /// The on-disk form of an entry (the payload, then a trailer with magic, size and checksum), and its
-  /// inverse, which fails on anything not intact. Exposed for unit tests.
-  static std::string encodeEntry(llvm::StringRef Payload);
-  static std::optional<std::string> decodeEntry(llvm::StringRef Bytes);
+  /// The on-disk form of Key's entry (the payload, then a trailer with magic, size, checksum and a hash of
+  /// the key and kind), and its inverse, which fails on anything not intact or not Key's entry of that
+  /// kind (another key's valid entry copied to Key's path). Exposed for unit tests.
+  static std::string encodeEntry(llvm::StringRef Payload, llvm::StringRef Key, EntryKind Kind = EntryKind::Cubin);
+  static std::optional<std::string> decodeEntry(llvm::StringRef Bytes, llvm::StringRef Key,
+                                                EntryKind Kind = EntryKind::Cubin);
   /// decodeEntry's payload as a view into Bytes.
-  static std::optional<llvm::StringRef> payloadOf(llvm::StringRef Bytes);
+  static std::optional<llvm::StringRef> payloadOf(llvm::StringRef Bytes, llvm::StringRef Key,
+                                                  EntryKind Kind = EntryKind::Cubin);
 
 private:
   std::string Dir;

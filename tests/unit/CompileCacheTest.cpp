@@ -25,19 +25,38 @@ struct TempDir {
 
 TEST(CompileCache, EntryRoundTripsAndRejectsDamage) {
   std::string Payload = "\x7f" "ELF some cubin bytes";
-  std::string Entry = CompileCache::encodeEntry(Payload);
-  ASSERT_EQ(CompileCache::decodeEntry(Entry), Payload);
+  std::string Key = CompileCache::key({"unit"});
+  std::string Entry = CompileCache::encodeEntry(Payload, Key);
+  ASSERT_EQ(CompileCache::decodeEntry(Entry, Key), Payload);
   // The payload comes first and the checksum after it: nvlink reads an entry's file as the cubin itself.
   EXPECT_TRUE(StringRef(Entry).starts_with(Payload));
   EXPECT_EQ(Entry.size(), Payload.size() + 32);
-  EXPECT_EQ(CompileCache::decodeEntry(Entry.substr(0, Entry.size() - 1)), std::nullopt); // truncated
-  EXPECT_EQ(CompileCache::decodeEntry(Entry + "x"), std::nullopt);                      // too long
-  for (size_t I = 0; I < Entry.size(); ++I) {                                            // any byte flipped
+  EXPECT_EQ(CompileCache::decodeEntry(Entry.substr(0, Entry.size() - 1), Key), std::nullopt); // truncated
+  EXPECT_EQ(CompileCache::decodeEntry(Entry + "x", Key), std::nullopt);                      // too long
+  for (size_t I = 0; I < Entry.size(); ++I) {                                                 // any byte flipped
     std::string Bad = Entry;
     Bad[I] ^= 0x20;
-    EXPECT_EQ(CompileCache::decodeEntry(Bad), std::nullopt) << "byte " << I;
+    EXPECT_EQ(CompileCache::decodeEntry(Bad, Key), std::nullopt) << "byte " << I;
   }
-  EXPECT_EQ(CompileCache::decodeEntry(""), std::nullopt);
+  EXPECT_EQ(CompileCache::decodeEntry("", Key), std::nullopt);
+  // Intact, but another key's entry, or the other kind's: not this one (the property test's saboteur
+  // copied valid entries over others, and the link used the wrong code).
+  EXPECT_EQ(CompileCache::decodeEntry(Entry, CompileCache::key({"other unit"})), std::nullopt);
+  EXPECT_EQ(CompileCache::decodeEntry(Entry, Key, CompileCache::EntryKind::Link), std::nullopt);
+}
+
+// A valid entry copied to another key's path is a miss there.
+TEST(CompileCache, AnEntryCopiedToAnotherKeysPathIsAMiss) {
+  TempDir D;
+  CompileCache C(std::string(D.Path), CompileCache::DefaultLimitBytes);
+  std::string A = CompileCache::key({"a"}), B = CompileCache::key({"b"});
+  ASSERT_FALSE(errorToBool(C.store(A, "code of a")));
+  ASSERT_FALSE(errorToBool(C.store(B, "code of b")));
+  ASSERT_FALSE(sys::fs::copy_file(C.entryPath(A), C.entryPath(B)));
+  EXPECT_EQ(C.lookup(A), std::optional<std::string>("code of a"));
+  EXPECT_EQ(C.lookup(B), std::nullopt);
+  ASSERT_FALSE(sys::fs::copy_file(C.entryPath(A), C.entryPath(A, CompileCache::EntryKind::Link)));
+  EXPECT_EQ(C.lookup(A, CompileCache::EntryKind::Link), std::nullopt);
 }
 
 TEST(CompileCache, KeyDependsOnEveryPartAndItsBoundaries) {
@@ -192,7 +211,7 @@ TEST(CompileCache, OnlyRegularEntriesOfAPlausibleSizeAreRead) {
   {
     std::error_code EC;
     raw_fd_ostream OS(C.entryPath(Big), EC);
-    OS << CompileCache::encodeEntry(std::string(1 << 17, 'x')); // intact, but twice the limit
+    OS << CompileCache::encodeEntry(std::string(1 << 17, 'x'), Big); // intact, but twice the limit
   }
   auto Start = std::chrono::steady_clock::now();
   for (const std::string &K : {Fifo, Zero, Big}) {
