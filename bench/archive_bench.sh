@@ -4,15 +4,18 @@
 #   1. build time: ptxlink-ar rcs vs llvm-ar rcs on the same N objects (best of $BENCH_RUNS runs, default 5);
 #   2. link time: the program against the N-member library vs against a library holding only the members
 #      it needs; the difference is what the unused 99% cost (reading the symbol index and member headers).
-# Usage: bench/archive_bench.sh [BUILD_DIR] [N]     (BUILD_DIR defaults to <repo>/build)
+# Usage: bench/archive_bench.sh [BUILD_DIR] [N] [STEP]   (BUILD_DIR defaults to <repo>/build; the program
+#        needs every STEP-th member, default 100: 1%; STEP 1 extracts every member, the case where
+#        extraction's cost in members x names showed)
 # Inputs are generated under bench/work/archive (git-ignored) and reused on later runs.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 BIN="$(cd "${1:-$ROOT/build}" && pwd)/bin"
 N="${2:-10000}"
+STEP="${3:-100}"
 LLVM_AR="${LLVM_AR:-$(command -v llvm-ar || echo /usr/lib/llvm-19/bin/llvm-ar)}"
-WORK="$ROOT/bench/work/archive/n$N"
+WORK="$ROOT/bench/work/archive/n$N$([[ $STEP == 100 ]] || echo "-step$STEP")"
 mkdir -p "$WORK"
 cd "$WORK"
 
@@ -37,7 +40,7 @@ PY
 if [[ ! -f objs/done ]]; then
   echo "generating $N PTX members and assembling them..." >&2
   rm -rf ptx objs && mkdir -p ptx objs
-  python3 - "$N" <<'PY'
+  python3 - "$N" "$STEP" <<'PY'
 import sys
 n = int(sys.argv[1])
 for i in range(n):
@@ -66,7 +69,7 @@ for i in range(n):
   ret;
 }}
 """)
-step = 100
+step = int(sys.argv[2])
 with open("main.ptx", "w") as f:
     f.write(".version 8.0\n.target sm_90\n.address_size 64\n")
     needed = list(range(0, n, step))
@@ -110,11 +113,12 @@ def measure(lib, out):
     best = {}
     for _ in range(runs):
         t = time.perf_counter()
-        text = subprocess.run([ptxlink, "-arch", "sm_90", "--emit", "ptx", "main.o", lib, "-o", out, "--time"],
-                              check=True, capture_output=True, text=True).stdout
+        run = subprocess.run([ptxlink, "-arch", "sm_90", "--emit", "ptx", "main.o", lib, "-o", out, "--time", "-"],
+                             check=True, capture_output=True, text=True)
+        text = run.stdout + run.stderr
         rows = {"wall": (time.perf_counter() - t) * 1000}
         for line in text.splitlines():
-            m = re.match(r"\s*(read inputs|extract archive members)\s+([0-9.]+)", line)
+            m = re.match(r"(read inputs|extract archive members),[^,]*,([0-9.]+)", line)
             if m:
                 rows[m.group(1)] = float(m.group(2))
         for k, v in rows.items():

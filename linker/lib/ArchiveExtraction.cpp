@@ -8,12 +8,14 @@
 // line, ties within a library to the first member in its index. `--whole-archive` libraries are loaded
 // completely, first, in command-line order.
 //
-// Only the index is consulted for unextracted members (one hash lookup per name and library), so a
-// member never extracted is never read and cannot produce an error.
+// Only the index is consulted for unextracted members, so a member never extracted is never read and
+// cannot produce an error. The indexes of the libraries searched lazily are entered into one table of
+// the link's names (lld's lazy symbols), and undefined names wait in a work list: each name is looked at
+// a bounded number of times, whatever the number of members (the cost was members x names when every
+// load started the list of undefined names again).
 
 #include "ArchiveExtraction.h"
 
-#include "llvm/ADT/StringSet.h"
 #include "llvm/ADT/Twine.h"
 
 namespace ptxlink {
@@ -28,7 +30,66 @@ void ArchiveExtractor::addLibrary(std::unique_ptr<StaticLibrary> Library, bool W
   Libraries.push_back(std::move(Entry));
 }
 
-Error ArchiveExtractor::run(function_ref<std::vector<std::pair<std::string, std::string>>()> PendingUndefined,
+uint32_t ArchiveExtractor::intern(StringRef Text) {
+  auto [At, Added] = Index.insert(Text, uint32_t(Names.size()), [this](uint32_t I) { return Names[I].Text; });
+  if (Added)
+    Names.push_back({Text});
+  return At;
+}
+
+void ArchiveExtractor::define(StringRef Text) { Names[intern(Text)].Defined = true; }
+
+void ArchiveExtractor::refer(StringRef Text, uint32_t Input) {
+  const uint32_t At = intern(Text);
+  Name &N = Names[At];
+  if (!N.Defined && N.Referrer == None) {
+    N.Referrer = Input;
+    Queue.push_back(At);
+  }
+}
+
+void ArchiveExtractor::addObject(const ObjectFile &Object, uint32_t Input) {
+  for (const ModuleVariant &M : Object.Variants)
+    for (uint32_t SI = 0; SI < M.Symbols.size(); ++SI) {
+      const Symbol &S = M.Symbols[SI];
+      if (S.Bind == Binding::Local || S.Kind == SymbolKind::Label || S.Kind == SymbolKind::Section)
+        continue;
+      if (S.Bind == Binding::Undefined && M.aliasOf(SI) == NoSymbol)
+        refer(S.name(), Input);
+      else
+        define(S.name());
+    }
+}
+
+bool ArchiveExtractor::isUndefined(StringRef Text) const {
+  const uint32_t At = Index.find(Text, [this](uint32_t I) { return Names[I].Text; });
+  return At != NameIndex::None && !Names[At].Defined && Names[At].Referrer != None;
+}
+
+void ArchiveExtractor::addLazyEntries() {
+  // Libraries last to first, each entry put in front of its name's list: the lists come out in library
+  // order. Within a library the first member its index names for a symbol is the one (memberDefining's).
+  size_t Entries = 0;
+  for (const LibraryEntry &L : Libraries)
+    if (!L.WholeArchive)
+      Entries += L.Library->symbolIndex().size();
+  Index.reserve(Names.size() + Entries); // sized once: regrowing it rehashes every name
+  Names.reserve(Names.size() + Entries);
+  Lazies.reserve(Entries);
+  for (size_t Lib = Libraries.size(); Lib-- > 0;) {
+    if (Libraries[Lib].WholeArchive)
+      continue;
+    for (const auto &[Symbol, Member] : Libraries[Lib].Library->symbolIndex()) {
+      Name &N = Names[intern(Symbol)];
+      if (N.FirstLazy != None && Lazies[N.FirstLazy].Library == Lib)
+        continue;
+      Lazies.push_back({uint32_t(Lib), uint32_t(Member), N.FirstLazy});
+      N.FirstLazy = uint32_t(Lazies.size() - 1);
+    }
+  }
+}
+
+Error ArchiveExtractor::run(function_ref<StringRef(uint32_t)> InputName,
                             function_ref<Error(const ExtractedMember &)> Load) {
   auto IsLoaded = [&](const LibraryEntry &Entry, size_t Member) {
     return Member < Entry.Loaded.size() && Entry.Loaded[Member];
@@ -72,39 +133,32 @@ Error ArchiveExtractor::run(function_ref<std::vector<std::pair<std::string, std:
                                                              L.fileName() + "'");
     }
   }
+  addLazyEntries();
 
-  // Names that no library can supply any more. Members are only ever added, so once a name has no
-  // unloaded defining member it never will: remembering that keeps each round proportional to the
-  // new undefined names rather than to all of them times the libraries.
-  StringSet<> Exhausted;
-  for (;;) {
-    std::vector<std::pair<std::string, std::string>> Pending = PendingUndefined();
-    bool Progress = false;
-    for (const auto &[Name, ReferencedBy] : Pending) {
-      if (Exhausted.contains(Name))
-        continue;
-      std::optional<std::pair<size_t, size_t>> Choice;
-      for (size_t Lib = 0; Lib < Libraries.size() && !Choice; ++Lib) {
-        if (Libraries[Lib].WholeArchive)
-          continue;
-        std::optional<size_t> Member = Libraries[Lib].Library->memberDefining(Name);
-        if (Member && !IsLoaded(Libraries[Lib], *Member))
-          Choice.emplace(Lib, *Member);
-      }
-      if (!Choice) {
-        Exhausted.insert(Name);
-        continue;
-      }
-      if (Error E = LoadMember(Choice->first, Choice->second, Name, ReferencedBy))
-        return E;
-      // The member may also define other names of this (now stale) list: ask the linker again rather
-      // than pull in a second definition of one of them.
-      Progress = true;
-      break;
+  // The work list in the order names were first referred to. A name behind the cursor is defined or
+  // has no unloaded member left that defines it, and both stay so (members are only ever added), so it
+  // is never looked at again. The cursor stays on a name whose member was just loaded: the member may
+  // not define it after all (its index lied), and the name then goes to the next library.
+  for (size_t Cursor = 0; Cursor < Queue.size();) {
+    const uint32_t At = Queue[Cursor];
+    if (Names[At].Defined) {
+      ++Cursor;
+      continue;
     }
-    if (!Progress)
-      return Error::success();
+    const Lazy *Choice = nullptr;
+    for (uint32_t L = Names[At].FirstLazy; L != None && !Choice; L = Lazies[L].Next)
+      if (!IsLoaded(Libraries[Lazies[L].Library], Lazies[L].Member))
+        Choice = &Lazies[L];
+    if (!Choice) {
+      ++Cursor;
+      continue;
+    }
+    // Copies: Load adds names (Names may move) but no lazy entries.
+    const StringRef Symbol = Names[At].Text;
+    if (Error E = LoadMember(Choice->Library, Choice->Member, Symbol, InputName(Names[At].Referrer)))
+      return E;
   }
+  return Error::success();
 }
 
 void ArchiveExtractor::writeWhyExtract(raw_ostream &OS) const {

@@ -1,10 +1,13 @@
 // Lazy extraction of archive members during a link (lld's rule: a member is pulled in only when it
 // defines a symbol that is still undefined, repeating until nothing changes, whatever the order of
-// archives and objects on the command line). The linker owns the symbol table; this class owns the
-// libraries and decides which members to load, through two callbacks.
+// archives and objects on the command line). This class owns the libraries and a table of the link's
+// names as far as extraction needs them; the linker reports each loaded input's names to it and loads
+// the members it chooses through a callback.
 #pragma once
 
 #include "ptxlink/Archive.h"
+#include "ptxlink/NameIndex.h"
+#include "ptxlink/ObjectModel.h"
 
 #include "llvm/ADT/FunctionExtras.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
@@ -26,16 +29,34 @@ struct ExtractedMember {
   std::string ReferencedBy;    // display name of the input that referred to it ("" if unknown)
 };
 
+/// The link's visible names as extraction sees them (lld's symbol table, reduced to what it needs here):
+/// each name interned once, in one table for the whole link, as defined, undefined (with the input that
+/// first referred to it), or lazy (defined by a library member not yet loaded). Undefined names wait in
+/// a work list in the order they were first referred to; a member's load appends the names it newly
+/// needs. So each name is looked at a bounded number of times, and the cost is that of the names and the
+/// libraries' indexes, not of members x names.
 class ArchiveExtractor {
 public:
   /// Libraries are searched in the order added; WholeArchive loads every member unconditionally.
   void addLibrary(std::unique_ptr<StaticLibrary> Library, bool WholeArchive);
 
-  /// Drives extraction to a fixpoint. `PendingUndefined` returns the (name, referencing input) pairs the
-  /// linker still has no definition for (only strong references: a .common or .weak definition already
-  /// present is not "undefined"). `Load` loads one member into the link (and so may add new undefined
-  /// names). Whole-archive members are loaded first, in library order.
-  llvm::Error run(llvm::function_ref<std::vector<std::pair<std::string, std::string>>()> PendingUndefined,
+  /// A loaded input defines Name (with any binding: a .weak or .common definition is not "undefined").
+  /// Name is a view that must outlive the extractor (an input's symbol name).
+  void define(llvm::StringRef Name);
+  /// A loaded input (numbered Input, named by run's InputName) refers to Name without defining it, as a
+  /// strong reference: Name is queued unless some input defines it or it was queued before.
+  void refer(llvm::StringRef Name, uint32_t Input);
+  /// Both, for every visible symbol of every variant of Object (which must outlive the extractor).
+  void addObject(const ObjectFile &Object, uint32_t Input);
+  /// Whether Name is queued and still undefined (for tests).
+  bool isUndefined(llvm::StringRef Name) const;
+
+  /// Drives extraction to a fixpoint: while a queued name is undefined and some library's index names a
+  /// member not yet loaded that defines it (the first library in command-line order, the first member in
+  /// its index), `Load` loads that member into the link (reporting its names through define and refer).
+  /// Whole-archive members are loaded first, in library order. InputName names an input for
+  /// --why-extract (the number given to refer).
+  llvm::Error run(llvm::function_ref<llvm::StringRef(uint32_t)> InputName,
                   llvm::function_ref<llvm::Error(const ExtractedMember &)> Load);
 
   const std::vector<ExtractedMember> &extracted() const { return Extracted; }
@@ -46,13 +67,35 @@ public:
   void writeWhyExtract(llvm::raw_ostream &OS) const;
 
 private:
+  static constexpr uint32_t None = ~0u;
   struct LibraryEntry {
     std::unique_ptr<StaticLibrary> Library;
     bool WholeArchive = false;
     std::vector<bool> Loaded; // by member number, grown as members are extracted
   };
+  /// One name of the link.
+  struct Name {
+    llvm::StringRef Text;
+    uint32_t Referrer = None;  // the input that first referred to it while undefined; None if never
+    uint32_t FirstLazy = None; // in Lazies: the libraries' members defining it, in library order
+    bool Defined = false;
+  };
+  /// A library member that defines a name: the first such member of the library's index.
+  struct Lazy {
+    uint32_t Library;
+    uint32_t Member;
+    uint32_t Next; // the next library's entry for the same name, or None
+  };
+  uint32_t intern(llvm::StringRef Text);
+  /// Enters every lazily searched library's index into the table, as lazy entries.
+  void addLazyEntries();
+
   std::vector<LibraryEntry> Libraries;
   std::vector<ExtractedMember> Extracted;
+  std::vector<Name> Names;
+  NameIndex Index; // Text -> position in Names
+  std::vector<Lazy> Lazies;
+  std::vector<uint32_t> Queue; // names in the order first referred to while undefined
 };
 
 } // namespace ptxlink

@@ -12,7 +12,6 @@
 #include "ptxlink/ObjectFormat.h"
 
 #include "llvm/ADT/StringExtras.h"
-#include "llvm/ADT/StringSet.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "ptxlink/Executor.h"
@@ -70,6 +69,24 @@ size_t firstBinaryByte(StringRef Bytes) {
   return StringRef::npos;
 }
 
+/// Gives back what the assembler reserved beyond a module's tables (it sizes them for the most a module
+/// can need, and at least 64 relocations): a link holds every input's module until it ends, and for
+/// 10^5 one-function modules that slack was a kilobyte each.
+void releaseSlack(ModuleVariant &V) {
+  auto Shrink = [](auto &Vec) {
+    using T = typename std::decay_t<decltype(Vec)>::value_type;
+    if ((Vec.capacity() - Vec.size()) * sizeof(T) >= 64)
+      Vec.shrink_to_fit();
+  };
+  Shrink(V.Sections);
+  Shrink(V.Relocs);
+  Shrink(V.Symbols);
+  Shrink(V.Functions);
+  Shrink(V.Params);
+  Shrink(V.Variables);
+  Shrink(V.SectionLabels);
+}
+
 /// Turns bytes into an object: ours are read, anything else is taken as PTX text and assembled.
 std::unique_ptr<ObjectFile> objectFromBuffer(std::unique_ptr<MemoryBuffer> Buffer, StringRef DisplayName,
                                              std::optional<HostOrigin> &Host, std::vector<Diagnostic> &Out,
@@ -122,41 +139,11 @@ std::unique_ptr<ObjectFile> objectFromBuffer(std::unique_ptr<MemoryBuffer> Buffe
     Out.push_back(D);
   if (!Ok)
     return nullptr;
+  for (ModuleVariant &V : Obj->Variants)
+    releaseSlack(V);
   Obj->adopt(std::move(Buffer));
   return Obj;
 }
-
-/// Which names the loaded inputs define and still need, for lazy archive extraction. Kept in first-seen
-/// order so extraction is deterministic.
-class UndefinedTracker {
-public:
-  void add(const InputFile &F) {
-    for (const ModuleVariant &M : F.Object->Variants)
-      for (uint32_t SI = 0; SI < M.Symbols.size(); ++SI) {
-        const Symbol &S = M.Symbols[SI];
-        if (S.Bind == Binding::Local || S.Kind == SymbolKind::Label || S.Kind == SymbolKind::Section)
-          continue;
-        if (S.Bind == Binding::Undefined && M.aliasOf(SI) == NoSymbol) {
-          if (!Defined.contains(S.name()) && Needed.try_emplace(S.name(), F.Name).second)
-            Order.push_back(S.name().str());
-        } else {
-          Defined.insert(S.name());
-        }
-      }
-  }
-  std::vector<std::pair<std::string, std::string>> pending() const {
-    std::vector<std::pair<std::string, std::string>> Out;
-    for (const std::string &N : Order)
-      if (!Defined.contains(N))
-        Out.push_back({N, Needed.lookup(N)});
-    return Out;
-  }
-
-private:
-  StringSet<> Defined;
-  StringMap<std::string> Needed;
-  std::vector<std::string> Order;
-};
 
 } // namespace
 
@@ -317,16 +304,17 @@ bool loadInputs(const LinkOptions &Options, DiagnosticEngine &Diags, PassTimes &
     L.Object = objectFromBuffer(std::move(ToAssemble[K].second), L.Path, L.Host, L.Diags, Budget);
   });
 
-  // Which names are still needed matters only when there are libraries to pull members from.
-  UndefinedTracker Tracker;
+  // Which names are still needed matters only when there are libraries to pull members from: the
+  // extractor's table of names is filled only then.
   bool HaveLibraries = llvm::any_of(Items, [](const Loaded &L) { return L.Library != nullptr; });
+  Files.reserve(Files.size() + Items.size()); // one per object; a library's members come after
   for (Loaded &L : Items) {
     for (Diagnostic &D : L.Diags)
       Diags.report(std::move(D));
     if (L.Object) {
-      Files.push_back({L.Path, std::move(L.Object), std::move(L.Host)});
+      Files.push_back({std::move(L.Path), std::move(L.Object), std::move(L.Host)});
       if (HaveLibraries)
-        Tracker.add(Files.back());
+        Extractor.addObject(*Files.back().Object, uint32_t(Files.size() - 1));
     } else if (L.Library) {
       // An nvcc archive's members that host code can reach are linked right away (HostInputs.cpp); the
       // extractor then finds their symbols defined and never loads them again.
@@ -345,7 +333,7 @@ bool loadInputs(const LinkOptions &Options, DiagnosticEngine &Diags, PassTimes &
           Diags.report(std::move(D));
         if (Obj) {
           Files.push_back({Display, std::move(Obj), std::move(Host)});
-          Tracker.add(Files.back());
+          Extractor.addObject(*Files.back().Object, uint32_t(Files.size() - 1));
         }
       }
       Extractor.addLibrary(std::move(L.Library), L.WholeArchive);
@@ -357,7 +345,7 @@ bool loadInputs(const LinkOptions &Options, DiagnosticEngine &Diags, PassTimes &
 
   if (HaveLibraries) {
     PassTimes::Scope Extracting = Times.scope("extract archive members");
-    Error E = Extractor.run([&] { return Tracker.pending(); },
+    Error E = Extractor.run([&](uint32_t Input) { return StringRef(Files[Input].Name); },
                             [&](const ExtractedMember &Member) -> Error {
                               std::vector<Diagnostic> Problems;
                               std::optional<HostOrigin> Host;
@@ -372,7 +360,7 @@ bool loadInputs(const LinkOptions &Options, DiagnosticEngine &Diags, PassTimes &
                               if (!Obj)
                                 return Error::success(); // reported; the link fails at the checkpoint
                               Files.push_back({Member.DisplayName, std::move(Obj), std::move(Host)});
-                              Tracker.add(Files.back());
+                              Extractor.addObject(*Files.back().Object, uint32_t(Files.size() - 1));
                               return Error::success();
                             });
     if (E) // past the error limit this only makes the engine say "too many errors emitted"
