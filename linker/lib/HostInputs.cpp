@@ -41,20 +41,13 @@ bool isX86HostObject(StringRef Bytes) {
   return Header.e_type == ELF::ET_REL && Header.e_machine == ELF::EM_X86_64;
 }
 
-std::unique_ptr<ObjectFile> hostObjectFromBuffer(std::unique_ptr<MemoryBuffer> Buffer, StringRef DisplayName,
-                                                 std::optional<HostOrigin> &Host, std::vector<Diagnostic> &Problems,
-                                                 DecompressionBudget &Budget) {
-  Expected<HostDeviceCode> Code = readHostDeviceCode(Buffer->getBuffer(), DisplayName);
-  if (!Code) {
-    Problems.push_back(toolError(toString(Code.takeError()), "bad-host-object"));
-    return nullptr;
-  }
-  if (!Code->HasRelocatableFatbin)
-    return nullptr; // no device code to link: the host link takes it as it is
-  HostOrigin Origin;
-  Origin.ModuleId = Code->ModuleId;
-  Origin.RegisteredNames = std::move(Code->RegisteredNames);
-  Origin.ObjectBytes = Buffer->getBuffer(); // adopted below, or an archive's member: lives as long as the link
+/// The device code of a relocatable fatbinary's images (an nvcc object's, or a fatbinary input's): each PTX
+/// image assembled as one variant of a fat object, the cubins kept as stored in Origin.Sass. The object
+/// adopts Buffer, which holds the images.
+static std::unique_ptr<ObjectFile> objectFromImages(std::vector<FatbinImage> Images, std::unique_ptr<MemoryBuffer> Buffer,
+                                                    StringRef DisplayName, HostOrigin Origin,
+                                                    std::optional<HostOrigin> &Host, std::vector<Diagnostic> &Problems,
+                                                    DecompressionBudget &Budget) {
   auto Obj = std::make_unique<ObjectFile>();
   StringSet<> PtxArches;
   std::string Ignored;
@@ -62,7 +55,7 @@ std::unique_ptr<ObjectFile> hostObjectFromBuffer(std::unique_ptr<MemoryBuffer> B
   DiagnosticEngine Local(Sink);
   Local.setRecord(true);
   Local.setErrorLimit(0);
-  for (FatbinImage &Image : Code->Images) {
+  for (FatbinImage &Image : Images) {
     std::string Arch = fatbinArchName(Image);
     if (Image.Kind == FatbinKind::Elf) {
       Origin.CubinArches.push_back(Arch);
@@ -127,6 +120,49 @@ std::unique_ptr<ObjectFile> hostObjectFromBuffer(std::unique_ptr<MemoryBuffer> B
   Obj->adopt(std::move(Buffer));
   Host = std::move(Origin);
   return Obj;
+}
+
+std::unique_ptr<ObjectFile> hostObjectFromBuffer(std::unique_ptr<MemoryBuffer> Buffer, StringRef DisplayName,
+                                                 std::optional<HostOrigin> &Host, std::vector<Diagnostic> &Problems,
+                                                 DecompressionBudget &Budget) {
+  Expected<HostDeviceCode> Code = readHostDeviceCode(Buffer->getBuffer(), DisplayName);
+  if (!Code) {
+    Problems.push_back(toolError(toString(Code.takeError()), "bad-host-object"));
+    return nullptr;
+  }
+  if (!Code->HasRelocatableFatbin)
+    return nullptr; // no device code to link: the host link takes it as it is
+  HostOrigin Origin;
+  Origin.ModuleId = Code->ModuleId;
+  Origin.RegisteredNames = std::move(Code->RegisteredNames);
+  Origin.ObjectBytes = Buffer->getBuffer(); // adopted below, or an archive's member: lives as long as the link
+  return objectFromImages(std::move(Code->Images), std::move(Buffer), DisplayName, std::move(Origin), Host, Problems,
+                          Budget);
+}
+
+std::unique_ptr<ObjectFile> fatbinObjectFromBuffer(std::unique_ptr<MemoryBuffer> Buffer, StringRef DisplayName,
+                                                   std::optional<HostOrigin> &Host, std::vector<Diagnostic> &Problems,
+                                                   DecompressionBudget &Budget) {
+  std::string Problem;
+  uint64_t ProblemAt = 0;
+  // Nothing is decompressed here, as for an nvcc object: the PTX images one at a time against the budget.
+  std::vector<FatbinImage> Images = readFatbin(
+      Buffer->getBuffer(),
+      [&](uint64_t Offset, const Twine &Message) {
+        if (Problem.empty()) {
+          Problem = Message.str();
+          ProblemAt = Offset;
+        }
+      },
+      /*Decompress=*/false);
+  if (!Problem.empty()) {
+    Problems.push_back(toolError(formatv("{0}: offset {1:x}: {2}", DisplayName, ProblemAt, Problem).str(), "bad-fatbin"));
+    return nullptr;
+  }
+  HostOrigin Origin;
+  Origin.FatbinInput = true;
+  Origin.ObjectBytes = Buffer->getBuffer();
+  return objectFromImages(std::move(Images), std::move(Buffer), DisplayName, std::move(Origin), Host, Problems, Budget);
 }
 
 std::string whyNoDeviceCode(StringRef Bytes) {

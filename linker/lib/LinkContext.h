@@ -51,15 +51,23 @@ int selectVariant(const ObjectFile &Object, const Target &Requested);
 /// An error about an input as a whole (no source location), with its --json code (LinkInputs.cpp).
 Diagnostic toolError(const llvm::Twine &Message, llvm::StringRef Code);
 
-/// What a host object made by `nvcc -rdc=true -c` brought besides its PTX (HostInputs.cpp).
+/// What a host object made by `nvcc -rdc=true -c` brought besides its PTX (HostInputs.cpp); or a
+/// relocatable fatbinary given as an input (`nvcc -fatbin -rdc=true`, FatbinInput), which has the same
+/// device code and no host code.
 struct HostOrigin {
-  std::string ModuleId;                  // the <id> of __cudaRegisterLinkedBinary<id>
+  std::string ModuleId;                  // the <id> of __cudaRegisterLinkedBinary<id> (empty: a fatbinary input)
+  bool FatbinInput = false;              // a fatbinary input: no host code, no module id to register
   std::vector<std::string> CubinArches;  // arches it has SASS for (its PTX variants are the Object's)
   std::vector<std::string> LtoIrArches;  // arches it has LTO-IR for (nvcc -dlto), PTX or not
-  llvm::StringRef ObjectBytes;           // the whole host object, for nvJitLink (-dlto); lives as the input
+  llvm::StringRef ObjectBytes;           // the whole host object (or fatbinary), for nvJitLink (-dlto); lives as the input
   /// Sorted: the device names its host code may register by name (HostDeviceCode::RegisteredNames).
   std::vector<std::string> RegisteredNames;
+  /// Whether a name may be looked up by name at run time. A fatbinary input's user loads it through the
+  /// driver API (cuModuleGetFunction): any name but those CUDA's headers and nvcc make (`__cudart_*`
+  /// tables, `$str` constants), as for a PTX input.
   bool registers(llvm::StringRef Name) const {
+    if (FatbinInput)
+      return !Name.starts_with("__cudart_") && !Name.contains('$');
     return std::binary_search(RegisteredNames.begin(), RegisteredNames.end(), Name,
                               [](llvm::StringRef A, llvm::StringRef B) { return A < B; });
   }
@@ -78,6 +86,11 @@ struct InputFile {
 std::unique_ptr<ObjectFile> hostObjectFromBuffer(std::unique_ptr<llvm::MemoryBuffer> Buffer, llvm::StringRef DisplayName,
                                                  std::optional<HostOrigin> &Host, std::vector<Diagnostic> &Problems,
                                                  DecompressionBudget &Budget);
+/// Reads a fatbinary given as an input (`nvcc -fatbin -rdc=true`) as an nvcc object's device code: its PTX
+/// images as variants, its cubins in Host->Sass (FatbinInput set, no module id).
+std::unique_ptr<ObjectFile> fatbinObjectFromBuffer(std::unique_ptr<llvm::MemoryBuffer> Buffer, llvm::StringRef DisplayName,
+                                                   std::optional<HostOrigin> &Host, std::vector<Diagnostic> &Problems,
+                                                   DecompressionBudget &Budget);
 /// Writes the callee's declared parameter alignment at each direct call of Out whose own declaration of
 /// the argument or return value gives another (clang's `.align 8` for nvcc's `.align 16`), as text edits
 /// the printer applies: ptxas refuses the difference within one module (LinkCallSites.cpp).

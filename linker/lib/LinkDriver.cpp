@@ -263,7 +263,7 @@ bool checkOutputsAreNotInputs(const LinkOptions &Options, DiagnosticEngine &Diag
 bool collectModuleIds(ArrayRef<InputFile> Inputs, std::vector<std::string> &ModuleIds, DiagnosticEngine &Diags) {
   StringMap<size_t> IdFrom;
   for (size_t I = 0; I < Inputs.size(); ++I) {
-    if (!Inputs[I].Host)
+    if (!Inputs[I].Host || Inputs[I].Host->FatbinInput) // a fatbinary input has no host code to register
       continue;
     auto [It, New] = IdFrom.try_emplace(Inputs[I].Host->ModuleId, I);
     if (New) {

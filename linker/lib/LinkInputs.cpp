@@ -3,10 +3,12 @@
 // The problem: inputs come as our objects (memory-mapped, nothing copied), PTX text (assembled
 // in-process), and static libraries whose members are loaded only when they define something still
 // undefined (ArchiveExtractor implements lld's rule). Reading and assembling are independent per file, so
-// they run in parallel (llvm::parallelFor); their diagnostics are collected per file and reported in
+// they run in parallel (on the process's pool, Executor.h); their diagnostics are collected per file and reported in
 // command-line order afterwards, so the output does not depend on --threads.
 #include "ArchiveExtraction.h"
 #include "ptxlink/Assembler.h"
+#include "ptxlink/Cubin.h"
+#include "ptxlink/Executor.h"
 #include "ptxlink/HostEmbed.h"
 #include "LinkContext.h"
 #include "ptxlink/ObjectFormat.h"
@@ -14,7 +16,6 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
-#include "ptxlink/Executor.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -109,19 +110,25 @@ std::unique_ptr<ObjectFile> objectFromBuffer(std::unique_ptr<MemoryBuffer> Buffe
     }
     return std::move(*Obj);
   }
+  if (isCubin(Bytes)) {
+    // SASS alone: the link resolves, checks and prints PTX, and a cubin has none (docs/linker.md, "SASS").
+    Out.push_back(toolError(DisplayName + ": a cubin holds SASS only, and ptxlink links PTX: give this module as "
+                                          "PTX, or as a fatbinary that keeps both (nvcc -fatbin -rdc=true -gencode "
+                                          "arch=compute_XX,code=[sm_XX,compute_XX]), whose SASS --sass then uses as "
+                                          "it is",
+                            "unsupported-input"));
+    return nullptr;
+  }
   if (Bytes.starts_with("\x7f" "ELF")) {
-    Out.push_back(toolError(DisplayName + ": is an ELF file but neither a ptxlink object nor an x86-64 host object (an "
-                                          "NVIDIA cubin?); ptxlink links PTX: ptxlink objects, .ptx files and nvcc -rdc "
+    Out.push_back(toolError(DisplayName + ": is an ELF file but neither a ptxlink object nor an x86-64 host object; "
+                                          "ptxlink links PTX: ptxlink objects, .ptx files, fatbinaries and nvcc -rdc "
                                           "host objects that embed PTX",
                             "unsupported-input"));
     return nullptr;
   }
-  if (Bytes.size() >= 4 && Bytes.starts_with(StringRef("\x50\xed\x55\xba", 4))) {
-    Out.push_back(toolError(DisplayName + ": NVIDIA fatbinary inputs are not supported; extract the PTX with "
-                                          "ptxlink-dump and link that",
-                            "unsupported-input"));
-    return nullptr;
-  }
+  // A fatbinary (nvcc -fatbin -rdc=true): its PTX and SASS as an nvcc object's device code.
+  if (isFatbin(Bytes))
+    return fatbinObjectFromBuffer(std::move(Buffer), DisplayName, Host, Out, Budget);
   // A binary file of unknown kind would otherwise be "assembled" into a screenful of errors about its bytes.
   // A file named .ptx is left to the assembler, which reports the offending byte at its line and column.
   if (!DisplayName.ends_with(".ptx")) {

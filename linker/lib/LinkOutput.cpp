@@ -81,10 +81,273 @@ Error writeEmbeddedFatbin(const LinkOptions &O, ArrayRef<FatbinImage> Images, co
   });
 }
 
+namespace {
+
+/// What buildSass is told: the cache, the options given to ptxas and nvlink, what is shown.
+SassSettings sassSettings(const LinkOptions &Options) {
+  SassSettings Settings;
+  if (!Options.NoCache)
+    Settings.CacheDir = Options.CacheDir.empty() ? CompileCache::defaultDirectory() : Options.CacheDir;
+  Settings.CacheLimit = Options.CacheLimit ? Options.CacheLimit : CompileCache::DefaultLimitBytes;
+  Settings.SaveTemps = Options.SaveTemps;
+  Settings.Verbose = Options.Verbose;
+  Settings.PtxasOptions = Options.PtxasOptions;
+  Settings.WriteUnits = Options.WriteSassUnits;
+  Settings.UseUnits = Options.UseSassUnits;
+  Settings.RemoteUrl = Options.RemoteCache;
+  if (Settings.RemoteUrl.empty())
+    if (auto Env = sys::Process::GetEnv("PTXLINK_REMOTE_CACHE"))
+      Settings.RemoteUrl = *Env;
+  if (auto Header = sys::Process::GetEnv("PTXLINK_REMOTE_CACHE_HEADER"))
+    Settings.RemoteHeader = *Header;
+  Settings.NvlinkOptions = Options.NvlinkOptions;
+  Settings.KeepDir = Options.KeepDir;
+  Settings.Exec = Options.Exec;
+  // nvcc -Xptxas -v shows ptxas's per-kernel lines as --resource-usage does.
+  Settings.ResourceUsage = Options.ResourceUsage || llvm::is_contained(Options.PtxasOptions, "-v") ||
+                           llvm::is_contained(Options.PtxasOptions, "--verbose");
+  Settings.Progress = Options.Progress && !Options.Json && sys::Process::StandardErrIsDisplayed();
+  return Settings;
+}
+
+/// The fatbinary of a link: its PTX images (printed and compressed beside ptxas with --sass), its cubins
+/// (buildSass), then the container, bare or embedded. The steps share the per-output state below.
+class FatbinOutput {
+public:
+  FatbinOutput(const LinkOptions &Options, LinkedProgram &Program, DiagnosticEngine &Diags, PassTimes &Times)
+      : Options(Options), Program(Program), Outputs(Program.Outputs), Diags(Diags), Times(Times),
+        WriteOptions(fatbinWriteOptions(Options)), Texts(Outputs.size()), Layouts(Outputs.size()),
+        PtxImages(Outputs.size()), PackErrors(Outputs.size()), Background(*Options.Exec, Diags.stream()) {}
+  ~FatbinOutput() { Packer.wait(); }
+  /// False if it failed (reported) or stopped before the output (--write-sass-units; Done then says
+  /// whether that went well).
+  bool prepare(bool &Done);
+  llvm::Error write(raw_ostream &Out);
+
+private:
+  bool compiledWhole(size_t I) const { return Tools && Program.UnitsOf[Outputs[I].Variant].empty(); }
+  void printWholeModules();
+  void planPtxImages();
+  void startPacking();
+  bool buildCubins();
+  FatbinImage cubinImage(size_t I, std::string Cubin) const;
+
+  const LinkOptions &Options;
+  LinkedProgram &Program;
+  std::vector<ArchOutput> &Outputs;
+  DiagnosticEngine &Diags;
+  PassTimes &Times;
+  FatbinWriteOptions WriteOptions;
+  std::optional<SassToolchain> Tools;
+  std::vector<std::string> Texts;                     // the modules compiled whole, printed for ptxas
+  std::vector<PrintedLayout> Layouts;                 // where their sections went
+  std::vector<std::optional<FatbinImage>> PtxImages;  // none where an earlier arch's image serves
+  std::vector<std::string> PackErrors;
+  Executor::Task Packer;
+  std::vector<char> SassFor;                          // which outputs get a cubin
+  std::vector<std::optional<std::string>> Cubins;     // per output
+  SassBackground Background;
+};
+
+/// With --sass, the PTX image of an arch compiled whole is printed first (in parallel: independent), for
+/// ptxas and then the container. Otherwise writeFatbin streams each printed module straight into the
+/// output, so the text (as large as the program) is never held in memory.
+void FatbinOutput::printWholeModules() {
+  ObjectFile &Linked = Program.Linked;
+  Options.Exec->parallelFor(0, Outputs.size(), [&](size_t I) {
+    if (!compiledWhole(I))
+      return;
+    // One buffer of about the final size.
+    Texts[I].reserve(printedSizeEstimate(Linked.Variants[Outputs[I].Variant]));
+    raw_string_ostream OS(Texts[I]);
+    printModule(Linked.Variants[Outputs[I].Variant], Outputs[I].Target, OS, Layouts[I]);
+  });
+}
+
+/// The PTX images. With --sass they are known before ptxas runs: their compression (~10 ms per MB of PTX at
+/// zstd:3), as the printing of a per-module link's image, then happens beside ptxas and nvlink
+/// (startPacking). The image of an arch compiled whole gets its text, which ptxas reads, after.
+void FatbinOutput::planPtxImages() {
+  for (size_t I = 0; I < Outputs.size(); ++I) {
+    const ModuleVariant &Module = Program.Linked.Variants[Outputs[I].Variant];
+    const TargetInfo &Target = Outputs[I].Target;
+    // Two arches whose inputs' PTX version cannot name them (sm_100 and sm_120 linking PTX ISA 8.0)
+    // print the same module for the same older target: one PTX image serves both.
+    bool SamePtxAsBefore = llvm::any_of(llvm::ArrayRef(Outputs).take_front(I), [&](const ArchOutput &Earlier) {
+      return Earlier.Variant == Outputs[I].Variant && Earlier.Target.Arch == Target.Arch &&
+             Earlier.Target.VersionMajor == Target.VersionMajor && Earlier.Target.VersionMinor == Target.VersionMinor;
+    });
+    if (SamePtxAsBefore)
+      continue;
+    FatbinImage &Img = PtxImages[I].emplace();
+    if (auto Spec = parseArch(Target.Arch))
+      Img.Arch = *Spec;
+    Img.Is64Bit = Target.AddressSize == 64;
+    Img.Debug = Target.Debug;
+    Img.Kind = FatbinKind::Ptx;
+    Img.VersionMajor = Target.VersionMajor;
+    Img.VersionMinor = Target.VersionMinor;
+    if (!compiledWhole(I))
+      Img.PayloadWriter = [&Module, &Target, Release = Program.ReleaseInputText](raw_ostream &OS) {
+        if (Release)
+          printModule(Module, Target, OS, Release);
+        else
+          printModule(Module, Target, OS);
+      };
+  }
+}
+
+void FatbinOutput::startPacking() {
+  if (!Tools || WriteOptions.Compression == FatbinCompression::None)
+    return;
+  Packer = Options.Exec->async([this] {
+    for (size_t I = 0; I < Outputs.size(); ++I)
+      if (PtxImages[I] && !compiledWhole(I)) {
+        // Printed here into one buffer of about its size (and its terminating NUL), rather than by
+        // packFatbinImage into a string that grows: a 5 MB image was copied about once more that way,
+        // into pages touched for the first time.
+        FatbinImage &Img = *PtxImages[I];
+        Img.Payload.reserve(printedSizeEstimate(Program.Linked.Variants[Outputs[I].Variant]) + 1);
+        raw_string_ostream OS(Img.Payload);
+        Img.PayloadWriter(OS);
+        OS.flush();
+        Img.PayloadWriter = nullptr;
+        if (Error PE = packFatbinImage(Img, WriteOptions))
+          PackErrors[I] = toString(std::move(PE));
+      }
+  });
+}
+
+/// --sass: a cubin per output that gets one (buildSass). -gencode's sm_XX codes name the architectures
+/// that get SASS (code=[sm_80,compute_80] beside code=compute_90: a cubin for sm_80 only, as nvcc makes);
+/// otherwise every linked one does. False where only the units were written (--write-sass-units).
+bool FatbinOutput::buildCubins() {
+  SassFor.assign(Outputs.size(), Tools ? 1 : 0);
+  if (!Tools)
+    return true;
+  if (!Options.SassArches.empty())
+    for (size_t I = 0; I < Outputs.size(); ++I)
+      SassFor[I] = is_contained(Options.SassArches, Outputs[I].Requested);
+  std::vector<SassRequest> Requests;
+  std::vector<size_t> OutputOf; // the output each request is for
+  // The device runtime's module, which a device-link object registers too (SassRequest::LibraryModuleIds).
+  const bool Registers = Options.Emit == EmitKind::HostObject || Options.Emit == EmitKind::CSource;
+  std::vector<std::vector<std::string>> LibraryIds(Outputs.size());
+  for (size_t I = 0; I < Outputs.size(); ++I) {
+    if (!SassFor[I])
+      continue;
+    OutputOf.push_back(I);
+    SassRequest Q;
+    size_t V = Outputs[I].Variant;
+    Q.Arch = Outputs[I].Requested;
+    Q.Target = Outputs[I].Target;
+    Q.Whole = &Program.Linked.Variants[V];
+    if (!compiledWhole(I))
+      Q.Units = &Program.UnitsOf[V];
+    Q.WholeText = Texts[I];
+    Q.WholeLayout = &Layouts[I];
+    Q.DeviceRuntime = Program.DeviceRuntimeOf[V];
+    if (Registers)
+      Q.LibraryModuleIds = &LibraryIds[I];
+    Requests.push_back(std::move(Q));
+  }
+  SassSettings Settings = sassSettings(Options);
+  std::vector<std::optional<std::string>> Built =
+      buildSass(Requests, Settings, *Tools, Diags, Times, Diags.stream(), Background);
+  Cubins.resize(Outputs.size());
+  for (size_t R = 0; R < Built.size() && R < OutputOf.size(); ++R)
+    Cubins[OutputOf[R]] = std::move(Built[R]);
+  // After the inputs' modules, as nvlink lists them; once, though every arch's nvlink names them.
+  for (const std::vector<std::string> &Ids : LibraryIds)
+    for (const std::string &Id : Ids)
+      if (!is_contained(Program.ModuleIds, Id))
+        Program.ModuleIds.push_back(Id);
+  return Settings.WriteUnits.empty(); // else a build system compiles the units, and a later link joins them
+}
+
+bool FatbinOutput::prepare(bool &Done) {
+  Done = false;
+  if (Options.Sass) {
+    // Looked for beside the link since it began (LinkDriver.cpp): `ptxas --version` is a process.
+    PassTimes::Scope Finding = Times.scope("sass: find ptxas");
+    auto T = Program.Toolchain.valid() ? Program.Toolchain.get() : findSassToolchain(Options.LibraryPaths);
+    Finding.stop();
+    if (!T) {
+      Diags.error(toString(T.takeError()), std::vector<DiagSite>(), "no-ptxas");
+      return false;
+    }
+    Tools = std::move(*T);
+  }
+  printWholeModules();
+  planPtxImages();
+  startPacking();
+  if (!buildCubins()) {
+    Done = !Diags.hasErrors();
+    return false;
+  }
+  return true;
+}
+
+FatbinImage FatbinOutput::cubinImage(size_t I, std::string Cubin) const {
+  const TargetInfo &Target = Outputs[I].Target;
+  FatbinImage Elf;
+  if (auto Requested = parseArch(Outputs[I].Requested))
+    Elf.Arch = *Requested;
+  else if (auto Spec = parseArch(Target.Arch))
+    Elf.Arch = *Spec;
+  Elf.Is64Bit = Target.AddressSize == 64;
+  Elf.Debug = Target.Debug;
+  Elf.Kind = FatbinKind::Elf;
+  Elf.VersionMajor = 1;
+  Elf.VersionMinor = Cubin.size() > 8 ? static_cast<uint8_t>(Cubin[8]) : 0;
+  Elf.Payload = std::move(Cubin);
+  return Elf;
+}
+
+/// The container, once the PTX images are packed: per output its cubin, then its PTX image. An error
+/// already reported comes back as a success value with Diags holding errors.
+Error FatbinOutput::write(raw_ostream &Out) {
+  {
+    PassTimes::Scope Waiting = Times.scope("wait for the PTX images' compression");
+    Packer.wait();
+  }
+  // Started after the wait, so that --time does not count the wait twice.
+  PassTimes::Scope FatbinTimed = Times.scope("write fatbinary");
+  // The background work's notes (-v: a cache entry it could not store) go to the diagnostics' stream
+  // (standard error: standard output is the output's, with -o -), on every way out, a failed link's too,
+  // after the output.
+  auto FinishBackground = make_scope_exit([&] { Background.finish(Options.Verbose ? &Diags.stream() : nullptr); });
+  for (const std::string &PE : PackErrors)
+    if (!PE.empty())
+      return createStringError(inconvertibleErrorCode(), PE);
+  std::vector<FatbinImage> Images;
+  for (size_t I = 0; I < Outputs.size(); ++I) {
+    if (SassFor[I] && Cubins[I]) // none: reported
+      Images.push_back(cubinImage(I, std::move(*Cubins[I])));
+    if (!PtxImages[I])
+      continue;
+    if (compiledWhole(I))
+      PtxImages[I]->Payload = std::move(Texts[I]);
+    Images.push_back(std::move(*PtxImages[I]));
+  }
+  if (Diags.hasErrors())
+    return Error::success();
+  if (Options.Emit == EmitKind::HostObject || Options.Emit == EmitKind::CSource) // built in memory first
+    return writeEmbeddedFatbin(Options, Images, WriteOptions, Program.ModuleIds, Out);
+  return writeOutput(Options, Out, [&](raw_ostream &OS) {
+    FatbinWriteOptions Write = WriteOptions;
+    // writeFileAtomically writes through a raw_fd_ostream (ObjectFormat.h): a fresh temporary file.
+    if (Options.Output != "-")
+      Write.PatchableFile = static_cast<raw_fd_ostream *>(&OS);
+    return writeFatbin(Images, Write, OS);
+  });
+}
+
+} // namespace
+
 bool writeLinkOutput(const LinkOptions &Options, LinkedProgram &Program, DiagnosticEngine &Diags, PassTimes &Times,
                      raw_ostream &Out) {
   ObjectFile &Linked = Program.Linked;
-  std::vector<ArchOutput> &Outputs = Program.Outputs;
   PassTimes::Scope Writing = Times.scope("write output");
   Error E = Error::success();
   (void)static_cast<bool>(E); // a success value, checked
@@ -100,215 +363,13 @@ bool writeLinkOutput(const LinkOptions &Options, LinkedProgram &Program, Diagnos
       return Error::success();
     });
   } else {
-    std::optional<SassToolchain> Tools;
-    if (Options.Sass) {
-      // Looked for on another thread since the link began (LinkDriver.cpp): `ptxas --version` is a process.
-      PassTimes::Scope Finding = Times.scope("sass: find ptxas");
-      auto T = Program.Toolchain.valid() ? Program.Toolchain.get() : findSassToolchain(Options.LibraryPaths);
-      Finding.stop();
-      if (!T) {
-        Diags.error(toString(T.takeError()), std::vector<DiagSite>(), "no-ptxas");
-        consumeError(std::move(E));
-        return false;
-      }
-      Tools = std::move(*T);
-    }
-    // With --sass, the PTX image of an arch compiled whole is printed first (in parallel: independent),
-    // for ptxas and then the container. Otherwise writeFatbin streams each printed module straight into
-    // the output, so the text (as large as the program) is never held in memory.
-    auto compiledWhole = [&](size_t I) { return Tools && Program.UnitsOf[Outputs[I].Variant].empty(); };
-    std::vector<std::string> Texts(Outputs.size());
-    std::vector<PrintedLayout> Layouts(Outputs.size());
-    Options.Exec->parallelFor(0, Outputs.size(), [&](size_t I) {
-      if (!compiledWhole(I))
-        return;
-      // One buffer of about the final size.
-      Texts[I].reserve(printedSizeEstimate(Linked.Variants[Outputs[I].Variant]));
-      raw_string_ostream OS(Texts[I]);
-      printModule(Linked.Variants[Outputs[I].Variant], Outputs[I].Target, OS, Layouts[I]);
-    });
-    // The PTX images. With --sass they are known before ptxas runs: their compression (~10 ms per MB of
-    // PTX at zstd:3), as the printing of a per-module link's image, then happens on another thread while
-    // ptxas and nvlink run. The image of an arch compiled whole gets its text, which ptxas reads, after.
-    FatbinWriteOptions WriteOptions = fatbinWriteOptions(Options);
-    std::vector<std::optional<FatbinImage>> PtxImages(Outputs.size());
-    for (size_t I = 0; I < Outputs.size(); ++I) {
-      const ModuleVariant &Module = Linked.Variants[Outputs[I].Variant];
-      const TargetInfo &Target = Outputs[I].Target;
-      // Two arches whose inputs' PTX version cannot name them (sm_100 and sm_120 linking PTX ISA 8.0)
-      // print the same module for the same older target: one PTX image serves both.
-      bool SamePtxAsBefore = llvm::any_of(llvm::ArrayRef(Outputs).take_front(I), [&](const ArchOutput &Earlier) {
-        return Earlier.Variant == Outputs[I].Variant && Earlier.Target.Arch == Target.Arch &&
-               Earlier.Target.VersionMajor == Target.VersionMajor && Earlier.Target.VersionMinor == Target.VersionMinor;
-      });
-      if (SamePtxAsBefore)
-        continue;
-      FatbinImage &Img = PtxImages[I].emplace();
-      if (auto Spec = parseArch(Target.Arch))
-        Img.Arch = *Spec;
-      Img.Is64Bit = Target.AddressSize == 64;
-      Img.Debug = Target.Debug;
-      Img.Kind = FatbinKind::Ptx;
-      Img.VersionMajor = Target.VersionMajor;
-      Img.VersionMinor = Target.VersionMinor;
-      if (!compiledWhole(I))
-        Img.PayloadWriter = [&Module, &Target, &Program](raw_ostream &OS) {
-          if (Program.ReleaseInputText)
-            printModule(Module, Target, OS, Program.ReleaseInputText);
-          else
-            printModule(Module, Target, OS);
-        };
-    }
-    std::vector<std::string> PackErrors(Outputs.size());
-    Executor::Task Packer;
-    if (Tools && WriteOptions.Compression != FatbinCompression::None)
-      Packer = Options.Exec->async([&] {
-        for (size_t I = 0; I < Outputs.size(); ++I)
-          if (PtxImages[I] && !compiledWhole(I)) {
-            // Printed here into one buffer of about its size (and its terminating NUL), rather than by
-            // packFatbinImage into a string that grows: a 5 MB image was copied about once more that way,
-            // into pages touched for the first time.
-            FatbinImage &Img = *PtxImages[I];
-            Img.Payload.reserve(printedSizeEstimate(Linked.Variants[Outputs[I].Variant]) + 1);
-            raw_string_ostream OS(Img.Payload);
-            Img.PayloadWriter(OS);
-            OS.flush();
-            Img.PayloadWriter = nullptr;
-            if (Error PE = packFatbinImage(Img, WriteOptions))
-              PackErrors[I] = toString(std::move(PE));
-          }
-      });
-    auto JoinPacker = make_scope_exit([&] { Packer.wait(); });
-    std::vector<std::optional<std::string>> Cubins;
-    SassBackground Background(*Options.Exec, Diags.stream());
-    // -gencode's sm_XX codes name the architectures that get SASS (code=[sm_80,compute_80] beside
-    // code=compute_90: a cubin for sm_80 only, as nvcc makes); otherwise every linked one does.
-    std::vector<char> SassFor(Outputs.size(), Tools ? 1 : 0);
-    if (Tools && !Options.SassArches.empty())
-      for (size_t I = 0; I < Outputs.size(); ++I)
-        SassFor[I] = is_contained(Options.SassArches, Outputs[I].Requested);
-    if (Tools) {
-      std::vector<SassRequest> Requests;
-      std::vector<size_t> OutputOf; // the output each request is for
-      // The device runtime's module, which a device-link object registers too (SassRequest::LibraryModuleIds).
-      const bool Registers = Options.Emit == EmitKind::HostObject || Options.Emit == EmitKind::CSource;
-      std::vector<std::vector<std::string>> LibraryIds(Outputs.size());
-      for (size_t I = 0; I < Outputs.size(); ++I) {
-        if (!SassFor[I])
-          continue;
-        OutputOf.push_back(I);
-        SassRequest Q;
-        size_t V = Outputs[I].Variant;
-        Q.Arch = Outputs[I].Requested;
-        Q.Target = Outputs[I].Target;
-        Q.Whole = &Linked.Variants[V];
-        if (!compiledWhole(I))
-          Q.Units = &Program.UnitsOf[V];
-        Q.WholeText = Texts[I];
-        Q.WholeLayout = &Layouts[I];
-        Q.DeviceRuntime = Program.DeviceRuntimeOf[V];
-        if (Registers)
-          Q.LibraryModuleIds = &LibraryIds[I];
-        Requests.push_back(std::move(Q));
-      }
-      SassSettings Settings;
-      if (!Options.NoCache)
-        Settings.CacheDir = Options.CacheDir.empty() ? CompileCache::defaultDirectory() : Options.CacheDir;
-      Settings.CacheLimit = Options.CacheLimit ? Options.CacheLimit : CompileCache::DefaultLimitBytes;
-      Settings.SaveTemps = Options.SaveTemps;
-      Settings.Verbose = Options.Verbose;
-      Settings.PtxasOptions = Options.PtxasOptions;
-      Settings.WriteUnits = Options.WriteSassUnits;
-      Settings.UseUnits = Options.UseSassUnits;
-      Settings.RemoteUrl = Options.RemoteCache;
-      if (Settings.RemoteUrl.empty())
-        if (auto Env = sys::Process::GetEnv("PTXLINK_REMOTE_CACHE"))
-          Settings.RemoteUrl = *Env;
-      if (auto Header = sys::Process::GetEnv("PTXLINK_REMOTE_CACHE_HEADER"))
-        Settings.RemoteHeader = *Header;
-      Settings.NvlinkOptions = Options.NvlinkOptions;
-      Settings.KeepDir = Options.KeepDir;
-      Settings.Exec = Options.Exec;
-      // nvcc -Xptxas -v shows ptxas's per-kernel lines as --resource-usage does.
-      Settings.ResourceUsage = Options.ResourceUsage || llvm::is_contained(Options.PtxasOptions, "-v") ||
-                               llvm::is_contained(Options.PtxasOptions, "--verbose");
-      Settings.Progress = Options.Progress && !Options.Json && sys::Process::StandardErrIsDisplayed();
-      std::vector<std::optional<std::string>> Built =
-          buildSass(Requests, Settings, *Tools, Diags, Times, Diags.stream(), Background);
-      Cubins.resize(Outputs.size());
-      for (size_t R = 0; R < Built.size() && R < OutputOf.size(); ++R)
-        Cubins[OutputOf[R]] = std::move(Built[R]);
-      // After the inputs' modules, as nvlink lists them; once, though every arch's nvlink names them.
-      for (const std::vector<std::string> &Ids : LibraryIds)
-        for (const std::string &Id : Ids)
-          if (!is_contained(Program.ModuleIds, Id))
-            Program.ModuleIds.push_back(Id);
-      if (!Settings.WriteUnits.empty()) // the units are written; a build system compiles them, a later link joins
-        return !Diags.hasErrors();
-    }
-    {
-      PassTimes::Scope Waiting = Times.scope("wait for the PTX images' compression");
-      Packer.wait();
-    }
-    // Started after the wait, so that --time does not count the wait twice.
-    PassTimes::Scope FatbinTimed = Times.scope("write fatbinary");
-    // The background work's notes (-v: a cache entry it could not store) go to the diagnostics' stream
-    // (standard error: standard output is the output's, with -o -), on every way out,
-    // a failed link's too (they were dropped when an error returned early), after the output, as before.
-    auto FinishBackground = make_scope_exit([&] { Background.finish(Options.Verbose ? &Diags.stream() : nullptr); });
-    for (const std::string &PE : PackErrors)
-      if (!PE.empty()) {
-        consumeError(std::move(E));
-        E = createStringError(inconvertibleErrorCode(), PE);
-        break;
-      }
-    std::vector<FatbinImage> Images;
-    for (size_t I = 0; I < Outputs.size(); ++I) {
-      const TargetInfo &Target = Outputs[I].Target;
-      if (SassFor[I]) {
-        if (!Cubins[I])
-          continue; // reported
-        std::string &Cubin = *Cubins[I];
-        FatbinImage Elf;
-        if (auto Requested = parseArch(Outputs[I].Requested))
-          Elf.Arch = *Requested;
-        else if (auto Spec = parseArch(Target.Arch))
-          Elf.Arch = *Spec;
-        Elf.Is64Bit = Target.AddressSize == 64;
-        Elf.Debug = Target.Debug;
-        Elf.Kind = FatbinKind::Elf;
-        Elf.VersionMajor = 1;
-        Elf.VersionMinor = Cubin.size() > 8 ? static_cast<uint8_t>(Cubin[8]) : 0;
-        Elf.Payload = std::move(Cubin);
-        Images.push_back(std::move(Elf));
-      }
-      if (!PtxImages[I])
-        continue;
-      if (compiledWhole(I))
-        PtxImages[I]->Payload = std::move(Texts[I]);
-      Images.push_back(std::move(*PtxImages[I]));
-    }
-    if (E) {
-      Diags.error(toString(std::move(E)), std::vector<DiagSite>(), "cannot-write");
+    FatbinOutput Fatbin(Options, Program, Diags, Times);
+    bool Done = false;
+    if (!Fatbin.prepare(Done))
+      return Done;
+    E = Fatbin.write(Out);
+    if (!E && Diags.hasErrors())
       return false;
-    }
-    if (Diags.hasErrors()) {
-      consumeError(std::move(E));
-      return false;
-    }
-    if (Options.Emit == EmitKind::HostObject || Options.Emit == EmitKind::CSource) {
-      // The fatbinary goes inside another file: built in memory first.
-      consumeError(std::move(E));
-      E = writeEmbeddedFatbin(Options, Images, WriteOptions, Program.ModuleIds, Out);
-    } else {
-      E = writeOutput(Options, Out, [&](raw_ostream &OS) {
-        FatbinWriteOptions Write = WriteOptions;
-        // writeFileAtomically writes through a raw_fd_ostream (ObjectFormat.h): a fresh temporary file.
-        if (Options.Output != "-")
-          Write.PatchableFile = static_cast<raw_fd_ostream *>(&OS);
-        return writeFatbin(Images, Write, OS);
-      });
-    }
   }
   Writing.stop();
   if (E) {

@@ -142,7 +142,7 @@ std::vector<LtoInput> ltoInputs(ArrayRef<InputFile> Inputs, const Target &Arch, 
   std::vector<LtoInput> In;
   for (const InputFile &F : Inputs) {
     if (F.Host) {
-      In.push_back({NvJitLinkInput::Object, F.Host->ObjectBytes, F.Name});
+      In.push_back({F.Host->FatbinInput ? NvJitLinkInput::Fatbin : NvJitLinkInput::Object, F.Host->ObjectBytes, F.Name});
       continue;
     }
     int V = selectVariant(*F.Object, Arch);
