@@ -245,8 +245,10 @@ def bench_program(a, label, ptx_files, work, pool):
         [os.path.join(objs, m + ".o") for m in mods]
 
     def ptxlink(extra):
-        return subprocess.run(link_argv + extra, check=True, env=env, stdout=subprocess.PIPE,
-                              stderr=subprocess.PIPE, text=True).stdout
+        # -v lines (the peak RSS line among them) are on standard error: standard output is the output's.
+        r = subprocess.run(link_argv + extra, check=True, env=env, stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, text=True)
+        return r.stdout + r.stderr
 
     # The edits for the one-module-changed case: the first float constant after the first exported kernel
     # (a kernel is always live, so the edit reaches the code ptxas compiles) of the middle module and, as
