@@ -6,11 +6,11 @@
 namespace ptxlink {
 
 /// A character that may begin an identifier (a register name begins with '%').
-inline bool isIdentStart(char C) {
+constexpr bool isIdentStart(char C) {
   return (C >= 'a' && C <= 'z') || (C >= 'A' && C <= 'Z') || C == '_' || C == '$' || C == '%';
 }
 /// A character that may continue one.
-inline bool isIdentChar(char C) {
+constexpr bool isIdentChar(char C) {
   return (C >= 'a' && C <= 'z') || (C >= 'A' && C <= 'Z') || (C >= '0' && C <= '9') || C == '_' || C == '$';
 }
 

@@ -23,8 +23,16 @@ namespace {
 
 // The characters of a name in the normalisation: PTX identifiers (PtxChars.h), register names (`%r1`),
 // and the marker byte that stands for a replaced name.
-bool isNameChar(char C) { return isIdentChar(C) || C == '%' || C == '\x01'; }
-bool isBlank(char C) { return C == ' ' || C == '\t' || C == '\r' || C == '\v' || C == '\f'; }
+constexpr bool isNameChar(char C) { return isIdentChar(C) || C == '%' || C == '\x01'; }
+constexpr bool isBlank(char C) { return C == ' ' || C == '\t' || C == '\r' || C == '\v' || C == '\f'; }
+// The same as tables, for the loops over every byte of a definition.
+template <bool (*Is)(char)> constexpr std::array<bool, 256> charTable() {
+  std::array<bool, 256> T{};
+  for (unsigned C = 0; C < 256; ++C)
+    T[C] = Is(static_cast<char>(C));
+  return T;
+}
+constexpr std::array<bool, 256> NameChar = charTable<isNameChar>(), Blank = charTable<isBlank>();
 
 /// One line of a definition's text without comments, trimmed; Label is the label it defines, if any.
 struct CanonLine {
@@ -157,54 +165,44 @@ uint64_t normalisedHash(StringRef Text) {
       LabelStart[static_cast<unsigned char>(L.Label[0])] = true;
     }
   auto labelOf = [&](StringRef Name) -> LabelState * {
-    if (Labels.empty() || !LabelStart[static_cast<unsigned char>(Name[0])])
+    if (!LabelStart[static_cast<unsigned char>(Name[0])])
       return nullptr;
     auto It = Labels.find(Name);
     return It == Labels.end() ? nullptr : &It->second;
   };
-  auto forEachName = [](StringRef Rest, auto &&F) {
-    for (size_t I = 0; I < Rest.size();) {
-      if (!isNameChar(Rest[I])) {
-        ++I;
-        continue;
-      }
-      size_t J = I + 1;
-      while (J < Rest.size() && isNameChar(Rest[J]))
-        ++J;
-      F(Rest.slice(I, J));
-      I = J;
-    }
-  };
-  // Which labels the body uses (a use may come before the definition: a forward branch).
+  // Which labels the body uses (a use may come before the definition: a forward branch). Only a name
+  // that starts like a label is looked at.
   if (!Labels.empty())
-    for (const CanonLine &L : Lines)
-      forEachName(L.Rest, [&](StringRef Name) {
-        if (LabelState *S = labelOf(Name))
-          S->Used = true;
-      });
+    for (const CanonLine &L : Lines) {
+      const char *P = L.Rest.begin(), *E = L.Rest.end();
+      while (P < E) {
+        if (!NameChar[static_cast<unsigned char>(*P)]) {
+          ++P;
+          continue;
+        }
+        const char *T = P++;
+        while (P < E && NameChar[static_cast<unsigned char>(*P)])
+          ++P;
+        if (LabelStart[static_cast<unsigned char>(*T)])
+          if (LabelState *S = labelOf(StringRef(T, size_t(P - T))))
+            S->Used = true;
+      }
+    }
   uint32_t NextLabel = 0;
   std::string Normal;
   Normal.reserve(Text.size());
-  auto appendName = [&](StringRef Name) {
-    if (LabelState *S = labelOf(Name); S && S->Used) {
-      if (S->Number == 0)
-        S->Number = ++NextLabel;
-      Normal += "\x02L";
-      Normal += std::to_string(S->Number);
-      return;
-    }
-    // The numbered forms below all hold a '_' or a '$'; registers and opcode parts rarely do.
-    if (Name.find_first_of("_$") == StringRef::npos) {
-      Normal += Name;
-    } else if (Name.starts_with("__local_depot") && Name.size() > 13 &&
-               llvm::all_of(Name.drop_front(13), [](char C) { return isDigit(C); })) {
-      Normal += "__local_depot";
-    } else if (Name.contains("_INTERNAL_") || Name.contains("__nv_static_") || Name.contains("_GLOBAL__N__") ||
-               Name.contains('$')) {
-      appendWithoutModuleNumbering(Name, Normal);
-    } else {
-      Normal += Name;
-    }
+  auto appendLabel = [&](LabelState &S) {
+    if (S.Number == 0)
+      S.Number = ++NextLabel;
+    char Buf[16] = {'\x02', 'L'};
+    size_t N = 2;
+    char Digits[12];
+    size_t D = 0;
+    for (uint32_t V = S.Number; V; V /= 10)
+      Digits[D++] = char('0' + V % 10);
+    while (D)
+      Buf[N++] = Digits[--D];
+    Normal.append(Buf, N);
   };
   for (const CanonLine &L : Lines) {
     if (!L.Label.empty()) {
@@ -213,32 +211,57 @@ uint64_t normalisedHash(StringRef Text) {
       if (!Used && L.Rest.empty())
         continue; // a label only debug data refers to ($L__tmp), or none at all
       if (Used) {
-        appendName(L.Label);
+        appendLabel(*S);
         Normal += ':';
       }
     }
-    bool Blank = false;
-    for (size_t I = 0; I < L.Rest.size();) {
-      char C = L.Rest[I];
-      if (isBlank(C)) {
-        Blank = true;
-        ++I;
-        continue;
-      }
-      if (Blank && !Normal.empty() && Normal.back() != '\n')
+    // The line is copied in runs: only a run of blanks (one blank) and a name that is a used label or
+    // holds a '_' or '$' (the numbered forms) can differ from the text. (The line is trimmed, so a run of
+    // blanks always has text after it.)
+    const char *P = L.Rest.begin(), *E = L.Rest.end(), *Run = P;
+    while (P < E) {
+      const unsigned char C = static_cast<unsigned char>(*P);
+      if (Blank[C]) {
+        Normal.append(Run, P);
+        while (P < E && Blank[static_cast<unsigned char>(*P)])
+          ++P;
         Normal += ' ';
-      Blank = false;
-      if (!isNameChar(C)) {
-        Normal += C;
-        ++I;
+        Run = P;
         continue;
       }
-      size_t J = I + 1;
-      while (J < L.Rest.size() && isNameChar(L.Rest[J]))
-        ++J;
-      appendName(L.Rest.slice(I, J));
-      I = J;
+      if (!NameChar[C]) {
+        ++P;
+        continue;
+      }
+      const char *T = P++;
+      bool Numbered = C == '_' || C == '$';
+      while (P < E && NameChar[static_cast<unsigned char>(*P)]) {
+        Numbered |= *P == '_' || *P == '$';
+        ++P;
+      }
+      const StringRef Name(T, size_t(P - T));
+      if (LabelStart[C])
+        if (LabelState *S = labelOf(Name); S && S->Used) {
+          Normal.append(Run, T);
+          appendLabel(*S);
+          Run = P;
+          continue;
+        }
+      if (!Numbered)
+        continue;
+      if (Name.starts_with("__local_depot") && Name.size() > 13 &&
+          llvm::all_of(Name.drop_front(13), [](char D) { return isDigit(D); })) {
+        Normal.append(Run, T);
+        Normal += "__local_depot";
+        Run = P;
+      } else if (Name.contains("_INTERNAL_") || Name.contains("__nv_static_") || Name.contains("_GLOBAL__N__") ||
+                 Name.contains('$')) {
+        Normal.append(Run, T);
+        appendWithoutModuleNumbering(Name, Normal);
+        Run = P;
+      }
     }
+    Normal.append(Run, E);
     Normal += '\n';
   }
   return XXH3_64bits(Normal.data(), Normal.size());
