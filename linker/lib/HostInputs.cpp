@@ -11,11 +11,14 @@
 // Archives from `nvcc -lib` have a symbol index of host symbols only, so the device library's index is
 // rebuilt here from what each member's PTX defines. Lazy extraction by device symbols alone is not
 // enough for such a library: the host linker extracts members for their host symbols (a kernel's
-// launch stub, a `__device__` variable's shadow), and every member it extracts calls its
-// `__cudaRegisterLinkedBinary<id>` at start-up, which only the device-link object defines. So members
-// defining a kernel or a device variable are always linked; members with only device functions are
-// extracted when a device symbol they define is needed (the host linker can only reach them through the
-// device-link object's reference to their `__fatbinwrap<id>`).
+// launch stub, a `__device__` variable's shadow, a `__host__ __device__` function's host copy, any host
+// function of the file), and every member it extracts calls its `__cudaRegisterLinkedBinary<id>` at
+// start-up, which only the device-link object defines. Which of them the host link will take cannot be
+// known here, so a device-link object links and registers every member, as nvcc -dlink does: the object
+// refers to each registered module's `__fatbinwrap<id>`, which makes the host linker take all of them,
+// and the runtime registers the program once every one of them has called in. Other outputs (a
+// fatbinary, PTX) link the members that define a kernel or a device variable, and extract the others
+// when a device symbol they define is needed.
 #include "ptxlink/Assembler.h"
 #include "ptxlink/HostEmbed.h"
 #include "LinkContext.h"
@@ -260,7 +263,8 @@ private:
 
 Expected<std::unique_ptr<StaticLibrary>> openHostObjectLibrary(std::unique_ptr<MemoryBuffer> Buffer,
                                                                std::vector<size_t> &HostReachable,
-                                                               const DecompressionBudget &Budget) {
+                                                               const DecompressionBudget &Budget,
+                                                               bool EveryMember) {
   auto Lib = std::make_unique<HostObjectLibrary>();
   StringRef LibName = Buffer->getBufferIdentifier();
   Expected<std::unique_ptr<object::Archive>> Ar = object::Archive::create(Buffer->getMemBufferRef());
@@ -321,7 +325,7 @@ Expected<std::unique_ptr<StaticLibrary>> openHostObjectLibrary(std::unique_ptr<M
       Lib->Index.push_back({Saved, Number});
       Lib->Defining.try_emplace(Saved, Number);
     }
-    if (Reachable)
+    if (Reachable || EveryMember)
       HostReachable.push_back(Number);
   }
   if (Err)

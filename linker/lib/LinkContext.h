@@ -107,10 +107,12 @@ bool isHostObjectLibrary(llvm::MemoryBufferRef Archive);
 /// Opens an `nvcc -lib` archive as a device library: its symbol index lists the device symbols each
 /// member's PTX defines (the archive's own index names host symbols). HostReachable receives the
 /// members whose host code can be linked without any device reference (they define kernels or device
-/// variables): the device link must include them, see docs/host-link.md.
+/// variables; every member with device code if EveryMember, for a device-link object): the device link
+/// must include them, see docs/host-link.md.
 llvm::Expected<std::unique_ptr<StaticLibrary>> openHostObjectLibrary(std::unique_ptr<llvm::MemoryBuffer> Buffer,
                                                                      std::vector<size_t> &HostReachable,
-                                                                     const DecompressionBudget &Budget);
+                                                                     const DecompressionBudget &Budget,
+                                                                     bool EveryMember = false);
 /// A link of objects already in memory, written to Out as with `-o -`: no file is read or written.
 /// Options.Inputs, Output, MapFile and WhyExtractFile are ignored. For tests and the linker's fuzz target,
 /// which link two or three small inputs thousands of times a second.

@@ -283,7 +283,8 @@ bool loadInputs(const LinkOptions &Options, DiagnosticEngine &Diags, PassTimes &
         SeenLibraries.push_back({ID, L.WholeArchive});
       }
       if (isHostObjectLibrary((*Buffer)->getMemBufferRef())) {
-        auto Lib = openHostObjectLibrary(std::move(*Buffer), L.HostReachable, Budget);
+        auto Lib = openHostObjectLibrary(std::move(*Buffer), L.HostReachable, Budget,
+                                         /*EveryMember=*/Options.Emit == EmitKind::HostObject);
         if (!Lib)
           L.Diags.push_back(toolError(toString(Lib.takeError()), "bad-archive"));
         else

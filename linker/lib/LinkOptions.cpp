@@ -150,6 +150,404 @@ bool addNativeArches(LinkOptions &O, DiagnosticEngine &Diags) {
 /// nvlink reads options files recursively; a file that names itself must not hang the link.
 constexpr unsigned MaxOptionsFiles = 64;
 
+/// What parseLinkOptions builds while it reads the arguments in order.
+struct OptionState {
+  DiagnosticEngine &Diags;
+  LinkOptions O;
+  bool Ok = true;
+  bool WholeArchive = false; // --whole-archive in force (positional)
+  bool SassForAll = false;   // --sass (or -arch=all|native): SASS for every arch, whatever -gencode said
+  std::string EmitValue;     // the last --emit (or -dlink, --emit-ptx)
+};
+
+/// Architectures, what nvlink and nvcc -dlink accept about the machine and the tools (-arch, -gencode,
+/// -code, -m64, -Xptxas, -Xnvlink, -keep, -t, --dryrun, ...).
+/// False if ID is not one of them.
+bool applyTargetOption(unsigned ID, StringRef Value, StringRef Spelling, OptionState &S) {
+  switch (ID) {
+  case OPT_m64:
+    // 64-bit device code is all there is (PTX .address_size 32 is gone since CUDA 12): nothing to do.
+    break;
+  case OPT_machine:
+    if (Value == "64")
+      break;
+    [[fallthrough]];
+  case OPT_m32:
+    S.Diags.error("ptxlink links 64-bit device code only: " + Spelling + " is not supported (use -m64 or nothing)",
+                  std::vector<DiagSite>(), "bad-option");
+    S.Ok = false;
+    break;
+  case OPT_debug:
+    // nvlink's "this was a debug compile". Here debug information follows the inputs: their DWARF is
+    // always merged, and ptxas (--sass) gets -g for modules with .target debug. Nothing to switch on.
+    break;
+  case OPT_Xptxas:
+    splitList(Value, S.O.PtxasOptions);
+    break;
+  case OPT_arch: {
+    std::vector<std::string> List;
+    splitList(Value, List);
+    for (const std::string &Name : List) {
+      if (Name == "native") { // nvcc: the GPUs of this machine
+        S.Ok &= addNativeArches(S.O, S.Diags);
+        S.SassForAll = true;
+        continue;
+      }
+      if (Name == "all" || Name == "all-major") { // nvcc: every architecture; here every one the inputs have
+        S.O.ArchesFromInputs = Name == "all" ? LinkOptions::AllArches : LinkOptions::AllMajorArches;
+        S.O.Sass = true;
+        S.SassForAll = true;
+        continue;
+      }
+      S.Ok &= addArch(S.O, Name, S.Diags);
+    }
+    break;
+  }
+  case OPT_gencode:
+    S.Ok &= addGencode(S.O, Value, S.Diags);
+    break;
+  case OPT_nvcc_code: {
+    // nvcc's -code beside -arch=compute_XX: the images to make; an sm_XX one means SASS.
+    std::vector<std::string> List;
+    splitList(Value, List);
+    for (const std::string &Code : List)
+      S.Ok &= addCode(S.O, Code, Spelling, S.Diags);
+    break;
+  }
+  case OPT_device_debug:
+    // nvcc -dlink -G: debug information follows the inputs (see OPT_debug).
+    break;
+  case OPT_keep:
+    S.O.SaveTemps = true;
+    break;
+  case OPT_keep_dir:
+    S.O.SaveTemps = true;
+    S.O.KeepDir = Value.str();
+    break;
+  case OPT_Xnvlink:
+    splitList(Value, S.O.NvlinkOptions);
+    break;
+  case OPT_maxrregcount:
+    S.O.PtxasOptions.push_back("--maxrregcount=" + Value.str());
+    break;
+  case OPT_resource_usage:
+    S.O.ResourceUsage = true;
+    break;
+  case OPT_t:
+    if (Value.getAsInteger(10, S.O.Threads)) {
+      S.Diags.error("-t needs a number of threads, got '" + Value + "'", std::vector<DiagSite>(), "bad-option");
+      S.Ok = false;
+    }
+    break;
+  case OPT_dryrun:
+    S.O.DryRun = true;
+    break;
+  case OPT_nvcc_Werror_eq:
+    S.O.WarningsAsErrors = true;
+    break;
+  default:
+    return false;
+  }
+  return true;
+}
+
+/// Inputs, libraries and what is written (-o, -L, -l, --whole-archive, --emit, -dlink, -r).
+/// False if ID is not one of them.
+bool applyInputOutputOption(unsigned ID, StringRef Value, StringRef Spelling, OptionState &S) {
+  switch (ID) {
+  case OPT_o:
+    S.O.Output = Value.str();
+    break;
+  case OPT_L:
+    splitList(Value, S.O.LibraryPaths);
+    break;
+  case OPT_l: {
+    std::vector<std::string> List;
+    splitList(Value, List);
+    for (const std::string &L : List) {
+      if (L == "cudadevrt") { // NVIDIA's device runtime is a cubin library: nvlink links it (--sass)
+        S.O.DeviceRuntime = true;
+        continue;
+      }
+      S.O.Inputs.push_back({LinkInput::Library, L, S.WholeArchive});
+    }
+    break;
+  }
+  case OPT_whole_archive:
+    S.WholeArchive = true;
+    break;
+  case OPT_no_whole_archive:
+    S.WholeArchive = false;
+    break;
+  case OPT_emit:
+    S.EmitValue = Value.str();
+    break;
+  case OPT_emit_ptx:
+    S.EmitValue = "ptx";
+    break;
+  case OPT_dlink:
+    S.EmitValue = "host-object";
+    break;
+  case OPT_relocatable:
+    S.O.Relocatable = true;
+    break;
+  default:
+    return false;
+  }
+  return true;
+}
+
+/// SASS, LTO and the compile cache (--sass, -dlto, --remote-cache, --cache-*, --compress, ...).
+/// False if ID is not one of them.
+bool applyCodegenOption(unsigned ID, StringRef Value, StringRef Spelling, OptionState &S) {
+  switch (ID) {
+  case OPT_sass:
+    S.O.Sass = true;
+    S.SassForAll = true;
+    break;
+  case OPT_dlto:
+    S.O.Dlto = true;
+    break;
+  case OPT_lto_ptx:
+    S.O.LtoPtx = true;
+    break;
+  case OPT_nvjitlink:
+    S.O.NvJitLinkPath = Value.str();
+    break;
+  case OPT_whole_program:
+    S.O.WholeProgram = true;
+    break;
+  case OPT_recompile_sass:
+    S.O.RecompileSass = true;
+    break;
+  case OPT_write_sass_units:
+    S.O.WriteSassUnits = Value.str();
+    break;
+  case OPT_use_sass_units:
+    S.O.UseSassUnits = Value.str();
+    break;
+  case OPT_remote_cache:
+    S.O.RemoteCache = Value.str();
+    break;
+  case OPT_no_cache:
+    S.O.NoCache = true;
+    break;
+  case OPT_cache_dir:
+    S.O.CacheDir = Value.str();
+    break;
+  case OPT_cache_limit:
+    if (auto N = parseByteSize(Value))
+      S.O.CacheLimit = *N;
+    else {
+      S.Diags.error("--cache-limit needs a size such as 500M or 2G, got '" + Value + "'", std::vector<DiagSite>(), "bad-option");
+      S.Ok = false;
+    }
+    break;
+  case OPT_max_decompressed:
+    if (auto N = parseByteSize(Value))
+      S.O.MaxDecompressed = *N;
+    else {
+      S.Diags.error("--max-decompressed needs a size such as 500M or 2G, got '" + Value + "'", std::vector<DiagSite>(),
+                    "bad-option");
+      S.Ok = false;
+    }
+    break;
+  case OPT_sass_batch_below:
+    if (auto N = parseByteSize(Value))
+      S.O.BatchBelow = *N;
+    else {
+      S.Diags.error("--sass-batch-below needs a size such as 16K or 0, got '" + Value + "'", std::vector<DiagSite>(),
+                    "bad-option");
+      S.Ok = false;
+    }
+    break;
+  case OPT_save_temps:
+    S.O.SaveTemps = true;
+    break;
+  case OPT_no_progress:
+    S.O.Progress = false;
+    break;
+  case OPT_compress: {
+    S.O.CompressionGiven = true;
+    auto Setting = parseFatbinCompression(Value);
+    if (!Setting) {
+      S.Diags.error(toString(Setting.takeError()), std::vector<DiagSite>(), "bad-option");
+      S.Ok = false;
+      break;
+    }
+    S.O.Compression = Setting->Scheme;
+    S.O.CompressionLevel = Setting->Level;
+    break;
+  }
+  default:
+    return false;
+  }
+  return true;
+}
+
+/// Checks, reports and diagnostics (--print-gc, --map, --time, --threads, -Werror, -v, ...).
+/// False if ID is not one of them.
+bool applyReportOption(unsigned ID, StringRef Value, StringRef Spelling, OptionState &S) {
+  switch (ID) {
+  case OPT_no_gc:
+    S.O.NoGc = true;
+    break;
+  case OPT_print_gc:
+    S.O.PrintGc = true;
+    break;
+  case OPT_dump_callgraph:
+    S.O.DumpCallgraph = true;
+    break;
+  case OPT_callgraph_dot:
+    S.O.CallgraphDotFile = Value.str();
+    break;
+  case OPT_verify:
+    S.O.Verify = true;
+    break;
+  case OPT_check_abi:
+    S.O.CheckAbiOnly = true;
+    break;
+  case OPT_kernels_used:
+    if (!S.O.KernelsUsed)
+      S.O.KernelsUsed.emplace();
+    splitList(Value, *S.O.KernelsUsed);
+    break;
+  case OPT_variables_used:
+    if (!S.O.VariablesUsed)
+      S.O.VariablesUsed.emplace();
+    splitList(Value, *S.O.VariablesUsed);
+    break;
+  case OPT_trace_symbol:
+    S.O.TraceSymbols.push_back(Value.str());
+    break;
+  case OPT_map:
+    S.O.MapFile = Value.str();
+    break;
+  case OPT_why_extract:
+    S.O.WhyExtractFile = Value.str();
+    break;
+  case OPT_time:
+    S.O.TimeFile = Value.str();
+    break;
+  case OPT_j: // -j is --threads (its table entry is no alias: Short's spellings glue the value)
+  case OPT_threads:
+    if (Value.getAsInteger(10, S.O.Threads)) {
+      S.Diags.error("--threads (-j) needs a number, got '" + Value + "'", std::vector<DiagSite>(), "bad-option");
+      S.Ok = false;
+    }
+    break;
+  case OPT_error_limit:
+    if (Value.getAsInteger(10, S.O.ErrorLimit)) {
+      S.Diags.error("--error-limit needs a number, got '" + Value + "'", std::vector<DiagSite>(), "bad-option");
+      S.Ok = false;
+    }
+    break;
+  case OPT_Werror:
+    S.O.WarningsAsErrors = true;
+    break;
+  case OPT_w:
+    S.O.NoWarnings = true;
+    break;
+  case OPT_json:
+    S.O.Json = true;
+    break;
+  case OPT_verbose:
+    S.O.Verbose = true;
+    break;
+  default:
+    return false;
+  }
+  return true;
+}
+
+/// After every argument: the output kind, the combinations that cannot work, and the defaults that depend
+/// on other options (the architectures of nvcc -dlink without -arch, the output file's name).
+void finishOptions(OptionState &S) {
+  if (!S.EmitValue.empty()) {
+    if (S.EmitValue == "ptx")
+      S.O.Emit = EmitKind::Ptx;
+    else if (S.EmitValue == "fatbin")
+      S.O.Emit = EmitKind::Fatbin;
+    else if (S.EmitValue == "host-object" || S.EmitValue == "dlink")
+      S.O.Emit = EmitKind::HostObject;
+    else if (S.EmitValue == "c")
+      S.O.Emit = EmitKind::CSource;
+    else if (S.EmitValue == "obj" || S.EmitValue == "object") {
+      S.O.Emit = EmitKind::Object;
+      S.O.Relocatable = true;
+    } else {
+      S.Diags.error("--emit must be fatbin, ptx, host-object or c, got '" + S.EmitValue + "'", std::vector<DiagSite>(), "bad-option");
+      S.Ok = false;
+    }
+  }
+  if (S.O.Relocatable && (S.O.Emit == EmitKind::Fatbin || S.O.Emit == EmitKind::Ptx))
+    S.O.Emit = EmitKind::Object;
+  if (S.O.Inputs.empty() && S.Ok) {
+    S.Diags.error("no input files", std::vector<DiagSite>(), "no-inputs");
+    S.Ok = false;
+  }
+  // nvcc -dlink without an architecture links for nvcc's default one, which is what the objects were
+  // compiled for by the same default: take the architectures the inputs carry, SASS included, as nvcc.
+  if (S.O.Arches.empty() && !S.O.CheckAbiOnly && S.O.ArchesFromInputs == LinkOptions::ListedArches &&
+      S.O.Emit == EmitKind::HostObject) {
+    S.O.ArchesFromInputs = LinkOptions::AllArches;
+    S.O.Sass = true;
+  }
+  if (S.O.Arches.empty() && !S.O.CheckAbiOnly && S.O.ArchesFromInputs == LinkOptions::ListedArches && S.Ok) {
+    S.Diags.error("no architecture given: use -arch sm_XX[,sm_YY...]", std::vector<DiagSite>(), "no-arch");
+    S.Ok = false;
+  }
+  if (S.O.Emit == EmitKind::Ptx && S.O.Arches.size() > 1) {
+    S.Diags.error("--emit ptx links for one architecture, but " + std::to_string(S.O.Arches.size()) + " were given", std::vector<DiagSite>(),
+                  "bad-option");
+    S.Ok = false;
+  }
+  if (S.O.Relocatable && S.O.Emit != EmitKind::Object) {
+    S.Diags.error("-r writes a ptxlink object; it cannot be combined with --emit " + S.EmitValue, std::vector<DiagSite>(),
+                  "bad-option");
+    S.Ok = false;
+  }
+  // `--time` was a flag before it took nvlink's file: `--time a.o b.o` must not append CSV to an object.
+  if (!S.O.TimeFile.empty() && S.O.TimeFile != "-") {
+    if (auto Existing = MemoryBuffer::getFile(S.O.TimeFile, /*IsText=*/false, /*RequiresNullTerminator=*/false)) {
+      StringRef Head = (*Existing)->getBuffer().take_front(4096);
+      if (Head.contains('\0') || Head.contains(".version")) {
+        S.Diags.error("--time appends a CSV table to its file, but '" + S.O.TimeFile +
+                          "' is an object, a library or PTX; give --time a file name (as nvlink's --time)",
+                      std::vector<DiagSite>(), "bad-option");
+        S.Ok = false;
+      }
+    }
+  }
+  if (S.O.Dlto && S.O.Emit != EmitKind::Fatbin && S.O.Emit != EmitKind::HostObject && S.O.Emit != EmitKind::CSource &&
+      !S.O.CheckAbiOnly && S.Ok) {
+    S.Diags.error(std::string("-dlto writes the SASS nvJitLink makes, in a fatbinary, a host object or C source; it "
+                              "cannot be combined with ") +
+                      (S.O.Relocatable ? "-r" : "--emit " + S.EmitValue),
+                  std::vector<DiagSite>(), "bad-option");
+    S.Ok = false;
+  }
+  if (S.O.LtoPtx && !S.O.Dlto && S.Ok) {
+    S.Diags.error("--lto-ptx adds the PTX of a link-time optimised program: it needs -dlto", std::vector<DiagSite>(),
+                  "bad-option");
+    S.Ok = false;
+  }
+  // -lcudadevrt without --sass is what every nvcc -dlink line (and CMake's) says: the device runtime is
+  // linked, as SASS, when a module calls it (the link then compiles SASS: LinkDriver.cpp), and is nothing
+  // otherwise.
+  if (S.SassForAll)
+    S.O.SassArches.clear();
+  if (S.O.Verbose)
+    for (const std::string &Ignored : S.O.IgnoredNvccOptions)
+      S.Diags.stream() << "ptxlink: note: " << Ignored << ": an nvcc compile option, nothing for the device link to do\n";
+  if (S.O.Output.empty())
+    S.O.Output = S.O.Emit == EmitKind::Ptx          ? "a.ptx"
+               : S.O.Emit == EmitKind::Object     ? "a.o"
+               : S.O.Emit == EmitKind::HostObject ? "a_dlink.o"
+               : S.O.Emit == EmitKind::CSource    ? "a.fatbin.c"
+                                                : "a.fatbin";
+}
+
 } // namespace
 
 void printLinkerHelp(raw_ostream &OS) { printToolHelp(LinkOptTable(), LinkDescription, OS); }
@@ -172,7 +570,7 @@ std::optional<LinkOptions> parseLinkOptions(ArrayRef<std::string> RawArgs, Diagn
   LinkOptTable Table;
   std::vector<const char *> Argv = collapseRepeatedFlags(Table, Expanded->argv());
   unsigned OptionsFilesRead = 0;
-  bool Ok = true;
+  OptionState S{Diags, LinkOptions()};
 
   // nvlink's options files (-optf FILE,...): their arguments take the option's place, so later ones still
   // override; they may name more options files. Parse, replace the first -optf by what its files hold,
@@ -205,7 +603,7 @@ std::optional<LinkOptions> parseLinkOptions(ArrayRef<std::string> RawArgs, Diagn
       if (!Buffer) {
         Diags.error("cannot read options file '" + F + "': " + Buffer.getError().message(), std::vector<DiagSite>(),
                     "bad-option");
-        Ok = false;
+        S.Ok = false;
         continue;
       }
       for (const std::string &T : tokenizeOptionsText((*Buffer)->getBuffer()))
@@ -233,378 +631,36 @@ std::optional<LinkOptions> parseLinkOptions(ArrayRef<std::string> RawArgs, Diagn
   if (MissingCount) {
     Diags.error("option " + Twine(Args.getArgString(MissingIndex)) + " needs a value", std::vector<DiagSite>(),
                 "bad-option");
-    Ok = false;
+    S.Ok = false;
   }
 
-  LinkOptions O;
-  bool WholeArchive = false;
-  bool SassForAll = false; // --sass (or -arch=all|native): SASS for every arch, whatever -gencode said
-  std::string EmitValue;
   // In command-line order: libraries and --whole-archive are positional, and a later value overrides.
   for (const opt::Arg *A : Args) {
     StringRef Value = A->getNumValues() ? StringRef(A->getValue()) : StringRef();
     StringRef Spelling = Args.getArgString(A->getIndex());
     if (A->getOption().getGroup().isValid() && A->getOption().getGroup().getID() == OPT_grp_nvcc_ignored) {
-      O.IgnoredNvccOptions.push_back(A->getAsString(Args));
+      S.O.IgnoredNvccOptions.push_back(A->getAsString(Args));
       continue;
     }
-    switch (A->getOption().getID()) {
-    case OPT_INPUT:
-      O.Inputs.push_back({LinkInput::File, Value.str(), WholeArchive});
-      break;
-    case OPT_UNKNOWN:
-      Diags.error(unknownOptionMessage(Table, LinkDescription, Spelling), std::vector<DiagSite>(),
-                  "bad-option");
-      Ok = false;
-      break;
-    case OPT_m64:
-      // 64-bit device code is all there is (PTX .address_size 32 is gone since CUDA 12): nothing to do.
-      break;
-    case OPT_machine:
-      if (Value == "64")
-        break;
-      [[fallthrough]];
-    case OPT_m32:
-      Diags.error("ptxlink links 64-bit device code only: " + Spelling + " is not supported (use -m64 or nothing)",
-                  std::vector<DiagSite>(), "bad-option");
-      Ok = false;
-      break;
-    case OPT_debug:
-      // nvlink's "this was a debug compile". Here debug information follows the inputs: their DWARF is
-      // always merged, and ptxas (--sass) gets -g for modules with .target debug. Nothing to switch on.
-      break;
-    case OPT_Xptxas:
-      splitList(Value, O.PtxasOptions);
-      break;
-    case OPT_arch: {
-      std::vector<std::string> List;
-      splitList(Value, List);
-      for (const std::string &Name : List) {
-        if (Name == "native") { // nvcc: the GPUs of this machine
-          Ok &= addNativeArches(O, Diags);
-          SassForAll = true;
-          continue;
-        }
-        if (Name == "all" || Name == "all-major") { // nvcc: every architecture; here every one the inputs have
-          O.ArchesFromInputs = Name == "all" ? LinkOptions::AllArches : LinkOptions::AllMajorArches;
-          O.Sass = true;
-          SassForAll = true;
-          continue;
-        }
-        Ok &= addArch(O, Name, Diags);
-      }
-      break;
+    if (A->getOption().matches(OPT_INPUT)) {
+      S.O.Inputs.push_back({LinkInput::File, Value.str(), S.WholeArchive});
+      continue;
     }
-    case OPT_gencode:
-      Ok &= addGencode(O, Value, Diags);
-      break;
-    case OPT_nvcc_code: {
-      // nvcc's -code beside -arch=compute_XX: the images to make; an sm_XX one means SASS.
-      std::vector<std::string> List;
-      splitList(Value, List);
-      for (const std::string &Code : List)
-        Ok &= addCode(O, Code, Spelling, Diags);
-      break;
+    if (A->getOption().matches(OPT_UNKNOWN)) {
+      Diags.error(unknownOptionMessage(Table, LinkDescription, Spelling), std::vector<DiagSite>(), "bad-option");
+      S.Ok = false;
+      continue;
     }
-    case OPT_device_debug:
-      // nvcc -dlink -G: debug information follows the inputs (see OPT_debug).
-      break;
-    case OPT_keep:
-      O.SaveTemps = true;
-      break;
-    case OPT_keep_dir:
-      O.SaveTemps = true;
-      O.KeepDir = Value.str();
-      break;
-    case OPT_Xnvlink:
-      splitList(Value, O.NvlinkOptions);
-      break;
-    case OPT_maxrregcount:
-      O.PtxasOptions.push_back("--maxrregcount=" + Value.str());
-      break;
-    case OPT_resource_usage:
-      O.ResourceUsage = true;
-      break;
-    case OPT_t:
-      if (Value.getAsInteger(10, O.Threads)) {
-        Diags.error("-t needs a number of threads, got '" + Value + "'", std::vector<DiagSite>(), "bad-option");
-        Ok = false;
-      }
-      break;
-    case OPT_dryrun:
-      O.DryRun = true;
-      break;
-    case OPT_nvcc_Werror_eq:
-      O.WarningsAsErrors = true;
-      break;
-    case OPT_o:
-      O.Output = Value.str();
-      break;
-    case OPT_L:
-      splitList(Value, O.LibraryPaths);
-      break;
-    case OPT_l: {
-      std::vector<std::string> List;
-      splitList(Value, List);
-      for (const std::string &L : List) {
-        if (L == "cudadevrt") { // NVIDIA's device runtime is a cubin library: nvlink links it (--sass)
-          O.DeviceRuntime = true;
-          continue;
-        }
-        O.Inputs.push_back({LinkInput::Library, L, WholeArchive});
-      }
-      break;
-    }
-    case OPT_whole_archive:
-      WholeArchive = true;
-      break;
-    case OPT_no_whole_archive:
-      WholeArchive = false;
-      break;
-    case OPT_emit:
-      EmitValue = Value.str();
-      break;
-    case OPT_emit_ptx:
-      EmitValue = "ptx";
-      break;
-    case OPT_dlink:
-      EmitValue = "host-object";
-      break;
-    case OPT_relocatable:
-      O.Relocatable = true;
-      break;
-    case OPT_sass:
-      O.Sass = true;
-      SassForAll = true;
-      break;
-    case OPT_dlto:
-      O.Dlto = true;
-      break;
-    case OPT_lto_ptx:
-      O.LtoPtx = true;
-      break;
-    case OPT_nvjitlink:
-      O.NvJitLinkPath = Value.str();
-      break;
-    case OPT_whole_program:
-      O.WholeProgram = true;
-      break;
-    case OPT_recompile_sass:
-      O.RecompileSass = true;
-      break;
-    case OPT_write_sass_units:
-      O.WriteSassUnits = Value.str();
-      break;
-    case OPT_use_sass_units:
-      O.UseSassUnits = Value.str();
-      break;
-    case OPT_remote_cache:
-      O.RemoteCache = Value.str();
-      break;
-    case OPT_no_cache:
-      O.NoCache = true;
-      break;
-    case OPT_cache_dir:
-      O.CacheDir = Value.str();
-      break;
-    case OPT_cache_limit:
-      if (auto N = parseByteSize(Value))
-        O.CacheLimit = *N;
-      else {
-        Diags.error("--cache-limit needs a size such as 500M or 2G, got '" + Value + "'", std::vector<DiagSite>(), "bad-option");
-        Ok = false;
-      }
-      break;
-    case OPT_max_decompressed:
-      if (auto N = parseByteSize(Value))
-        O.MaxDecompressed = *N;
-      else {
-        Diags.error("--max-decompressed needs a size such as 500M or 2G, got '" + Value + "'", std::vector<DiagSite>(),
-                    "bad-option");
-        Ok = false;
-      }
-      break;
-    case OPT_sass_batch_below:
-      if (auto N = parseByteSize(Value))
-        O.BatchBelow = *N;
-      else {
-        Diags.error("--sass-batch-below needs a size such as 16K or 0, got '" + Value + "'", std::vector<DiagSite>(),
-                    "bad-option");
-        Ok = false;
-      }
-      break;
-    case OPT_save_temps:
-      O.SaveTemps = true;
-      break;
-    case OPT_no_progress:
-      O.Progress = false;
-      break;
-    case OPT_compress: {
-      O.CompressionGiven = true;
-      auto Setting = parseFatbinCompression(Value);
-      if (!Setting) {
-        Diags.error(toString(Setting.takeError()), std::vector<DiagSite>(), "bad-option");
-        Ok = false;
-        break;
-      }
-      O.Compression = Setting->Scheme;
-      O.CompressionLevel = Setting->Level;
-      break;
-    }
-    case OPT_no_gc:
-      O.NoGc = true;
-      break;
-    case OPT_print_gc:
-      O.PrintGc = true;
-      break;
-    case OPT_dump_callgraph:
-      O.DumpCallgraph = true;
-      break;
-    case OPT_callgraph_dot:
-      O.CallgraphDotFile = Value.str();
-      break;
-    case OPT_verify:
-      O.Verify = true;
-      break;
-    case OPT_check_abi:
-      O.CheckAbiOnly = true;
-      break;
-    case OPT_kernels_used:
-      if (!O.KernelsUsed)
-        O.KernelsUsed.emplace();
-      splitList(Value, *O.KernelsUsed);
-      break;
-    case OPT_variables_used:
-      if (!O.VariablesUsed)
-        O.VariablesUsed.emplace();
-      splitList(Value, *O.VariablesUsed);
-      break;
-    case OPT_trace_symbol:
-      O.TraceSymbols.push_back(Value.str());
-      break;
-    case OPT_map:
-      O.MapFile = Value.str();
-      break;
-    case OPT_why_extract:
-      O.WhyExtractFile = Value.str();
-      break;
-    case OPT_time:
-      O.TimeFile = Value.str();
-      break;
-    case OPT_j: // -j is --threads (its table entry is no alias: Short's spellings glue the value)
-    case OPT_threads:
-      if (Value.getAsInteger(10, O.Threads)) {
-        Diags.error("--threads (-j) needs a number, got '" + Value + "'", std::vector<DiagSite>(), "bad-option");
-        Ok = false;
-      }
-      break;
-    case OPT_error_limit:
-      if (Value.getAsInteger(10, O.ErrorLimit)) {
-        Diags.error("--error-limit needs a number, got '" + Value + "'", std::vector<DiagSite>(), "bad-option");
-        Ok = false;
-      }
-      break;
-    case OPT_Werror:
-      O.WarningsAsErrors = true;
-      break;
-    case OPT_w:
-      O.NoWarnings = true;
-      break;
-    case OPT_json:
-      O.Json = true;
-      break;
-    case OPT_verbose:
-      O.Verbose = true;
-      break;
-    }
+    const unsigned ID = A->getOption().getID();
+    [[maybe_unused]] bool Known = applyTargetOption(ID, Value, Spelling, S) ||
+                                  applyInputOutputOption(ID, Value, Spelling, S) ||
+                                  applyCodegenOption(ID, Value, Spelling, S) || applyReportOption(ID, Value, Spelling, S);
   }
-
-  if (!EmitValue.empty()) {
-    if (EmitValue == "ptx")
-      O.Emit = EmitKind::Ptx;
-    else if (EmitValue == "fatbin")
-      O.Emit = EmitKind::Fatbin;
-    else if (EmitValue == "host-object" || EmitValue == "dlink")
-      O.Emit = EmitKind::HostObject;
-    else if (EmitValue == "c")
-      O.Emit = EmitKind::CSource;
-    else if (EmitValue == "obj" || EmitValue == "object") {
-      O.Emit = EmitKind::Object;
-      O.Relocatable = true;
-    } else {
-      Diags.error("--emit must be fatbin, ptx, host-object or c, got '" + EmitValue + "'", std::vector<DiagSite>(), "bad-option");
-      Ok = false;
-    }
-  }
-  if (O.Relocatable && (O.Emit == EmitKind::Fatbin || O.Emit == EmitKind::Ptx))
-    O.Emit = EmitKind::Object;
-  if (O.Inputs.empty() && Ok) {
-    Diags.error("no input files", std::vector<DiagSite>(), "no-inputs");
-    Ok = false;
-  }
-  // nvcc -dlink without an architecture links for nvcc's default one, which is what the objects were
-  // compiled for by the same default: take the architectures the inputs carry, SASS included, as nvcc.
-  if (O.Arches.empty() && !O.CheckAbiOnly && O.ArchesFromInputs == LinkOptions::ListedArches &&
-      O.Emit == EmitKind::HostObject) {
-    O.ArchesFromInputs = LinkOptions::AllArches;
-    O.Sass = true;
-  }
-  if (O.Arches.empty() && !O.CheckAbiOnly && O.ArchesFromInputs == LinkOptions::ListedArches && Ok) {
-    Diags.error("no architecture given: use -arch sm_XX[,sm_YY...]", std::vector<DiagSite>(), "no-arch");
-    Ok = false;
-  }
-  if (O.Emit == EmitKind::Ptx && O.Arches.size() > 1) {
-    Diags.error("--emit ptx links for one architecture, but " + std::to_string(O.Arches.size()) + " were given", std::vector<DiagSite>(),
-                "bad-option");
-    Ok = false;
-  }
-  if (O.Relocatable && O.Emit != EmitKind::Object) {
-    Diags.error("-r writes a ptxlink object; it cannot be combined with --emit " + EmitValue, std::vector<DiagSite>(),
-                "bad-option");
-    Ok = false;
-  }
-  // `--time` was a flag before it took nvlink's file: `--time a.o b.o` must not append CSV to an object.
-  if (!O.TimeFile.empty() && O.TimeFile != "-") {
-    if (auto Existing = MemoryBuffer::getFile(O.TimeFile, /*IsText=*/false, /*RequiresNullTerminator=*/false)) {
-      StringRef Head = (*Existing)->getBuffer().take_front(4096);
-      if (Head.contains('\0') || Head.contains(".version")) {
-        Diags.error("--time appends a CSV table to its file, but '" + O.TimeFile +
-                        "' is an object, a library or PTX; give --time a file name (as nvlink's --time)",
-                    std::vector<DiagSite>(), "bad-option");
-        Ok = false;
-      }
-    }
-  }
-  if (O.Dlto && O.Emit != EmitKind::Fatbin && O.Emit != EmitKind::HostObject && O.Emit != EmitKind::CSource &&
-      !O.CheckAbiOnly && Ok) {
-    Diags.error(std::string("-dlto writes the SASS nvJitLink makes, in a fatbinary, a host object or C source; it "
-                            "cannot be combined with ") +
-                    (O.Relocatable ? "-r" : "--emit " + EmitValue),
-                std::vector<DiagSite>(), "bad-option");
-    Ok = false;
-  }
-  if (O.LtoPtx && !O.Dlto && Ok) {
-    Diags.error("--lto-ptx adds the PTX of a link-time optimised program: it needs -dlto", std::vector<DiagSite>(),
-                "bad-option");
-    Ok = false;
-  }
-  // -lcudadevrt without --sass is what every nvcc -dlink line (and CMake's) says: the device runtime is
-  // linked, as SASS, when a module calls it (the link then compiles SASS: LinkDriver.cpp), and is nothing
-  // otherwise.
-  if (SassForAll)
-    O.SassArches.clear();
-  if (O.Verbose)
-    for (const std::string &Ignored : O.IgnoredNvccOptions)
-      Diags.stream() << "ptxlink: note: " << Ignored << ": an nvcc compile option, nothing for the device link to do\n";
-  if (O.Output.empty())
-    O.Output = O.Emit == EmitKind::Ptx          ? "a.ptx"
-               : O.Emit == EmitKind::Object     ? "a.o"
-               : O.Emit == EmitKind::HostObject ? "a_dlink.o"
-               : O.Emit == EmitKind::CSource    ? "a.fatbin.c"
-                                                : "a.fatbin";
-  if (!Ok)
+  finishOptions(S);
+  if (!S.Ok)
     return std::nullopt;
-  return O;
+  return std::move(S.O);
 }
+
 
 } // namespace ptxlink
