@@ -726,7 +726,7 @@ public:
 
 private:
   Allocator Arena;
-  std::vector<std::unique_ptr<llvm::MemoryBuffer>> Buffers;
+  llvm::SmallVector<std::unique_ptr<llvm::MemoryBuffer>, 1> Buffers; // usually one: no allocation of its own
 };
 
 } // namespace ptxlink

@@ -56,11 +56,12 @@ bool ArchLink::selectVariants() {
   PassTimes::Scope Timed = Times.scope("select variants", Arch.name());
   bool Ok = true;
   Modules.clear();
+  Modules.reserve(Inputs.size()); // a LinkModule per input at most: no slack in a per-module table
   // Inputs without a usable variant, grouped by the targets they do have (in order of first appearance).
   std::vector<std::pair<std::string, std::vector<uint32_t>>> Unusable;
   for (uint32_t I = 0; I < Inputs.size(); ++I) {
     const ObjectFile &Obj = *Inputs[I].Object;
-    const std::optional<HostOrigin> &Host = Inputs[I].Host;
+    const HostOrigin *Host = Inputs[I].Host.get();
     if (Obj.Variants.empty() && !Host)
       continue; // an empty module (e.g. only comments) contributes nothing
     int V = selectVariant(Obj, Arch);

@@ -70,6 +70,11 @@ size_t firstBinaryByte(StringRef Bytes) {
   return StringRef::npos;
 }
 
+/// The host part of an input, boxed for InputFile (most inputs have none).
+std::unique_ptr<HostOrigin> boxed(std::optional<HostOrigin> &Host) {
+  return Host ? std::make_unique<HostOrigin>(std::move(*Host)) : nullptr;
+}
+
 /// Gives back what the assembler reserved beyond a module's tables (it sizes them for the most a module
 /// can need, and at least 64 relocations): a link holds every input's module until it ends, and for
 /// 10^5 one-function modules that slack was a kilobyte each.
@@ -320,7 +325,7 @@ bool loadInputs(const LinkOptions &Options, DiagnosticEngine &Diags, PassTimes &
     for (Diagnostic &D : L.Diags)
       Diags.report(std::move(D));
     if (L.Object) {
-      Files.push_back({std::move(L.Path), std::move(L.Object), std::move(L.Host)});
+      Files.push_back({std::move(L.Path), std::move(L.Object), boxed(L.Host)});
       if (HaveLibraries)
         Extractor.addObject(*Files.back().Object, uint32_t(Files.size() - 1));
     } else if (L.Library) {
@@ -340,7 +345,7 @@ bool loadInputs(const LinkOptions &Options, DiagnosticEngine &Diags, PassTimes &
         for (Diagnostic &D : Problems)
           Diags.report(std::move(D));
         if (Obj) {
-          Files.push_back({Display, std::move(Obj), std::move(Host)});
+          Files.push_back({Display, std::move(Obj), boxed(Host)});
           Extractor.addObject(*Files.back().Object, uint32_t(Files.size() - 1));
         }
       }
@@ -367,7 +372,7 @@ bool loadInputs(const LinkOptions &Options, DiagnosticEngine &Diags, PassTimes &
                                 return createStringError(inconvertibleErrorCode(), "error limit reached");
                               if (!Obj)
                                 return Error::success(); // reported; the link fails at the checkpoint
-                              Files.push_back({Member.DisplayName, std::move(Obj), std::move(Host)});
+                              Files.push_back({Member.DisplayName, std::move(Obj), boxed(Host)});
                               Extractor.addObject(*Files.back().Object, uint32_t(Files.size() - 1));
                               return Error::success();
                             });

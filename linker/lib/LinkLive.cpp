@@ -68,7 +68,7 @@ void ArchLink::markLive() {
         // So is a module-local device variable that host code registers by name (a static __device__
         // variable, nvcc's __nv_static_* copies of libcu++'s constexpr objects in a thrust program): the
         // runtime looks it up in the linked module (cudaMemcpyFromSymbol), and nvlink keeps it.
-        const std::optional<HostOrigin> &Host = Inputs[Modules[MI].Input].Host;
+        const HostOrigin *Host = Inputs[Modules[MI].Input].Host.get();
         bool RegisteredVariable = Local.Kind == SymbolKind::Variable && M.aliasOf(S.Symbol) == NoSymbol && Host &&
                                   Host->registers(Local.name()) &&
                                   (!Options.VariablesUsed || matchesAny(Local.name(), *Options.VariablesUsed));

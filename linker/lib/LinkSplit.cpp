@@ -316,7 +316,7 @@ std::vector<CodegenUnit> ArchLink::splitDebugInputs() const {
   bool Renamed = false;
   forEachRenamedRegistrable([&](uint32_t MI, uint32_t SI, StringRef) {
     StringRef Name = Modules[MI].M->Symbols[SI].name();
-    const std::optional<HostOrigin> &Host = Inputs[Modules[MI].Input].Host;
+    const HostOrigin *Host = Inputs[Modules[MI].Input].Host.get();
     if (Host ? Host->registers(Name) : (!Name.starts_with("__cudart_") && !Name.contains('$')))
       Renamed = true;
   });
