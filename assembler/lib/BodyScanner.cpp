@@ -111,7 +111,7 @@ BodyScanner::BodyScanner(StringRef Text, SourceDiags &Diags, const SymbolNameMap
     if (!S.name().empty())
       FirstChar[static_cast<unsigned char>(S.name()[0])] = true;
   // ShadowCount is made on the first shadow: most modules have none (2 bytes per symbol otherwise, zeroed
-  // up front: 2 MB for 10^6 functions, at ptxlink-as's peak; issue 15, finding 8).
+  // up front: 2 MB for 10^6 functions, at ptxlink-as's peak).
 }
 
 LexPos BodyScanner::posAt(size_t Offset) {

@@ -4,8 +4,8 @@
 // The problem: lowering a parsed module reads the parser's function records (PtxFunction, 36 bytes each)
 // while it writes the object model's sections, one function after the other, so with a plain vector the
 // whole parse and the whole model are alive together at the lowering's end. On a module of 10^6 small
-// functions that was 64 MB of parse records (64 bytes each then) nobody would read again (issue 15, finding 8;
-// bench/memory_bench.py). Stored in fixed-size chunks, the records the lowering has passed can be freed
+// functions that was 64 MB of parse records (64 bytes each then) nobody would read again
+// (bench/memory_bench.py). Stored in fixed-size chunks, the records the lowering has passed can be freed
 // chunk by chunk (releaseBelow), so the parse shrinks as the model grows. A released chunk's pages go
 // back to the kernel: freed heap memory stays resident (the tools never trim their heap), and only
 // allocations made later could have reused it.

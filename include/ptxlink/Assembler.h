@@ -38,7 +38,7 @@ namespace ptxlink {
 /// `Source`, when given, is the buffer whose contents `Text` is (a whole input file, which must outlive
 /// the object): if it is a read-only file mapping of at least LargeTextBytes, the lowering gives its pages
 /// back to the kernel behind itself and copies the symbols' names instead of pointing into it, so that
-/// later passes do not touch the text again (issue 15, finding 8; InputFiles.h's releaseMappedPages).
+/// later passes do not touch the text again (InputFiles.h's releaseMappedPages).
 bool assembleInto(ObjectFile &Object, llvm::StringRef Text, llvm::StringRef FileName, DiagnosticEngine &Diags,
                   bool TextOutlivesObject = false, const llvm::MemoryBuffer *Source = nullptr);
 

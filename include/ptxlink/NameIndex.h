@@ -2,7 +2,7 @@
 //
 // The assembler looks names up among a module's symbols, the linker among every visible name of a link:
 // tables of up to millions of names that already hold each name (a view of the input). A map that stored
-// the names again would take 24 bytes or more per name on top of the copy (issue 15, finding 8), so a slot
+// the names again would take 24 bytes or more per name on top of the copy, so a slot
 // here is 8 bytes, the position and the name's 32-bit hash, and the name is read from the caller's table
 // through NameOf(position) when the hashes match. Open addressing with linear probing, kept at most three
 // quarters full (the table doubles past that). The table's size need not be a power of two: a hash picks

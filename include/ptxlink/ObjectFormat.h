@@ -47,8 +47,8 @@ void printModule(const ModuleVariant &Variant, llvm::raw_ostream &OS);
 /// linked module for several arches when their inputs are the same).
 void printModule(const ModuleVariant &Variant, const TargetInfo &Target, llvm::raw_ostream &OS);
 
-/// Gives back the pages of input text behind a pass that reads many sections' text in order (issue 15,
-/// finding 8: a link that keeps 10^6 functions faulted all their text back in to print it, 87 MB of an
+/// Gives back the pages of input text behind a pass that reads many sections' text in order (a
+/// link that keeps 10^6 functions faulted all their text back in to print it, 87 MB of an
 /// object's file mapping). Every BatchSections sections passed, the range from the lowest to the highest
 /// byte they covered goes to Release, which may give back its whole pages where the range lies in one
 /// read-only file mapping of an input (ObjectFile::releaseSourcePages: a page read again is read back from

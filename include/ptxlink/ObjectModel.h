@@ -79,7 +79,7 @@ constexpr uint32_t MaxSymbolNameBytes = (1u << 24) - 1;
 /// size that overflows) and the object reader refuse larger ones.
 constexpr uint64_t MaxSymbolValue = (uint64_t(1) << 48) - 1;
 
-/// 32 bytes (issue 15, finding 8: a module of 10^6 functions holds one per function, and every tool holds
+/// 32 bytes (a module of 10^6 functions holds one per function, and every tool holds
 /// all of them, so each 8 bytes here is 8 MB in every tool). So:
 /// - The name is a pointer and a 24-bit length (MaxSymbolNameBytes) that shares a 32-bit field with Kind,
 ///   Bind, Initialized and a hint for the alias table: read it with name(), set it with setName().
@@ -198,7 +198,7 @@ constexpr bool relocationAddendFits(int64_t Addend) {
   return Addend >= MinRelocationAddend && Addend <= MaxRelocationAddend;
 }
 
-/// 16 bytes (issue 15, finding 8: a module of 10^6 small functions holds one or two per function, and
+/// 16 bytes (a module of 10^6 small functions holds one or two per function, and
 /// every tool holds all of them). Each field is 32 bits, Length and Kind share one, and where a value
 /// can be larger its producer refuses it with its location:
 /// - Offset: a text section is below 4 GiB (a PTX text is, MaxPtxModuleBytes); the object reader
@@ -266,7 +266,7 @@ struct Section {
   uint32_t HeaderLength = 0;
   /// This section's relocations are ModuleVariant::Relocs[RelocBegin, RelocBegin + RelocCount), sorted
   /// by Offset: read them with V.relocs(S). One table per module instead of a vector per section (a heap
-  /// block of 48 bytes for nearly every function, since each names itself; issue 15, finding 8).
+  /// block of 48 bytes for nearly every function, since each names itself).
   uint32_t RelocBegin = 0;
   uint32_t RelocCount = 0;
   /// ModuleVariant::SectionLabels[Label] holds the name and place, or NoLabel: they are Symbol's. An index
@@ -360,8 +360,7 @@ constexpr uint32_t MaxFunctionReturns = (1u << 8) - 1;
 constexpr uint32_t MaxFunctionParams = (1u << 21) - 1;
 
 /// Structured signature of a function or kernel (also of declarations seen only as .extern). 16 bytes: a
-/// module of 10^6 small functions holds one per function, and every tool holds all of them (issue 15,
-/// finding 8). So the record holds indexes only, into tables of the variant it belongs to:
+/// module of 10^6 small functions holds one per function, and every tool holds all of them. So the record holds indexes only, into tables of the variant it belongs to:
 ///  - its return values and parameters are ModuleVariant::Params[ParamBegin, +ReturnCount) and then
 ///    ParamCount more, read with V.returns(F) / V.params(F) (most functions have neither: no heap block);
 ///  - its tuning directives, `.abi_preserve` counts and `.attribute`s, and its place when that is not its
@@ -443,7 +442,7 @@ struct TargetInfo {
 /// One module compiled for one target. A plain object has one; a fat object several.
 /// Whether Records (FunctionAbi or VariableAbi) are in strictly increasing symbol order, as the assembler
 /// and our writer make them: then bySymbol finds a symbol's record without a per-symbol index (4 bytes per
-/// symbol saved in the lowering and the link; issue 15, finding 8).
+/// symbol saved in the lowering and the link).
 template <typename Records> bool inSymbolOrder(const Records &R) {
   return std::adjacent_find(R.begin(), R.end(), [](const auto &A, const auto &B) { return A.Symbol >= B.Symbol; }) ==
          R.end();
@@ -476,7 +475,7 @@ struct ModuleVariant {
   /// message about a line of the printed module (ptxas's) can name the input's file:line; read with
   /// sectionSource(I), set with setSectionSource. Runs of sections in index order, a run per change of
   /// input: one input's sections are consecutive in a linked module, and a name per section cost 16
-  /// bytes per kept function (issue 15, finding 8). Empty in an assembled or read module, whose sections
+  /// bytes per kept function. Empty in an assembled or read module, whose sections
   /// all come from SourceName. Not written to objects.
   struct SectionSourceRun {
     uint32_t FirstSection; // the run's first section; it lasts until the next run's

@@ -78,7 +78,7 @@ static std::unique_ptr<ObjectFile> objectFromImages(std::vector<FatbinImage> Ima
                                     "bad-host-object"));
       return nullptr;
     }
-    // Decompressed here, one image at a time, against the link's one budget (issue 15, finding 2): the
+    // Decompressed here, one image at a time, against the link's one budget: the
     // text lives as long as the link (the object points into it), so the budget bounds what all host
     // objects' PTX may add up to; the decompressed copy is dropped once the text is in its buffer.
     std::string Decompressed;

@@ -86,7 +86,7 @@ static std::vector<StringRef> labelsDefinedElsewhere(ArrayRef<LinkModule> Module
   // Plain labels: definitions that are not a label symbol's own (its Value is where its name starts, so
   // a walk through each section's symbol offsets tells them apart without hashing every label).
   // A module's label symbols as (section, offset), sorted: one list for the module, not one per section,
-  // which would cost 24 bytes per section of every module (24 MB for 10^6 functions, issue 15 finding 8).
+  // which would cost 24 bytes per section of every module (24 MB for 10^6 functions).
   // Only a link with such a symbol in kept code (a -G module's) can have a clash: any other reads no
   // text here at all.
   const bool AnyLabelSymbols = llvm::any_of(Modules, [&](const LinkModule &LM) {
@@ -693,7 +693,7 @@ public:
   }
 
   /// Per output symbol: the input symbol it came from. Handed over, not copied: the copy was a second
-  /// table of 8 bytes per kept symbol at the link's peak (issue 15, finding 8). The last step.
+  /// table of 8 bytes per kept symbol at the link's peak. The last step.
   std::vector<SymRef> takeOrigins() { return std::move(Origins); }
 
 private:

@@ -77,7 +77,7 @@ def sass : LongFlag<"sass">, Group<grp_output>,
   "parallel, cached), joined by nvlink">;
 def whole_program : LongFlag<"whole-program">, Group<grp_output>,
   HelpText<"With --sass: one ptxas run over the whole linked module instead">;
-// SASS reuse and sharing (issue 27): one block.
+// SASS reuse and sharing: one block.
 def recompile_sass : LongFlag<"recompile-sass">, Group<grp_output>,
   HelpText<"With --sass: compile every module from its PTX, even one whose input carries SASS for the arch "
   "that the link could use as it is">;
@@ -119,7 +119,7 @@ def debug : LongFlag<"debug">, Group<grp_output>,
   "have it; ptxas gets -g for inputs with .target debug)">;
 def : LetterFlag<"g">, Alias<debug>, HelpText<"Alias for --debug">;
 
-// nvcc -dlink's command line (issue 25): a Makefile's `$(NVCC) -dlink $(NVCC_FLAGS) $(OBJ) -o dlink.o` works
+// nvcc -dlink's command line: a Makefile's `$(NVCC) -dlink $(NVCC_FLAGS) $(OBJ) -o dlink.o` works
 // with the tool's name swapped. Options with a meaning for the device link get it; nvcc's compile-only
 // options (the same NVCC_FLAGS serve the compile lines) are accepted and ignored, each named under -v.
 def grp_nvcc : OptionGroup<"nvcc">, HelpText<"NVCC -DLINK COMPATIBILITY (what nvcc -dlink accepts, with its meaning)">;

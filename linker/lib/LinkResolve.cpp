@@ -32,7 +32,7 @@ void ArchLink::resolve() {
   };
   // Room for every visible name at once: growing by doubling would copy the table and touch twice the
   // memory. Counted, not bounded by every symbol: the index's slots are touched when it is made (10.7 MB
-  // for 10^6 module-local functions that have no visible name; issue 15, finding 8).
+  // for 10^6 module-local functions that have no visible name).
   size_t MaxNames = 0;
   for (const LinkModule &LM : Modules)
     for (const Symbol &S : LM.M->Symbols)
@@ -51,7 +51,7 @@ void ArchLink::resolve() {
   // fills the places from their ends, so that each name's sites end up in input order.
   // While the sites are unplaced, Sites[I] holds the symbol that created GlobalSymbol I (its name, which
   // the name index reads): the table is at least that long once placed (a name has a site or more), and
-  // a separate table of creators cost 8 bytes per name more at resolution's peak (issue 15, finding 8).
+  // a separate table of creators cost 8 bytes per name more at resolution's peak.
   Sites.reserve(MaxNames);
   auto NameOfCreator = [&](uint32_t I) { return sym(Sites[I]).name(); };
   uint32_t NumSites = 0;

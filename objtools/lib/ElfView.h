@@ -81,7 +81,7 @@ public:
   /// Each problem goes to Problem; a section whose contents do not fit keeps its header, with no contents.
   /// Checked, the table is handed to Checked a part at a time (4 MB of headers, front to back): a reader
   /// of a large file mapping gives those pages back, as the walk touches every header and the reader
-  /// needs each again only when it comes to it (10^6 functions: 128 MB of headers; issue 15, finding 8).
+  /// needs each again only when it comes to it (10^6 functions: 128 MB of headers).
   static std::optional<ElfView> open(llvm::StringRef Bytes, TablePolicy Policy, ElfProblemFn Problem,
                                      llvm::function_ref<void(llvm::StringRef)> Checked = {});
 
