@@ -148,7 +148,7 @@ struct SymRef {
 };
 
 /// One name that is visible across modules (anything but module-local symbols). One exists per visible
-/// name of the link, so its size is a per-function cost (issue 15, finding 8: 10^6 trivial functions): the
+/// name of the link, so its size is a per-function cost (a link of 10^6 trivial functions holds 10^6): the
 /// fields are ordered without padding, and the name's definitions and declarations are not held here but
 /// in one array of the link (ArchLink::Sites, read through ArchLink::defs and decls), since most names
 /// have one of them and lists of their own cost 48 bytes per name. Nor is its size, which is the
@@ -156,8 +156,8 @@ struct SymRef {
 /// (ArchLink::name). 24 bytes in all.
 struct GlobalSymbol {
   // The winning definition is the first of its sites (ArchLink::def): resolve() puts it there, and the
-  // count of definitions shares a word with the flags, so a name costs 12 bytes here, not 24 (issue 15,
-  // finding 8: one per visible name of the link).
+  // count of definitions shares a word with the flags, so a name costs 12 bytes here, not 24 (one per
+  // visible name of the link).
   static constexpr uint32_t MaxDefinitions = (1u << 24) - 1; // resolve() refuses a name with more
   uint32_t FirstSite = 0;             // in ArchLink::Sites: its definitions (the winner first), then its declarations
   uint32_t Out = NoSymbol;            // index in the output module
@@ -170,8 +170,7 @@ static_assert(sizeof(GlobalSymbol) == 12, "GlobalSymbol is a per-name cost: keep
 
 /// Name -> index of its GlobalSymbol: the resolver's table of every visible name of the link, a NameIndex
 /// over the GlobalSymbols (whose names are their symbols', views of the inputs, which outlive the link),
-/// sized once for at most every name (issue 15, finding 8: a map holding the names took 4 MB more for
-/// 10^5 functions). NameOf(index) gives a GlobalSymbol's name: ArchLink::name once resolve() has placed
+/// sized once for at most every name (a map holding the names took 4 MB more for 10^5 functions). NameOf(index) gives a GlobalSymbol's name: ArchLink::name once resolve() has placed
 /// the sites, the symbol that created it while resolve() walks them.
 class GlobalNameIndex {
 public:
@@ -181,7 +180,7 @@ public:
     Released = false;
   }
   /// Frees the index once no pass looks names up any more (ArchLink::emit, after choosing the output
-  /// symbols): 10.7 MB for 10^6 names, at the peak of a link that keeps them all (issue 15, finding 8).
+  /// symbols): 10.7 MB for 10^6 names, at the peak of a link that keeps them all.
   void release() {
     Index.release();
     Released = true;
@@ -217,7 +216,7 @@ struct LinkModule {
   /// kinds of record (only a malformed object has one) keeps its function's, which every caller
   /// consults first. Empty when both record tables are in strictly increasing symbol order, as the
   /// assembler and our writer make them: a record is then found by binary search (ArchLink::functionAbi),
-  /// and the table's 4 bytes per symbol are not spent (issue 15, finding 8).
+  /// and the table's 4 bytes per symbol are not spent.
   std::vector<uint32_t> AbiOf;
   static constexpr uint32_t NoAbi = ~0u, VariableAbiTag = 1u << 31;
 };

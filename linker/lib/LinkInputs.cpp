@@ -247,7 +247,7 @@ bool loadInputs(const LinkOptions &Options, DiagnosticEngine &Diags, PassTimes &
   // objects no faster than one, and the link as a whole took longer). PTX text is assembled in parallel:
   // that is real work.
   std::vector<std::pair<size_t, std::unique_ptr<MemoryBuffer>>> ToAssemble;
-  // One decompression budget for the whole link (issue 15, finding 2): nvcc host objects' compressed PTX
+  // One decompression budget for the whole link: nvcc host objects' compressed PTX
   // may expand to 100 MB plus twice the size of the inputs, all of them together, or to --max-decompressed.
   DecompressionBudget Budget = Options.MaxDecompressed ? DecompressionBudget(*Options.MaxDecompressed)
                                                        : DecompressionBudget();
