@@ -205,7 +205,7 @@ Expected<std::string> CompileCache::createTemporary(StringRef Key) const {
   return std::string(Temp);
 }
 
-Error CompileCache::adopt(StringRef Temporary, StringRef Key, EntryKind Kind) const {
+Error CompileCache::adopt(StringRef Temporary, StringRef Key, EntryKind Kind, StringRef Used) const {
   std::string Path = entryPath(Key, Kind);
   auto Fail = [&](std::error_code EC, const Twine &What) {
     sys::fs::remove(Temporary);
@@ -216,7 +216,10 @@ Error CompileCache::adopt(StringRef Temporary, StringRef Key, EntryKind Kind) co
     auto Payload = MemoryBuffer::getFile(Temporary, /*IsText=*/false, /*RequiresNullTerminator=*/false);
     if (!Payload)
       return Fail(Payload.getError(), "cannot read " + Temporary);
-    Trailer = trailerOf((*Payload)->getBuffer(), Key, Kind);
+    if ((*Payload)->getBuffer() != Used)
+      return Fail(std::make_error_code(std::errc::invalid_argument),
+                  "not stored: " + Temporary + " changed after the link read it");
+    Trailer = trailerOf(Used, Key, Kind);
   }
   {
     std::error_code EC;

@@ -71,8 +71,12 @@ public:
   llvm::Expected<std::string> createTemporary(llvm::StringRef Key) const;
 
   /// Makes the payload a tool wrote into Temporary (from createTemporary) Key's entry: appends the trailer
-  /// and renames the file into place, atomically as store() does. The file is removed if that fails.
-  llvm::Error adopt(llvm::StringRef Temporary, llvm::StringRef Key, EntryKind Kind) const;
+  /// and renames the file into place, atomically as store() does. Used: the bytes the link read from
+  /// Temporary and used; a file that no longer holds them (another process wrote into the cache's folder
+  /// meanwhile) is not adopted, and the trailer is computed from Used, so a change after the comparison
+  /// makes the entry fail its check at the next look-up instead of serving other bytes. The file is removed
+  /// if it is not adopted.
+  llvm::Error adopt(llvm::StringRef Temporary, llvm::StringRef Key, EntryKind Kind, llvm::StringRef Used) const;
 
   /// Removes least recently used entries until the cache holds at most the limit; also removes
   /// temporary files that a killed link left behind (older than an hour). Returns the bytes removed.

@@ -926,7 +926,7 @@ void SassBuild::upkeep(SassBackground &Background) {
   struct LinkEntry {
     std::string Key;
     std::string Written; // nvlink's output file in the cache, to adopt
-    std::string Copy;    // else the bytes to store
+    std::string Copy;    // the bytes the link used: stored, or what Written must still hold
   };
   std::vector<LinkEntry> LinkEntries;
   for (const ArchBuild &A : Arches)
@@ -934,7 +934,7 @@ void SassBuild::upkeep(SassBackground &Background) {
       if (A.OutputInCache.empty() && CacheUnwritable)
         continue; // said once
       if (!A.OutputInCache.empty())
-        LinkEntries.push_back({A.LinkKey, A.OutputInCache, ""});
+        LinkEntries.push_back({A.LinkKey, A.OutputInCache, *A.Result});
       else
         LinkEntries.push_back({A.LinkKey, "", *A.Result});
     }
@@ -980,7 +980,7 @@ void SassBuild::upkeep(SassBackground &Background) {
     }
     for (const LinkEntry &L : LinkEntries)
       if (Error E = L.Written.empty() ? Cache->store(L.Key, L.Copy, CompileCache::EntryKind::Link)
-                                      : Cache->adopt(L.Written, L.Key, CompileCache::EntryKind::Link))
+                                      : Cache->adopt(L.Written, L.Key, CompileCache::EntryKind::Link, L.Copy))
         Notes.push_back(toString(std::move(E)));
     if (Prune)
       Cache->prune();

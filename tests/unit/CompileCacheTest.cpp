@@ -170,7 +170,7 @@ TEST(CompileCache, AdoptsAFileWrittenIntoTheCache) {
     raw_fd_ostream OS(*Temporary, EC);
     OS << "\x7f" "ELF linked cubin";
   }
-  ASSERT_FALSE(errorToBool(C.adopt(*Temporary, K, CompileCache::EntryKind::Link)));
+  ASSERT_FALSE(errorToBool(C.adopt(*Temporary, K, CompileCache::EntryKind::Link, "\x7f" "ELF linked cubin")));
   EXPECT_FALSE(sys::fs::exists(*Temporary));
   EXPECT_EQ(C.lookup(K, CompileCache::EntryKind::Link), std::string("\x7f" "ELF linked cubin"));
   EXPECT_EQ(C.lookup(K), std::nullopt); // the other kind
@@ -182,8 +182,21 @@ TEST(CompileCache, AdoptsAFileWrittenIntoTheCache) {
   Expected<std::string> Gone = C.createTemporary(K2);
   ASSERT_TRUE(bool(Gone));
   sys::fs::remove(*Gone);
-  EXPECT_TRUE(errorToBool(C.adopt(*Gone, K2, CompileCache::EntryKind::Link)));
+  EXPECT_TRUE(errorToBool(C.adopt(*Gone, K2, CompileCache::EntryKind::Link, "x")));
   EXPECT_EQ(C.lookup(K2, CompileCache::EntryKind::Link), std::nullopt);
+  // A file that no longer holds the bytes the link read (another process wrote into the cache's folder)
+  // is not adopted: no entry, the file removed.
+  std::string K3 = CompileCache::key({"rewritten"});
+  Expected<std::string> Rewritten = C.createTemporary(K3);
+  ASSERT_TRUE(bool(Rewritten));
+  {
+    std::error_code EC;
+    raw_fd_ostream OS(*Rewritten, EC);
+    OS << "\x7f" "ELF other bytes";
+  }
+  EXPECT_TRUE(errorToBool(C.adopt(*Rewritten, K3, CompileCache::EntryKind::Link, "\x7f" "ELF linked cubin")));
+  EXPECT_FALSE(sys::fs::exists(*Rewritten));
+  EXPECT_EQ(C.lookup(K3, CompileCache::EntryKind::Link), std::nullopt);
 }
 
 TEST(CompileCache, ByteSizes) {
