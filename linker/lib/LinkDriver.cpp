@@ -515,29 +515,6 @@ bool writeLinkReports(const LinkOptions &Options, LinkState &State, const CallGr
   return true;
 }
 
-/// The device-runtime functions the inputs call, as their users write them ("cudaMalloc, cudaFree"), or
-/// empty if none: nvcc's PTX names device-side cudaMalloc `__cudaCDP2Malloc`.
-std::string deviceRuntimeCalled(const std::vector<InputFile> &Inputs) {
-  std::vector<std::string> Names;
-  for (const InputFile &In : Inputs) {
-    if (!In.Object)
-      continue;
-    for (const ModuleVariant &M : In.Object->Variants)
-      for (const Symbol &S : M.Symbols) {
-        if (S.Bind != Binding::Undefined || !isDeviceRuntimeName(S.name()))
-          continue;
-        std::string Name = deviceRuntimeApiName(S.name());
-        if (!is_contained(Names, Name))
-          Names.push_back(Name);
-      }
-  }
-  std::string Out;
-  for (size_t I = 0; I < Names.size() && I < 4; ++I)
-    Out += (I ? ", " : "") + Names[I];
-  if (Names.size() > 4)
-    Out += ", ...";
-  return Out;
-}
 
 } // namespace
 

@@ -156,22 +156,6 @@ std::vector<LtoInput> ltoInputs(ArrayRef<InputFile> Inputs, const Target &Arch, 
   return In;
 }
 
-/// The CUDA device runtime (libcudadevrt.a, SASS and LTO-IR of cudaMalloc, kernel launches from kernels)
-/// for nvJitLink, looked for where nvcc -dlink's `-lcudadevrt` finds it: the -L folders, then the folder of
-/// the libnvJitLink in use (the toolkit's library folder). Empty if none: a program that calls the runtime
-/// then fails in nvJitLink, which names the function.
-std::string findDeviceRuntimeLibrary(const LinkOptions &Options, const NvJitLinkLibrary &Lib) {
-  std::vector<std::string> Dirs = Options.LibraryPaths;
-  Dirs.push_back(sys::path::parent_path(Lib.path()).str());
-  for (const std::string &Dir : Dirs) {
-    SmallString<256> Path(Dir);
-    sys::path::append(Path, "libcudadevrt.a");
-    if (sys::fs::is_regular_file(Path))
-      return Path.str().str();
-  }
-  return {};
-}
-
 /// The cache key of one nvJitLink link: everything its result depends on (the library's version and file,
 /// the options, the inputs' bytes in order; not their names, which only nvJitLink's messages show).
 std::string ltoCacheKey(const NvJitLinkLibrary &Lib, ArrayRef<std::string> LinkArgs, bool LtoPtx, ArrayRef<LtoInput> In) {
@@ -311,18 +295,10 @@ bool writeLtoOutput(const LinkOptions &Options, ArrayRef<InputFile> Inputs, Link
   // function, or an input has LTO-IR only, whose calls cannot be seen before nvJitLink links it. Only
   // there: with the library, nvJitLink's cubin differs even where nothing of it is used.
   std::unique_ptr<MemoryBuffer> DeviceRuntime;
-  auto CallsRuntime = [](const InputFile &F) {
-    if (isLtoIrOnly(F))
-      return true;
-    if (!F.Object)
-      return false;
-    for (const ModuleVariant &M : F.Object->Variants)
-      for (const Symbol &S : M.Symbols)
-        if (S.Bind == Binding::Undefined && isDeviceRuntimeName(S.name()))
-          return true;
-    return false;
-  };
-  std::string RuntimePath = llvm::any_of(Inputs, CallsRuntime) ? findDeviceRuntimeLibrary(Options, *Lib) : "";
+  std::string RuntimePath;
+  if (!deviceRuntimeCalled(Inputs).empty() || llvm::any_of(Inputs, isLtoIrOnly))
+    if (std::string Dir = findDeviceRuntimeDir(Options.LibraryPaths, sys::path::parent_path(Lib->path())); !Dir.empty())
+      RuntimePath = (Dir + "/libcudadevrt.a");
   if (const std::string &Path = RuntimePath; !Path.empty()) {
     if (auto Buffer = MemoryBuffer::getFile(Path, /*IsText=*/false, /*RequiresNullTerminator=*/false))
       DeviceRuntime = std::move(*Buffer);

@@ -208,11 +208,32 @@ bool isDeviceRuntimeName(StringRef Name) {
          Name == "cudaCGGetIntrinsicHandle" || Name == "cudaCGSynchronize" || Name == "cudaCGSynchronizeGrid";
 }
 
-/// The folder holding libcudadevrt.a, looked for where nvcc and nvlink would: the -L folders first, then the
-/// toolkit that ptxas belongs to, then $CUDA_HOME, $CUDA_PATH and /usr/local/cuda. The toolkit root is not
-/// always beside ptxas: distributions and containers put small wrapper scripts in /usr/bin or /usr/local/bin
-/// (`exec /usr/local/cuda-13.0/bin/ptxas "$@"`), which no symlink resolution sees through.
-static std::string findDeviceRuntimeDir(ArrayRef<std::string> LibraryPaths, StringRef PtxasDir) {
+std::string deviceRuntimeCalled(ArrayRef<InputFile> Inputs) {
+  std::vector<std::string> Names;
+  for (const InputFile &In : Inputs) {
+    if (!In.Object)
+      continue;
+    for (const ModuleVariant &M : In.Object->Variants)
+      for (const Symbol &S : M.Symbols) {
+        if (S.Bind != Binding::Undefined || !isDeviceRuntimeName(S.name()))
+          continue;
+        std::string Name = deviceRuntimeApiName(S.name());
+        if (!is_contained(Names, Name))
+          Names.push_back(Name);
+      }
+  }
+  std::string Out;
+  for (size_t I = 0; I < Names.size() && I < 4; ++I)
+    Out += (I ? ", " : "") + Names[I];
+  if (Names.size() > 4)
+    Out += ", ...";
+  return Out;
+}
+
+// The toolkit root is not always beside ptxas: distributions and containers put small wrapper scripts in
+// /usr/bin or /usr/local/bin (`exec /usr/local/cuda-13.0/bin/ptxas "$@"`), which no symlink resolution sees
+// through; hence the environment and /usr/local/cuda after it.
+std::string findDeviceRuntimeDir(ArrayRef<std::string> LibraryPaths, StringRef ToolkitDir) {
   auto Holds = [](StringRef Dir) {
     SmallString<256> Lib(Dir);
     sys::path::append(Lib, "libcudadevrt.a");
@@ -221,7 +242,7 @@ static std::string findDeviceRuntimeDir(ArrayRef<std::string> LibraryPaths, Stri
   for (const std::string &Dir : LibraryPaths)
     if (Holds(Dir))
       return Dir;
-  std::vector<std::string> Roots{sys::path::parent_path(PtxasDir).str()};
+  std::vector<std::string> Roots{sys::path::parent_path(ToolkitDir).str()};
   for (const char *Var : {"CUDA_HOME", "CUDA_PATH"})
     if (auto V = sys::Process::GetEnv(Var))
       Roots.push_back(*V);

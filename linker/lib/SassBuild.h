@@ -46,6 +46,13 @@ llvm::Expected<SassToolchain> findSassToolchain(llvm::ArrayRef<std::string> Libr
 bool isDeviceRuntimeName(llvm::StringRef Name);
 /// The runtime API name a user wrote for a device-runtime symbol (`__cudaCDP2Malloc` -> `cudaMalloc`).
 std::string deviceRuntimeApiName(llvm::StringRef Name);
+/// The device-runtime functions the inputs call, as their users write them ("cudaMalloc, cudaFree"), or
+/// empty if none: nvcc's PTX names device-side cudaMalloc `__cudaCDP2Malloc`.
+std::string deviceRuntimeCalled(llvm::ArrayRef<InputFile> Inputs);
+/// The folder holding libcudadevrt.a, looked for where nvcc and nvlink would: the -L folders first, then the
+/// toolkit whose ToolkitDir (ptxas's bin/, libnvJitLink's lib64/) is given, $CUDA_HOME, $CUDA_PATH and
+/// /usr/local/cuda; empty if none holds it.
+std::string findDeviceRuntimeDir(llvm::ArrayRef<std::string> LibraryPaths, llvm::StringRef ToolkitDir);
 /// True for the device-runtime functions that launch kernels from a kernel (dynamic parallelism proper),
 /// as opposed to the rest of the device-side runtime API (cudaMalloc, cudaFree, cudaGetDevice...).
 bool isDeviceRuntimeLaunch(llvm::StringRef Name);
