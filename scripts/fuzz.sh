@@ -2,7 +2,12 @@
 # Builds the sanitizer + libFuzzer configuration of ptxlink, makes seed corpora from the test inputs, and
 # fuzzes every target for a fixed time each (docs/reliability.md records what the campaigns found).
 #
-# Usage: scripts/fuzz.sh [build | seeds | run SECONDS [TARGET...] | all SECONDS | ci SECONDS]  (default: all 60)
+# Usage: scripts/fuzz.sh [build | seeds | run SECONDS [TARGET...] | campaign CPU_SECONDS [TARGET...] |
+#                         all SECONDS | ci SECONDS]  (default: all 60)
+#   campaign: each target until its process has used CPU_SECONDS of CPU time (not wall time: on a shared,
+#       loaded machine a wall-clock budget gives a target a fraction of it); stopped by SIGUSR1, libFuzzer's
+#       graceful exit; prints one row per target (executions, coverage, corpus, peak RSS, CPU and wall
+#       minutes) for docs/reliability.md. PTXLINK_FUZZ_PARALLEL=N runs N targets at a time (default 1).
 #   ci: the time-boxed pass that scripts/test.sh runs on every build: skipped (exit 3, with a line saying
 #       why) where no clang++ with libFuzzer is installed; otherwise build, seeds, and every target for
 #       SECONDS with a fixed seed; exit 1 if any target crashed, leaked, hit a sanitizer or timed out.
@@ -156,10 +161,71 @@ run() {
   return $failed
 }
 
+# Seconds of CPU (user + system) process PID has used, from /proc/PID/stat (fields 14 and 15, in ticks).
+cpu_seconds() {
+  local ticks
+  ticks="$(awk '{ sub(/^.*\) /, ""); print $12 + $13 }' "/proc/$1/stat" 2>/dev/null)" || return 1
+  [[ -n "$ticks" ]] || return 1
+  echo $((ticks / $(getconf CLK_TCK)))
+}
+
+# One target of a campaign: runs until CPU_SECONDS of CPU, then asks libFuzzer to stop (SIGUSR1 ends its
+# loop as -max_total_time does: final stats, exit 0). Prints the target's row; returns 1 on a finding.
+campaign_target() {
+  local n="$1" budget="$2"
+  local corpus="$BUILD_DIR/corpus/$n" log="$BUILD_DIR/logs/$n.campaign.log" start pid used=0 rc=0
+  mkdir -p "$corpus" "$BUILD_DIR/artifacts" "$BUILD_DIR/logs"
+  start=$(date +%s)
+  "$BUILD_DIR/bin/ptxlink-fuzz-$n" -max_total_time=86400 -timeout=25 -rss_limit_mb=2560 -max_len=65536 \
+    -print_final_stats=1 -handle_usr1=1 -artifact_prefix="$BUILD_DIR/artifacts/$n-" \
+    "$corpus" "$BUILD_DIR/seeds/$n" "$ROOT/tests/fuzz/regressions/$n" >"$log" 2>&1 &
+  pid=$!
+  while kill -0 "$pid" 2>/dev/null; do
+    used="$(cpu_seconds "$pid")" || break
+    if [[ "$used" -ge "$budget" ]]; then kill -USR1 "$pid" 2>/dev/null; break; fi
+    sleep 5
+  done
+  wait "$pid" || rc=$?
+  local runs cov corpus_n rss wall
+  runs="$(grep -oE 'stat::number_of_executed_units: *[0-9]+' "$log" | grep -oE '[0-9]+$' || echo '?')"
+  rss="$(grep -oE 'stat::peak_rss_mb: *[0-9]+' "$log" | grep -oE '[0-9]+$' || echo '?')"
+  cov="$(grep -oE 'cov: [0-9]+' "$log" | tail -n 1 | grep -oE '[0-9]+' || echo '?')"
+  corpus_n="$(ls "$corpus" | wc -l)"
+  wall=$(( $(date +%s) - start ))
+  local finding=none
+  [[ $rc -ne 0 ]] && finding="exit $rc: see $log"
+  printf '| %s | %s | %s | %s | %s MB | %.1f | %.1f | %s |\n' "$n" "$runs" "$cov" "$corpus_n" "$rss" \
+    "$(echo "$used / 60" | bc -l)" "$(echo "$wall / 60" | bc -l)" "$finding"
+  if [[ $rc -ne 0 ]]; then
+    grep -E "ERROR|SUMMARY|Assertion|runtime error|Test unit written" "$log" | head -n 20 >&2 || true
+    return 1
+  fi
+}
+
+campaign() {
+  local budget="$1"; shift
+  local which=("$@") failed=0 n running=0
+  [[ ${#which[@]} -eq 0 ]] && which=("${TARGETS[@]}")
+  echo "| target | executions | coverage (edges) | corpus | peak RSS | CPU minutes | wall minutes | findings |"
+  echo "|---|---|---|---|---|---|---|---|"
+  local pids=()
+  for n in "${which[@]}"; do
+    campaign_target "$n" "$budget" & pids+=($!)
+    running=$((running + 1))
+    if [[ $running -ge "${PTXLINK_FUZZ_PARALLEL:-1}" ]]; then
+      wait "${pids[0]}" || failed=1
+      pids=("${pids[@]:1}"); running=$((running - 1))
+    fi
+  done
+  for n in "${pids[@]}"; do wait "$n" || failed=1; done
+  return $failed
+}
+
 case "${1:-all}" in
   build) build ;;
   seeds) seeds ;;
   run) shift; run "${1:-60}" "${@:2}" ;;
+  campaign) shift; campaign "${1:-900}" "${@:2}" ;;
   all) build && seeds && run "${2:-60}" ;;
   ci)
     if ! can_build_fuzzers; then
