@@ -135,6 +135,17 @@ private:
   std::string FailMessage;
 };
 
+/// What the steps of VariantReader::readPlain share: a plain object's tables, found and shape-checked once,
+/// and the map from ELF symbol index to model symbol that the symbol records build and the relocations read.
+struct PlainTables {
+  const ElfSectionHeader *Symtab = nullptr, *Sections = nullptr, *SymSide = nullptr, *Abi = nullptr,
+                         *Files = nullptr, *Shndx = nullptr; // Shndx: null if the object has none
+  ElfTable<ElfSymbol> ElfSymbols;
+  size_t NumSections = 0;     // ELF sections
+  size_t NSec = 0, NSym = 0;  // section and symbol records
+  std::vector<uint32_t> ElfToModel;
+};
+
 class VariantReader {
 public:
   /// Mapped: the file mapping Bytes lies in, when the reader should give back the pages of each table it
@@ -211,7 +222,25 @@ private:
   StringRef str(Cursor &C, const char *What);
   StringRef strAt(Cursor &C, uint64_t At, uint32_t Offset, uint32_t Length, const char *What);
   llvm::Error readNote(const ElfSectionHeader &H, ModuleVariant *V, uint32_t &Flags, uint32_t &Count);
+  /// A plain (one-variant) object, in steps: its tables found and shape-checked, the symbol records (each
+  /// with its ELF symbol), the section records (each with its relocations), the file records, the ABI
+  /// records.
   llvm::Error readPlain(ModuleVariant &V);
+  llvm::Expected<PlainTables> findPlainTables();
+  llvm::Error readSymbolRecords(PlainTables &T, ModuleVariant &V);
+  /// Symbol I's name, binding, value and size from its ELF symbol ElfIndex. (Inlined, as decodeRelocation:
+  /// a step of a per-record loop, where a call cost 0.7% of a 100-module link's instructions.)
+  LLVM_ATTRIBUTE_ALWAYS_INLINE llvm::Error readElfSymbol(const PlainTables &T, ModuleVariant &V, size_t I, uint32_t ElfIndex, uint8_t Flags,
+                            uint32_t NameLen, Cursor &C, const char *&StrtabReleased);
+  void reserveRelocations(const PlainTables &T, ModuleVariant &V);
+  llvm::Error readSectionRecords(const PlainTables &T, ModuleVariant &V);
+  /// Section S's relocations from the SHT_RELA section R, appended to V's one table.
+  llvm::Error readRelocations(const PlainTables &T, ModuleVariant &V, Section &S, const ElfSectionHeader &R);
+  /// One relocation into Rel; Width: how many bytes of the section it covers.
+  LLVM_ATTRIBUTE_ALWAYS_INLINE llvm::Error decodeRelocation(const PlainTables &T, const ModuleVariant &V,
+                                                            const ElfRela &E, uint64_t EAt, Relocation &Rel,
+                                                            uint64_t &Width);
+  llvm::Error readFileRecords(const ElfSectionHeader &Files, ModuleVariant &V);
   llvm::Error readFat(std::vector<ModuleVariant> &Out, uint32_t Count);
   /// Appends a parameter list to Out (a prototype's list, or the variant's table of function parameters).
   /// Most: the longest list the record holds (FunctionAbi's counts are bit-fields); What names it.
@@ -581,25 +610,25 @@ void VariantReader::readAbi(Cursor &C, ModuleVariant &V) {
     C.fail(C.offset(), "unexpected bytes after the ABI records");
 }
 
-llvm::Error VariantReader::readPlain(ModuleVariant &V) {
-  using namespace llvm::support::endian;
-  using llvm::ELF::SHT_PROGBITS, llvm::ELF::SHT_RELA, llvm::ELF::SHT_STRTAB;
-  const size_t NumSections = sectionCount();
+llvm::Expected<PlainTables> VariantReader::findPlainTables() {
+  using llvm::ELF::SHT_STRTAB;
+  PlainTables T;
+  T.NumSections = sectionCount();
   auto SymtabH = unique(llvm::ELF::SHT_SYMTAB, ".symtab");
   if (!SymtabH)
     return SymtabH.takeError();
-  const ElfSectionHeader &Symtab = **SymtabH;
+  T.Symtab = *SymtabH;
+  const ElfSectionHeader &Symtab = *T.Symtab;
   // Our writer's table shapes, exactly: the view then needs no further check.
   if (Symtab.sh_entsize != sizeof(ElfSymbol) || Symtab.sh_size % sizeof(ElfSymbol) || Symtab.sh_size == 0)
     return err(headerOffset(Symtab), "malformed .symtab (entry size or section size)");
-  if (Symtab.sh_link >= NumSections || View->section(Symtab.sh_link).sh_type != SHT_STRTAB)
+  if (Symtab.sh_link >= T.NumSections || View->section(Symtab.sh_link).sh_type != SHT_STRTAB)
     return err(headerOffset(Symtab), ".symtab's sh_link is not a string table");
   const ElfSectionHeader &StrH = View->section(Symtab.sh_link);
   Strtab = data(StrH);
   if (Strtab.empty() || Strtab.back() != '\0')
     return err(headerOffset(StrH), "string table is empty or not NUL-terminated");
-  const ElfTable<ElfSymbol> ElfSymbols = View->table<ElfSymbol>(Symtab, ".symtab", [](uint64_t, const llvm::Twine &) {});
-  const uint64_t NElf = ElfSymbols.size();
+  T.ElfSymbols = View->table<ElfSymbol>(Symtab, ".symtab", [](uint64_t, const llvm::Twine &) {});
 
   auto Sections = unique(ShtSections, ".ptxlink.sections");
   auto SymSide = unique(ShtSymbols, ".ptxlink.symbols");
@@ -608,30 +637,36 @@ llvm::Error VariantReader::readPlain(ModuleVariant &V) {
   for (auto *E : {&Sections, &SymSide, &Abi, &Files})
     if (!*E)
       return E->takeError();
-  if ((*Sections)->sh_size % SectionRecordSize)
-    return err(headerOffset(**Sections), ".ptxlink.sections size is not a multiple of the record size");
-  if ((*SymSide)->sh_size % SymbolRecordSize)
-    return err(headerOffset(**SymSide), ".ptxlink.symbols size is not a multiple of the record size");
-  if ((*Files)->sh_size % FileRecordSize)
-    return err(headerOffset(**Files), ".ptxlink.files size is not a multiple of the record size");
-  const size_t NSec = (*Sections)->sh_size / SectionRecordSize;
-  const size_t NSym = (*SymSide)->sh_size / SymbolRecordSize;
-  if (NSym > NElf)
-    return err(headerOffset(**SymSide), "more symbol records than ELF symbols");
+  T.Sections = *Sections, T.SymSide = *SymSide, T.Abi = *Abi, T.Files = *Files;
+  if (T.Sections->sh_size % SectionRecordSize)
+    return err(headerOffset(*T.Sections), ".ptxlink.sections size is not a multiple of the record size");
+  if (T.SymSide->sh_size % SymbolRecordSize)
+    return err(headerOffset(*T.SymSide), ".ptxlink.symbols size is not a multiple of the record size");
+  if (T.Files->sh_size % FileRecordSize)
+    return err(headerOffset(*T.Files), ".ptxlink.files size is not a multiple of the record size");
+  T.NSec = T.Sections->sh_size / SectionRecordSize;
+  T.NSym = T.SymSide->sh_size / SymbolRecordSize;
+  if (T.NSym > T.ElfSymbols.size())
+    return err(headerOffset(*T.SymSide), "more symbol records than ELF symbols");
 
   auto ShndxTable = unique(llvm::ELF::SHT_SYMTAB_SHNDX, ".symtab_shndx", /*Required=*/false);
   if (!ShndxTable)
     return ShndxTable.takeError();
-  const bool HasShndxTable = *ShndxTable != nullptr;
-  if (HasShndxTable && (*ShndxTable)->sh_size != NElf * 4)
-    return err(headerOffset(**ShndxTable), ".symtab_shndx does not have one entry per symbol");
+  T.Shndx = *ShndxTable;
+  if (T.Shndx && T.Shndx->sh_size != T.ElfSymbols.size() * 4)
+    return err(headerOffset(*T.Shndx), ".symtab_shndx does not have one entry per symbol");
+  return T;
+}
 
+llvm::Error VariantReader::readSymbolRecords(PlainTables &T, ModuleVariant &V) {
+  using namespace llvm::support::endian;
   // Symbols: ELF fields through the side table, which fixes the model order.
-  std::vector<uint32_t> ElfToModel(NElf, NoSymbol);
-  V.Symbols.resize(NSym);
-  Cursor C = cursor(**SymSide);
+  const uint64_t NElf = T.ElfSymbols.size();
+  T.ElfToModel.assign(NElf, NoSymbol);
+  V.Symbols.resize(T.NSym);
+  Cursor C = cursor(*T.SymSide);
   const char *StrtabReleased = Strtab.data();
-  for (size_t I = 0; I < NSym && C.ok(); ++I) {
+  for (size_t I = 0; I < T.NSym && C.ok(); ++I) {
     // A fixed 32-byte record, bounds-checked once: ELF index, kind, space, flags, (pad), section,
     // alignment, aliasee, name length, line, column.
     uint64_t At = C.offset();
@@ -648,115 +683,124 @@ llvm::Error VariantReader::readPlain(ModuleVariant &V) {
     S.Where.Column = read32le(R + 28);
     if (ElfIndex == 0 || ElfIndex >= NElf)
       return err(At - Base, "symbol record " + llvm::Twine(I) + " refers to ELF symbol " + llvm::Twine(ElfIndex));
-    if (ElfToModel[ElfIndex] != NoSymbol)
+    if (T.ElfToModel[ElfIndex] != NoSymbol)
       return err(At - Base, "two symbol records refer to ELF symbol " + llvm::Twine(ElfIndex));
-    ElfToModel[ElfIndex] = static_cast<uint32_t>(I);
+    T.ElfToModel[ElfIndex] = static_cast<uint32_t>(I);
     if (Kind > static_cast<uint8_t>(SymbolKind::Section) || !validSpace(Space))
       return err(At - Base + 4, "invalid symbol kind or state space");
     if (NameLen > MaxSymbolNameBytes) // Symbol keeps a 24-bit length
       return err(At - Base + 20, "symbol name of " + llvm::Twine(NameLen) + " bytes (at most " +
                                      llvm::Twine(MaxSymbolNameBytes) + " are supported)");
-    if (S.Section != NoSection && S.Section >= NSec)
-      return err(At - Base + 8, "symbol refers to section " + llvm::Twine(S.Section) + " of " + llvm::Twine(NSec));
+    if (S.Section != NoSection && S.Section >= T.NSec)
+      return err(At - Base + 8, "symbol refers to section " + llvm::Twine(S.Section) + " of " + llvm::Twine(T.NSec));
     // The model keeps an alignment as its log2 (Symbol), and every producer makes one a power of two.
     if (Align & (Align - 1))
       return err(At - Base + 12, "symbol alignment " + llvm::Twine(Align) + " is not a power of two");
     S.setAlign(Align);
-    if (AliasOf != NoSymbol && AliasOf >= NSym)
+    if (AliasOf != NoSymbol && AliasOf >= T.NSym)
       return err(At - Base + 16, "alias refers to symbol " + llvm::Twine(AliasOf));
     if (AliasOf != NoSymbol)
       V.setAliasOf(static_cast<uint32_t>(I), AliasOf);
     S.Kind = static_cast<SymbolKind>(Kind);
     S.Space = static_cast<StateSpace>(Space);
     S.Initialized = Flags & SymInitialized;
-
-    using namespace llvm::ELF;
-    const ElfSymbol &E = ElfSymbols[ElfIndex];
-    const uint64_t EAt = ElfSymbols.offsetOf(ElfIndex);
-    const uint16_t Shndx = E.st_shndx;
-    S.setName(strAt(C, Base + EAt, E.st_name, NameLen, "symbol name"));
-    if (!C.ok())
-      break;
-    // A large object's names are copied (8 bytes each for 10^6 small functions): resolution and emit
-    // read every name again, and in place they kept `.strtab` resident (19 MB at 10^6, section names
-    // included) after the rest of the file was given back.
-    if (Object) {
-      S.setName(Object->saveName(S.name()));
-      // The names lie in symbol order in `.strtab`: what lies behind them goes back as the walk passes
-      // (the section names before them are read again by the sections walk, from the file).
-      if (I % ReleaseEveryRecords == 0)
-        releaseBehind(StrtabReleased, Strtab.data() + E.st_name);
-    }
-    const uint8_t Bind = E.getBinding();
-    if (Shndx == SHN_XINDEX && !HasShndxTable)
-      return err(EAt + offsetof(ElfSymbol, st_shndx),
-                 "symbol '" + S.name() + "' uses SHN_XINDEX but there is no SHT_SYMTAB_SHNDX section");
-    if (Shndx >= NumSections && Shndx != SHN_ABS && Shndx != SHN_COMMON && Shndx != SHN_XINDEX)
-      return err(EAt + offsetof(ElfSymbol, st_shndx), "symbol '" + S.name() + "' has section index " + llvm::Twine(Shndx));
-    if (Bind == STB_LOCAL)
-      S.Bind = Binding::Local;
-    else if (Bind == STB_WEAK)
-      S.Bind = Binding::Weak;
-    else if (Bind != STB_GLOBAL)
-      return err(EAt + offsetof(ElfSymbol, st_info), "symbol '" + S.name() + "' has unknown binding " + llvm::Twine(Bind));
-    else if (Shndx == SHN_UNDEF)
-      S.Bind = Binding::Undefined;
-    else if (Shndx == SHN_COMMON || (Flags & SymInitializedCommon))
-      S.Bind = Binding::Common;
-    else
-      S.Bind = Binding::Global;
-    // A label's offset and a variable's size share one field of the model (ObjectModel.h): our writer
-    // gives no other kind a value or a size, and one that has them is refused, not dropped. st_value is
-    // the alignment for SHN_COMMON, and an alias's is its aliasee's (the model keeps only the link).
-    const bool ValueIsPlace = Shndx != SHN_COMMON && !(S.Section == NoSection && V.aliasOf(I) != NoSymbol);
-    const uint64_t Value = E.st_value, Size = E.st_size;
-    if (S.Kind == SymbolKind::Label) {
-      if (ValueIsPlace && Value > MaxSymbolValue) // Symbol keeps 48 bits; a section is below 4 GiB anyway
-        return err(EAt + offsetof(ElfSymbol, st_value), "label '" + S.name() + "' has value " + llvm::Twine(Value) +
-                                                            " (at most " + llvm::Twine(MaxSymbolValue) + " is supported)");
-      if (ValueIsPlace)
-        S.setValue(Value);
-    } else if (ValueIsPlace && Value != 0) {
-      return err(EAt + offsetof(ElfSymbol, st_value), "symbol '" + S.name() + "' has value " + llvm::Twine(Value) +
-                                                          ": only a label has one");
-    }
-    if (S.Kind == SymbolKind::Variable && Size > MaxSymbolValue) // Symbol keeps 48 bits
-      return err(EAt + offsetof(ElfSymbol, st_size), "variable '" + S.name() + "' has size " + llvm::Twine(Size) +
-                                                         " (at most " + llvm::Twine(MaxSymbolValue) + " is supported)");
-    if (S.Kind == SymbolKind::Variable)
-      S.setSize(Size);
-    else if (Size != 0)
-      return err(EAt + offsetof(ElfSymbol, st_size),
-                 "symbol '" + S.name() + "' has size " + llvm::Twine(Size) + ": only a variable has one");
+    if (llvm::Error E = readElfSymbol(T, V, I, ElfIndex, Flags, NameLen, C, StrtabReleased))
+      return E;
   }
   if (!C.ok())
     return cursorError(C);
-  release(*SymSide);
-  release(&Symtab);
-  release(*ShndxTable);
+  return llvm::Error::success();
+}
 
-  // Sections and their relocations, the latter into one table sized once: at most every SHT_RELA
-  // section's entries (those of the plain object's sections, in section order). A large object gives
-  // back, as the reader passes them, the section records, the section headers and the sections' bytes
-  // (text and relocations; the text faults back in when printed): in our writer's layout each lies in
-  // file order.
-  {
-    uint64_t MostRelocs = 0;
-    const char *Released = NumSections ? reinterpret_cast<const char *>(&View->section(0)) : nullptr;
-    for (size_t I = 1; I < NumSections; ++I) {
-      const ElfSectionHeader &H = View->section(I);
-      if (H.sh_type == SHT_RELA && H.sh_entsize == sizeof(ElfRela))
-        MostRelocs += H.sh_size / sizeof(ElfRela);
-      if (I % ReleaseEveryRecords == 0) // a large object's headers: read again below, one at a time
-        releaseBehind(Released, reinterpret_cast<const char *>(&H));
-    }
-    V.Relocs.reserve(std::min<uint64_t>(MostRelocs, UINT32_MAX));
+llvm::Error VariantReader::readElfSymbol(const PlainTables &T, ModuleVariant &V, size_t I, uint32_t ElfIndex,
+                                         uint8_t Flags, uint32_t NameLen, Cursor &C, const char *&StrtabReleased) {
+  using namespace llvm::ELF;
+  Symbol &S = V.Symbols[I];
+  const ElfSymbol &E = T.ElfSymbols[ElfIndex];
+  const uint64_t EAt = T.ElfSymbols.offsetOf(ElfIndex);
+  const uint16_t Shndx = E.st_shndx;
+  S.setName(strAt(C, Base + EAt, E.st_name, NameLen, "symbol name"));
+  if (!C.ok())
+    return llvm::Error::success(); // the caller reports the cursor's failure
+  // A large object's names are copied (8 bytes each for 10^6 small functions): resolution and emit
+  // read every name again, and in place they kept `.strtab` resident (19 MB at 10^6, section names
+  // included) after the rest of the file was given back.
+  if (Object) {
+    S.setName(Object->saveName(S.name()));
+    // The names lie in symbol order in `.strtab`: what lies behind them goes back as the walk passes
+    // (the section names before them are read again by the sections walk, from the file).
+    if (I % ReleaseEveryRecords == 0)
+      releaseBehind(StrtabReleased, Strtab.data() + E.st_name);
   }
-  V.Sections.resize(NSec);
-  C = cursor(**Sections);
+  const uint8_t Bind = E.getBinding();
+  if (Shndx == SHN_XINDEX && !T.Shndx)
+    return err(EAt + offsetof(ElfSymbol, st_shndx),
+               "symbol '" + S.name() + "' uses SHN_XINDEX but there is no SHT_SYMTAB_SHNDX section");
+  if (Shndx >= T.NumSections && Shndx != SHN_ABS && Shndx != SHN_COMMON && Shndx != SHN_XINDEX)
+    return err(EAt + offsetof(ElfSymbol, st_shndx), "symbol '" + S.name() + "' has section index " + llvm::Twine(Shndx));
+  if (Bind == STB_LOCAL)
+    S.Bind = Binding::Local;
+  else if (Bind == STB_WEAK)
+    S.Bind = Binding::Weak;
+  else if (Bind != STB_GLOBAL)
+    return err(EAt + offsetof(ElfSymbol, st_info), "symbol '" + S.name() + "' has unknown binding " + llvm::Twine(Bind));
+  else if (Shndx == SHN_UNDEF)
+    S.Bind = Binding::Undefined;
+  else if (Shndx == SHN_COMMON || (Flags & SymInitializedCommon))
+    S.Bind = Binding::Common;
+  else
+    S.Bind = Binding::Global;
+  // A label's offset and a variable's size share one field of the model (ObjectModel.h): our writer
+  // gives no other kind a value or a size, and one that has them is refused, not dropped. st_value is
+  // the alignment for SHN_COMMON, and an alias's is its aliasee's (the model keeps only the link).
+  const bool ValueIsPlace = Shndx != SHN_COMMON && !(S.Section == NoSection && V.aliasOf(I) != NoSymbol);
+  const uint64_t Value = E.st_value, Size = E.st_size;
+  if (S.Kind == SymbolKind::Label) {
+    if (ValueIsPlace && Value > MaxSymbolValue) // Symbol keeps 48 bits; a section is below 4 GiB anyway
+      return err(EAt + offsetof(ElfSymbol, st_value), "label '" + S.name() + "' has value " + llvm::Twine(Value) +
+                                                          " (at most " + llvm::Twine(MaxSymbolValue) + " is supported)");
+    if (ValueIsPlace)
+      S.setValue(Value);
+  } else if (ValueIsPlace && Value != 0) {
+    return err(EAt + offsetof(ElfSymbol, st_value), "symbol '" + S.name() + "' has value " + llvm::Twine(Value) +
+                                                        ": only a label has one");
+  }
+  if (S.Kind == SymbolKind::Variable && Size > MaxSymbolValue) // Symbol keeps 48 bits
+    return err(EAt + offsetof(ElfSymbol, st_size), "variable '" + S.name() + "' has size " + llvm::Twine(Size) +
+                                                       " (at most " + llvm::Twine(MaxSymbolValue) + " is supported)");
+  if (S.Kind == SymbolKind::Variable)
+    S.setSize(Size);
+  else if (Size != 0)
+    return err(EAt + offsetof(ElfSymbol, st_size),
+               "symbol '" + S.name() + "' has size " + llvm::Twine(Size) + ": only a variable has one");
+  return llvm::Error::success();
+}
+
+void VariantReader::reserveRelocations(const PlainTables &T, ModuleVariant &V) {
+  // One table sized once: at most every SHT_RELA section's entries (those of the plain object's
+  // sections, in section order).
+  uint64_t MostRelocs = 0;
+  const char *Released = T.NumSections ? reinterpret_cast<const char *>(&View->section(0)) : nullptr;
+  for (size_t I = 1; I < T.NumSections; ++I) {
+    const ElfSectionHeader &H = View->section(I);
+    if (H.sh_type == llvm::ELF::SHT_RELA && H.sh_entsize == sizeof(ElfRela))
+      MostRelocs += H.sh_size / sizeof(ElfRela);
+    if (I % ReleaseEveryRecords == 0) // a large object's headers: read again below, one at a time
+      releaseBehind(Released, reinterpret_cast<const char *>(&H));
+  }
+  V.Relocs.reserve(std::min<uint64_t>(MostRelocs, UINT32_MAX));
+}
+
+llvm::Error VariantReader::readSectionRecords(const PlainTables &T, ModuleVariant &V) {
+  using namespace llvm::support::endian;
+  // A large object gives back, as the reader passes them, the section records, the section headers and
+  // the sections' bytes (text and relocations; the text faults back in when printed): in our writer's
+  // layout each lies in file order.
+  V.Sections.resize(T.NSec);
+  Cursor C = cursor(*T.Sections);
   const char *RecordsReleased = at(C), *HeadersReleased = nullptr, *DataReleased = nullptr;
   const char *NamesReleased = Strtab.data(); // the section names, in section order in `.strtab`
-  for (size_t I = 0; I < NSec && C.ok(); ++I) {
+  for (size_t I = 0; I < T.NSec && C.ok(); ++I) {
     // A fixed 40-byte record, bounds-checked once: content section, relocation section, kind, (pad),
     // symbol, header length, name (offset, length), line, column, (reserved).
     uint64_t At = C.offset() - Base;
@@ -772,11 +816,11 @@ llvm::Error VariantReader::readPlain(ModuleVariant &V) {
     const Loc Where{read32le(Rec + 28), read32le(Rec + 32)};
     if (!C.ok())
       break;
-    if (Content == 0 || Content >= NumSections || View->section(Content).sh_type != SHT_PROGBITS)
+    if (Content == 0 || Content >= T.NumSections || View->section(Content).sh_type != llvm::ELF::SHT_PROGBITS)
       return err(At, "section record " + llvm::Twine(I) + " refers to ELF section " + llvm::Twine(Content));
     if (Kind > static_cast<uint8_t>(SectionKind::Module))
       return err(At + 8, "invalid section kind " + llvm::Twine(Kind));
-    if (S.Symbol != NoSymbol && S.Symbol >= NSym)
+    if (S.Symbol != NoSymbol && S.Symbol >= T.NSym)
       return err(At + 12, "section refers to symbol " + llvm::Twine(S.Symbol));
     S.Kind = static_cast<SectionKind>(Kind);
     if (SecFlags & ~SecHasOdrHash)
@@ -784,7 +828,7 @@ llvm::Error VariantReader::readPlain(ModuleVariant &V) {
     if (SecFlags & SecHasOdrHash) {
       if (S.Kind != SectionKind::Function && S.Kind != SectionKind::Variable)
         return err(At + 9, "an ODR hash on a section that is no function or variable");
-      V.OdrHashes.push_back({uint32_t(I), llvm::support::endian::read64le(Rec + 40)});
+      V.OdrHashes.push_back({uint32_t(I), read64le(Rec + 40)});
     }
     // Our writer gives a function's or variable's section its symbol's name and place; a record with
     // another name or place is kept as read (in SectionLabels), as before sections took theirs from
@@ -817,98 +861,110 @@ llvm::Error VariantReader::readPlain(ModuleVariant &V) {
     V.startRelocs(S);
     if (Rela == 0)
       continue;
-    if (Rela >= NumSections || View->section(Rela).sh_type != SHT_RELA || View->section(Rela).sh_info != Content)
+    if (Rela >= T.NumSections || View->section(Rela).sh_type != llvm::ELF::SHT_RELA ||
+        View->section(Rela).sh_info != Content)
       return err(At + 4, "section record " + llvm::Twine(I) + " names ELF section " + llvm::Twine(Rela) +
                              " as its relocations, which is not a matching SHT_RELA section");
-    const ElfSectionHeader &R = View->section(Rela);
-    if (R.sh_entsize != sizeof(ElfRela) || R.sh_size % sizeof(ElfRela))
-      return err(headerOffset(R), "malformed relocation section (entry size or section size)");
-    const ElfTable<ElfRela> Relocs = View->table<ElfRela>(R, "relocation section", [](uint64_t, const llvm::Twine &) {});
-    const size_t N = Relocs.size();
-    if (!V.relocsFit(N))
-      return err(headerOffset(R), "more than 2^32 - 1 relocations in one module");
-    V.Relocs.resize(V.Relocs.size() + N);
-    V.endRelocs(S);
-    const llvm::MutableArrayRef<Relocation> SectionRelocs = V.relocs(S);
-    uint64_t Previous = 0;
-    for (size_t K = 0; K < N; ++K) {
-      const ElfRela &E = Relocs[K];
-      const uint64_t EAt = Relocs.offsetOf(K);
-      const uint64_t Addend = uint64_t(int64_t(E.r_addend));
-      Relocation &Rel = SectionRelocs[K];
-      // The model's offsets are 32-bit (ObjectModel.h): refused here, before anything truncates one.
-      const uint64_t Offset = E.r_offset;
-      if (Offset > MaxRelocationOffset)
-        return err(EAt, "relocation at offset " + llvm::Twine(Offset) + " of its section: offsets must be below 2^32");
-      Rel.Offset = static_cast<uint32_t>(Offset);
-      const uint32_t Type = E.getType(false), Sym = E.getSymbol(false);
-      uint64_t Width = 0;
-      // Lengths are 24-bit and addends 32-bit signed in the model (ObjectModel.h): a larger one is refused
-      // here, before anything truncates it.
-      auto lengthOutOfRange = [&](const char *What, uint64_t Length) {
-        return err(EAt + RelaAddendAt, llvm::Twine(What) + " relocation length " + llvm::Twine(Length) +
-                                           " out of range (at most 16777215 bytes)");
-      };
-      if (Type == RelFile) {
-        Rel.Kind = RelocKind::FileIndex;
-        Rel.Symbol = static_cast<uint32_t>(Addend >> 32);
-        if (uint32_t(Addend) > MaxRelocationLength)
-          return lengthOutOfRange("file index", uint32_t(Addend));
-        Rel.Length = static_cast<uint32_t>(Addend);
-        Width = Rel.Length;
-      } else {
-        if (Type < RelName || Type > RelCallTarget)
-          return err(EAt + RelaTypeAt, "unknown relocation type " + llvm::Twine(Type));
-        if (Sym == 0 || Sym >= NElf || ElfToModel[Sym] == NoSymbol)
-          return err(EAt + RelaSymbolAt, "relocation refers to ELF symbol " + llvm::Twine(Sym) + ", which has no record");
-        Rel.Symbol = ElfToModel[Sym];
-        if (Type == RelName || Type == RelCall || Type == RelCallTarget) {
-          Rel.Kind = RelocKind::NameRef;
-          Rel.CallSite = Type == RelCall;
-          Rel.CallTargetSite = Type == RelCallTarget;
-          if (Addend > MaxRelocationLength)
-            return lengthOutOfRange("name", Addend);
-          Rel.Length = static_cast<uint32_t>(Addend);
-          Width = Rel.Length;
-        } else if (Type == RelSectionOffset) {
-          Rel.Kind = RelocKind::SectionOffset;
-          Rel.Length = static_cast<uint32_t>(Addend & ((1u << SectionOffsetLengthBits) - 1));
-          if ((Addend >> SectionOffsetLengthBits) > uint64_t(MaxRelocationAddend))
-            return err(EAt + RelaAddendAt, "section offset relocation offset " +
-                                               llvm::Twine(Addend >> SectionOffsetLengthBits) +
-                                               " out of range (at most 2^31 - 1)");
-          Rel.Addend = static_cast<int32_t>(Addend >> SectionOffsetLengthBits);
-          Width = Rel.Length;
-          if (V.Symbols[Rel.Symbol].Kind != SymbolKind::Section)
-            return err(EAt + RelaSymbolAt, "section offset relocation refers to '" + V.Symbols[Rel.Symbol].name() +
-                                     "', which is not a section symbol");
-        } else {
-          Rel.Kind = Type == RelData32 ? RelocKind::Data32 : RelocKind::Data64;
-          if (!relocationAddendFits(int64_t(Addend)))
-            return err(EAt + RelaAddendAt, "relocation addend " + llvm::Twine(int64_t(Addend)) +
-                                               " out of range: addends must lie in [-2^31, 2^31)");
-          Rel.Addend = static_cast<int32_t>(Addend);
-          Width = Type == RelData32 ? 4 : 8;
-        }
-      }
-      if (Offset > S.contents().size() || Width > S.contents().size() - Offset)
-        return err(EAt, "relocation at offset " + llvm::Twine(Offset) + " outside its section (size " +
-                            llvm::Twine(S.contents().size()) + ")");
-      if (Offset < Previous)
-        return err(EAt, "relocations are not sorted by offset");
-      Previous = Offset;
-    }
+    if (llvm::Error E = readRelocations(T, V, S, View->section(Rela)))
+      return E;
   }
   if (!C.ok())
     return cursorError(C);
-  // The section header table too: what is left to read (files, ABI) has its header at hand.
-  release(*Sections);
-  if (Mapped)
-    release(StringRef(reinterpret_cast<const char *>(&View->section(0)), NumSections * sizeof(ElfSectionHeader)));
+  return llvm::Error::success();
+}
 
-  // Files.
-  C = cursor(**Files);
-  size_t NFiles = (*Files)->sh_size / FileRecordSize;
+llvm::Error VariantReader::readRelocations(const PlainTables &T, ModuleVariant &V, Section &S,
+                                           const ElfSectionHeader &R) {
+  if (R.sh_entsize != sizeof(ElfRela) || R.sh_size % sizeof(ElfRela))
+    return err(headerOffset(R), "malformed relocation section (entry size or section size)");
+  const ElfTable<ElfRela> Relocs = View->table<ElfRela>(R, "relocation section", [](uint64_t, const llvm::Twine &) {});
+  const size_t N = Relocs.size();
+  if (!V.relocsFit(N))
+    return err(headerOffset(R), "more than 2^32 - 1 relocations in one module");
+  V.Relocs.resize(V.Relocs.size() + N);
+  V.endRelocs(S);
+  const llvm::MutableArrayRef<Relocation> SectionRelocs = V.relocs(S);
+  uint64_t Previous = 0;
+  for (size_t K = 0; K < N; ++K) {
+    const uint64_t EAt = Relocs.offsetOf(K);
+    uint64_t Width = 0;
+    if (llvm::Error E = decodeRelocation(T, V, Relocs[K], EAt, SectionRelocs[K], Width))
+      return E;
+    const uint64_t Offset = SectionRelocs[K].Offset;
+    if (Offset > S.contents().size() || Width > S.contents().size() - Offset)
+      return err(EAt, "relocation at offset " + llvm::Twine(Offset) + " outside its section (size " +
+                          llvm::Twine(S.contents().size()) + ")");
+    if (Offset < Previous)
+      return err(EAt, "relocations are not sorted by offset");
+    Previous = Offset;
+  }
+  return llvm::Error::success();
+}
+
+llvm::Error VariantReader::decodeRelocation(const PlainTables &T, const ModuleVariant &V, const ElfRela &E,
+                                            uint64_t EAt, Relocation &Rel, uint64_t &Width) {
+  const uint64_t NElf = T.ElfSymbols.size();
+  const uint64_t Addend = uint64_t(int64_t(E.r_addend));
+  // The model's offsets are 32-bit (ObjectModel.h): refused here, before anything truncates one.
+  const uint64_t Offset = E.r_offset;
+  if (Offset > MaxRelocationOffset)
+    return err(EAt, "relocation at offset " + llvm::Twine(Offset) + " of its section: offsets must be below 2^32");
+  Rel.Offset = static_cast<uint32_t>(Offset);
+  const uint32_t Type = E.getType(false), Sym = E.getSymbol(false);
+  // Lengths are 24-bit and addends 32-bit signed in the model (ObjectModel.h): a larger one is refused
+  // here, before anything truncates it.
+  auto lengthOutOfRange = [&](const char *What, uint64_t Length) {
+    return err(EAt + RelaAddendAt, llvm::Twine(What) + " relocation length " + llvm::Twine(Length) +
+                                       " out of range (at most 16777215 bytes)");
+  };
+  if (Type == RelFile) {
+    Rel.Kind = RelocKind::FileIndex;
+    Rel.Symbol = static_cast<uint32_t>(Addend >> 32);
+    if (uint32_t(Addend) > MaxRelocationLength)
+      return lengthOutOfRange("file index", uint32_t(Addend));
+    Rel.Length = static_cast<uint32_t>(Addend);
+    Width = Rel.Length;
+    return llvm::Error::success();
+  }
+  if (Type < RelName || Type > RelCallTarget)
+    return err(EAt + RelaTypeAt, "unknown relocation type " + llvm::Twine(Type));
+  if (Sym == 0 || Sym >= NElf || T.ElfToModel[Sym] == NoSymbol)
+    return err(EAt + RelaSymbolAt, "relocation refers to ELF symbol " + llvm::Twine(Sym) + ", which has no record");
+  Rel.Symbol = T.ElfToModel[Sym];
+  if (Type == RelName || Type == RelCall || Type == RelCallTarget) {
+    Rel.Kind = RelocKind::NameRef;
+    Rel.CallSite = Type == RelCall;
+    Rel.CallTargetSite = Type == RelCallTarget;
+    if (Addend > MaxRelocationLength)
+      return lengthOutOfRange("name", Addend);
+    Rel.Length = static_cast<uint32_t>(Addend);
+    Width = Rel.Length;
+  } else if (Type == RelSectionOffset) {
+    Rel.Kind = RelocKind::SectionOffset;
+    Rel.Length = static_cast<uint32_t>(Addend & ((1u << SectionOffsetLengthBits) - 1));
+    if ((Addend >> SectionOffsetLengthBits) > uint64_t(MaxRelocationAddend))
+      return err(EAt + RelaAddendAt, "section offset relocation offset " +
+                                         llvm::Twine(Addend >> SectionOffsetLengthBits) +
+                                         " out of range (at most 2^31 - 1)");
+    Rel.Addend = static_cast<int32_t>(Addend >> SectionOffsetLengthBits);
+    Width = Rel.Length;
+    if (V.Symbols[Rel.Symbol].Kind != SymbolKind::Section)
+      return err(EAt + RelaSymbolAt, "section offset relocation refers to '" + V.Symbols[Rel.Symbol].name() +
+                                         "', which is not a section symbol");
+  } else {
+    Rel.Kind = Type == RelData32 ? RelocKind::Data32 : RelocKind::Data64;
+    if (!relocationAddendFits(int64_t(Addend)))
+      return err(EAt + RelaAddendAt, "relocation addend " + llvm::Twine(int64_t(Addend)) +
+                                         " out of range: addends must lie in [-2^31, 2^31)");
+    Rel.Addend = static_cast<int32_t>(Addend);
+    Width = Type == RelData32 ? 4 : 8;
+  }
+  return llvm::Error::success();
+}
+
+llvm::Error VariantReader::readFileRecords(const ElfSectionHeader &Files, ModuleVariant &V) {
+  Cursor C = cursor(Files);
+  size_t NFiles = Files.sh_size / FileRecordSize;
   V.Files.resize(NFiles);
   for (size_t I = 0; I < NFiles && C.ok(); ++I) {
     FileEntry &F = V.Files[I];
@@ -923,9 +979,34 @@ llvm::Error VariantReader::readPlain(ModuleVariant &V) {
   }
   if (!C.ok())
     return cursorError(C);
+  return llvm::Error::success();
+}
 
-  const StringRef AbiBytes = data(**Abi);
-  C = cursor(**Abi);
+llvm::Error VariantReader::readPlain(ModuleVariant &V) {
+  // Each step's shape checks and messages come in the order of the tables in the file's reading order,
+  // so that a file with several faults reports the same first one.
+  llvm::Expected<PlainTables> Tables = findPlainTables();
+  if (!Tables)
+    return Tables.takeError();
+  PlainTables &T = *Tables;
+  if (llvm::Error E = readSymbolRecords(T, V))
+    return E;
+  release(T.SymSide);
+  release(T.Symtab);
+  release(T.Shndx);
+
+  reserveRelocations(T, V);
+  if (llvm::Error E = readSectionRecords(T, V))
+    return E;
+  // The section header table too: what is left to read (files, ABI) has its header at hand.
+  release(T.Sections);
+  if (Mapped)
+    release(StringRef(reinterpret_cast<const char *>(&View->section(0)), T.NumSections * sizeof(ElfSectionHeader)));
+
+  if (llvm::Error E = readFileRecords(*T.Files, V))
+    return E;
+  const StringRef AbiBytes = data(*T.Abi);
+  Cursor C = cursor(*T.Abi);
   readAbi(C, V);
   if (!C.ok())
     return cursorError(C);
