@@ -173,7 +173,7 @@ std::vector<const ModuleVariant *> ArchLink::selectedVariants() const {
   return Out;
 }
 
-uint32_t ArchLink::aliaseeSection(SymRef R) const {
+uint32_t SymbolTable::aliaseeSection(SymRef R) const {
   const ModuleVariant &M = *Modules[R.Module].M;
   // Follow .alias chains (bounded: a malformed object could loop).
   for (unsigned Depth = 0; Depth < 8 && R.Symbol < M.Symbols.size(); ++Depth) {
@@ -186,7 +186,7 @@ uint32_t ArchLink::aliaseeSection(SymRef R) const {
   return NoSection;
 }
 
-SourceLoc ArchLink::locationIn(uint32_t Module, uint32_t SecIdx, uint64_t Offset) const {
+SourceLoc SymbolTable::locationIn(uint32_t Module, uint32_t SecIdx, uint64_t Offset) const {
   const Section &S = Modules[Module].M->Sections[SecIdx];
   SourceLoc Rel = locate(S.contents(), Offset);
   const SourceLoc Where = Modules[Module].M->sectionWhere(S);
@@ -197,7 +197,7 @@ SourceLoc ArchLink::locationIn(uint32_t Module, uint32_t SecIdx, uint64_t Offset
   return SourceLoc{Where.Line + Rel.Line - 1, Rel.Column};
 }
 
-const FunctionAbi *ArchLink::functionAbi(SymRef R) const {
+const FunctionAbi *SymbolTable::functionAbi(SymRef R) const {
   const LinkModule &LM = Modules[R.Module];
   if (LM.AbiOf.empty())
     return bySymbol(LM.M->Functions, R.Symbol);
@@ -205,7 +205,7 @@ const FunctionAbi *ArchLink::functionAbi(SymRef R) const {
   return F & LinkModule::VariableAbiTag ? nullptr : &LM.M->Functions[F]; // NoAbi has the tag bit too
 }
 
-const VariableAbi *ArchLink::variableAbi(SymRef R) const {
+const VariableAbi *SymbolTable::variableAbi(SymRef R) const {
   const LinkModule &LM = Modules[R.Module];
   if (LM.AbiOf.empty())
     return bySymbol(LM.M->Functions, R.Symbol) ? nullptr : bySymbol(LM.M->Variables, R.Symbol);

@@ -281,7 +281,98 @@ SiteLocation siteText(const LinkModule &Module, SourceLoc Where);
 /// "add3(int) (_Z4add3i)" for mangled names, else the name itself.
 std::string displayName(llvm::StringRef Name);
 
-class ArchLink {
+/// The symbol table of one arch's link (shared by the arches of a group, which select the same variants):
+/// the selected module of each input, one GlobalSymbol per visible name with its definitions and
+/// declarations, and the lookups every pass shares. The passes fill it in order:
+/// selectVariants the Modules; resolveSymbols Globals, Sites, GlobalIndex, CommonSizes and
+/// WeakCopiesDiffer; markLive each module's SectionLive and GlobalSymbol::Live; emit each module's
+/// SymOut/SecOut and GlobalSymbol::Out, and it releases GlobalIndex.
+class SymbolTable {
+public:
+  std::vector<LinkModule> Modules;
+  std::vector<GlobalSymbol> Globals;
+  /// Every visible symbol of the link as a definition or declaration of its GlobalSymbol, grouped by
+  /// GlobalSymbol in Globals' order: a name's definitions (visible, weak, common, alias), then its
+  /// declarations (.extern or implicit), each in input order. Sized exactly (set by resolution).
+  std::vector<SymRef> Sites;
+  /// Name -> index in Globals.
+  GlobalNameIndex GlobalIndex;
+  /// The resolved size of each .common name whose winner is smaller than the largest (resolvedSize):
+  /// rare, so kept out of GlobalSymbol.
+  llvm::DenseMap<uint32_t, uint64_t> CommonSizes;
+  /// Weak names whose definitions differ (the ODR warning): nvlink would take the first copy it reads,
+  /// so a module holding one of them is not taken as compiled (sassReuseRefusal).
+  llvm::DenseSet<uint32_t> WeakCopiesDiffer;
+
+  /// G's name: that of its symbols (the first of its sites). Valid once resolution has run.
+  llvm::StringRef name(const GlobalSymbol &G) const { return sym(Sites[G.FirstSite]).name(); }
+  /// Name's index in Globals (after resolution and until emit has chosen the output symbols, which
+  /// releases the index), or NoGlobal.
+  uint32_t findGlobal(llvm::StringRef Name) const {
+    return GlobalIndex.find(Name, [this](uint32_t I) { return name(Globals[I]); });
+  }
+  /// Whether Name is a visible name of the link (after resolution, until emit releases the index).
+  bool isGlobalName(llvm::StringRef Name) const { return findGlobal(Name) != NoGlobal; }
+  /// G's winning definition (the first of its sites, where resolution put it); invalid if it has none.
+  SymRef def(const GlobalSymbol &G) const { return G.NumDefs ? Sites[G.FirstSite] : SymRef(); }
+  SymRef def(uint32_t GI) const { return def(Globals[GI]); }
+  /// G's size: a variable's resolved size (the largest .common), else its winner's; 0 if undefined.
+  uint64_t resolvedSize(const GlobalSymbol &G) const {
+    if (!G.NumDefs)
+      return 0;
+    if (G.Bind == Binding::Common)
+      if (auto It = CommonSizes.find(uint32_t(&G - Globals.data())); It != CommonSizes.end())
+        return It->second;
+    return sym(def(G)).size();
+  }
+  /// G's definitions (the winner first, the others in input order) and declarations (in input order);
+  /// G is an element of Globals.
+  llvm::ArrayRef<SymRef> defs(const GlobalSymbol &G) const {
+    return llvm::ArrayRef<SymRef>(Sites).slice(G.FirstSite, G.NumDefs);
+  }
+  llvm::ArrayRef<SymRef> decls(const GlobalSymbol &G) const { return sitesOf(G).drop_front(G.NumDefs); }
+
+  const Symbol &sym(SymRef R) const { return Modules[R.Module].M->Symbols[R.Symbol]; }
+  /// The section holding what R defines (through .alias to the aliasee); NoSection if none. Inline for a
+  /// symbol that is no alias (mark-live asks once per relocation it follows; a call cost as much as the
+  /// answer), out of line through the alias table.
+  uint32_t definingSection(SymRef R) const {
+    const ModuleVariant &M = *Modules[R.Module].M;
+    if (LLVM_UNLIKELY(R.Symbol >= M.Symbols.size()))
+      return NoSection;
+    if (LLVM_UNLIKELY(M.aliasOf(R.Symbol) != NoSymbol))
+      return aliaseeSection(R);
+    const uint32_t Sec = M.Symbols[R.Symbol].Section;
+    return Sec < M.Sections.size() ? Sec : NoSection;
+  }
+  /// Where a reference from module Module to its symbol Symbol leads: the definition (global winner or
+  /// the local symbol itself); invalid if undefined. (Inline: mark-live asks once per relocation.)
+  SymRef target(uint32_t Module, uint32_t Symbol) const {
+    const LinkModule &LM = Modules[Module];
+    if (Symbol >= LM.Global.size())
+      return {};
+    const uint32_t G = LM.Global[Symbol];
+    return G == NoGlobal ? SymRef{Module, Symbol} : def(G);
+  }
+  SiteLocation site(SymRef R) const { return siteText(Modules[R.Module], sym(R).Where); }
+  /// Location of byte Offset of section Sec in module Module.
+  SourceLoc locationIn(uint32_t Module, uint32_t Sec, uint64_t Offset) const;
+  /// R's function record, or its variable record (none if it has a function record); null if none.
+  const FunctionAbi *functionAbi(SymRef R) const;
+  const VariableAbi *variableAbi(SymRef R) const;
+
+private:
+  /// G's sites: from its FirstSite to the next GlobalSymbol's (the sites are grouped in Globals' order).
+  llvm::ArrayRef<SymRef> sitesOf(const GlobalSymbol &G) const {
+    size_t I = &G - Globals.data();
+    uint32_t End = I + 1 < Globals.size() ? Globals[I + 1].FirstSite : uint32_t(Sites.size());
+    return llvm::ArrayRef<SymRef>(Sites).slice(G.FirstSite, End - G.FirstSite);
+  }
+  /// definingSection of an alias: its aliasee's section, through chains of aliases.
+  uint32_t aliaseeSection(SymRef R) const;
+};
+
+class ArchLink : public SymbolTable {
 public:
   ArchLink(const LinkOptions &Options, llvm::ArrayRef<InputFile> Inputs, Target Arch, DiagnosticEngine &Diags,
            PassTimes &Times);
@@ -334,9 +425,6 @@ public:
   /// The units of a link with debug info: every input's own module, for ptxas -c -g and nvlink -g; empty
   /// where the link changed what a module means (renamed locals, --kernels-used/--variables-used).
   std::vector<CodegenUnit> splitDebugInputs() const;
-  /// Weak names whose definitions differ (the ODR warning): nvlink would take the first copy it reads,
-  /// so a module holding one of them is not taken as compiled (sassReuseRefusal).
-  llvm::DenseSet<uint32_t> WeakCopiesDiffer;
 
   /// After emit: the module-local kernels and variables that were renamed (LinkResult::Renamed).
   std::vector<LocalRename> renamedLocals() const;
@@ -356,93 +444,17 @@ public:
 
   const Target &arch() const { return Arch; }
   std::string archName() const { return Arch.name(); }
-  std::vector<LinkModule> Modules;
-  std::vector<GlobalSymbol> Globals;
-  /// Every visible symbol of the link as a definition or declaration of its GlobalSymbol, grouped by
-  /// GlobalSymbol in Globals' order: a name's definitions (visible, weak, common, alias), then its
-  /// declarations (.extern or implicit), each in input order. Sized exactly (set by resolve()).
-  std::vector<SymRef> Sites;
-  /// G's name: that of its symbols (the first of its sites). Valid once resolve() has run.
-  llvm::StringRef name(const GlobalSymbol &G) const { return sym(Sites[G.FirstSite]).name(); }
-  /// Name's index in Globals (after resolve and until emit has chosen the output symbols, which releases
-  /// the index), or NoGlobal.
-  uint32_t findGlobal(llvm::StringRef Name) const {
-    return GlobalIndex.find(Name, [this](uint32_t I) { return name(Globals[I]); });
-  }
-  /// Whether Name is a visible name of the link (after resolve, until emit releases the index).
-  bool isGlobalName(llvm::StringRef Name) const { return findGlobal(Name) != NoGlobal; }
-  /// G's winning definition (the first of its sites, where resolve() put it); invalid if it has none.
-  SymRef def(const GlobalSymbol &G) const { return G.NumDefs ? Sites[G.FirstSite] : SymRef(); }
-  SymRef def(uint32_t GI) const { return def(Globals[GI]); }
-  /// G's size: a variable's resolved size (the largest .common), else its winner's; 0 if undefined.
-  uint64_t resolvedSize(const GlobalSymbol &G) const {
-    if (!G.NumDefs)
-      return 0;
-    if (G.Bind == Binding::Common)
-      if (auto It = CommonSizes.find(uint32_t(&G - Globals.data())); It != CommonSizes.end())
-        return It->second;
-    return sym(def(G)).size();
-  }
-  /// G's definitions (the winner first, the others in input order) and declarations (in input order);
-  /// G is an element of Globals.
-  llvm::ArrayRef<SymRef> defs(const GlobalSymbol &G) const {
-    return llvm::ArrayRef<SymRef>(Sites).slice(G.FirstSite, G.NumDefs);
-  }
-  llvm::ArrayRef<SymRef> decls(const GlobalSymbol &G) const { return sitesOf(G).drop_front(G.NumDefs); }
   const ModuleVariant *Output = nullptr; // set by emit()
   std::vector<SymRef> OutOrigin;         // set by emit(): per output symbol, the input symbol it came from
-  /// Name -> index in Globals.
-  GlobalNameIndex GlobalIndex;
-
-  // Helpers shared by the passes.
-  const Symbol &sym(SymRef R) const { return Modules[R.Module].M->Symbols[R.Symbol]; }
-  /// The section holding what R defines (through .alias to the aliasee); NoSection if none. Inline for a
-  /// symbol that is no alias (mark-live asks once per relocation it follows; a call cost as much as the
-  /// answer), out of line through the alias table.
-  uint32_t definingSection(SymRef R) const {
-    const ModuleVariant &M = *Modules[R.Module].M;
-    if (LLVM_UNLIKELY(R.Symbol >= M.Symbols.size()))
-      return NoSection;
-    if (LLVM_UNLIKELY(M.aliasOf(R.Symbol) != NoSymbol))
-      return aliaseeSection(R);
-    const uint32_t Sec = M.Symbols[R.Symbol].Section;
-    return Sec < M.Sections.size() ? Sec : NoSection;
-  }
-  /// Where a reference from module Module to its symbol Symbol leads: the definition (global winner or
-  /// the local symbol itself); invalid if undefined. (Inline: mark-live asks once per relocation.)
-  SymRef target(uint32_t Module, uint32_t Symbol) const {
-    const LinkModule &LM = Modules[Module];
-    if (Symbol >= LM.Global.size())
-      return {};
-    const uint32_t G = LM.Global[Symbol];
-    return G == NoGlobal ? SymRef{Module, Symbol} : def(G);
-  }
-  SiteLocation site(SymRef R) const { return siteText(Modules[R.Module], sym(R).Where); }
-  /// Location of byte Offset of section Sec in module Module.
-  SourceLoc locationIn(uint32_t Module, uint32_t Sec, uint64_t Offset) const;
-  /// R's function record, or its variable record (none if it has a function record); null if none.
-  const FunctionAbi *functionAbi(SymRef R) const;
-  const VariableAbi *variableAbi(SymRef R) const;
 
 private:
   friend class ModuleEmitter; // emit()'s steps (LinkEmit.cpp)
-  /// G's sites: from its FirstSite to the next GlobalSymbol's (the sites are grouped in Globals' order).
-  llvm::ArrayRef<SymRef> sitesOf(const GlobalSymbol &G) const {
-    size_t I = &G - Globals.data();
-    uint32_t End = I + 1 < Globals.size() ? Globals[I + 1].FirstSite : uint32_t(Sites.size());
-    return llvm::ArrayRef<SymRef>(Sites).slice(G.FirstSite, End - G.FirstSite);
-  }
   void resolveOne(GlobalSymbol &G);
-  /// definingSection of an alias: its aliasee's section, through chains of aliases.
-  uint32_t aliaseeSection(SymRef R) const;
   void markSection(uint32_t Module, uint32_t Sec, std::vector<std::pair<uint32_t, uint32_t>> &Work);
 
   const LinkOptions &Options;
   llvm::ArrayRef<InputFile> Inputs;
   Target Arch;
-  /// The resolved size of each .common name whose winner is smaller than the largest (resolvedSize):
-  /// rare, so kept out of GlobalSymbol.
-  llvm::DenseMap<uint32_t, uint64_t> CommonSizes;
   std::optional<Target> PtxFallback;        // set by checkTargetVersion, see ptxTarget()
   std::pair<unsigned, unsigned> NewestInputVersion{0, 0};
   DiagnosticEngine &Diags;
