@@ -7,6 +7,8 @@
 #include "ByteScan.h"
 #include "DwarfDataLines.h"
 
+#include "ptxlink/LittleEndian.h"
+
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/SmallString.h"
@@ -1106,8 +1108,7 @@ bool Parser::parseVariable(Linkage Link) {
 // Debug sections
 
 static void putLE(std::vector<uint8_t> &Bytes, uint64_t Offset, uint64_t V, unsigned Width) {
-  for (unsigned I = 0; I < Width; ++I)
-    Bytes[Offset + I] = static_cast<uint8_t>(V >> (8 * I));
+  writeLE(&Bytes[Offset], V, Width);
 }
 
 /// Plain debug-data lines (see DwarfDataLines.h), starting with the list after the current `.bN` token.

@@ -16,7 +16,8 @@
 #include "ptxlink/ProcessMemory.h"
 
 #include "llvm/ADT/StringRef.h"
-#include "llvm/Support/xxhash.h"
+
+#include <xxhash.h>
 
 #include <algorithm>
 #include <cstdint>
@@ -76,7 +77,9 @@ private:
   /// A third as many slots again as names (and 16): at most three quarters full, so probe chains stay
   /// short (a miss probes about 8 slots on average: 64 bytes, one or two cache lines).
   static size_t sizeFor(size_t Names) { return std::max(MinSlots, Names + Names / 3 + 1); }
-  static uint32_t hashOf(llvm::StringRef Name) { return uint32_t(llvm::xxh3_64bits(Name)); }
+  /// XXH3-64 from libxxhash, the project's one xxHash (the ODR hash, the compile cache's keys and the
+  /// codegen batching use it too; LLVM's copy computes the same values).
+  static uint32_t hashOf(llvm::StringRef Name) { return uint32_t(XXH3_64bits(Name.data(), Name.size())); }
   /// The slot where a hash's probe starts: the hash scaled to the table (Lemire's multiply-shift), which
   /// unlike a mask works for any size below 2^32 slots.
   static size_t home(uint32_t Hash, size_t Size) { return size_t((uint64_t(Hash) * Size) >> 32); }

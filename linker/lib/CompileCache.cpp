@@ -12,6 +12,7 @@
 #include "CompileCache.h"
 
 #include "ptxlink/InputFiles.h"
+#include "ptxlink/LittleEndian.h"
 
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringExtras.h"
@@ -41,16 +42,8 @@ StringRef suffixOf(CompileCache::EntryKind Kind) {
   return Kind == CompileCache::EntryKind::Link ? LinkSuffix : CubinSuffix;
 }
 
-void put64(std::string &S, uint64_t V) {
-  for (int I = 0; I < 8; ++I)
-    S.push_back(static_cast<char>(V >> (8 * I)));
-}
-uint64_t get64(const char *P) {
-  uint64_t V = 0;
-  for (int I = 0; I < 8; ++I)
-    V |= uint64_t(static_cast<uint8_t>(P[I])) << (8 * I);
-  return V;
-}
+void put64(std::string &S, uint64_t V) { appendLE(S, V); }
+uint64_t get64(const char *P) { return llvm::support::endian::read64le(P); }
 } // namespace
 
 std::string CompileCache::defaultDirectory() {

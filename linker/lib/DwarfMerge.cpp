@@ -4,6 +4,8 @@
 // sections as they were.
 #include "DwarfMerge.h"
 
+#include "ptxlink/LittleEndian.h"
+
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/Twine.h"
 #include "llvm/Support/LEB128.h"
@@ -74,10 +76,7 @@ struct Reader {
   }
 };
 
-void putFixed(std::string &Out, uint64_t V, unsigned Width) {
-  for (unsigned I = 0; I < Width; ++I)
-    Out.push_back(char((V >> (8 * I)) & 0xff));
-}
+void putFixed(std::string &Out, uint64_t V, unsigned Width) { appendLE(Out, V, Width); }
 void putUleb(std::string &Out, uint64_t V) {
   uint8_t Buf[16];
   unsigned N = encodeULEB128(V, Buf);
@@ -299,8 +298,7 @@ private:
     if (R.Pos != U.End)
       return failure("the last DIE of the compile unit" + where(UnitStart) + " runs past its end");
     uint64_t NewLength = Out.Contents.size() - U.NewStart - 4;
-    for (unsigned I = 0; I < 4; ++I)
-      Out.Contents[U.NewStart + I] = char((NewLength >> (8 * I)) & 0xff);
+    writeLE(&Out.Contents[U.NewStart], NewLength, 4);
     if (Error E = patchReferences(U))
       return std::move(E);
     Out.Units.back().NewEnd = Out.Contents.size();
@@ -495,8 +493,7 @@ private:
       }
       if (P.Width < 8 && V >= (uint64_t(1) << (8 * P.Width)))
         return failure("a reference that no longer fits its field in the unit" + where(U.Start));
-      for (unsigned I = 0; I < P.Width; ++I)
-        Out.Contents[P.At + I] = char((V >> (8 * I)) & 0xff);
+      writeLE(&Out.Contents[P.At], V, P.Width);
     }
     return Error::success();
   }
@@ -550,10 +547,7 @@ Expected<std::string> rewriteNameTable(const ModuleVariant &Module, const Sectio
                                        const RewrittenDebugInfo &Info) {
   std::string Out = Pub.contents().str();
   auto where = [&](uint64_t Offset) { return (" at offset " + Twine(Offset) + " of " + Module.sectionName(Pub)).str(); };
-  auto put = [&](uint64_t At, uint64_t V) {
-    for (unsigned I = 0; I < 4; ++I)
-      Out[At + I] = char((V >> (8 * I)) & 0xff);
-  };
+  auto put = [&](uint64_t At, uint64_t V) { writeLE(&Out[At], V, 4); };
   Reader R{Pub.contents(), 0};
   while (R.Pos < Pub.contents().size()) {
     uint64_t SetStart = R.Pos;

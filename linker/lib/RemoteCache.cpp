@@ -1,6 +1,8 @@
 // The HTTP remote cache of `ptxlink --sass` (see RemoteCache.h): blobs, and HTTP/1.1 over a socket.
 #include "RemoteCache.h"
 
+#include "ptxlink/LittleEndian.h"
+
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/SHA256.h"
 
@@ -51,8 +53,7 @@ std::string RemoteCache::encodeBlob(StringRef Key, CompileCache::EntryKind Kind,
   B += kindLetter(Kind);
   B += Key.str().substr(0, 32);
   B.resize(9 + 32, '\0');
-  for (int I = 0; I < 8; ++I)
-    B += char(uint64_t(Payload.size()) >> (8 * I));
+  appendLE(B, uint64_t(Payload.size()));
   B += sha256(Payload);
   B += Payload;
   return B;

@@ -17,6 +17,7 @@
 // for the modules' wrappers), so the object links into PIE executables and shared libraries alike.
 // Layout and symbols follow nvcc's own object (docs/host-link.md), unwind tables included.
 #include "ptxlink/HostEmbed.h"
+#include "ptxlink/LittleEndian.h"
 
 #include "llvm/ADT/StringMap.h"
 #include "llvm/BinaryFormat/ELF.h"
@@ -44,10 +45,9 @@ using ELF::STB_LOCAL, ELF::STB_GLOBAL;
 using ELF::STT_NOTYPE, ELF::STT_OBJECT, ELF::STT_FUNC, ELF::STT_SECTION, ELF::STT_FILE;
 using ELF::R_X86_64_64, ELF::R_X86_64_PC32, ELF::R_X86_64_PLT32, ELF::R_X86_64_REX_GOTPCRELX;
 
-void put16(std::string &B, uint16_t V) { B.append(reinterpret_cast<const char *>(&V), 2); }
-void put32(std::string &B, uint32_t V) { B.append(reinterpret_cast<const char *>(&V), 4); }
-void put64(std::string &B, uint64_t V) { B.append(reinterpret_cast<const char *>(&V), 8); }
-static_assert(llvm::endianness::native == llvm::endianness::little, "the writer assumes a little-endian host");
+void put16(std::string &B, uint16_t V) { appendLE(B, V); }
+void put32(std::string &B, uint32_t V) { appendLE(B, V); }
+void put64(std::string &B, uint64_t V) { appendLE(B, V); }
 
 struct Rela {
   uint64_t Offset;
@@ -92,7 +92,7 @@ public:
   }
   void bind(size_t FieldAt, size_t Target) {
     uint32_t V = static_cast<uint32_t>(static_cast<int64_t>(Target) - static_cast<int64_t>(FieldAt + 4));
-    std::memcpy(Bytes.data() + FieldAt, &V, 4);
+    llvm::support::endian::write32le(Bytes.data() + FieldAt, V);
   }
 };
 
@@ -251,7 +251,7 @@ Error writeDeviceLinkObject(StringRef Fatbin, ArrayRef<std::string> ModuleIds, r
     while ((EhFrame.size() - Start) % 8)
       EhFrame.push_back('\0'); // DW_CFA_nop
     uint32_t Length = static_cast<uint32_t>(EhFrame.size() - Start - 4);
-    std::memcpy(EhFrame.data() + Start, &Length, 4);
+    llvm::support::endian::write32le(EhFrame.data() + Start, Length);
   };
   put32(EhFrame, 0); // length, patched
   put32(EhFrame, 0); // CIE id
