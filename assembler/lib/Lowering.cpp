@@ -41,8 +41,8 @@ Binding definitionBinding(Linkage L) {
 class Lowerer {
 public:
   Lowerer(PtxModule &M, ObjectFile &Obj, ModuleVariant &V, SourceDiags &D, bool Zero,
-          const llvm::MemoryBuffer *ReleasableText)
-      : M(M), Obj(Obj), V(V), D(D), Zero(Zero), ReleasableText(ReleasableText) {}
+          const llvm::MemoryBuffer *ReleasableText, StringRef SourceNameView)
+      : M(M), Obj(Obj), V(V), D(D), Zero(Zero), ReleasableText(ReleasableText), SourceNameView(SourceNameView) {}
   bool run();
 
 private:
@@ -55,6 +55,10 @@ private:
   /// (releaseTextBehind); the symbols' names are then copies (keepName). Null for any other text.
   const llvm::MemoryBuffer *ReleasableText;
   size_t TextReleased = 0; // M.Text before this offset has been given back
+  /// M.FileName as the input buffer (which outlives the object) names itself, or empty: the variant's
+  /// SourceName then points there. With the arch pointing into the text, a small module saves nothing in
+  /// the object's arena, which is then never allocated (a 256-byte slab per module of 10^5 in one link).
+  StringRef SourceNameView;
 
   SymbolNameMap SymMap{V.Symbols};
   /// Per symbol: its ABI record, an index into V.Functions (functions and kernels) or V.Variables
@@ -761,9 +765,9 @@ void Lowerer::lowerDebug(const PtxDebugSection &S, ArrayRef<uint32_t> FixupSyms,
 
 bool Lowerer::run() {
   unsigned ErrorsBefore = D.errors();
-  V.SourceName = Obj.save(M.FileName);
+  V.SourceName = SourceNameView.empty() ? Obj.save(M.FileName) : SourceNameView;
   V.Target = M.Target;
-  V.Target.Arch = Obj.save(M.ArchName);
+  V.Target.Arch = Zero && !ReleasableText && M.ArchSpelling == M.ArchName ? M.ArchSpelling : Obj.save(M.ArchName);
   V.Target.Options = keepAll(M.Target.Options);
   V.Target.Texmode = keep(M.Target.Texmode);
   if (!M.HasTarget)
@@ -953,7 +957,10 @@ bool lowerPtxModule(PtxModule &Module, ObjectFile &Object, ModuleVariant &Varian
                           Source->getBufferStart() == Module.Text.data() &&
                           Source->getBufferSize() == Module.Text.size() &&
                           Source->getBufferKind() == llvm::MemoryBuffer::MemoryBuffer_MMap;
-  Lowerer L(Module, Object, Variant, Diags, TextOutlivesObject, Releasable ? Source : nullptr);
+  const bool NamedBySource = Source && TextOutlivesObject && !Module.FileName.empty() &&
+                             Source->getBufferIdentifier() == Module.FileName;
+  Lowerer L(Module, Object, Variant, Diags, TextOutlivesObject, Releasable ? Source : nullptr,
+            NamedBySource ? Source->getBufferIdentifier() : StringRef());
   return L.run();
 }
 

@@ -404,8 +404,10 @@ bool Parser::parseTarget() {
     std::string Arch = canonicalArch(E);
     if (!Arch.empty()) {
       // With several .target lines the module needs the highest architecture named.
-      if (M.ArchName.empty() || archRank(Arch) > archRank(M.ArchName))
+      if (M.ArchName.empty() || archRank(Arch) > archRank(M.ArchName)) {
         M.ArchName = Arch;
+        M.ArchSpelling = E == Arch ? E : StringRef();
+      }
     } else if (E == "texmode_unified" || E == "texmode_independent") {
       if (!M.Target.Texmode.empty() && M.Target.Texmode != E)
         return errorHere("conflicting texturing modes '" + M.Target.Texmode + "' and '" + E + "'");

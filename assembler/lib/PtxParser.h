@@ -156,6 +156,9 @@ struct PtxModule {
   llvm::StringRef FileName;
   TargetInfo Target;   // Arch is left empty: see ArchName
   std::string ArchName; // canonical architecture (highest of all .target lines), "" if none
+  /// ArchName as spelled in Text, when the text spells it canonically ("sm_80"; not "compute_80"):
+  /// the lowering then points the variant's arch into the text instead of copying it.
+  llvm::StringRef ArchSpelling;
   bool HasVersion = false;
   bool HasTarget = false;
   std::vector<FileEntry> Files;

@@ -131,6 +131,8 @@ struct LinkResult {
 /// go to Out. Returns true on success (the output was written atomically); on failure no output exists.
 /// With Result, what the link renamed is recorded there (complete only when the link succeeds).
 bool link(const LinkOptions &Options, DiagnosticEngine &Diags, llvm::raw_ostream &Out, LinkResult *Result = nullptr);
+/// The same with the options moved in: no copy of the input list.
+bool link(LinkOptions &&Options, DiagnosticEngine &Diags, llvm::raw_ostream &Out, LinkResult *Result = nullptr);
 
 /// `ptxlink` as a library call: argv without the program name. Returns the exit status.
 /// ProcessExitsAfter: the caller is main() and exits with the result (see LinkOptions::ExitWithoutFreeing).

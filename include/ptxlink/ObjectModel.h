@@ -693,7 +693,7 @@ public:
 
   /// Copies Text into the object's arena; the result lives as long as the object.
   llvm::StringRef save(llvm::StringRef Text) {
-    char *Copy = Arena.Allocate<char>(Text.size() + 1);
+    char *Copy = arena().Allocate<char>(Text.size() + 1);
     if (!Text.empty())
       std::memcpy(Copy, Text.data(), Text.size());
     Copy[Text.size()] = '\0';
@@ -704,7 +704,7 @@ public:
   llvm::StringRef saveName(llvm::StringRef Name) {
     if (Name.empty())
       return {};
-    char *Copy = Arena.Allocate<char>(Name.size());
+    char *Copy = arena().Allocate<char>(Name.size());
     std::memcpy(Copy, Name.data(), Name.size());
     return llvm::StringRef(Copy, Name.size());
   }
@@ -721,10 +721,16 @@ public:
   /// slabs were most of what each of 10^5 such modules cost a link) and double every eight slabs, so a
   /// large module still takes few of them.
   using Allocator = llvm::BumpPtrAllocatorImpl<llvm::MallocAllocator, 256, 256, 8>;
-  Allocator &arena() { return Arena; }
+  /// Made on first use: a small PTX input assembled in a link saves nothing (its names, file name and arch
+  /// point into its text and buffer), and the allocator's own 96 bytes were a per-module cost.
+  Allocator &arena() {
+    if (!Arena)
+      Arena = std::make_unique<Allocator>();
+    return *Arena;
+  }
 
 private:
-  Allocator Arena;
+  std::unique_ptr<Allocator> Arena;
   llvm::SmallVector<std::unique_ptr<llvm::MemoryBuffer>, 1> Buffers; // usually one: no allocation of its own
 };
 

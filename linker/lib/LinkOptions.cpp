@@ -635,6 +635,9 @@ std::optional<LinkOptions> parseLinkOptions(ArrayRef<std::string> RawArgs, Diagn
   }
 
   // In command-line order: libraries and --whole-archive are positional, and a later value overrides.
+  // The input list sized once: grown by doubling, a link of 10^5 files held up to twice its 48 bytes per
+  // input for the whole link.
+  S.O.Inputs.reserve(llvm::count_if(Args, [](const opt::Arg *A) { return A->getOption().matches(OPT_INPUT); }));
   for (const opt::Arg *A : Args) {
     StringRef Value = A->getNumValues() ? StringRef(A->getValue()) : StringRef();
     StringRef Spelling = Args.getArgString(A->getIndex());
