@@ -11,6 +11,7 @@ PACKAGES=(
   cmake ninja-build g++ python3
   llvm-19 llvm-19-dev llvm-19-tools   # libLLVM, llc/llvm-ar/llvm-readelf, FileCheck and lit
   libxxhash-dev libgtest-dev googletest libzstd-dev liblz4-dev
+  libssl-dev openssl                  # TLS of an https:// remote cache; openssl makes the TLS test's certificates
   time                                # /usr/bin/time -v for the benchmark's peak-memory figures
   graphviz                            # dot: the tests render --callgraph-dot / ptxlink-dump --format dot
   clang-14 libclang-rt-14-dev         # the fuzz pass of scripts/test.sh: libFuzzer + ASan/UBSan (scripts/fuzz.sh ci)

@@ -88,7 +88,7 @@ defm use_sass_units : Value<"use-sass-units", "<dir>",
   "With --sass: take a unit's cubin from <dir>/<key>.cubin where it is there (--write-sass-units)">,
   Group<grp_output>;
 defm remote_cache : Value<"remote-cache", "<url>",
-  "With --sass: also read and write the compile cache's entries at this HTTP server (Bazel's remote cache "
+  "With --sass: also read and write the compile cache's entries at this HTTP or HTTPS server (Bazel's remote cache "
   "protocol; default $PTXLINK_REMOTE_CACHE; a header line for credentials from $PTXLINK_REMOTE_CACHE_HEADER)">,
   Group<grp_output>;
 defm cache_dir : Value<"cache-dir", "<dir>",

@@ -1,4 +1,5 @@
-// The HTTP remote cache of `ptxlink --sass` (see RemoteCache.h): blobs, and HTTP/1.1 over a socket.
+// The HTTP remote cache of `ptxlink --sass` (see RemoteCache.h): blobs, and HTTP/1.1 over a connection
+// (HttpConnection.h: TCP, or TLS for https://).
 #include "RemoteCache.h"
 
 #include "ptxlink/LittleEndian.h"
@@ -6,14 +7,7 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/SHA256.h"
 
-#include <cerrno>
 #include <cstring>
-#include <fcntl.h>
-#include <netdb.h>
-#include <poll.h>
-#include <sys/socket.h>
-#include <sys/time.h>
-#include <unistd.h>
 
 using namespace llvm;
 
@@ -34,14 +28,6 @@ std::string sha256(StringRef Bytes) {
 
 Error failed(const Twine &Why) { return createStringError(inconvertibleErrorCode(), Why); }
 
-/// A socket closed when it goes out of scope.
-struct Socket {
-  int FD = -1;
-  ~Socket() {
-    if (FD >= 0)
-      ::close(FD);
-  }
-};
 } // namespace
 
 std::string RemoteCache::blobPath(StringRef Key, CompileCache::EntryKind Kind) {
@@ -77,8 +63,9 @@ std::optional<std::string> RemoteCache::decodeBlob(StringRef Blob, StringRef Key
 
 Expected<std::unique_ptr<RemoteCache>> RemoteCache::create(StringRef Url, std::string Header) {
   StringRef Rest = Url;
-  if (!Rest.consume_front("http://"))
-    return failed("--remote-cache: '" + Url + "' is not an http:// URL (ptxlink speaks plain HTTP; put a TLS proxy in front)");
+  const bool Https = Rest.consume_front("https://");
+  if (!Https && !Rest.consume_front("http://"))
+    return failed("--remote-cache: '" + Url + "' is not an http:// or https:// URL");
   auto C = std::make_unique<RemoteCache>();
   C->Url = Url.str();
   auto [HostPort, Path] = Rest.split('/');
@@ -86,7 +73,7 @@ Expected<std::unique_ptr<RemoteCache>> RemoteCache::create(StringRef Url, std::s
     return failed("--remote-cache: give credentials in $PTXLINK_REMOTE_CACHE_HEADER, not in the URL");
   auto [Host, Port] = HostPort.rsplit(':');
   if (!HostPort.contains(':'))
-    Port = "80";
+    Port = Https ? "443" : "80";
   unsigned PortNumber = 0;
   if (Host.empty() || Port.getAsInteger(10, PortNumber) || PortNumber == 0 || PortNumber > 65535)
     return failed("--remote-cache: '" + Url + "' names no host and port");
@@ -99,6 +86,12 @@ Expected<std::unique_ptr<RemoteCache>> RemoteCache::create(StringRef Url, std::s
   if (!H.empty() && (!H.contains(':') || H.contains('\n') || H.contains('\r')))
     return failed("$PTXLINK_REMOTE_CACHE_HEADER must be one header line, 'Name: value'");
   C->Header = H.str();
+  if (Https) {
+    Expected<std::shared_ptr<TlsClientContext>> Tls = TlsClientContext::create();
+    if (!Tls)
+      return failed("--remote-cache: " + toString(Tls.takeError()));
+    C->Tls = std::move(*Tls);
+  }
   return std::move(C);
 }
 
@@ -115,42 +108,11 @@ std::string RemoteCache::note() const {
 }
 
 Expected<RemoteCache::Response> RemoteCache::request(StringRef Method, StringRef Path, StringRef Body) const {
-  addrinfo Hints{}, *Addresses = nullptr;
-  Hints.ai_family = AF_UNSPEC;
-  Hints.ai_socktype = SOCK_STREAM;
-  if (int E = getaddrinfo(Host.c_str(), Port.c_str(), &Hints, &Addresses))
-    return failed("cannot resolve " + Host + ": " + gai_strerror(E));
-  Socket S;
-  std::string ConnectError = "no address";
-  for (addrinfo *A = Addresses; A && S.FD < 0; A = A->ai_next) {
-    int FD = ::socket(A->ai_family, A->ai_socktype | SOCK_CLOEXEC | SOCK_NONBLOCK, A->ai_protocol);
-    if (FD < 0)
-      continue;
-    int RC = ::connect(FD, A->ai_addr, A->ai_addrlen);
-    if (RC != 0 && errno == EINPROGRESS) {
-      pollfd P{FD, POLLOUT, 0};
-      RC = ::poll(&P, 1, ConnectMillis) == 1 ? 0 : -1;
-      int Err = RC == 0 ? 0 : ETIMEDOUT;
-      socklen_t Len = sizeof(Err);
-      if (RC == 0 && (getsockopt(FD, SOL_SOCKET, SO_ERROR, &Err, &Len) != 0 || Err != 0))
-        RC = -1;
-      errno = Err;
-    }
-    if (RC != 0) {
-      ConnectError = errno == ETIMEDOUT ? "connection timed out" : std::strerror(errno);
-      ::close(FD);
-      continue;
-    }
-    S.FD = FD;
-  }
-  freeaddrinfo(Addresses);
-  if (S.FD < 0)
-    return failed("cannot connect to " + Host + ":" + Port + ": " + ConnectError);
-  // Blocking from here, each send and receive limited in time.
-  ::fcntl(S.FD, F_SETFL, ::fcntl(S.FD, F_GETFL) & ~O_NONBLOCK);
-  timeval TV{TransferSeconds, 0};
-  ::setsockopt(S.FD, SOL_SOCKET, SO_RCVTIMEO, &TV, sizeof(TV));
-  ::setsockopt(S.FD, SOL_SOCKET, SO_SNDTIMEO, &TV, sizeof(TV));
+  Expected<std::unique_ptr<HttpConnection>> Connection =
+      HttpConnection::open(Host, Port, Tls.get(), ConnectMillis, TransferSeconds);
+  if (!Connection)
+    return Connection.takeError();
+  HttpConnection &C = **Connection;
 
   std::string Head = (Method + " " + Prefix + Path + " HTTP/1.1\r\nHost: " + Host + ":" + Port +
                       "\r\nConnection: close\r\nUser-Agent: ptxlink\r\n")
@@ -161,27 +123,19 @@ Expected<RemoteCache::Response> RemoteCache::request(StringRef Method, StringRef
     Head += "Content-Type: application/octet-stream\r\nContent-Length: " + std::to_string(Body.size()) + "\r\n";
   Head += "\r\n";
   for (StringRef Part : {StringRef(Head), Body})
-    while (!Part.empty()) {
-      ssize_t N = ::send(S.FD, Part.data(), Part.size(), MSG_NOSIGNAL);
-      if (N < 0 && errno == EINTR)
-        continue;
-      if (N <= 0)
-        return failed(std::string("cannot send: ") + (errno == EAGAIN ? "timed out" : std::strerror(errno)));
-      Part = Part.drop_front(N);
-    }
+    if (Error E = C.sendAll(Part))
+      return std::move(E);
 
   std::string In;
   char Buf[65536];
   auto Deadline = std::chrono::steady_clock::now() + std::chrono::seconds(3 * TransferSeconds);
   for (;;) {
-    ssize_t N = ::recv(S.FD, Buf, sizeof(Buf), 0);
-    if (N < 0 && errno == EINTR)
-      continue;
-    if (N < 0)
-      return failed(std::string("no answer: ") + (errno == EAGAIN ? "timed out" : std::strerror(errno)));
-    if (N == 0)
+    Expected<size_t> N = C.receive(Buf, sizeof(Buf));
+    if (!N)
+      return N.takeError();
+    if (*N == 0)
       break;
-    In.append(Buf, N);
+    In.append(Buf, *N);
     if (In.size() > MaxBlobBytes + 65536)
       return failed("an answer larger than any entry");
     if (std::chrono::steady_clock::now() > Deadline)

@@ -7,12 +7,14 @@
 // protocol of Bazel's remote cache: GET and PUT of blobs under URL/ac/<64 hex digits> (nginx with WebDAV,
 // bazel-remote with --disable_http_ac_validation, any plain HTTP store). Each blob names its key and kind
 // and carries the SHA-256 of its payload, verified before use, so a server that mixes up or damages blobs
-// costs a miss, never a wrong link. Plain HTTP/1.1 over a TCP socket (no TLS), one connection per request,
+// costs a miss, never a wrong link. HTTP/1.1 over a TCP socket, or TLS for https://, one connection per request,
 // with time limits: the first failure (refused, timed out, full, an answer that is not HTTP or does not
-// verify) turns the remote cache off for the rest of the link and leaves one note.
+// verify) turns the remote cache off for the rest of the link and leaves one note. https:// URLs go over
+// TLS (HttpConnection.h).
 #pragma once
 
 #include "CompileCache.h"
+#include "HttpConnection.h"
 
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
@@ -27,7 +29,8 @@ namespace ptxlink {
 
 class RemoteCache {
 public:
-  /// For "http://host[:port][/prefix]"; an error for anything else. Header, if not empty, is one HTTP header
+  /// For "http://host[:port][/prefix]" or "https://..." (TLS: the server's certificate verified against the
+  /// system's trust store, or $SSL_CERT_FILE / $SSL_CERT_DIR, and the host's name); an error for anything else. Header, if not empty, is one HTTP header
   /// line sent with every request ("Authorization: Bearer ..."; from $PTXLINK_REMOTE_CACHE_HEADER), never
   /// printed.
   static llvm::Expected<std::unique_ptr<RemoteCache>> create(llvm::StringRef Url, std::string Header);
@@ -60,6 +63,7 @@ private:
   void turnOff(const std::string &Why);
 
   std::string Url, Host, Port, Prefix, Header;
+  std::shared_ptr<TlsClientContext> Tls; // for an https:// URL
   std::atomic<bool> Off{false};
   std::atomic<size_t> Hits{0}, Stored{0};
   mutable std::mutex NoteLock;

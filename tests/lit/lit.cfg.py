@@ -67,6 +67,9 @@ if nginx:
     version = subprocess.run([nginx, "-V"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True).stdout
     if "http_dav_module" in version:
         config.available_features.add("nginx")
+    # The TLS remote-cache test's certificates come from the openssl command, its server is nginx's ssl module.
+    if "http_ssl_module" in version and shutil.which("openssl"):
+        config.available_features.add("nginx-tls")
 # Tests of a full or read-only file system mount a small tmpfs: root, with the right to mount (not in
 # every container).
 def can_mount_tmpfs():

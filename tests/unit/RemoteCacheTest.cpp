@@ -44,7 +44,10 @@ TEST(RemoteCache, PathsAreBazelShaped) {
 TEST(RemoteCache, Urls) {
   EXPECT_TRUE(bool(RemoteCache::create("http://127.0.0.1:8080/cache", "")));
   EXPECT_TRUE(bool(RemoteCache::create("http://cache.example", "Authorization: Bearer x")));
-  for (const char *Bad : {"https://cache.example/", "cache.example:80", "http://user:pw@cache.example/",
+  auto Https = RemoteCache::create("https://cache.example/ptxlink", "");
+  ASSERT_TRUE(bool(Https));
+  EXPECT_EQ((*Https)->url(), "https://cache.example/ptxlink");
+  for (const char *Bad : {"ftp://cache.example/", "https://user:pw@cache.example/", "https://host:0/", "cache.example:80", "http://user:pw@cache.example/",
                           "http://:80/", "http://host:0/", "http://host:99999/", "http://host:x/"}) {
     auto R = RemoteCache::create(Bad, "");
     EXPECT_FALSE(bool(R)) << Bad;

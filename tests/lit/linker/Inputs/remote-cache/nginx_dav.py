@@ -6,11 +6,15 @@ watchdog stops it after 10 minutes in any case, so that a test failing before it
 server behind. The access log (DIR/logs/access.log) records each request's method, path, status and
 Authorization header.
 Besides /cache/ (the store), /garbage/ answers every request with 200 and a body that is no entry, and
-/readonly/ refuses PUT (403), as a full or read-only server would."""
+/readonly/ refuses PUT (403), as a full or read-only server would.
+`nginx_dav.py start DIR tls` serves the same over HTTPS instead: it makes a certificate authority
+(DIR/ca.pem) and a server certificate it signed for the address 127.0.0.1 only (so that a client asking
+for "localhost" must refuse it), with the openssl command, and prints https://127.0.0.1:PORT."""
 import os
 import shutil
 import signal
 import socket
+import ssl
 import subprocess
 import sys
 import time
@@ -45,7 +49,19 @@ def stop(d):
     os.kill(pid, signal.SIGKILL)
 
 
-def start(d):
+def make_certificates(d):
+    """A CA and a server certificate for IP 127.0.0.1 signed by it (EC keys: quick to make)."""
+    def run(*args):
+        subprocess.run(["openssl", *args], check=True, cwd=d, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"]
+    run("req", "-x509", *ec, "-keyout", "ca.key", "-out", "ca.pem", "-days", "2", "-subj", "/CN=ptxlink test CA")
+    run("req", *ec, "-keyout", "server.key", "-out", "server.csr", "-subj", "/CN=127.0.0.1")
+    open(os.path.join(d, "san.ext"), "w").write("subjectAltName=IP:127.0.0.1\n")
+    run("x509", "-req", "-in", "server.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial",
+        "-out", "server.pem", "-days", "2", "-extfile", "san.ext")
+
+
+def start(d, tls=False):
     d = os.path.abspath(d)
     stop(d)
     os.makedirs(os.path.join(d, "store", "cache"), exist_ok=True)
@@ -55,6 +71,10 @@ def start(d):
     port = s.getsockname()[1]
     s.close()
     user = "user root;\n" if os.geteuid() == 0 else ""
+    listen = f"127.0.0.1:{port}"
+    if tls:
+        make_certificates(d)
+        listen += f" ssl;\n    ssl_certificate {d}/server.pem;\n    ssl_certificate_key {d}/server.key"
     conf = f"""{user}daemon on;
 pid {d}/nginx.pid;
 error_log {d}/logs/error.log;
@@ -69,7 +89,7 @@ http {{
   scgi_temp_path {d}/scgi;
   client_max_body_size 512m;
   server {{
-    listen 127.0.0.1:{port};
+    listen {listen};
     root {d}/store;
     location /cache/ {{ dav_methods PUT; create_full_put_path on; dav_access user:rw; }}
     location /garbage/ {{ return 200 "this is not a cache entry"; }}
@@ -79,10 +99,11 @@ http {{
 """
     open(os.path.join(d, "nginx.conf"), "w").write(conf)
     subprocess.run([nginx(), "-p", d, "-c", os.path.join(d, "nginx.conf")], check=True)
-    url = "http://127.0.0.1:%d" % port
+    url = ("https" if tls else "http") + "://127.0.0.1:%d" % port
+    context = ssl.create_default_context(cafile=os.path.join(d, "ca.pem")) if tls else None
     for _ in range(100):
         try:
-            urllib.request.urlopen(url + "/garbage/", timeout=1).read()
+            urllib.request.urlopen(url + "/garbage/", timeout=1, context=context).read()
             break
         except OSError:
             time.sleep(0.05)
@@ -107,4 +128,7 @@ def watchdog(pid):
 
 
 if __name__ == "__main__":
-    {"start": start, "stop": stop, "watchdog": watchdog}[sys.argv[1]](sys.argv[2])
+    if sys.argv[1] == "start":
+        start(sys.argv[2], tls=sys.argv[3:] == ["tls"])
+    else:
+        {"stop": stop, "watchdog": watchdog}[sys.argv[1]](sys.argv[2])
