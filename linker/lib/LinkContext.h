@@ -57,6 +57,7 @@ Diagnostic toolError(const llvm::Twine &Message, llvm::StringRef Code);
 struct HostOrigin {
   std::string ModuleId;                  // the <id> of __cudaRegisterLinkedBinary<id> (empty: a fatbinary input)
   bool FatbinInput = false;              // a fatbinary input: no host code, no module id to register
+  bool CubinInput = false;               // a relocatable cubin input (CubinInputs.h): SASS only, in Sass
   std::vector<std::string> CubinArches;  // arches it has SASS for (its PTX variants are the Object's)
   std::vector<std::string> LtoIrArches;  // arches it has LTO-IR for (nvcc -dlto), PTX or not
   llvm::StringRef ObjectBytes;           // the whole host object (or fatbinary), for nvJitLink (-dlto); lives as the input
@@ -233,6 +234,9 @@ struct CodegenUnit {
   /// variant the link used, which that cubin must have been compiled for.
   const std::vector<FatbinImage> *InputSass = nullptr;
   std::string InputTarget;
+  /// The unit is a cubin input's module (CubinInputs.h): its cubin goes to nvlink as it is, with no check
+  /// of the ptxas that made it (there is no PTX to compile instead).
+  bool InputIsCubin = false;
 };
 
 /// Records the duration of each pass for --time.

@@ -8,6 +8,7 @@
 #include "ptxlink/CallGraphDot.h"
 #include "ptxlink/Executor.h"
 #include "CompileCache.h"
+#include "CubinInputs.h"
 #include "ptxlink/Fatbin.h"
 #include "ptxlink/HostEmbed.h"
 #include "ptxlink/InputFiles.h"
@@ -263,7 +264,8 @@ bool checkOutputsAreNotInputs(const LinkOptions &Options, DiagnosticEngine &Diag
 bool collectModuleIds(ArrayRef<InputFile> Inputs, std::vector<std::string> &ModuleIds, DiagnosticEngine &Diags) {
   StringMap<size_t> IdFrom;
   for (size_t I = 0; I < Inputs.size(); ++I) {
-    if (!Inputs[I].Host || Inputs[I].Host->FatbinInput) // a fatbinary input has no host code to register
+    // A fatbinary or cubin input has no host code to register.
+    if (!Inputs[I].Host || Inputs[I].Host->FatbinInput || Inputs[I].Host->CubinInput)
       continue;
     auto [It, New] = IdFrom.try_emplace(Inputs[I].Host->ModuleId, I);
     if (New) {
@@ -446,6 +448,12 @@ void linkEachArch(const LinkOptions &Options, ArrayRef<Target> Arches, LinkState
       State.Program.DeviceRuntimeOf.resize(Linked.Variants.size());
       if (!Options.WholeProgram)
         State.Program.UnitsOf.back() = L.splitForCodegen(Options.BatchBelow, Options.Verbose ? &ReuseNotes : nullptr);
+      // A cubin input's unit is its own bytes (CubinInputs.h).
+      if (State.Program.SassOnly &&
+          !markCubinUnits(L, Inputs, State.Program.UnitsOf.back(), Lead.Local, Options.Verbose ? &ReuseNotes : nullptr)) {
+        Forward.collect(Lead.Local, Lead.Forwarded, Group.Names);
+        continue;
+      }
       bool Calls = Options.DeviceRuntime;
       for (const Symbol &S : Module.Symbols)
         Calls |= S.Bind == Binding::Undefined && isDeviceRuntimeName(S.name());
@@ -552,9 +560,14 @@ static void printDryRun(const LinkOptions &Options, ArrayRef<Target> Arches, con
       for (size_t U = 0; U < Units->size(); ++U) {
         const CodegenUnit &Unit = (*Units)[U];
         std::string Base = "TMP/" + std::to_string(U) + "-" + sys::path::filename(Unit.ObjectName).str() + "-" + O.Requested;
-        Cubins += " " + Base + ".cubin";
         const bool OwnCubin = Unit.InputSass && !Options.RecompileSass &&
                               any_of(*Unit.InputSass, [&](const FatbinImage &I) { return I.Arch.name() == O.Requested; });
+        if (Unit.InputIsCubin) {
+          Cubins += " " + Unit.ObjectName;
+          Log << "#$ # " << Unit.ObjectName << ": a cubin, given to nvlink as it is\n";
+          continue;
+        }
+        Cubins += " " + Base + ".cubin";
         if (OwnCubin)
           Log << "#$ # " << Unit.ObjectName << ": its own " << O.Requested
               << " cubin, if this ptxas made it with these options; else:\n";
@@ -669,6 +682,13 @@ static bool linkImpl(LinkOptions Options, DiagnosticEngine &Diags, raw_ostream &
   std::vector<Target> Arches = archesToLink(Options, State->Inputs, Diags);
   if (Arches.empty())
     return Finish(false);
+  // Cubin inputs (CubinInputs.h): SASS of one arch, no PTX. After: the link is one that can take them, and
+  // its fatbinary holds no PTX image (nvcc -dlink's holds none either).
+  if (llvm::any_of(State->Inputs, isCubinInput)) {
+    if (!checkCubinInputs(Options, State->Inputs, Arches, Diags))
+      return Finish(false);
+    State->Program.SassOnly = true;
+  }
 
   // The per-arch link. After: State->Program holds one output module per distinct link and, per arch,
   // the module it gets and its `.target` header; every symbol is resolved, dead code dropped, locals

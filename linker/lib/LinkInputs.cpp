@@ -6,6 +6,7 @@
 // they run in parallel (on the process's pool, Executor.h); their diagnostics are collected per file and reported in
 // command-line order afterwards, so the output does not depend on --threads.
 #include "ArchiveExtraction.h"
+#include "CubinInputs.h"
 #include "ptxlink/Assembler.h"
 #include "ptxlink/Cubin.h"
 #include "ptxlink/Executor.h"
@@ -115,15 +116,8 @@ std::unique_ptr<ObjectFile> objectFromBuffer(std::unique_ptr<MemoryBuffer> Buffe
     }
     return std::move(*Obj);
   }
-  if (isCubin(Bytes)) {
-    // SASS alone: the link resolves, checks and prints PTX, and a cubin has none (docs/linker.md, "SASS").
-    Out.push_back(toolError(DisplayName + ": a cubin holds SASS only, and ptxlink links PTX: give this module as "
-                                          "PTX, or as a fatbinary that keeps both (nvcc -fatbin -rdc=true -gencode "
-                                          "arch=compute_XX,code=[sm_XX,compute_XX]), whose SASS --sass then uses as "
-                                          "it is",
-                            "unsupported-input"));
-    return nullptr;
-  }
+  if (isCubin(Bytes)) // SASS only: a module known by its symbol table (CubinInputs.h)
+    return cubinObjectFromBuffer(std::move(Buffer), DisplayName, Host, Out);
   if (Bytes.starts_with("\x7f" "ELF")) {
     Out.push_back(toolError(DisplayName + ": is an ELF file but neither a ptxlink object nor an x86-64 host object; "
                                           "ptxlink links PTX: ptxlink objects, .ptx files, fatbinaries and nvcc -rdc "
@@ -391,6 +385,7 @@ bool loadInputs(const LinkOptions &Options, DiagnosticEngine &Diags, PassTimes &
         Extractor.writeWhyExtract(OS);
     }
   }
+  completeCubinInputs(Files);
   return !Diags.hasErrors();
 }
 

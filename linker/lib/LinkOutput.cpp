@@ -177,7 +177,7 @@ void FatbinOutput::planPtxImages() {
       return Earlier.Variant == Outputs[I].Variant && Earlier.Target.Arch == Target.Arch &&
              Earlier.Target.VersionMajor == Target.VersionMajor && Earlier.Target.VersionMinor == Target.VersionMinor;
     });
-    if (SamePtxAsBefore)
+    if (SamePtxAsBefore || Program.SassOnly)
       continue;
     FatbinImage &Img = PtxImages[I].emplace();
     if (auto Spec = parseArch(Target.Arch))

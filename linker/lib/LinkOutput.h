@@ -36,6 +36,9 @@ struct LinkedProgram {
   std::vector<std::vector<CodegenUnit>> UnitsOf;
   std::vector<bool> DeviceRuntimeOf;
   std::vector<std::string> ModuleIds; // --emit host-object: the nvcc module ids to register, each once
+  // A cubin input is linked (CubinInputs.h): the fatbinary holds the linked SASS only, no PTX image (which
+  // would lack the cubin's code).
+  bool SassOnly = false;
   // Gives back the pages of a range of the inputs' text that the printer has passed (TextReleaser,
   // ObjectFormat.h): the linked modules' sections are views of the inputs. Null: nothing is given back.
   std::function<void(llvm::StringRef)> ReleaseInputText;

@@ -488,6 +488,16 @@ bool SassBuild::openCaches() {
 /// nvlink's cached result: its bytes).
 void SassBuild::keyJob(Job &J) {
   const SassRequest &Q = Requests[J.Request];
+  // A cubin input is its own unit: nvlink takes it as it is, as it would on nvlink's command line (the
+  // arch was checked when the link began; nvlink refuses a cubin from a newer ptxas itself).
+  if (J.Unit && J.Unit->InputIsCubin && J.Unit->InputSass) {
+    for (const FatbinImage &I : *J.Unit->InputSass)
+      if (fatbinArchName(I) == Q.Arch)
+        J.InputCubin = I.Payload;
+    J.FromInput = true;
+    J.Key = CompileCache::key({"ptxlink-input-sass-1", J.InputCubin});
+    return;
+  }
   if (J.Unit && J.Unit->InputSass) {
     Expected<std::string> C = usableInputCubin(*J.Unit->InputSass, J.Unit->InputTarget, Q.Arch, J.Debug,
                                                Settings.PtxasOptions, Tools.Version);
