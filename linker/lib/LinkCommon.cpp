@@ -116,8 +116,8 @@ bool ArchLink::selectVariants() {
     LM.Input = I;
     LM.M = &Obj.Variants[V];
     LM.ObjectName = Inputs[I].Name;
-    LM.Global.assign(LM.M->Symbols.size(), NoGlobal);
-    LM.SectionLive.assign(LM.M->Sections.size(), 0);
+    LM.Global.assign(TablePool, LM.M->Symbols.size(), NoGlobal);
+    LM.SectionLive.assign(TablePool, LM.M->Sections.size(), 0);
     // The first record of a symbol counts (a valid object has at most one); a function's record over a
     // variable's (see AbiOf). Records in strictly increasing symbol order need no table.
     const bool Ordered = inSymbolOrder(LM.M->Functions) &&
@@ -125,7 +125,7 @@ bool ArchLink::selectVariants() {
                          LM.M->Functions.size() < LinkModule::VariableAbiTag &&
                          LM.M->Variables.size() < LinkModule::VariableAbiTag;
     if (!Ordered) {
-      LM.AbiOf.assign(LM.M->Symbols.size(), LinkModule::NoAbi);
+      LM.AbiOf.assign(TablePool, LM.M->Symbols.size(), LinkModule::NoAbi);
       for (uint32_t V = std::min<size_t>(LM.M->Variables.size(), LinkModule::VariableAbiTag - 1); V-- > 0;)
         if (uint32_t S = LM.M->Variables[V].Symbol; S < LM.AbiOf.size())
           LM.AbiOf[S] = LinkModule::VariableAbiTag | V;

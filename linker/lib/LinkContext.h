@@ -22,6 +22,7 @@
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Allocator.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
@@ -203,22 +204,66 @@ private:
   bool Released = false;
 };
 
-/// One module (the selected variant of one input) in the link for one arch.
+/// Where the link's per-module tables (LinkModule's) live: one bump allocator for all of them
+/// (SymbolTable::TablePool). A vector per table and module was a heap block each, four or five per
+/// module, with a vector's 24 bytes beside each: about 130 bytes of a one-function module's share of a
+/// link of 10^5 such modules.
+using ModuleTablePool = llvm::BumpPtrAllocator;
+
+/// One per-symbol or per-section table of a LinkModule: a view of Count values that a ModuleTablePool
+/// owns (the link's, which outlives its modules). Empty until assigned; assigning again takes fresh
+/// memory from the pool (the old values stay there until the link ends).
+template <typename T> class ModuleTable {
+public:
+  /// Count copies of Value, from Pool.
+  void assign(ModuleTablePool &Pool, size_t N, T Value) {
+    assert(N <= UINT32_MAX && "a module's symbol and section indexes are 32-bit");
+    Data = N ? Pool.Allocate<T>(N) : nullptr;
+    std::uninitialized_fill_n(Data, N, Value);
+    Count = static_cast<uint32_t>(N);
+  }
+  /// Forgets the values (their memory stays in the pool).
+  void clear() {
+    Data = nullptr;
+    Count = 0;
+  }
+  size_t size() const { return Count; }
+  bool empty() const { return Count == 0; }
+  T &operator[](size_t I) {
+    assert(I < Count && "index out of range");
+    return Data[I];
+  }
+  const T &operator[](size_t I) const {
+    assert(I < Count && "index out of range");
+    return Data[I];
+  }
+  T *begin() { return Data; }
+  T *end() { return Data + Count; }
+  const T *begin() const { return Data; }
+  const T *end() const { return Data + Count; }
+
+private:
+  T *Data = nullptr;
+  uint32_t Count = 0;
+};
+
+/// One module (the selected variant of one input) in the link for one arch. A per-module cost (10^5
+/// modules in one link): its tables are views into the link's TablePool.
 struct LinkModule {
   uint32_t Input = 0;
   const ModuleVariant *M = nullptr;
   llvm::StringRef ObjectName;
-  std::vector<uint32_t> Global;      // per symbol: GlobalSymbol index, or NoGlobal for module-local ones
-  std::vector<uint8_t> SectionLive;  // per section
-  std::vector<uint32_t> SymOut;      // per symbol: output symbol index (after emit)
-  std::vector<uint32_t> SecOut;      // per section: output section index (after emit)
+  ModuleTable<uint32_t> Global;      // per symbol: GlobalSymbol index, or NoGlobal for module-local ones
+  ModuleTable<uint8_t> SectionLive;  // per section
+  ModuleTable<uint32_t> SymOut;      // per symbol: output symbol index (after emit)
+  ModuleTable<uint32_t> SecOut;      // per section: output section index (after emit)
   /// Per symbol: its first record's index in the module's Functions, or VariableAbiTag | the index of its
   /// first record in Variables, or NoAbi. One table for both (a per-symbol cost): a symbol with both
   /// kinds of record (only a malformed object has one) keeps its function's, which every caller
   /// consults first. Empty when both record tables are in strictly increasing symbol order, as the
   /// assembler and our writer make them: a record is then found by binary search (ArchLink::functionAbi),
   /// and the table's 4 bytes per symbol are not spent.
-  std::vector<uint32_t> AbiOf;
+  ModuleTable<uint32_t> AbiOf;
   static constexpr uint32_t NoAbi = ~0u, VariableAbiTag = 1u << 31;
 };
 
@@ -294,6 +339,8 @@ std::string displayName(llvm::StringRef Name);
 class SymbolTable {
 public:
   std::vector<LinkModule> Modules;
+  /// The memory of the modules' tables (LinkModule::Global, SectionLive, SymOut, SecOut, AbiOf).
+  ModuleTablePool TablePool;
   std::vector<GlobalSymbol> Globals;
   /// Every visible symbol of the link as a definition or declaration of its GlobalSymbol, grouped by
   /// GlobalSymbol in Globals' order: a name's definitions (visible, weak, common, alias), then its

@@ -630,6 +630,10 @@ static bool linkImpl(LinkOptions Options, DiagnosticEngine &Diags, raw_ostream &
     State->Inputs = std::move(*Preloaded);
   else if (!loadInputs(Options, Diags, Times, State->Extractor, State->Inputs, Out))
     return Finish(false);
+  // From here on the link works from State->Inputs; the command line's list is read again only to say why
+  // no input gave device code (reportNoDeviceCode). A path and its record per input, 10^5 of them.
+  if (!State->Inputs.empty())
+    std::vector<LinkInput>().swap(Options.Inputs);
 
   // LTO-IR is never dropped silently (LtoLink.h). After: a warning for LTO-IR that goes unused, an error
   // for LTO-IR-only inputs without -dlto.

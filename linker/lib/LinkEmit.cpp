@@ -273,8 +273,7 @@ static bool mergeCompileUnits(ArrayRef<LinkModule> Modules, const StringMap<Debu
 class ModuleEmitter {
 public:
   ModuleEmitter(ArchLink &Link, ModuleVariant &Out, ObjectFile &Storage)
-      : Link(Link), Modules(Link.Modules), Globals(Link.Globals), Out(Out), Storage(Storage),
-        LabelsBySection(Modules.size()), LabelPosition(Modules.size()) {
+      : Link(Link), Modules(Link.Modules), Globals(Link.Globals), Out(Out), Storage(Storage) {
     // At most every input symbol and section is kept: reserving that much (untouched pages cost nothing)
     // saves the copies and the doubled memory of growing.
     for (const LinkModule &LM : Modules) {
@@ -291,7 +290,12 @@ public:
     // labels that another function also defines, then the kept locals (views of the inputs or of Storage,
     // which outlive this pass: no copies). Its size: about as many locals as visible names, never more
     // than all the other symbols.
-    TakenLocals.reserve(std::min(MaxSymbols - std::min(MaxSymbols, Globals.size()), Globals.size()) + 64);
+    // And never more than the module-local symbols (labels among them): a link of modules without any
+    // reserved a table for 10^5 names it never held (4 MB, 42 bytes per module).
+    size_t Locals = 0;
+    for (const LinkModule &LM : Modules)
+      Locals += llvm::count(LM.Global, NoGlobal);
+    TakenLocals.reserve(std::min({Locals, MaxSymbols - std::min(MaxSymbols, Globals.size()), Globals.size()}) + 64);
     for (StringRef Label : labelsDefinedElsewhere(Modules, Link.Inputs))
       if (!Link.isGlobalName(Label))
         TakenLocals.insert(CachedHashStringRef(Label));
@@ -300,13 +304,14 @@ public:
   /// The debug sections of every input, by name.
   void gatherDebugParts() {
     // Debug sections: one output section per name, in order of first appearance.
-    DebugBase.resize(Modules.size());
     for (uint32_t MI = 0; MI < Modules.size(); ++MI) {
       const ModuleVariant &M = *Modules[MI].M;
       for (uint32_t SI = 0; SI < M.Sections.size(); ++SI)
         if (M.Sections[SI].Kind == SectionKind::Debug) {
           // Offsets are kept only for modules with debug sections (only those are looked up): 8 bytes
           // per section of every module otherwise (0.8 MB for 10^5 functions).
+          if (DebugBase.empty()) // only links with debug sections look offsets up
+            DebugBase.resize(Modules.size());
           if (DebugBase[MI].empty())
             DebugBase[MI].assign(M.Sections.size(), 0);
           auto &Parts = DebugParts[M.sectionName(SI)];
@@ -334,11 +339,11 @@ public:
           llvm::any_of(M.Sections, [](const Section &S) { return S.Kind == SectionKind::Debug; }) ||
           llvm::any_of(M.Symbols, [](const Symbol &S) { return S.Kind == SymbolKind::Section; });
       if (Contributes) {
-        LM.SymOut.assign(M.Symbols.size(), NoSymbol);
-        LM.SecOut.assign(M.Sections.size(), NoSection);
+        LM.SymOut.assign(Link.TablePool, M.Symbols.size(), NoSymbol);
+        LM.SecOut.assign(Link.TablePool, M.Sections.size(), NoSection);
       } else {
-        LM.SymOut = {};
-        LM.SecOut = {};
+        LM.SymOut.clear();
+        LM.SecOut.clear();
       }
       for (uint32_t SI = 0; SI < M.Symbols.size(); ++SI) {
         const Symbol &S = M.Symbols[SI];
@@ -407,7 +412,9 @@ public:
   /// One `.file` table for the output.
   void mergeFileTables() {
     // `.file` table: deduplicated by path, numbered from 1 in order of first appearance.
-    FileMap.resize(Modules.size());
+    // Sized only where a module has a `.file` table or debug sections (which look it up).
+    if (!DebugParts.empty() || llvm::any_of(Modules, [](const LinkModule &LM) { return !LM.M->Files.empty(); }))
+      FileMap.resize(Modules.size());
     for (uint32_t MI = 0; MI < Modules.size(); ++MI)
       for (const FileEntry &F : Modules[MI].M->Files) {
         auto [It, Inserted] = FileIndex.try_emplace(F.Path, Out.Files.size() + 1);
@@ -612,9 +619,9 @@ public:
       }
       N.Offset = uint32_t(Base + R.Offset);
       if (R.Kind == RelocKind::FileIndex) {
-        auto It = FileMap[MI].find(R.Symbol);
-        if (It != FileMap[MI].end())
-          N.Symbol = It->second;
+        if (MI < FileMap.size())
+          if (auto It = FileMap[MI].find(R.Symbol); It != FileMap[MI].end())
+            N.Symbol = It->second;
         Out.Relocs.push_back(N);
         continue;
       }
@@ -727,8 +734,13 @@ private:
   // labels, debug-referenced depots and parameters in the same order). If the counts differ, the first
   // stands for the winner's first and every other for its last (an empty range at its end, never the
   // 0,0 pair that ends a .debug_loc list).
-  // Per module (built when first needed): each section's labels in text order, and each label's position.
+  // Per module (built when first needed; the tables sized then, since most links never need them): each
+  // section's labels in text order, and each label's position.
   const std::vector<uint32_t> &labelsOf(uint32_t MI, uint32_t Sec) {
+    if (LabelsBySection.empty()) {
+      LabelsBySection.resize(Modules.size());
+      LabelPosition.resize(Modules.size());
+    }
     auto &PerSection = LabelsBySection[MI];
     if (PerSection.empty()) {
       const ModuleVariant &M = *Modules[MI].M;
@@ -781,7 +793,7 @@ private:
   // merged section.
   std::vector<StringRef> DebugNames;
   StringMap<DebugPartList> DebugParts;
-  std::vector<std::vector<uint64_t>> DebugBase;
+  std::vector<std::vector<uint64_t>> DebugBase; // per module, sized at the first debug section
   // Section symbol of each debug name (created on demand, also for names only referenced).
   StringMap<uint32_t> SectionSymbol;
   std::vector<SymRef> Origins; // per output symbol

@@ -36,13 +36,14 @@ Diagnostic toolError(const Twine &Message, StringRef Code) {
 
 namespace {
 
-/// One command-line input after reading: an object, a library, or a failure.
+/// One command-line input after reading: an object, a library, or a failure. One per input, all alive
+/// at the end of reading beside every object (10^5 of them in one link): the host part is boxed.
 struct Loaded {
   std::string Path;
   bool WholeArchive = false;
   std::unique_ptr<ObjectFile> Object;
   std::unique_ptr<StaticLibrary> Library;
-  std::optional<HostOrigin> Host;    // an nvcc host object
+  std::unique_ptr<HostOrigin> Host;  // an nvcc host object
   std::vector<size_t> HostReachable; // an nvcc archive: members linked whatever the device link needs
   std::vector<Diagnostic> Diags; // reported in order after the parallel loop
 };
@@ -151,6 +152,14 @@ std::unique_ptr<ObjectFile> objectFromBuffer(std::unique_ptr<MemoryBuffer> Buffe
   return Obj;
 }
 
+/// objectFromBuffer for a command-line input: its host part boxed into L.
+std::unique_ptr<ObjectFile> loadObject(Loaded &L, std::unique_ptr<MemoryBuffer> Buffer, DecompressionBudget &Budget) {
+  std::optional<HostOrigin> Host;
+  auto Obj = objectFromBuffer(std::move(Buffer), L.Path, Host, L.Diags, Budget);
+  L.Host = boxed(Host);
+  return Obj;
+}
+
 } // namespace
 
 /// True for a GNU ld linker script (`/* GNU ld script */`, `OUTPUT_FORMAT(...)`, `GROUP ( ... )`), which
@@ -212,6 +221,7 @@ bool loadInputs(const LinkOptions &Options, DiagnosticEngine &Diags, PassTimes &
                 std::vector<InputFile> &Files, raw_ostream &Reports) {
   PassTimes::Scope Reading = Times.scope("read inputs");
   std::vector<Loaded> Items;
+  Items.reserve(Options.Inputs.size()); // grown by doubling, up to twice its size at the end of reading
   for (const LinkInput &In : Options.Inputs) {
     Loaded L;
     L.WholeArchive = In.WholeArchive;
@@ -241,6 +251,7 @@ bool loadInputs(const LinkOptions &Options, DiagnosticEngine &Diags, PassTimes &
   // objects no faster than one, and the link as a whole took longer). PTX text is assembled in parallel:
   // that is real work.
   std::vector<std::pair<size_t, std::unique_ptr<MemoryBuffer>>> ToAssemble;
+  ToAssemble.reserve(Items.size());
   // One decompression budget for the whole link: nvcc host objects' compressed PTX
   // may expand to 100 MB plus twice the size of the inputs, all of them together, or to --max-decompressed.
   DecompressionBudget Budget = Options.MaxDecompressed ? DecompressionBudget(*Options.MaxDecompressed)
@@ -302,13 +313,13 @@ bool loadInputs(const LinkOptions &Options, DiagnosticEngine &Diags, PassTimes &
     }
     // nvcc host objects carry PTX to decompress and assemble: real work, done in parallel like .ptx files.
     if (isPtxlinkObject(Bytes) || (Bytes.starts_with("\x7f" "ELF") && !isX86HostObject(Bytes)))
-      L.Object = objectFromBuffer(std::move(*Buffer), L.Path, L.Host, L.Diags, Budget);
+      L.Object = loadObject(L, std::move(*Buffer), Budget);
     else
       ToAssemble.push_back({I, std::move(*Buffer)});
   }
   Options.Exec->parallelFor(0, ToAssemble.size(), [&](size_t K) {
     Loaded &L = Items[ToAssemble[K].first];
-    L.Object = objectFromBuffer(std::move(ToAssemble[K].second), L.Path, L.Host, L.Diags, Budget);
+    L.Object = loadObject(L, std::move(ToAssemble[K].second), Budget);
   });
 
   // Which names are still needed matters only when there are libraries to pull members from: the
@@ -319,7 +330,7 @@ bool loadInputs(const LinkOptions &Options, DiagnosticEngine &Diags, PassTimes &
     for (Diagnostic &D : L.Diags)
       Diags.report(std::move(D));
     if (L.Object) {
-      Files.push_back({std::move(L.Path), std::move(L.Object), boxed(L.Host)});
+      Files.push_back({std::move(L.Path), std::move(L.Object), std::move(L.Host)});
       if (HaveLibraries)
         Extractor.addObject(*Files.back().Object, uint32_t(Files.size() - 1));
     } else if (L.Library) {
