@@ -7,6 +7,8 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/SHA256.h"
 
+#include <chrono>
+
 #include <cstring>
 
 using namespace llvm;
@@ -107,91 +109,223 @@ std::string RemoteCache::note() const {
   return Note;
 }
 
-Expected<RemoteCache::Response> RemoteCache::request(StringRef Method, StringRef Path, StringRef Body) const {
-  Expected<std::unique_ptr<HttpConnection>> Connection =
-      HttpConnection::open(Host, Port, Tls.get(), ConnectMillis, TransferSeconds);
-  if (!Connection)
-    return Connection.takeError();
-  HttpConnection &C = **Connection;
+namespace {
+/// Reads one HTTP/1.1 response from a connection, no further: the status line and headers, then a body
+/// delimited by Content-Length or chunked encoding (or, for neither, the rest of the stream), so that the
+/// connection can carry the next request.
+class ResponseReader {
+public:
+  ResponseReader(HttpConnection &C, std::chrono::steady_clock::time_point Deadline) : C(C), Deadline(Deadline) {}
 
+  /// Whether any byte of the answer arrived (a kept-alive connection that the server had closed gives none).
+  bool receivedAny() const { return !In.empty() || Start > 0; }
+  /// Whether the connection may carry another request after this answer.
+  bool reusable() const { return Reusable; }
+
+  Expected<RemoteCache::Response> read(bool IsHead) {
+    size_t End;
+    while ((End = StringRef(In).find("\r\n\r\n")) == StringRef::npos) {
+      if (In.size() > 65536)
+        return failed("the answer is not HTTP");
+      if (Expected<bool> More = fill(); !More)
+        return More.takeError();
+      else if (!*More)
+        return failed(In.empty() ? "no answer: the connection was closed" : "the answer is not HTTP");
+    }
+    RemoteCache::Response R;
+    StringRef Heads = StringRef(In).take_front(End);
+    if (!Heads.starts_with("HTTP/1."))
+      return failed("the answer is not HTTP");
+    SmallVector<StringRef, 16> Lines;
+    Heads.split(Lines, "\r\n");
+    SmallVector<StringRef, 3> Status;
+    Lines.front().split(Status, ' ', 2);
+    if (Status.size() < 2 || Status[1].getAsInteger(10, R.Status))
+      return failed("the answer is not HTTP");
+    std::optional<uint64_t> Length;
+    bool Chunked = false, Close = !Heads.starts_with("HTTP/1.1");
+    for (StringRef L : ArrayRef(Lines).drop_front()) {
+      auto [Name, Value] = L.split(':');
+      Name = Name.trim(), Value = Value.trim();
+      if (Name.equals_insensitive("content-length")) {
+        uint64_t V;
+        if (Value.getAsInteger(10, V))
+          return failed("the answer's Content-Length is not a number");
+        Length = V;
+      } else if (Name.equals_insensitive("transfer-encoding") && Value.contains_insensitive("chunked")) {
+        Chunked = true;
+      } else if (Name.equals_insensitive("connection") && Value.contains_insensitive("close")) {
+        Close = true;
+      }
+    }
+    Start = End + 4;
+    if (IsHead || R.Status == 204 || R.Status == 304 || (R.Status >= 100 && R.Status < 200)) {
+      Reusable = !Close;
+      return R;
+    }
+    if (Chunked) {
+      if (Error E = readChunks(R.Body))
+        return std::move(E);
+    } else if (Length) {
+      if (*Length > MaxBlobBytes + 65536)
+        return failed("an answer larger than any entry");
+      if (Error E = need(*Length, "the answer is cut short"))
+        return std::move(E);
+      R.Body = In.substr(Start, *Length);
+    } else {
+      // Delimited by the end of the stream: the connection ends with it.
+      for (;;) {
+        Expected<bool> More = fill();
+        if (!More)
+          return More.takeError();
+        if (!*More)
+          break;
+      }
+      R.Body = In.substr(Start);
+      return R;
+    }
+    Reusable = !Close;
+    return R;
+  }
+
+private:
+  HttpConnection &C;
+  std::chrono::steady_clock::time_point Deadline;
+  std::string In;
+  size_t Start = 0; // where the unread part of In begins
+  bool Reusable = false;
+
+  /// Appends what arrives next to In; false at the end of the stream.
+  Expected<bool> fill() {
+    char Buf[65536];
+    Expected<size_t> N = C.receive(Buf, sizeof(Buf));
+    if (!N)
+      return N.takeError();
+    In.append(Buf, *N);
+    if (In.size() > MaxBlobBytes + 2 * 65536)
+      return failed("an answer larger than any entry");
+    if (std::chrono::steady_clock::now() > Deadline)
+      return failed("the answer is too slow");
+    return *N != 0;
+  }
+  /// At least N unread bytes in In, or Short as the error.
+  Error need(uint64_t N, const char *Short) {
+    while (In.size() - Start < N) {
+      Expected<bool> More = fill();
+      if (!More)
+        return More.takeError();
+      if (!*More)
+        return failed(Short);
+    }
+    return Error::success();
+  }
+  /// The unread bytes up to the next CRLF (consumed with it).
+  Expected<StringRef> line(const char *Short) {
+    size_t Eol;
+    while ((Eol = StringRef(In).find("\r\n", Start)) == StringRef::npos) {
+      if (In.size() - Start > 4096)
+        return failed("the answer's chunks are malformed");
+      Expected<bool> More = fill();
+      if (!More)
+        return More.takeError();
+      if (!*More)
+        return failed(Short);
+    }
+    StringRef L = StringRef(In).slice(Start, Eol);
+    Start = Eol + 2;
+    return L;
+  }
+  Error readChunks(std::string &Body) {
+    for (;;) {
+      Expected<StringRef> SizeLine = line("the answer's chunks are cut short");
+      if (!SizeLine)
+        return SizeLine.takeError();
+      uint64_t Size;
+      if (SizeLine->split(';').first.trim().getAsInteger(16, Size))
+        return failed("the answer's chunks are malformed");
+      if (Size == 0)
+        break;
+      if (Size > MaxBlobBytes + 65536 - Body.size())
+        return failed("an answer larger than any entry");
+      if (Error E = need(Size + 2, "the answer's chunks are cut short"))
+        return E;
+      Body.append(In, Start, Size);
+      Start += Size;
+      if (StringRef(In).substr(Start, 2) != "\r\n")
+        return failed("the answer's chunks are malformed");
+      Start += 2;
+    }
+    // Trailers, up to the empty line.
+    for (;;) {
+      Expected<StringRef> Trailer = line("the answer's chunks are cut short");
+      if (!Trailer)
+        return Trailer.takeError();
+      if (Trailer->empty())
+        return Error::success();
+    }
+  }
+};
+} // namespace
+
+std::unique_ptr<HttpConnection> RemoteCache::takeIdleConnection() const {
+  std::lock_guard<std::mutex> Lock(PoolLock);
+  if (Idle.empty())
+    return nullptr;
+  std::unique_ptr<HttpConnection> C = std::move(Idle.back());
+  Idle.pop_back();
+  return C;
+}
+
+void RemoteCache::keepIdleConnection(std::unique_ptr<HttpConnection> C) const {
+  std::lock_guard<std::mutex> Lock(PoolLock);
+  if (Idle.size() < MaxIdleConnections)
+    Idle.push_back(std::move(C));
+}
+
+Expected<RemoteCache::Response> RemoteCache::request(StringRef Method, StringRef Path, StringRef Body) const {
   std::string Head = (Method + " " + Prefix + Path + " HTTP/1.1\r\nHost: " + Host + ":" + Port +
-                      "\r\nConnection: close\r\nUser-Agent: ptxlink\r\n")
+                      "\r\nUser-Agent: ptxlink\r\n")
                          .str();
   if (!Header.empty())
     Head += Header + "\r\n";
   if (Method == "PUT")
     Head += "Content-Type: application/octet-stream\r\nContent-Length: " + std::to_string(Body.size()) + "\r\n";
   Head += "\r\n";
-  for (StringRef Part : {StringRef(Head), Body})
-    if (Error E = C.sendAll(Part))
-      return std::move(E);
 
-  std::string In;
-  char Buf[65536];
-  auto Deadline = std::chrono::steady_clock::now() + std::chrono::seconds(3 * TransferSeconds);
+  // A connection kept from an earlier request first (no connect, no TLS handshake); the server may have
+  // closed it meanwhile (its keep-alive time ran out), which shows as a failed send or an answer without a
+  // byte: then once more on a new connection.
   for (;;) {
-    Expected<size_t> N = C.receive(Buf, sizeof(Buf));
-    if (!N)
-      return N.takeError();
-    if (*N == 0)
-      break;
-    In.append(Buf, *N);
-    if (In.size() > MaxBlobBytes + 65536)
-      return failed("an answer larger than any entry");
-    if (std::chrono::steady_clock::now() > Deadline)
-      return failed("the answer is too slow");
-  }
-  // Status line, headers, body (Content-Length, chunked, or up to the end: Connection: close).
-  StringRef Text = In;
-  size_t End = Text.find("\r\n\r\n");
-  if (!Text.starts_with("HTTP/1.") || End == StringRef::npos)
-    return failed("the answer is not HTTP");
-  StringRef Heads = Text.take_front(End), Rest = Text.drop_front(End + 4);
-  Response R;
-  SmallVector<StringRef, 16> Lines;
-  Heads.split(Lines, "\r\n");
-  SmallVector<StringRef, 3> Status;
-  Lines.front().split(Status, ' ', 2);
-  if (Status.size() < 2 || Status[1].getAsInteger(10, R.Status))
-    return failed("the answer is not HTTP");
-  std::optional<uint64_t> Length;
-  bool Chunked = false;
-  for (StringRef L : ArrayRef(Lines).drop_front()) {
-    auto [Name, Value] = L.split(':');
-    Value = Value.trim();
-    if (Name.trim().equals_insensitive("content-length")) {
-      uint64_t V;
-      if (Value.getAsInteger(10, V))
-        return failed("the answer's Content-Length is not a number");
-      Length = V;
-    } else if (Name.trim().equals_insensitive("transfer-encoding") && Value.contains_insensitive("chunked")) {
-      Chunked = true;
+    std::unique_ptr<HttpConnection> C = takeIdleConnection();
+    const bool Reused = C != nullptr;
+    if (!C) {
+      Expected<std::unique_ptr<HttpConnection>> Opened =
+          HttpConnection::open(Host, Port, Tls.get(), ConnectMillis, TransferSeconds);
+      if (!Opened)
+        return Opened.takeError();
+      C = std::move(*Opened);
     }
-  }
-  if (Method == "HEAD")
+    Error Sent = Error::success();
+    for (StringRef Part : {StringRef(Head), Body})
+      if (!Sent)
+        Sent = C->sendAll(Part);
+    if (Sent) {
+      if (Reused) {
+        consumeError(std::move(Sent));
+        continue;
+      }
+      return std::move(Sent);
+    }
+    ResponseReader Reader(*C, std::chrono::steady_clock::now() + std::chrono::seconds(3 * TransferSeconds));
+    Expected<Response> R = Reader.read(Method == "HEAD");
+    if (!R && Reused && !Reader.receivedAny()) {
+      consumeError(R.takeError());
+      continue;
+    }
+    if (R && Reader.reusable())
+      keepIdleConnection(std::move(C));
     return R;
-  if (Chunked) {
-    for (;;) {
-      size_t Eol = Rest.find("\r\n");
-      uint64_t Size;
-      if (Eol == StringRef::npos || Rest.take_front(Eol).split(';').first.trim().getAsInteger(16, Size) ||
-          Size > Rest.size() - Eol - 2)
-        return failed("the answer's chunks are cut short");
-      if (Size == 0)
-        break;
-      R.Body += Rest.substr(Eol + 2, Size);
-      Rest = Rest.drop_front(Eol + 2 + Size);
-      if (!Rest.consume_front("\r\n"))
-        return failed("the answer's chunks are malformed");
-    }
-  } else if (Length) {
-    if (Rest.size() < *Length)
-      return failed("the answer is cut short");
-    R.Body = Rest.take_front(*Length).str();
-  } else {
-    R.Body = Rest.str();
   }
-  return R;
 }
 
 std::optional<std::string> RemoteCache::get(StringRef Key, CompileCache::EntryKind Kind) {

@@ -7,7 +7,7 @@
 // protocol of Bazel's remote cache: GET and PUT of blobs under URL/ac/<64 hex digits> (nginx with WebDAV,
 // bazel-remote with --disable_http_ac_validation, any plain HTTP store). Each blob names its key and kind
 // and carries the SHA-256 of its payload, verified before use, so a server that mixes up or damages blobs
-// costs a miss, never a wrong link. HTTP/1.1 over a TCP socket, or TLS for https://, one connection per request,
+// costs a miss, never a wrong link. HTTP/1.1 over a TCP socket, or TLS for https://, connections kept alive between requests,
 // with time limits: the first failure (refused, timed out, full, an answer that is not HTTP or does not
 // verify) turns the remote cache off for the rest of the link and leaves one note. https:// URLs go over
 // TLS (HttpConnection.h).
@@ -24,6 +24,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace ptxlink {
 
@@ -54,16 +55,27 @@ public:
   /// Where Key's blob lives below the URL: "ac/" and the SHA-256 of the key and kind, in hex.
   static std::string blobPath(llvm::StringRef Key, CompileCache::EntryKind Kind);
 
-private:
+  /// A server's answer: its status and body.
   struct Response {
     int Status = 0;
     std::string Body;
   };
+
+private:
+  /// One request and its answer, over a kept-alive connection where there is one.
   llvm::Expected<Response> request(llvm::StringRef Method, llvm::StringRef Path, llvm::StringRef Body) const;
+  std::unique_ptr<HttpConnection> takeIdleConnection() const;
+  void keepIdleConnection(std::unique_ptr<HttpConnection> C) const;
   void turnOff(const std::string &Why);
 
   std::string Url, Host, Port, Prefix, Header;
   std::shared_ptr<TlsClientContext> Tls; // for an https:// URL
+  /// Connections whose last answer left them open (HTTP/1.1 keep-alive): a request takes one and gives it
+  /// back, so that a link's hundreds of entries cost one connect and one TLS handshake per thread, not one
+  /// each. At most a few: the link's threads that talk to the server at once.
+  static constexpr size_t MaxIdleConnections = 8;
+  mutable std::mutex PoolLock;
+  mutable std::vector<std::unique_ptr<HttpConnection>> Idle;
   std::atomic<bool> Off{false};
   std::atomic<size_t> Hits{0}, Stored{0};
   mutable std::mutex NoteLock;

@@ -4,7 +4,8 @@ tests: `nginx_dav.py start DIR` writes DIR/nginx.conf, starts nginx (its files, 
 waits until it answers and prints its base URL (also in DIR/url); `nginx_dav.py stop DIR` stops it. A
 watchdog stops it after 10 minutes in any case, so that a test failing before its last line leaves no
 server behind. The access log (DIR/logs/access.log) records each request's method, path, status and
-Authorization header.
+Authorization header; DIR/logs/connections.log each request's connection number and its place on that
+connection (how many requests a kept-alive connection carried).
 Besides /cache/ (the store), /garbage/ answers every request with 200 and a body that is no entry, and
 /readonly/ refuses PUT (403), as a full or read-only server would.
 `nginx_dav.py start DIR tls` serves the same over HTTPS instead: it makes a certificate authority
@@ -81,7 +82,9 @@ error_log {d}/logs/error.log;
 events {{ worker_connections 64; }}
 http {{
   log_format requests '$request_method $uri $status "$http_authorization"';
+  log_format connections '$connection $connection_requests $request_method $uri';
   access_log {d}/logs/access.log requests;
+  access_log {d}/logs/connections.log connections;
   client_body_temp_path {d}/body;
   proxy_temp_path {d}/proxy;
   fastcgi_temp_path {d}/fastcgi;
