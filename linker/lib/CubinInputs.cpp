@@ -1,6 +1,7 @@
 // Relocatable cubins as link inputs (see CubinInputs.h): the module made of a cubin's symbol table, the
 // records it borrows from the other inputs, and the checks of the options and units such a link needs.
 #include "CubinInputs.h"
+#include "LinkPasses.h"
 
 #include "ptxlink/Cubin.h"
 #include "ptxlink/Fatbin.h"
@@ -252,11 +253,12 @@ bool checkCubinInputs(const LinkOptions &Options, ArrayRef<InputFile> Inputs, Ar
   return Ok;
 }
 
-bool markCubinUnits(const ArchLink &L, ArrayRef<InputFile> Inputs, std::vector<CodegenUnit> &Units,
-                    DiagnosticEngine &Diags, std::vector<std::string> *Notes) {
+bool markCubinUnits(const SymbolTable &Symtab, const ModuleVariant &Output, const LinkOptions &Options,
+                    ArrayRef<InputFile> Inputs, std::vector<CodegenUnit> &Units, DiagnosticEngine &Diags,
+                    std::vector<std::string> *Notes) {
   bool Ok = true;
-  for (uint32_t MI = 0; MI < L.Modules.size(); ++MI) {
-    const InputFile &In = Inputs[L.Modules[MI].Input];
+  for (uint32_t MI = 0; MI < Symtab.Modules.size(); ++MI) {
+    const InputFile &In = Inputs[Symtab.Modules[MI].Input];
     if (!isCubinInput(In))
       continue;
     auto Unit = llvm::find_if(Units, [&](const CodegenUnit &U) { return U.InputSass == &In.Host->Sass; });
@@ -268,7 +270,7 @@ bool markCubinUnits(const ArchLink &L, ArrayRef<InputFile> Inputs, std::vector<C
       continue;
     }
     // Where the split could not give it a unit of its own: the link changed what the module means.
-    std::string Why = L.sassReuseRefusal(MI);
+    std::string Why = sassReuseRefusal(Symtab, &Output, Options, MI);
     Diags.error(In.Name + ": a cubin (SASS only) cannot be linked here: " +
                     (!Why.empty()       ? Why
                      : Units.empty()    ? std::string("the linked module is compiled in one piece (a -G link whose "

@@ -49,7 +49,9 @@ bool checkCubinInputs(const LinkOptions &Options, llvm::ArrayRef<InputFile> Inpu
 /// After the split into units: marks each cubin's unit (its bytes go to nvlink as they are) and reports a
 /// cubin module that has none (the link changed what it means, e.g. a weak copy of it differs from
 /// another input's). Notes (-v) get one line per cubin. False if a cubin cannot be linked.
-bool markCubinUnits(const ArchLink &L, llvm::ArrayRef<InputFile> Inputs, std::vector<CodegenUnit> &Units,
-                    DiagnosticEngine &Diags, std::vector<std::string> *Notes);
+/// Symtab and Output: the group's symbol table and linked module.
+bool markCubinUnits(const SymbolTable &Symtab, const ModuleVariant &Output, const LinkOptions &Options,
+                    llvm::ArrayRef<InputFile> Inputs, std::vector<CodegenUnit> &Units, DiagnosticEngine &Diags,
+                    std::vector<std::string> *Notes);
 
 } // namespace ptxlink

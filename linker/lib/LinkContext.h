@@ -2,8 +2,8 @@
 //
 // The problem: one link has many inputs and, per requested GPU architecture, one selected module variant
 // per input. Each pass needs the same view of "module m, symbol s" and of the one global symbol per
-// name, so it lives here: InputFile (what was read), ArchLink (everything about linking for one
-// architecture: selection, symbol table, liveness, the output module), and the timing table.
+// name, so it lives here: InputFile (what was read), SymbolTable (one arch's selected modules and its
+// symbol table, which the passes of LinkPasses.h fill in turn), and the timing table.
 #pragma once
 
 #include "ArchiveExtraction.h"
@@ -35,7 +35,7 @@
 
 namespace ptxlink {
 
-// ---- architectures (LinkArch.cpp) ----
+// ---- architectures (SelectVariants.cpp) ----
 
 /// A target name the linker knows (Target::parse, and a target minPtxVersion knows); std::nullopt else.
 /// Which variant may be linked for which target is Target::ptxUsableFor.
@@ -152,16 +152,16 @@ struct SymRef {
 /// One name that is visible across modules (anything but module-local symbols). One exists per visible
 /// name of the link, so its size is a per-function cost (a link of 10^6 trivial functions holds 10^6): the
 /// fields are ordered without padding, and the name's definitions and declarations are not held here but
-/// in one array of the link (ArchLink::Sites, read through ArchLink::defs and decls), since most names
+/// in one array of the link (SymbolTable::Sites, read through SymbolTable::defs and decls), since most names
 /// have one of them and lists of their own cost 48 bytes per name. Nor is its size, which is the
-/// winner's but for a .common (ArchLink::resolvedSize), nor its name, which is its symbols'
-/// (ArchLink::name). 24 bytes in all.
+/// winner's but for a .common (SymbolTable::resolvedSize), nor its name, which is its symbols'
+/// (SymbolTable::name). 24 bytes in all.
 struct GlobalSymbol {
-  // The winning definition is the first of its sites (ArchLink::def): resolve() puts it there, and the
+  // The winning definition is the first of its sites (SymbolTable::def): resolveSymbols puts it there, and the
   // count of definitions shares a word with the flags, so a name costs 12 bytes here, not 24 (one per
   // visible name of the link).
-  static constexpr uint32_t MaxDefinitions = (1u << 24) - 1; // resolve() refuses a name with more
-  uint32_t FirstSite = 0;             // in ArchLink::Sites: its definitions (the winner first), then its declarations
+  static constexpr uint32_t MaxDefinitions = (1u << 24) - 1; // resolveSymbols refuses a name with more
+  uint32_t FirstSite = 0;             // in SymbolTable::Sites: its definitions (the winner first), then its declarations
   uint32_t Out = NoSymbol;            // index in the output module
   uint32_t NumDefs : 24 = 0;          // how many of its sites are definitions
   Binding Bind : 3 = Binding::Undefined; // the winner's binding
@@ -172,8 +172,8 @@ static_assert(sizeof(GlobalSymbol) == 12, "GlobalSymbol is a per-name cost: keep
 
 /// Name -> index of its GlobalSymbol: the resolver's table of every visible name of the link, a NameIndex
 /// over the GlobalSymbols (whose names are their symbols', views of the inputs, which outlive the link),
-/// sized once for at most every name (a map holding the names took 4 MB more for 10^5 functions). NameOf(index) gives a GlobalSymbol's name: ArchLink::name once resolve() has placed
-/// the sites, the symbol that created it while resolve() walks them.
+/// sized once for at most every name (a map holding the names took 4 MB more for 10^5 functions). NameOf(index) gives a GlobalSymbol's name: SymbolTable::name once resolveSymbols has placed
+/// the sites, the symbol that created it while resolveSymbols walks them.
 class GlobalNameIndex {
 public:
   /// Empties the index and sizes it for up to MaxNames names.
@@ -181,7 +181,7 @@ public:
     Index.reset(MaxNames);
     Released = false;
   }
-  /// Frees the index once no pass looks names up any more (ArchLink::emit, after choosing the output
+  /// Frees the index once no pass looks names up any more (emitModule, after choosing the output
   /// symbols): 10.7 MB for 10^6 names, at the peak of a link that keeps them all.
   void release() {
     Index.release();
@@ -261,7 +261,7 @@ struct LinkModule {
   /// first record in Variables, or NoAbi. One table for both (a per-symbol cost): a symbol with both
   /// kinds of record (only a malformed object has one) keeps its function's, which every caller
   /// consults first. Empty when both record tables are in strictly increasing symbol order, as the
-  /// assembler and our writer make them: a record is then found by binary search (ArchLink::functionAbi),
+  /// assembler and our writer make them: a record is then found by binary search (SymbolTable::functionAbi),
   /// and the table's 4 bytes per symbol are not spent.
   ModuleTable<uint32_t> AbiOf;
   static constexpr uint32_t NoAbi = ~0u, VariableAbiTag = 1u << 31;
@@ -317,12 +317,17 @@ struct PassTimes {
     std::chrono::steady_clock::time_point Start;
   };
   [[nodiscard]] Scope scope(llvm::StringRef Pass, llvm::StringRef Arch = "") { return Scope(*this, Pass, Arch); }
+  /// Runs F as one row: `Times.run("mark live", Arch, [&] { markLive(...); })`.
+  template <typename Fn> decltype(auto) run(llvm::StringRef Pass, llvm::StringRef Arch, Fn &&F) {
+    Scope Timed = scope(Pass, Arch);
+    return F();
+  }
   /// CSV rows "pass,arch,milliseconds" and a "total" row; Headings: a first row naming the columns.
   void printCsv(llvm::raw_ostream &OS, bool Headings) const;
 };
 
 /// Names that stay undefined in a complete program because ptxas or the driver provides them (the PTX
-/// system calls, a few CUDA graph functions, `.extern .shared` arrays; LinkLive.cpp).
+/// system calls, a few CUDA graph functions, `.extern .shared` arrays; CheckUndefined.cpp).
 bool providedOutsideTheLink(const Symbol &S);
 
 /// Where in Module a symbol is defined or declared, for diagnostics and reports ("b.ptx:5:1 (b.o)").
@@ -332,7 +337,7 @@ std::string displayName(llvm::StringRef Name);
 
 /// The symbol table of one arch's link (shared by the arches of a group, which select the same variants):
 /// the selected module of each input, one GlobalSymbol per visible name with its definitions and
-/// declarations, and the lookups every pass shares. The passes fill it in order:
+/// declarations, and the lookups every pass shares. The passes fill it in order (LinkPasses.h):
 /// selectVariants the Modules; resolveSymbols Globals, Sites, GlobalIndex, CommonSizes and
 /// WeakCopiesDiffer; markLive each module's SectionLive and GlobalSymbol::Live; emit each module's
 /// SymOut/SecOut and GlobalSymbol::Out, and it releases GlobalIndex.
@@ -421,95 +426,6 @@ private:
   }
   /// definingSection of an alias: its aliasee's section, through chains of aliases.
   uint32_t aliaseeSection(SymRef R) const;
-};
-
-class ArchLink : public SymbolTable {
-public:
-  ArchLink(const LinkOptions &Options, llvm::ArrayRef<InputFile> Inputs, Target Arch, DiagnosticEngine &Diags,
-           PassTimes &Times);
-
-  /// Pass 1: picks each input's variant. Fixed after: Modules.
-  bool selectVariants();
-  /// Pass 2: one GlobalSymbol per name; the winner of each by the rules of docs/linker.md. Fixed after:
-  /// every GlobalSymbol's Def, Bind, Size.
-  void resolve();
-  /// Pass 3a: the decision that depends on the arch: the newest input's PTX version must be able to name
-  /// it. When it cannot (libraries compiled for an older GPU, the everyday case), the PTX is written for
-  /// the highest target the inputs name instead (ptxTarget()), which the driver JIT-compiles for the
-  /// newer GPU and ptxas compiles for it; an error only when no input names a usable target.
-  void checkTargetVersion();
-  /// The target the linked PTX module is written for: the requested arch, or the older one
-  /// checkTargetVersion fell back to.
-  Target ptxTarget() const { return PtxFallback.value_or(Arch); }
-  bool ptxTargetIsOlder() const { return PtxFallback.has_value(); }
-  /// One line for -v saying why the PTX is written for an older target (empty if it is not).
-  std::string ptxTargetReason() const;
-  /// Pass 3b: ABI agreement, aliases, kernels, module compatibility (the same for every arch that
-  /// selects the same variants).
-  void check();
-  /// The linked module's `.version`/`.target`/`.address_size` for this arch (strings saved in Storage).
-  TargetInfo outputTarget(ObjectFile &Storage) const;
-  /// The variant each input contributes (after selectVariants), in input order.
-  std::vector<const ModuleVariant *> selectedVariants() const;
-  /// Pass 4: liveness from the roots. Fixed after: SectionLive, GlobalSymbol::Live.
-  void markLive();
-  /// Pass 4b: every live reference must reach a definition (unless -r).
-  void checkUndefined();
-  /// Pass 5+6: builds the output module (renaming, DWARF merge, .file renumbering) into Out, whose
-  /// strings live in Storage.
-  void emit(ModuleVariant &Out, ObjectFile &Storage);
-  /// After emit, for --emit host-object: every kernel and device variable of an nvcc object keeps its
-  /// name in the linked module, since the object's host code registers it by that name (docs/host-link.md).
-  void checkHostRegisteredNames();
-  /// After emit: the linked module cut into one CodegenUnit per input that kept code (LinkSplit.cpp);
-  /// inputs with less code than BatchBelowBytes are batched with neighbours (0: never). Empty if the
-  /// module cannot be compiled in parts; the caller then compiles it whole. With DWARF sections (whose
-  /// merge ties the modules together), one unit per input module as assembled (splitDebugInputs).
-  /// Unless --recompile-sass, a module whose input carries SASS and that the link leaves as compiled
-  /// (sassReuseRefusal) is a unit of its own, with InputSass set; ReuseNotes (if given) gets one line per
-  /// module with SASS that cannot be used as it is, saying why.
-  std::vector<CodegenUnit> splitForCodegen(uint64_t BatchBelowBytes, std::vector<std::string> *ReuseNotes = nullptr) const;
-  /// Why module MI's own cubin cannot stand for its part of this link (SassReuse.cpp): empty if it can.
-  /// The link-side half of the rule in docs/linker.md "SASS"; the tool-side half (arch, ptxas version and
-  /// options recorded in the cubin) is checked where the cubin is used (SassReuse.h).
-  std::string sassReuseRefusal(uint32_t MI) const;
-  /// The units of a link with debug info: every input's own module, for ptxas -c -g and nvlink -g; empty
-  /// where the link changed what a module means (renamed locals, --kernels-used/--variables-used).
-  std::vector<CodegenUnit> splitDebugInputs() const;
-
-  /// After emit: the module-local kernels and variables that were renamed (LinkResult::Renamed).
-  std::vector<LocalRename> renamedLocals() const;
-  /// After emit: calls F(module, symbol, linked name) for every kernel and .global/.const variable (what host
-  /// code registers by name) whose linked name differs from its own. One scan for both callers above.
-  void forEachRenamedRegistrable(llvm::function_ref<void(uint32_t, uint32_t, llvm::StringRef)> F) const;
-
-  // Reports.
-  void printGc(llvm::raw_ostream &OS) const;
-  void dumpCallgraph(llvm::raw_ostream &OS) const;
-  /// Adds this arch's call graph (after markLive) to G for --callgraph-dot: one cluster per input module,
-  /// removed code kept but marked, tables of function pointers and indirect-call sets. Group: the outer
-  /// cluster (the arch name in a multi-arch link, else "").
-  void addCallGraph(class CallGraphDot &G, llvm::StringRef Group) const;
-  void traceSymbols(llvm::raw_ostream &OS) const;
-  void writeMap(llvm::raw_ostream &OS) const;
-
-  const Target &arch() const { return Arch; }
-  std::string archName() const { return Arch.name(); }
-  const ModuleVariant *Output = nullptr; // set by emit()
-  std::vector<SymRef> OutOrigin;         // set by emit(): per output symbol, the input symbol it came from
-
-private:
-  friend class ModuleEmitter; // emit()'s steps (LinkEmit.cpp)
-  void resolveOne(GlobalSymbol &G);
-  void markSection(uint32_t Module, uint32_t Sec, std::vector<std::pair<uint32_t, uint32_t>> &Work);
-
-  const LinkOptions &Options;
-  llvm::ArrayRef<InputFile> Inputs;
-  Target Arch;
-  std::optional<Target> PtxFallback;        // set by checkTargetVersion, see ptxTarget()
-  std::pair<unsigned, unsigned> NewestInputVersion{0, 0};
-  DiagnosticEngine &Diags;
-  PassTimes &Times;
 };
 
 } // namespace ptxlink

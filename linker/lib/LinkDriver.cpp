@@ -2,7 +2,8 @@
 //
 // The problem: one command links for several architectures into one output that must be written
 // atomically (a failed link leaves no file, not even a stale one) and byte-identically whatever the
-// thread count. Each arch is an independent ArchLink; their diagnostics are usually the same (plain
+// thread count. Each arch is an independent link (LinkedArch: its symbol table, target and output,
+// filled by the passes of LinkPasses.h); their diagnostics are usually the same (plain
 // inputs select the same variant everywhere), so each is reported once, in the order first seen, and one
 // that differs between arches names the arches it is about (DiagForwarder).
 #include "ptxlink/CallGraphDot.h"
@@ -13,6 +14,7 @@
 #include "ptxlink/HostEmbed.h"
 #include "ptxlink/InputFiles.h"
 #include "LinkContext.h"
+#include "LinkPasses.h"
 #include "LinkOutput.h"
 #include "LtoLink.h"
 #include "ptxlink/Linker.h"
@@ -233,13 +235,24 @@ static bool writePassTimes(StringRef File, const PassTimes &Times, DiagnosticEng
 
 namespace {
 
+/// One arch's link between its passes: the symbol table (selection for every arch; for a group's lead,
+/// which runs the group's passes, also resolution, liveness and the output's symbols), the target its
+/// PTX is written for, and for a group's lead the module emit made.
+struct LinkedArch {
+  explicit LinkedArch(const Target &Arch) : Choice{Arch} {}
+  std::string name() const { return Choice.Arch.name(); }
+  SymbolTable Symtab;
+  TargetChoice Choice;  // checkTargetVersion's, for this arch
+  OutputModule Output;  // emitModule's (a group's lead)
+};
+
 /// Everything the link builds, in one place so that a process about to exit can skip taking it apart
 /// (ExitWithoutFreeing): returning ~10,000 allocations and unmapping every input one by one costs about
 /// a tenth of a link, and the kernel reclaims it all at exit anyway. lld does the same.
 struct LinkState {
   ArchiveExtractor Extractor;
   std::vector<InputFile> Inputs;
-  std::vector<std::unique_ptr<ArchLink>> Links;
+  std::vector<std::unique_ptr<LinkedArch>> Links;
   LinkedProgram Program; // what the output pass writes
 };
 
@@ -337,22 +350,23 @@ struct ArchRun {
   raw_string_ostream Sink{Ignored};
   DiagnosticEngine Local{Sink};
   size_t Forwarded = 0; // Local's diagnostics forwarded so far
-  std::unique_ptr<ArchLink> Link;
+  std::unique_ptr<LinkedArch> Link;
   size_t Order = 0;     // in -arch order
 };
 
 /// Arches that link one module: their inputs select the same variants (plain PTX inputs: every arch), so
-/// the module differs only in its `.target` line. The arch-independent passes (resolve, check, markLive,
-/// checkUndefined, emit) run once, on the first arch's link; each arch runs its own checkTargetVersion.
+/// the module differs only in its `.target` line. The arch-independent passes (resolveSymbols, checkAbi,
+/// markLive, checkUndefined, emitModule) run once, on the first arch's link; each arch runs its own
+/// checkTargetVersion.
 /// Without sharing (per-arch reports, --map, -r, --emit ptx), a group holds one arch.
 struct ArchGroup {
   std::vector<ArchRun *> Runs; // in -arch order; Runs.front() runs the group's passes
   std::vector<std::string> Names;
 };
 
-/// The per-arch passes: selectVariants and checkTargetVersion for every arch; then, per group of arches
-/// that select the same variants (ArchGroup), resolve, check, markLive and checkUndefined, emit (and, for
-/// --sass, the units ptxas compiles). Each diagnostic is forwarded to Diags once, with the arches that
+/// The passes of LinkPasses.h: selectVariants and checkTargetVersion for every arch; then, per group of
+/// arches that select the same variants (ArchGroup), resolveSymbols, checkAbi, markLive, checkUndefined and
+/// emitModule (and, for --sass, the units ptxas compiles). Each diagnostic is forwarded to Diags once, with the arches that
 /// reported it (DiagForwarder). After: one linked module per group in Linked.Variants (in order of each
 /// group's first arch), and Outputs, per arch in -arch order, naming its module and `.target` header.
 void linkEachArch(const LinkOptions &Options, ArrayRef<Target> Arches, LinkState &State, CallGraphDot &Graph,
@@ -380,20 +394,22 @@ void linkEachArch(const LinkOptions &Options, ArrayRef<Target> Arches, LinkState
     R.Order = I;
     R.Local.setRecord(true);
     R.Local.setErrorLimit(0);
-    R.Link = std::make_unique<ArchLink>(Options, Inputs, Arches[I], R.Local, Times);
-    bool Selected = R.Link->selectVariants();
+    R.Link = std::make_unique<LinkedArch>(Arches[I]);
+    std::vector<LinkModule> &Modules = R.Link->Symtab.Modules;
+    bool Selected = Times.run("select variants", ArchNames[I],
+                              [&] { return selectVariants(Options, Inputs, Arches[I], R.Local, R.Link->Symtab); });
     if (Selected) {
       if (Options.Verbose)
-        for (const LinkModule &M : R.Link->Modules)
+        for (const LinkModule &M : Modules)
           Out << "ptxlink: " << ArchNames[I] << ": " << M.ObjectName << ": using the " << M.M->Target.Arch
               << " variant (PTX ISA " << M.M->Target.VersionMajor << "." << M.M->Target.VersionMinor << ")\n";
       // The one decision that depends on the arch alone: the `.target` the module can be written for.
-      R.Link->checkTargetVersion();
+      R.Link->Choice = checkTargetVersion(Modules, Arches[I], R.Local);
     }
     Forward.collect(R.Local, R.Forwarded, {ArchNames[I]});
     if (!Selected)
       continue;
-    std::vector<const ModuleVariant *> Selection = R.Link->selectedVariants();
+    std::vector<const ModuleVariant *> Selection = selectedVariants(Modules);
     size_t G = 0;
     while (G < Groups.size() && !(CanShare && GroupSelection[G] == Selection))
       ++G;
@@ -416,41 +432,53 @@ void linkEachArch(const LinkOptions &Options, ArrayRef<Target> Arches, LinkState
       std::iter_swap(Passed, Group.Runs.begin());
     }
     ArchRun &Lead = *Group.Runs.front();
-    ArchLink &L = *Lead.Link;
+    LinkedArch &L = *Lead.Link;
+    SymbolTable &Symtab = L.Symtab;
+    DiagnosticEngine &LeadDiags = Lead.Local;
     const std::string &A = Group.Names.front();
-    L.resolve();
-    L.check();
-    L.markLive();
-    L.checkUndefined();
+    // After: every visible name bound to its one definition (docs/linker.md, "Resolution"), module-local
+    // symbols kept apart; Globals, Sites and each module's Global table fixed.
+    Times.run("resolve symbols", A, [&] { resolveSymbols(Symtab, LeadDiags); });
+    // After: every declaration and losing definition checked against its winner, kernels and aliases too.
+    Times.run("check", A, [&] { checkAbi(Symtab, Options, LeadDiags); });
+    // After: SectionLive and GlobalSymbol::Live: what the kernels and visible variables reach.
+    Times.run("mark live", A, [&] { markLive(Symtab, Options, Inputs); });
+    // After: every live reference reaches a definition (-r keeps undefined names for a later link).
+    if (!Options.Relocatable)
+      Times.run("check undefined", A, [&] { checkUndefined(Symtab, Options, LeadDiags); });
     Forward.collect(Lead.Local, Lead.Forwarded, Group.Names);
     if (Multi && (Options.PrintGc || Options.DumpCallgraph || !Options.TraceSymbols.empty()))
       Out << "--- " << A << " ---\n";
     if (!Options.TraceSymbols.empty())
-      L.traceSymbols(Out);
+      traceSymbols(Symtab, Options.TraceSymbols, L.name(), Out);
     if (Options.PrintGc)
-      L.printGc(Out);
+      printGc(Symtab, L.name(), Out);
     if (Lead.Local.hasErrors())
       continue;
     if (Options.DumpCallgraph)
-      L.dumpCallgraph(Out);
+      dumpCallgraph(Symtab, L.name(), Out);
     if (!Options.CallgraphDotFile.empty())
-      L.addCallGraph(Graph, Multi ? StringRef(A) : StringRef());
+      addCallGraph(Symtab, Graph, Multi ? StringRef(A) : StringRef());
     Linked.Variants.emplace_back();
     const size_t Variant = Linked.Variants.size() - 1;
-    L.emit(Linked.Variants.back(), Linked);
+    // After: the group's module, every module's SymOut/SecOut; the name index released.
+    L.Output = Times.run("emit module", A, [&] {
+      return emitModule(Symtab, Options, Inputs, L.Choice, LeadDiags, Linked.Variants.back(), Linked);
+    });
+    const ModuleVariant &Module = *L.Output.Module;
     if (Options.Emit == EmitKind::HostObject)
-      L.checkHostRegisteredNames();
+      checkHostRegisteredNames(Symtab, Module, Inputs, LeadDiags);
     Forward.collect(Lead.Local, Lead.Forwarded, Group.Names);
     std::vector<std::string> ReuseNotes; // -v: the inputs' SASS that cannot stand for their code, and why
     if (Options.Sass && writesFatbin(Options.Emit)) {
-      const ModuleVariant &Module = Linked.Variants.back();
       State.Program.UnitsOf.resize(Linked.Variants.size());
       State.Program.DeviceRuntimeOf.resize(Linked.Variants.size());
       if (!Options.WholeProgram)
-        State.Program.UnitsOf.back() = L.splitForCodegen(Options.BatchBelow, Options.Verbose ? &ReuseNotes : nullptr);
+        State.Program.UnitsOf.back() = splitForCodegen(Symtab, L.Output, Options, Inputs, Options.BatchBelow,
+                                                       Options.Verbose ? &ReuseNotes : nullptr);
       // A cubin input's unit is its own bytes (CubinInputs.h).
-      if (State.Program.SassOnly &&
-          !markCubinUnits(L, Inputs, State.Program.UnitsOf.back(), Lead.Local, Options.Verbose ? &ReuseNotes : nullptr)) {
+      if (State.Program.SassOnly && !markCubinUnits(Symtab, Module, Options, Inputs, State.Program.UnitsOf.back(),
+                                                    Lead.Local, Options.Verbose ? &ReuseNotes : nullptr)) {
         Forward.collect(Lead.Local, Lead.Forwarded, Group.Names);
         continue;
       }
@@ -461,13 +489,15 @@ void linkEachArch(const LinkOptions &Options, ArrayRef<Target> Arches, LinkState
     }
     for (const std::string &N : ReuseNotes)
       Out << "ptxlink: " << A << ": " << N << "\n";
-    std::vector<LocalRename> Renamed = Result ? L.renamedLocals() : std::vector<LocalRename>();
+    std::vector<LocalRename> Renamed = Result ? renamedLocals(Symtab, Module, L.name()) : std::vector<LocalRename>();
     for (ArchRun *R : Group.Runs) {
       if (R->Local.hasErrors() && R != &Lead)
         continue; // its own check failed (reported)
-      Ordered.push_back({R->Order, {Variant, R->Link->outputTarget(Linked), ArchNames[R->Order]}});
-      if (Options.Verbose && R->Link->ptxTargetIsOlder())
-        Out << "ptxlink: " << ArchNames[R->Order] << ": " << R->Link->ptxTargetReason() << "\n";
+      const TargetChoice &Choice = R->Link->Choice;
+      Ordered.push_back(
+          {R->Order, {Variant, outputTarget(R->Link->Symtab.Modules, Choice.ptxTarget(), Linked), ArchNames[R->Order]}});
+      if (Options.Verbose && Choice.ptxTargetIsOlder())
+        Out << "ptxlink: " << ArchNames[R->Order] << ": " << Choice.ptxTargetReason(Options.Sass) << "\n";
       if (Result)
         for (LocalRename Rename : Renamed) {
           Rename.Arch = ArchNames[R->Order];
@@ -494,11 +524,11 @@ void linkEachArch(const LinkOptions &Options, ArrayRef<Target> Arches, LinkState
 bool writeLinkReports(const LinkOptions &Options, LinkState &State, const CallGraphDot &Graph, DiagnosticEngine &Diags,
                       PassTimes &Times) {
   const ObjectFile &Linked = State.Program.Linked;
-  const std::vector<std::unique_ptr<ArchLink>> &Links = State.Links;
+  const std::vector<std::unique_ptr<LinkedArch>> &Links = State.Links;
   if (!Options.MapFile.empty()) {
     Error E = writeFileAtomically(Options.MapFile, [&](raw_ostream &OS) {
       for (const auto &L : Links)
-        L->writeMap(OS);
+        writeMap(L->Symtab, L->Output.Module, L->name(), OS);
       return Error::success();
     });
     if (E)

@@ -1,9 +1,10 @@
-// Reports about one link: --trace-symbol (every definition and reference of a name, and which
-// definition won) and --map (what each kept symbol came from and its size, what was dropped and why).
+// Reports about one link (LinkPasses.h): --trace-symbol (every definition and reference of a name, and
+// which definition won), --map (what each kept symbol came from and its size, what was dropped and why)
+// and --print-gc (what liveness removed).
 //
 // The problem: when a link picks the "wrong" definition, users need to see every candidate and the rule
 // that decided, without reading the linker. Both reports walk the same state the passes built.
-#include "LinkContext.h"
+#include "LinkPasses.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Format.h"
@@ -44,10 +45,12 @@ static StringRef kindWord(SymbolKind K) {
   return "";
 }
 
-void ArchLink::traceSymbols(raw_ostream &OS) const {
-  for (const std::string &Name : Options.TraceSymbols) {
-    OS << "trace-symbol " << displayName(Name) << " [" << Arch.name() << "]:\n";
-    uint32_t GI = findGlobal(Name);
+void traceSymbols(const SymbolTable &Symtab, ArrayRef<std::string> Names, StringRef ArchName, raw_ostream &OS) {
+  const std::vector<LinkModule> &Modules = Symtab.Modules;
+  const std::vector<GlobalSymbol> &Globals = Symtab.Globals;
+  for (const std::string &Name : Names) {
+    OS << "trace-symbol " << displayName(Name) << " [" << ArchName << "]:\n";
+    uint32_t GI = Symtab.findGlobal(Name);
     const GlobalSymbol *G = GI == NoGlobal ? nullptr : &Globals[GI];
     for (uint32_t MI = 0; MI < Modules.size(); ++MI) {
       const ModuleVariant &M = *Modules[MI].M;
@@ -56,12 +59,12 @@ void ArchLink::traceSymbols(raw_ostream &OS) const {
         if (S.name() != Name)
           continue;
         SymRef R{MI, SI};
-        bool IsDecl = G && llvm::is_contained(decls(*G), R);
-        OS << "  " << site(R).str() << ": " << bindingWord(S.Bind) << " " << kindWord(S.Kind)
+        bool IsDecl = G && llvm::is_contained(Symtab.decls(*G), R);
+        OS << "  " << Symtab.site(R).str() << ": " << bindingWord(S.Bind) << " " << kindWord(S.Kind)
            << (IsDecl ? " declaration" : " definition");
         if (uint32_t Aliasee = M.aliasOf(SI); Aliasee != NoSymbol && Aliasee < M.Symbols.size())
           OS << " (alias of " << M.Symbols[Aliasee].name() << ")";
-        if (G && def(*G) == R)
+        if (G && Symtab.def(*G) == R)
           OS << " <- chosen";
         else if (S.Bind == Binding::Local)
           OS << " (kept apart from other modules)";
@@ -73,13 +76,13 @@ void ArchLink::traceSymbols(raw_ostream &OS) const {
                 // the name in its own definition's header is not a reference
                 !(M.Sections[K].Symbol == SI &&
                   (M.Sections[K].Kind == SectionKind::Variable || Rel.Offset < M.Sections[K].HeaderLength)))
-              OS << "    referenced at " << siteText(Modules[MI], locationIn(MI, K, Rel.Offset)).str() << " in "
+              OS << "    referenced at " << siteText(Modules[MI], Symtab.locationIn(MI, K, Rel.Offset)).str() << " in "
                  << M.sectionName(K) << (Modules[MI].SectionLive[K] ? "" : " (dead)") << "\n";
       }
     }
     if (G) {
-      if (def(*G).valid())
-        OS << "  resolved to " << bindingWord(G->Bind) << " definition at " << site(def(*G)).str() << "\n";
+      if (Symtab.def(*G).valid())
+        OS << "  resolved to " << bindingWord(G->Bind) << " definition at " << Symtab.site(Symtab.def(*G)).str() << "\n";
       else
         OS << "  unresolved\n";
     } else {
@@ -88,8 +91,10 @@ void ArchLink::traceSymbols(raw_ostream &OS) const {
   }
 }
 
-void ArchLink::writeMap(raw_ostream &OS) const {
-  OS << "# ptxlink link map for " << Arch.name() << "\n";
+void writeMap(const SymbolTable &Symtab, const ModuleVariant *Output, StringRef ArchName, raw_ostream &OS) {
+  const std::vector<LinkModule> &Modules = Symtab.Modules;
+  const std::vector<GlobalSymbol> &Globals = Symtab.Globals;
+  OS << "# ptxlink link map for " << ArchName << "\n";
   OS << "# kept: output-name kind binding size from\n";
   if (Output) {
     for (uint32_t MI = 0; MI < Modules.size(); ++MI) {
@@ -101,12 +106,12 @@ void ArchLink::writeMap(raw_ostream &OS) const {
           continue;
         uint32_t O = LM.SymOut[SI];
         // A global is listed at its winning definition only.
-        if (LM.Global[SI] != NoGlobal && !(def(LM.Global[SI]) == SymRef{MI, SI}))
+        if (LM.Global[SI] != NoGlobal && !(Symtab.def(LM.Global[SI]) == SymRef{MI, SI}))
           continue;
         const Symbol &N = Output->Symbols[O];
         uint64_t Size = N.size();
         if (S.Kind != SymbolKind::Variable) {
-          uint32_t Sec = definingSection({MI, SI});
+          uint32_t Sec = Symtab.definingSection({MI, SI});
           Size = Sec == NoSection ? 0 : LM.M->Sections[Sec].contents().size();
         }
         OS << N.name() << " " << kindWord(S.Kind) << " " << bindingWord(N.Bind) << " " << Size
@@ -129,18 +134,18 @@ void ArchLink::writeMap(raw_ostream &OS) const {
       std::string Reason;
       if (GI != NoGlobal) {
         const GlobalSymbol &G = Globals[GI];
-        if (!llvm::is_contained(defs(G), R))
+        if (!llvm::is_contained(Symtab.defs(G), R))
           continue; // declarations are not definitions to drop
-        if (!(def(G) == R))
+        if (!(Symtab.def(G) == R))
           Reason =
               (S.Bind == Binding::Weak && G.Bind == Binding::Weak ? "weak, an earlier weak definition wins: "
                : S.Bind == Binding::Common                        ? "common, resolved to the definition at "
                                            : "overridden by the " + bindingWord(G.Bind).str() + " definition at ") +
-              site(def(G)).str();
+              Symtab.site(Symtab.def(G)).str();
         else if (Output && (SI >= LM.SymOut.size() || LM.SymOut[SI] == NoSymbol)) // none: it contributes nothing
           Reason = "unused (not reachable from a kernel or visible variable)";
       } else {
-        uint32_t Sec = definingSection(R);
+        uint32_t Sec = Symtab.definingSection(R);
         if (Sec != NoSection && !LM.SectionLive[Sec])
           Reason = "unused (not reachable from a kernel or visible variable)";
       }
@@ -149,5 +154,26 @@ void ArchLink::writeMap(raw_ostream &OS) const {
     }
   }
 }
+
+void printGc(const SymbolTable &Symtab, StringRef ArchName, raw_ostream &OS) {
+  const std::vector<LinkModule> &Modules = Symtab.Modules;
+  for (uint32_t MI = 0; MI < Modules.size(); ++MI) {
+    const ModuleVariant &M = *Modules[MI].M;
+    for (uint32_t SI = 0; SI < M.Sections.size(); ++SI) {
+      const Section &S = M.Sections[SI];
+      if (Modules[MI].SectionLive[SI] || (S.Kind != SectionKind::Function && S.Kind != SectionKind::Variable))
+        continue;
+      // Losing definitions of a global name are discarded by resolution, not by the collector.
+      if (S.Symbol < M.Symbols.size()) {
+        uint32_t G = Modules[MI].Global[S.Symbol];
+        if (G != NoGlobal && !(Symtab.def(G).Module == MI && Symtab.definingSection(Symtab.def(G)) == SI))
+          continue;
+      }
+      OS << "ptxlink: removing unused " << (S.Kind == SectionKind::Function ? "function " : "variable ")
+         << displayName(M.sectionName(S)) << " in " << Modules[MI].ObjectName << " [" << ArchName << "]\n";
+    }
+  }
+}
+
 
 } // namespace ptxlink

@@ -1,8 +1,8 @@
 // Using the SASS that the inputs carry (see SassReuse.h): the link's half of the rule
-// (ArchLink::sassReuseRefusal) and the cubin's half (usableInputCubin).
+// (sassReuseRefusal, LinkPasses.h) and the cubin's half (usableInputCubin).
 #include "SassReuse.h"
 
-#include "LinkContext.h"
+#include "LinkPasses.h"
 #include "SassBuild.h"
 #include "ptxlink/Cubin.h"
 
@@ -193,10 +193,11 @@ Expected<std::string> usableInputCubin(ArrayRef<FatbinImage> Images, StringRef I
   return Cubin;
 }
 
-std::string ArchLink::sassReuseRefusal(uint32_t MI) const {
+std::string sassReuseRefusal(const SymbolTable &Symtab, const ModuleVariant *Output, const LinkOptions &Options,
+                             uint32_t MI) {
   if (Options.KernelsUsed || Options.VariablesUsed)
     return "--kernels-used/--variables-used remove code that nvlink would keep";
-  const LinkModule &LM = Modules[MI];
+  const LinkModule &LM = Symtab.Modules[MI];
   const ModuleVariant &M = *LM.M;
   if (!M.aliases().empty())
     return "it defines an .alias";
@@ -220,10 +221,10 @@ std::string ArchLink::sassReuseRefusal(uint32_t MI) const {
     uint32_t GI = SI < LM.Global.size() ? LM.Global[SI] : NoGlobal;
     if (GI == NoGlobal)
       continue;
-    const GlobalSymbol &G = Globals[GI];
+    const GlobalSymbol &G = Symtab.Globals[GI];
     if (S.Bind == Binding::Common)
       return "it defines the .common variable " + S.name().str() + ", whose size the link decides";
-    if (S.Bind == Binding::Weak && WeakCopiesDiffer.contains(GI))
+    if (S.Bind == Binding::Weak && Symtab.WeakCopiesDiffer.contains(GI))
       return "its weak " + displayName(S.name()) + " differs from other copies, and nvlink may choose another";
     if (S.Bind != Binding::Undefined)
       continue;
@@ -236,11 +237,11 @@ std::string ArchLink::sassReuseRefusal(uint32_t MI) const {
         return "it uses the device runtime's " + S.name().str() + " only from code the link removed";
       continue;
     }
-    SymRef D = def(G);
+    SymRef D = Symtab.def(G);
     if (!D.valid())
       return "it declares " + displayName(S.name()) + ", which nothing defines";
-    uint32_t Sec = definingSection(D);
-    bool Kept = Sec != NoSection ? bool(Modules[D.Module].SectionLive[Sec]) : bool(G.Live);
+    uint32_t Sec = Symtab.definingSection(D);
+    bool Kept = Sec != NoSection ? bool(Symtab.Modules[D.Module].SectionLive[Sec]) : bool(G.Live);
     if (!Kept)
       return "it uses " + displayName(S.name()) + ", which the link removed as unused";
   }

@@ -3,7 +3,7 @@
 // The problem: `nvcc -dc -gencode arch=compute_80,code=[sm_80,compute_80]` has already run ptxas on every
 // file and put the relocatable cubin beside the PTX; compiling that PTX again made a cold device link
 // several times slower than `nvcc -dlink`, which only runs nvlink. A module's own cubin may stand for its
-// part of the link when the link leaves the module's code as it was compiled (ArchLink::sassReuseRefusal,
+// part of the link when the link leaves the module's code as it was compiled (sassReuseRefusal in LinkPasses.h,
 // the link's half of the rule) and the cubin is what ptxlink's own ptxas run would have been asked for
 // (usableInputCubin, this file: the arch, the ptxas release, and the ptxas options that change code,
 // all read from the cubin's .note.nv.tkinfo). The rule in full: docs/linker.md "SASS".

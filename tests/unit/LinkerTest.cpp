@@ -3,7 +3,7 @@
 // read back.
 #include "ptxlink/Assembler.h"
 #include "ptxlink/Fatbin.h"
-#include "LinkContext.h"
+#include "LinkPasses.h"
 #include "ptxlink/Linker.h"
 #include "ptxlink/ObjectFormat.h"
 
@@ -94,7 +94,6 @@ struct HandLink {
   std::string Text;
   raw_string_ostream OS{Text};
   DiagnosticEngine Diags{OS};
-  PassTimes Times;
 
   ModuleVariant &module(StringRef Name) {
     auto Obj = std::make_unique<ObjectFile>();
@@ -105,10 +104,11 @@ struct HandLink {
     return Inputs.back().Object->Variants.back();
   }
   ObjectFile &object() { return *Inputs.back().Object; }
-  std::unique_ptr<ArchLink> resolve() {
-    auto L = std::make_unique<ArchLink>(Options, Inputs, arch("sm_90"), Diags, Times);
-    EXPECT_TRUE(L->selectVariants());
-    L->resolve();
+  /// The hand-built modules selected for sm_90 and resolved.
+  std::unique_ptr<SymbolTable> resolve() {
+    auto L = std::make_unique<SymbolTable>();
+    EXPECT_TRUE(selectVariants(Options, Inputs, arch("sm_90"), Diags, *L));
+    resolveSymbols(*L, Diags);
     return L;
   }
 };
@@ -183,10 +183,10 @@ TEST(LinkerEmit, AMergedDebugSectionOf4GiBOrMoreIsRefused) {
     V.Sections.push_back(S);
   }
   auto L = H.resolve();
-  L->markLive();
+  markLive(*L, H.Options, H.Inputs);
   ModuleVariant Out;
   ObjectFile Storage;
-  L->emit(Out, Storage);
+  emitModule(*L, H.Options, H.Inputs, TargetChoice{arch("sm_90")}, H.Diags, Out, Storage);
   ::munmap(Zeros, Part);
   EXPECT_TRUE(H.Diags.hasErrors());
   EXPECT_NE(H.Text.find("the linked .debug_loc would be 4294967312 bytes: a section must be below 4 GiB (sm_90)"),
@@ -203,7 +203,7 @@ TEST(LinkerResolve, InitializedCommonMustBeLargest) {
   addVariable(H.object(), H.module("a"), "cv", Binding::Common, 16, /*Init=*/true);
   addVariable(H.object(), H.module("b"), "cv", Binding::Common, 64);
   auto L = H.resolve();
-  // The initialized one wins, with the largest size (kept beside the GlobalSymbol: ArchLink::resolvedSize).
+  // The initialized one wins, with the largest size (kept beside the GlobalSymbol: SymbolTable::resolvedSize).
   EXPECT_EQ(L->def(L->Globals[0]), (SymRef{0, 0}));
   EXPECT_EQ(L->resolvedSize(L->Globals[0]), 64u);
   EXPECT_EQ(H.Diags.errorCount(), 1u);

@@ -1,4 +1,4 @@
-// Passes 5 and 6: building the linked module for one architecture.
+// Emit (emitModule, LinkPasses.h): building the linked module for one architecture.
 //
 // The problem: the output is one ModuleVariant that printModule turns into PTX (or writeObject into an
 // object for -r). Its sections are the live sections of the inputs, copied by reference (the text is
@@ -14,7 +14,7 @@
 // Fixed after this pass: the output module; every LinkModule's SymOut/SecOut.
 #include "ptxlink/PtxChars.h"
 #include "DwarfMerge.h"
-#include "LinkContext.h"
+#include "LinkPasses.h"
 #include "ptxlink/InputFiles.h"
 #include "ptxlink/ObjectFormat.h"
 
@@ -30,48 +30,6 @@
 using namespace llvm;
 
 namespace ptxlink {
-
-TargetInfo ArchLink::outputTarget(ObjectFile &Storage) const {
-  // Header: the requested arch; `.version` the highest of the inputs; options merged.
-  TargetInfo Target;
-  auto Written = ptxTarget(); // the requested arch, or the older one its inputs can name
-  std::string ArchName = Written.name();
-  bool AnyFamily = false, AnyDebug = false, AnyMapF64 = false;
-  StringRef Texmode;
-  std::vector<StringRef> TargetOptions;
-  StringSet<> SeenOptions;
-  for (const LinkModule &LM : Modules) {
-    const TargetInfo &T = LM.M->Target;
-    if (auto V = parseArch(T.Arch); V && V->isFamilySpecific())
-      AnyFamily = true;
-    if (std::make_pair(T.VersionMajor, T.VersionMinor) > std::make_pair(Target.VersionMajor, Target.VersionMinor)) {
-      Target.VersionMajor = T.VersionMajor;
-      Target.VersionMinor = T.VersionMinor;
-    }
-    AnyDebug |= T.Debug;
-    AnyMapF64 |= T.MapF64ToF32;
-    if (!T.Texmode.empty() && Texmode.empty())
-      Texmode = T.Texmode;
-    for (StringRef O : T.Options)
-      if (SeenOptions.insert(O).second)
-        TargetOptions.push_back(Storage.save(O));
-    if (T.AddressSizeGiven && !Target.AddressSizeGiven) {
-      Target.AddressSize = T.AddressSize;
-      Target.AddressSizeGiven = true;
-    }
-  }
-  if (!Target.AddressSizeGiven && !Modules.empty())
-    Target.AddressSize = Modules.front().M->Target.AddressSize;
-  // Family-specific code selected for a plain arch needs the family target to assemble.
-  if (AnyFamily && Written.Suffix == 0)
-    ArchName += 'f';
-  Target.Arch = Storage.save(ArchName);
-  Target.Debug = AnyDebug;
-  Target.MapF64ToF32 = AnyMapF64;
-  Target.Texmode = Texmode.empty() ? StringRef() : Storage.save(Texmode);
-  Target.Options = std::move(TargetOptions);
-  return Target;
-}
 
 /// Names of labels that debug data refers to (symbols) and that some other kept function also defines as a
 /// plain label. PTX scopes a label to its function, but ptxas looks up a debug section's `.b64 $L__tmp5`
@@ -268,12 +226,16 @@ static bool mergeCompileUnits(ArrayRef<LinkModule> Modules, const StringMap<Debu
   return true;
 }
 
-/// The steps of ArchLink::emit and what they share. Each step reads what the earlier ones built; the
-/// comment on each call in emit() says what is fixed after it.
+namespace {
+
+/// The steps of emitModule and what they share. Each step reads what the earlier ones built; the
+/// comment on each call in emitModule says what is fixed after it.
 class ModuleEmitter {
 public:
-  ModuleEmitter(ArchLink &Link, ModuleVariant &Out, ObjectFile &Storage)
-      : Link(Link), Modules(Link.Modules), Globals(Link.Globals), Out(Out), Storage(Storage) {
+  ModuleEmitter(SymbolTable &Symtab, const LinkOptions &Options, ArrayRef<InputFile> Inputs, StringRef ArchName,
+                DiagnosticEngine &Diags, ModuleVariant &Out, ObjectFile &Storage)
+      : Symtab(Symtab), Options(Options), Inputs(Inputs), ArchName(ArchName.str()), Diags(Diags),
+        Modules(Symtab.Modules), Globals(Symtab.Globals), Out(Out), Storage(Storage) {
     // At most every input symbol and section is kept: reserving that much (untouched pages cost nothing)
     // saves the copies and the doubled memory of growing.
     for (const LinkModule &LM : Modules) {
@@ -296,8 +258,8 @@ public:
     for (const LinkModule &LM : Modules)
       Locals += llvm::count(LM.Global, NoGlobal);
     TakenLocals.reserve(std::min({Locals, MaxSymbols - std::min(MaxSymbols, Globals.size()), Globals.size()}) + 64);
-    for (StringRef Label : labelsDefinedElsewhere(Modules, Link.Inputs))
-      if (!Link.isGlobalName(Label))
+    for (StringRef Label : labelsDefinedElsewhere(Modules, Inputs))
+      if (!Symtab.isGlobalName(Label))
         TakenLocals.insert(CachedHashStringRef(Label));
   }
 
@@ -339,8 +301,8 @@ public:
           llvm::any_of(M.Sections, [](const Section &S) { return S.Kind == SectionKind::Debug; }) ||
           llvm::any_of(M.Symbols, [](const Symbol &S) { return S.Kind == SymbolKind::Section; });
       if (Contributes) {
-        LM.SymOut.assign(Link.TablePool, M.Symbols.size(), NoSymbol);
-        LM.SecOut.assign(Link.TablePool, M.Sections.size(), NoSection);
+        LM.SymOut.assign(Symtab.TablePool, M.Symbols.size(), NoSymbol);
+        LM.SecOut.assign(Symtab.TablePool, M.Sections.size(), NoSection);
       } else {
         LM.SymOut.clear();
         LM.SecOut.clear();
@@ -351,17 +313,17 @@ public:
         if (GI != NoGlobal) {
           GlobalSymbol &G = Globals[GI];
           if (G.Out == NoSymbol) {
-            const SymRef Def = Link.def(G);
-            if (Def.valid() && isLive(Def.Module, Link.definingSection(Def))) {
-              Symbol N = Link.sym(Def); // of G's name, as every symbol of G is
+            const SymRef Def = Symtab.def(G);
+            if (Def.valid() && isLive(Def.Module, Symtab.definingSection(Def))) {
+              Symbol N = Symtab.sym(Def); // of G's name, as every symbol of G is
               N.Bind = G.Bind;
               if (N.Kind == SymbolKind::Variable) // of the definition that won, or the largest .common
-                N.setSize(Link.resolvedSize(G));
+                N.setSize(Symtab.resolvedSize(G));
               N.Initialized = G.Initialized;
               G.Out = addSymbol(N, Def.Module, Def.Symbol);
-            } else if (!Def.valid() && G.Live && !Link.decls(G).empty()) {
-              SymRef Decl = Link.decls(G).front();
-              Symbol N = Link.sym(Decl);
+            } else if (!Def.valid() && G.Live && !Symtab.decls(G).empty()) {
+              SymRef Decl = Symtab.decls(G).front();
+              Symbol N = Symtab.sym(Decl);
               N.Bind = Binding::Undefined;
               N.Section = NoSection;
               G.Out = addSymbol(N, Decl.Module, Decl.Symbol);
@@ -385,17 +347,17 @@ public:
           continue;
         }
         uint32_t Home = S.Kind == SymbolKind::Label ? (S.Section < M.Sections.size() ? S.Section : NoSection)
-                                                    : Link.definingSection({MI, SI});
+                                                    : Symtab.definingSection({MI, SI});
         if (Home == NoSection || !isLive(MI, Home))
           continue;
         Symbol N = S;
-        if (Link.isGlobalName(S.name()) || !TakenLocals.insert(CachedHashStringRef(S.name())).second) {
+        if (Symtab.isGlobalName(S.name()) || !TakenLocals.insert(CachedHashStringRef(S.name())).second) {
           std::string Base = S.name().str() + "$" + std::to_string(LM.Input + 1);
           std::string Candidate = Base;
           for (unsigned K = 1; isTaken(Candidate); ++K)
             Candidate = Base + "$" + std::to_string(K);
           if (Candidate.size() > MaxSymbolNameBytes) { // a Symbol keeps a 24-bit length
-            Link.Diags.error("local symbol '" + S.name().take_front(32) + "...' of " + LM.ObjectName +
+            Diags.error("local symbol '" + S.name().take_front(32) + "...' of " + LM.ObjectName +
                              " cannot be renamed apart from another of its name: '" + Candidate.substr(Candidate.size() - 32) +
                              "' would be " + Twine(Candidate.size()) + " bytes long (at most " +
                              Twine(MaxSymbolNameBytes) + " are supported)");
@@ -431,7 +393,7 @@ public:
   void mergeDebugInfo() {
     // Compile units: re-encoded against one shared abbreviation table with file numbers of the merged
     // `.file` list (DwarfMerge.h says why ptxas needs both). Parts that are not rewritten are used as read.
-    SharedAbbrevs = mergeCompileUnits(Modules, DebugParts, FileMap, RewrittenParts, Storage, Link.Diags);
+    SharedAbbrevs = mergeCompileUnits(Modules, DebugParts, FileMap, RewrittenParts, Storage, Diags);
   }
 
   /// Out.labelSection, with one error (output-too-large) when the output labels more sections than a
@@ -441,15 +403,15 @@ public:
     if (Out.labelSection(D, Name, Where) || TooManyLabels)
       return;
     TooManyLabels = true;
-    Link.Diags.error("more than " + Twine(MaxSectionLabels) + " sections of the linked module have names or " +
-                         "places of their own, which a section cannot index (" + Link.Arch.name() + ")",
+    Diags.error("more than " + Twine(MaxSectionLabels) + " sections of the linked module have names or " +
+                         "places of their own, which a section cannot index (" + ArchName + ")",
                      std::vector<DiagSite>(), "output-too-large");
   }
 
   /// The output sections: live code and data, then one merged section per debug name.
   void placeSections() {
     // Sections: live code and data in input order, then the merged debug sections.
-    const bool WritesObject = Link.Options.Emit == EmitKind::Object;
+    const bool WritesObject = Options.Emit == EmitKind::Object;
     for (uint32_t MI = 0; MI < Modules.size(); ++MI) {
       const ModuleVariant &M = *Modules[MI].M;
       for (uint32_t SI = 0; SI < M.Sections.size(); ++SI) {
@@ -484,8 +446,8 @@ public:
       // refused, not truncated, and nothing is copied (the link writes no output).
       const bool Fits = Total <= MaxSectionBytes;
       if (!Fits) {
-        Link.Diags.error("the linked " + Name + " would be " + Twine(Total) +
-                             " bytes: a section must be below 4 GiB (" + Link.Arch.name() + ")",
+        Diags.error("the linked " + Name + " would be " + Twine(Total) +
+                             " bytes: a section must be below 4 GiB (" + ArchName + ")",
                          std::vector<DiagSite>(), "output-too-large");
         TooLarge.insert(Name);
       }
@@ -582,21 +544,21 @@ public:
         PastRange += mapPartRelocs(MI, SI, debugPartRelocs(MI, SI), D, OS, Dangling, AddendsPastRange);
       Out.endRelocs(D);
       if (PastRange && !TooLarge.contains(DebugNames[K])) // else refused whole by placeSections
-        Link.Diags.error("the linked " + DebugNames[K] + " is " + Twine(D.contents().size()) + " bytes: " +
+        Diags.error("the linked " + DebugNames[K] + " is " + Twine(D.contents().size()) + " bytes: " +
                              Twine(PastRange) + " of its relocations lie past 4 GiB, which a relocation cannot reach (" +
-                             Link.Arch.name() + ")",
+                             ArchName + ")",
                          std::vector<DiagSite>(), "output-too-large");
       MutableArrayRef<Relocation> Relocs = Out.relocs(D);
       std::stable_sort(Relocs.begin(), Relocs.end(),
                        [](const Relocation &A, const Relocation &B) { return A.Offset < B.Offset; });
     }
     if (AddendsPastRange)
-      Link.Diags.error(Twine(AddendsPastRange) + " references into merged debug sections lie past 2 GiB, which a " +
-                           "relocation's addend cannot reach (" + Link.Arch.name() + ")",
+      Diags.error(Twine(AddendsPastRange) + " references into merged debug sections lie past 2 GiB, which a " +
+                           "relocation's addend cannot reach (" + ArchName + ")",
                        std::vector<DiagSite>(), "output-too-large");
     if (Dangling)
-      Link.Diags.error("internal error: " + std::to_string(Dangling) + " references to symbols that were not kept (" +
-                      Link.Arch.name() + ")",
+      Diags.error("internal error: " + std::to_string(Dangling) + " references to symbols that were not kept (" +
+                      ArchName + ")",
                   std::vector<DiagSite>(), "internal");
   }
 
@@ -670,14 +632,14 @@ public:
     // ABI records of every kept symbol, and the call prototypes of kept functions: an object (-r) carries
     // them all. Printed PTX needs only the declarations it writes out (externs and aliases); the definitions
     // carry their own headers, so copying their records would be wasted work.
-    bool WholeAbi = Link.Options.Emit == EmitKind::Object;
+    bool WholeAbi = Options.Emit == EmitKind::Object;
     for (uint32_t O = 0; O < Out.Symbols.size(); ++O) {
       if (!WholeAbi && Out.Symbols[O].Bind != Binding::Undefined && Out.aliasOf(O) == NoSymbol)
         continue;
       auto [MI, SI] = Origins[O];
-      if (const FunctionAbi *F = Link.functionAbi({MI, SI})) {
+      if (const FunctionAbi *F = Symtab.functionAbi({MI, SI})) {
         Out.copyFunction(*Modules[MI].M, *F, O); // its lists and extras come along; the output symbol is made
-      } else if (const VariableAbi *V = Link.variableAbi({MI, SI})) {
+      } else if (const VariableAbi *V = Symtab.variableAbi({MI, SI})) {
         VariableAbi N = *V;
         N.Symbol = O;
         if (Out.Symbols[O].Bind == Binding::Common)
@@ -705,7 +667,7 @@ public:
 
 private:
   bool isTaken(StringRef Name) const {
-    return Link.isGlobalName(Name) || TakenLocals.contains(CachedHashStringRef(Name));
+    return Symtab.isGlobalName(Name) || TakenLocals.contains(CachedHashStringRef(Name));
   }
   uint32_t addSymbol(const Symbol &From, uint32_t MI, uint32_t SI) {
     Out.Symbols.push_back(From);
@@ -768,8 +730,8 @@ private:
     uint32_t Owner = M.Sections[L.Section].Symbol;
     if (Owner >= M.Symbols.size() || Modules[MI].Global[Owner] == NoGlobal)
       return NoSymbol;
-    const SymRef Def = Link.def(Modules[MI].Global[Owner]);
-    uint32_t WinnerSec = Def.valid() ? Link.definingSection(Def) : NoSection;
+    const SymRef Def = Symtab.def(Modules[MI].Global[Owner]);
+    uint32_t WinnerSec = Def.valid() ? Symtab.definingSection(Def) : NoSection;
     if (WinnerSec == NoSection || !isLive(Def.Module, WinnerSec) || (Def.Module == MI && WinnerSec == L.Section))
       return NoSymbol;
     const std::vector<uint32_t> &Mine = labelsOf(MI, L.Section);
@@ -781,13 +743,17 @@ private:
     return Modules[Def.Module].SymOut[Pick];
   }
 
-  ArchLink &Link;
+  SymbolTable &Symtab;
+  const LinkOptions &Options;
+  ArrayRef<InputFile> Inputs;
+  std::string ArchName; // in messages
+  DiagnosticEngine &Diags;
   std::vector<LinkModule> &Modules;
   std::vector<GlobalSymbol> &Globals;
   ModuleVariant &Out;
   ObjectFile &Storage;
   size_t MaxSymbols = 0, MaxSections = 0; // at most every input symbol and section is kept
-  // Names a renamed local must not take, besides the visible ones (Link.GlobalIndex): see takeVisibleNames.
+  // Names a renamed local must not take, besides the visible ones (Symtab.GlobalIndex): see takeVisibleNames.
   DenseSet<CachedHashStringRef> TakenLocals;
   // Debug sections: names in order of first appearance, the parts of each, each part's offset in its
   // merged section.
@@ -813,14 +779,17 @@ private:
   std::vector<std::vector<uint32_t>> LabelPosition;
 };
 
-void ArchLink::emit(ModuleVariant &Out, ObjectFile &Storage) {
-  PassTimes::Scope Timed = Times.scope("emit module", Arch.name());
-  Out = ModuleVariant();
-  Output = &Out;
-  Out.SourceName = Storage.save(Options.Output.empty() ? std::string("<linked>") : Options.Output);
-  Out.Target = outputTarget(Storage);
+} // namespace
 
-  ModuleEmitter E(*this, Out, Storage);
+OutputModule emitModule(SymbolTable &Symtab, const LinkOptions &Options, ArrayRef<InputFile> Inputs,
+                        const TargetChoice &Target, DiagnosticEngine &Diags, ModuleVariant &Out, ObjectFile &Storage) {
+  Out = ModuleVariant();
+  OutputModule Result;
+  Result.Module = &Out;
+  Out.SourceName = Storage.save(Options.Output.empty() ? std::string("<linked>") : Options.Output);
+  Out.Target = outputTarget(Symtab.Modules, Target.ptxTarget(), Storage);
+
+  ModuleEmitter E(Symtab, Options, Inputs, Target.Arch.name(), Diags, Out, Storage);
   // After: every visible name, and every label that debug data of another module defines, is taken.
   E.takeVisibleNames();
   // After: the debug sections of each name, in input order, and their section symbols' names.
@@ -829,7 +798,7 @@ void ArchLink::emit(ModuleVariant &Out, ObjectFile &Storage) {
   E.chooseSymbols();
   // After: the resolver's name index is gone. Renaming locals was its last use (the reports that look
   // names up, --trace-symbol, ran before emit), and the tables emit makes next are the link's peak.
-  GlobalIndex.release();
+  Symtab.GlobalIndex.release();
   // After: Out.Files, and per module the renumbering of its `.file` entries.
   E.mergeFileTables();
   // After: compile units re-encoded against one abbreviation table and the merged `.file` numbers.
@@ -842,68 +811,15 @@ void ArchLink::emit(ModuleVariant &Out, ObjectFile &Storage) {
   E.mapRelocations();
   // After: the ABI records the output needs (all of them for -r).
   E.copyAbiRecords();
-  OutOrigin = E.takeOrigins();
+  Result.Origin = E.takeOrigins();
   // After: the calls whose argument or return-value alignment differs from the callee's agree with it.
-  alignCallSiteParams(Out, [&](uint32_t O) -> CalleeAbi {
-    if (O >= OutOrigin.size() || OutOrigin[O].Module >= Modules.size())
+  alignCallSiteParams(Out, [&Symtab, &Origin = Result.Origin](uint32_t O) -> CalleeAbi {
+    if (O >= Origin.size() || Origin[O].Module >= Symtab.Modules.size())
       return {nullptr, nullptr};
-    return {Modules[OutOrigin[O].Module].M, functionAbi(OutOrigin[O])};
+    return {Symtab.Modules[Origin[O].Module].M, Symtab.functionAbi(Origin[O])};
   });
-}
-
-void ArchLink::forEachRenamedRegistrable(function_ref<void(uint32_t, uint32_t, StringRef)> F) const {
-  if (!Output)
-    return;
-  for (uint32_t MI = 0; MI < Modules.size(); ++MI) {
-    const LinkModule &LM = Modules[MI];
-    for (uint32_t SI = 0; SI < LM.M->Symbols.size() && SI < LM.SymOut.size(); ++SI) {
-      const Symbol &S = LM.M->Symbols[SI];
-      // Only what host code can name: kernels, and variables in the spaces cudaMemcpyToSymbol reaches.
-      bool Registrable = S.Kind == SymbolKind::Kernel ||
-                         (S.Kind == SymbolKind::Variable && (S.Space == StateSpace::Global || S.Space == StateSpace::Const));
-      if (!Registrable || LM.SymOut[SI] == NoSymbol)
-        continue;
-      StringRef Linked = Output->Symbols[LM.SymOut[SI]].name();
-      if (Linked != S.name())
-        F(MI, SI, Linked);
-    }
-  }
-}
-
-std::vector<LocalRename> ArchLink::renamedLocals() const {
-  std::vector<LocalRename> Renamed;
-  forEachRenamedRegistrable([&](uint32_t MI, uint32_t SI, StringRef Linked) {
-    const LinkModule &LM = Modules[MI];
-    const Symbol &S = LM.M->Symbols[SI];
-    Renamed.push_back({Arch.name(), LM.Input, LM.ObjectName.str(), S.Kind == SymbolKind::Kernel, S.name().str(),
-                       Linked.str()});
-  });
-  return Renamed;
+  return Result;
 }
 
 } // namespace ptxlink
 
-namespace ptxlink {
-
-void ArchLink::checkHostRegisteredNames() {
-  // An nvcc object's static initializer registers each of its kernels and device variables with the CUDA
-  // runtime by its PTX name (`__cudaRegisterFunction(handle, stub, "name", ...)`); the runtime finds it in
-  // the linked module by that name. A module-local one renamed to keep it apart from another module's
-  // would be registered under a name the module no longer has. Only names the host code really registers
-  // count: CUDA's math tables (`__cudart_i2opi_f`, module-local in every file that calls sinf/cosf) come
-  // from its headers' device code and are never registered, so they are renamed like any other local.
-  forEachRenamedRegistrable([&](uint32_t MI, uint32_t SI, StringRef OutName) {
-    const LinkModule &LM = Modules[MI];
-    const Symbol &S = LM.M->Symbols[SI];
-    if (!Inputs[LM.Input].Host || !Inputs[LM.Input].Host->registers(S.name()))
-      return;
-    Diags.error(Twine(S.Kind == SymbolKind::Kernel ? "kernel " : "variable ") + displayName(S.name()) + " of " +
-                    LM.ObjectName + " would be renamed to " + OutName +
-                    " in the linked module, but an nvcc object's host code registers its kernels and device "
-                    "variables with the CUDA runtime by name (" +
-                    S.name() + "); give the clashing module-local definitions different names",
-                {DiagSite::at("defined at", site({MI, SI}))}, "host-name-clash");
-  });
-}
-
-} // namespace ptxlink

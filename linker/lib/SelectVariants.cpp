@@ -1,45 +1,92 @@
-// Helpers every link pass uses: naming sites in diagnostics, demangling, following a reference to its
-// definition, pass timing, and variant selection (pass 1).
-#include "LinkContext.h"
-#include "ptxlink/AbiCheck.h"
+// Target names and per-architecture variant selection (the first pass of each arch's link, LinkPasses.h).
+//
+// The problem: a fat input holds one module compiled for several targets, and `-arch sm_90,sm_80` asks
+// for one linked module per architecture. For each requested arch we must pick, per input, the variant
+// the driver could legally run there, preferring the most specific one. The rules come from the PTX ISA
+// (.target, table 56 "Architecture Families") and are spelled out in docs/linker.md.
+#include "LinkPasses.h"
 
-#include "llvm/ADT/DenseMap.h"
-#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/StringExtras.h"
-#include "llvm/Demangle/Demangle.h"
-#include "llvm/Support/Format.h"
-
-#include <cstring>
 
 using namespace llvm;
 
 namespace ptxlink {
 
-SiteLocation siteText(const LinkModule &Module, SourceLoc Where) {
-  return describeSite(*Module.M, Module.ObjectName, Where);
+std::optional<Target> parseArch(StringRef Name) {
+  std::optional<Target> A = Target::parse(Name.trim());
+  if (!A || !minPtxVersion(*A))
+    return std::nullopt;
+  return A;
 }
 
-std::string displayName(StringRef Name) {
-  std::string D = llvm::demangle(Name);
-  if (D == Name)
-    return Name.str();
-  return D + " (" + Name.str() + ")";
+unsigned variantScore(const Target &V, const Target &R) {
+  if (V == R)
+    return 3000000;
+  if (V.isFamilySpecific())
+    return 2000000 + V.Sm;
+  return 1000000 + V.Sm;
 }
 
-void PassTimes::add(StringRef Pass, StringRef Arch, std::chrono::steady_clock::time_point Start) {
-  double Ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - Start).count();
-  Entries.push_back({Pass.str(), Arch.str(), Ms});
-}
-
-void PassTimes::printCsv(raw_ostream &OS, bool Headings) const {
-  double Total = 0;
-  if (Headings)
-    OS << "pass,arch,milliseconds\n";
-  for (const Entry &E : Entries) {
-    Total += E.Millis;
-    OS << E.Pass << ',' << E.Arch << ',' << format("%.3f", E.Millis) << '\n';
+std::optional<std::pair<unsigned, unsigned>> minPtxVersion(const Target &A) {
+  using V = std::pair<unsigned, unsigned>;
+  auto Plain = [&]() -> std::optional<V> {
+    switch (A.Sm) {
+    case 10: case 11: return V{1, 0};
+    case 12: case 13: return V{1, 2};
+    case 20: return V{2, 0};
+    case 30: return V{3, 0};
+    case 35: return V{3, 1};
+    case 32: case 50: return V{4, 0};
+    case 37: case 52: return V{4, 1};
+    case 53: return V{4, 2};
+    case 60: case 61: case 62: return V{5, 0};
+    case 70: return V{6, 0};
+    case 72: return V{6, 1};
+    case 75: return V{6, 3};
+    case 80: return V{7, 0};
+    case 86: return V{7, 1};
+    case 87: return V{7, 4};
+    case 88: return V{9, 0};
+    case 89: case 90: return V{7, 8};
+    case 100: return V{8, 6};
+    case 103: return V{8, 8};
+    case 110: return V{9, 0};
+    case 120: return V{8, 7};
+    case 121: return V{8, 8};
+    default: return std::nullopt;
+    }
+  }();
+  if (!Plain)
+    return std::nullopt;
+  if (A.isArchSpecific()) {
+    if (A.Sm == 90)
+      return V{8, 0};
+    if (A.Sm < 90)
+      return std::nullopt;
+    return Plain;
   }
-  OS << "total,," << format("%.3f", Total) << '\n';
+  if (A.isFamilySpecific()) {
+    if (A.Sm < 100)
+      return std::nullopt;
+    return std::max(*Plain, V{8, 8});
+  }
+  return Plain;
+}
+
+int selectVariant(const ObjectFile &Object, const Target &Requested) {
+  int Best = -1;
+  unsigned BestScore = 0;
+  for (size_t I = 0; I < Object.Variants.size(); ++I) {
+    std::optional<Target> V = parseArch(Object.Variants[I].Target.Arch);
+    if (!V || !V->ptxUsableFor(Requested))
+      continue;
+    unsigned Score = variantScore(*V, Requested);
+    if (Score > BestScore) { // strict: among equals the first variant wins
+      Best = static_cast<int>(I);
+      BestScore = Score;
+    }
+  }
+  return Best;
 }
 
 /// A variant's architecture as the "no variant usable" diagnostics name it. A module assembled without a
@@ -48,12 +95,10 @@ static std::string variantArchWords(StringRef Arch) {
   return Arch.empty() ? std::string("no .target") : Arch.str();
 }
 
-ArchLink::ArchLink(const LinkOptions &Options, ArrayRef<InputFile> Inputs, Target Arch, DiagnosticEngine &Diags,
-                   PassTimes &Times)
-    : Options(Options), Inputs(Inputs), Arch(Arch), Diags(Diags), Times(Times) {}
-
-bool ArchLink::selectVariants() {
-  PassTimes::Scope Timed = Times.scope("select variants", Arch.name());
+bool selectVariants(const LinkOptions &Options, ArrayRef<InputFile> Inputs, const Target &Arch, DiagnosticEngine &Diags,
+                    SymbolTable &Symtab) {
+  std::vector<LinkModule> &Modules = Symtab.Modules;
+  ModuleTablePool &TablePool = Symtab.TablePool;
   bool Ok = true;
   Modules.clear();
   Modules.reserve(Inputs.size()); // a LinkModule per input at most: no slack in a per-module table
@@ -165,54 +210,12 @@ bool ArchLink::selectVariants() {
   return Ok;
 }
 
-std::vector<const ModuleVariant *> ArchLink::selectedVariants() const {
+std::vector<const ModuleVariant *> selectedVariants(ArrayRef<LinkModule> Modules) {
   std::vector<const ModuleVariant *> Out;
   Out.reserve(Modules.size());
   for (const LinkModule &LM : Modules)
     Out.push_back(LM.M);
   return Out;
-}
-
-uint32_t SymbolTable::aliaseeSection(SymRef R) const {
-  const ModuleVariant &M = *Modules[R.Module].M;
-  // Follow .alias chains (bounded: a malformed object could loop).
-  for (unsigned Depth = 0; Depth < 8 && R.Symbol < M.Symbols.size(); ++Depth) {
-    const Symbol &S = M.Symbols[R.Symbol];
-    const uint32_t Aliasee = M.aliasOf(R.Symbol);
-    if (Aliasee == NoSymbol || Aliasee >= M.Symbols.size())
-      return S.Section < M.Sections.size() ? S.Section : NoSection;
-    R.Symbol = Aliasee;
-  }
-  return NoSection;
-}
-
-SourceLoc SymbolTable::locationIn(uint32_t Module, uint32_t SecIdx, uint64_t Offset) const {
-  const Section &S = Modules[Module].M->Sections[SecIdx];
-  SourceLoc Rel = locate(S.contents(), Offset);
-  const SourceLoc Where = Modules[Module].M->sectionWhere(S);
-  if (!Where.isValid())
-    return {};
-  if (Rel.Line == 1)
-    return SourceLoc{Where.Line, Where.Column + Rel.Column - 1};
-  return SourceLoc{Where.Line + Rel.Line - 1, Rel.Column};
-}
-
-const FunctionAbi *SymbolTable::functionAbi(SymRef R) const {
-  const LinkModule &LM = Modules[R.Module];
-  if (LM.AbiOf.empty())
-    return bySymbol(LM.M->Functions, R.Symbol);
-  uint32_t F = R.Symbol < LM.AbiOf.size() ? LM.AbiOf[R.Symbol] : LinkModule::NoAbi;
-  return F & LinkModule::VariableAbiTag ? nullptr : &LM.M->Functions[F]; // NoAbi has the tag bit too
-}
-
-const VariableAbi *SymbolTable::variableAbi(SymRef R) const {
-  const LinkModule &LM = Modules[R.Module];
-  if (LM.AbiOf.empty())
-    return bySymbol(LM.M->Functions, R.Symbol) ? nullptr : bySymbol(LM.M->Variables, R.Symbol);
-  uint32_t V = R.Symbol < LM.AbiOf.size() ? LM.AbiOf[R.Symbol] : LinkModule::NoAbi;
-  return V == LinkModule::NoAbi || !(V & LinkModule::VariableAbiTag)
-             ? nullptr
-             : &LM.M->Variables[V & ~LinkModule::VariableAbiTag];
 }
 
 } // namespace ptxlink

@@ -8,7 +8,7 @@
 // declarations of the symbols it uses from other inputs; nvlink then resolves those between the cubins.
 // A unit's text depends only on its own input and the declarations it needs, so an unchanged input gives
 // the same unit, byte for byte, in the next link: that is what makes the cache hit.
-#include "LinkContext.h"
+#include "LinkPasses.h"
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
@@ -44,11 +44,11 @@ struct UnitPlan {
 };
 
 /// Per output section, the module it came from (~0u for none).
-std::vector<uint32_t> sectionOwners(const ArchLink &L) {
-  std::vector<uint32_t> Owner(L.Output->Sections.size(), ~0u);
-  for (uint32_t MI = 0; MI < L.Modules.size(); ++MI)
-    for (uint32_t SI = 0; SI < L.Modules[MI].SecOut.size(); ++SI)
-      if (uint32_t OS = L.Modules[MI].SecOut[SI]; OS < Owner.size())
+std::vector<uint32_t> sectionOwners(const SymbolTable &Symtab, const OutputModule &Linked) {
+  std::vector<uint32_t> Owner(Linked.Module->Sections.size(), ~0u);
+  for (uint32_t MI = 0; MI < Symtab.Modules.size(); ++MI)
+    for (uint32_t SI = 0; SI < Symtab.Modules[MI].SecOut.size(); ++SI)
+      if (uint32_t OS = Symtab.Modules[MI].SecOut[SI]; OS < Owner.size())
         Owner[OS] = MI;
   return Owner;
 }
@@ -65,11 +65,11 @@ std::vector<uint32_t> sectionOwners(const ArchLink &L) {
 /// start costs ~25 ms, the time to compile ~12K) they stay with their inputs; above, one bucket per 256K, a
 /// power of two up to 8, so that the count, and with it every bucket's content, changes only when the
 /// program's template code doubles. Returns per output section its bucket (~0u: none); sets SharedUnits.
-std::vector<uint32_t> templateBuckets(const ArchLink &L, ArrayRef<uint32_t> Owner,
+std::vector<uint32_t> templateBuckets(const SymbolTable &Symtab, const OutputModule &Linked, ArrayRef<uint32_t> Owner,
                                       ArrayRef<const std::vector<FatbinImage> *> Reuse, uint32_t &SharedUnits) {
   constexpr uint64_t SharedUnitsFrom = 64 << 10, BytesPerSharedUnit = 256 << 10;
   constexpr uint32_t MaxSharedUnits = 8;
-  const ModuleVariant &Out = *L.Output;
+  const ModuleVariant &Out = *Linked.Module;
   std::vector<bool> IsAliasee(Out.Sections.size(), false);
   for (const auto &[Alias, Aliasee] : Out.aliases())
     if (Aliasee < Out.Symbols.size() && Out.Symbols[Aliasee].Section < IsAliasee.size())
@@ -79,11 +79,11 @@ std::vector<uint32_t> templateBuckets(const ArchLink &L, ArrayRef<uint32_t> Owne
     if (C.Kind != SectionKind::Function || C.Symbol >= Out.Symbols.size() || IsAliasee[OS])
       return std::nullopt;
     const Symbol &S = Out.Symbols[C.Symbol];
-    if (S.Bind != Binding::Weak || C.Symbol >= L.OutOrigin.size())
+    if (S.Bind != Binding::Weak || C.Symbol >= Linked.Origin.size())
       return std::nullopt;
-    SymRef From = L.OutOrigin[C.Symbol];
-    uint32_t G = L.Modules[From.Module].Global[From.Symbol];
-    if (G == NoGlobal || L.Globals[G].NumDefs < 2)
+    SymRef From = Linked.Origin[C.Symbol];
+    uint32_t G = Symtab.Modules[From.Module].Global[From.Symbol];
+    if (G == NoGlobal || Symtab.Globals[G].NumDefs < 2)
       return std::nullopt;
     for (const Relocation &R : Out.relocs(C)) {
       if (R.Kind == RelocKind::FileIndex || R.Symbol >= Out.Symbols.size())
@@ -97,7 +97,7 @@ std::vector<uint32_t> templateBuckets(const ArchLink &L, ArrayRef<uint32_t> Owne
   std::vector<uint32_t> Bucket(Out.Sections.size(), ~0u);
   uint64_t SharedBytes = 0;
   for (uint32_t OS = 0; OS < Out.Sections.size(); ++OS)
-    if (Owner[OS] < L.Modules.size() && !Reuse[Owner[OS]])
+    if (Owner[OS] < Symtab.Modules.size() && !Reuse[Owner[OS]])
       if (auto H = sharedBucket(OS)) {
         Bucket[OS] = *H;
         SharedBytes += Out.Sections[OS].contents().size();
@@ -116,19 +116,20 @@ std::vector<uint32_t> templateBuckets(const ArchLink &L, ArrayRef<uint32_t> Owne
 /// before it reads a line), and an input whose cubin may stand for its code has a unit of its own. A batch
 /// boundary follows a module whose file name hashes to 0 mod 4, or the eighth module: it depends on names
 /// only, so editing one module changes its batch and no other. The instantiation units follow.
-UnitPlan planUnits(const ArchLink &L, uint64_t BatchBelowBytes, ArrayRef<const std::vector<FatbinImage> *> Reuse) {
-  const ModuleVariant &Out = *L.Output;
+UnitPlan planUnits(const SymbolTable &Symtab, const OutputModule &Linked, uint64_t BatchBelowBytes,
+                   ArrayRef<const std::vector<FatbinImage> *> Reuse) {
+  const ModuleVariant &Out = *Linked.Module;
   UnitPlan P;
-  P.Owner = sectionOwners(L);
-  std::vector<uint32_t> Bucket = templateBuckets(L, P.Owner, Reuse, P.SharedUnits);
-  std::vector<uint64_t> Bytes(L.Modules.size(), 0);
+  P.Owner = sectionOwners(Symtab, Linked);
+  std::vector<uint32_t> Bucket = templateBuckets(Symtab, Linked, P.Owner, Reuse, P.SharedUnits);
+  std::vector<uint64_t> Bytes(Symtab.Modules.size(), 0);
   for (uint32_t OS = 0; OS < Out.Sections.size(); ++OS)
-    if (P.Owner[OS] < L.Modules.size() && Bucket[OS] == ~0u)
+    if (P.Owner[OS] < Symtab.Modules.size() && Bucket[OS] == ~0u)
       Bytes[P.Owner[OS]] += Out.Sections[OS].contents().size();
-  P.GroupOf.assign(L.Modules.size(), ~0u);
+  P.GroupOf.assign(Symtab.Modules.size(), ~0u);
   uint32_t InBatch = 0;
   bool BatchOpen = false;
-  for (uint32_t MI = 0; MI < L.Modules.size(); ++MI) {
+  for (uint32_t MI = 0; MI < Symtab.Modules.size(); ++MI) {
     if (!Bytes[MI])
       continue;
     if (Bytes[MI] >= BatchBelowBytes || Reuse[MI]) {
@@ -145,7 +146,7 @@ UnitPlan planUnits(const ArchLink &L, uint64_t BatchBelowBytes, ArrayRef<const s
     P.GroupOf[MI] = P.Groups - 1;
     // The file name without its folder: a path would make the batches, and so the output, depend on
     // where the project is checked out or built.
-    StringRef Name = sys::path::filename(L.Modules[MI].ObjectName);
+    StringRef Name = sys::path::filename(Symtab.Modules[MI].ObjectName);
     if (++InBatch == 8 || XXH3_64bits(Name.data(), Name.size()) % 4 == 0)
       BatchOpen = false;
   }
@@ -153,15 +154,16 @@ UnitPlan planUnits(const ArchLink &L, uint64_t BatchBelowBytes, ArrayRef<const s
   P.Groups += P.SharedUnits;
   P.SectionGroup.assign(Out.Sections.size(), ~0u);
   for (uint32_t OS = 0; OS < Out.Sections.size(); ++OS)
-    if (P.Owner[OS] < L.Modules.size())
+    if (P.Owner[OS] < Symtab.Modules.size())
       P.SectionGroup[OS] = Bucket[OS] != ~0u ? P.FirstShared + Bucket[OS] : P.GroupOf[P.Owner[OS]];
   return P;
 }
 
 /// Unit GI's module: its sections Owned (in output order) and the symbols they use in order of first use,
 /// those defined by another unit as declarations (with their ABI records, so that ptxas sees prototypes).
-void fillUnitModule(const ArchLink &L, const UnitPlan &P, uint32_t GI, ArrayRef<uint32_t> Owned, ModuleVariant &V) {
-  const ModuleVariant &Out = *L.Output;
+void fillUnitModule(const SymbolTable &Symtab, const OutputModule &Linked, const UnitPlan &P, uint32_t GI,
+                    ArrayRef<uint32_t> Owned, ModuleVariant &V) {
+  const ModuleVariant &Out = *Linked.Module;
   DenseMap<uint32_t, uint32_t> SecMap, SymMap;
   for (uint32_t OS : Owned)
     SecMap[OS] = SecMap.size();
@@ -176,9 +178,9 @@ void fillUnitModule(const ArchLink &L, const UnitPlan &P, uint32_t GI, ArrayRef<
     SymMap[O] = Index;
     V.Symbols.push_back(S);
     // Defined in this unit: its section is here (a symbol without one, an alias, goes with its input).
-    bool Here = S.Bind != Binding::Undefined && O < L.OutOrigin.size() &&
+    bool Here = S.Bind != Binding::Undefined && O < Linked.Origin.size() &&
                 (S.Section < P.SectionGroup.size() ? P.SectionGroup[S.Section] == GI
-                                                   : P.GroupOf[L.OutOrigin[O].Module] == GI);
+                                                   : P.GroupOf[Linked.Origin[O].Module] == GI);
     if (Here) {
       auto Sec = SecMap.find(S.Section);
       V.Symbols[Index].Section = Sec == SecMap.end() ? NoSection : Sec->second;
@@ -191,10 +193,10 @@ void fillUnitModule(const ArchLink &L, const UnitPlan &P, uint32_t GI, ArrayRef<
     N.Section = NoSection;
     if (N.Kind == SymbolKind::Label)
       N.setValue(0);
-    if (O < L.OutOrigin.size()) {
-      if (const FunctionAbi *F = L.functionAbi(L.OutOrigin[O])) {
-        V.copyFunction(*L.Modules[L.OutOrigin[O].Module].M, *F, Index); // the symbol N is made
-      } else if (const VariableAbi *Var = L.variableAbi(L.OutOrigin[O])) {
+    if (O < Linked.Origin.size()) {
+      if (const FunctionAbi *F = Symtab.functionAbi(Linked.Origin[O])) {
+        V.copyFunction(*Symtab.Modules[Linked.Origin[O].Module].M, *F, Index); // the symbol N is made
+      } else if (const VariableAbi *Var = Symtab.variableAbi(Linked.Origin[O])) {
         VariableAbi D = *Var;
         D.Symbol = Index;
         D.Initialized = false;
@@ -237,17 +239,20 @@ void fillUnitModule(const ArchLink &L, const UnitPlan &P, uint32_t GI, ArrayRef<
 
 } // namespace
 
-std::vector<CodegenUnit> ArchLink::splitForCodegen(uint64_t BatchBelowBytes, std::vector<std::string> *ReuseNotes) const {
+std::vector<CodegenUnit> splitForCodegen(const SymbolTable &Symtab, const OutputModule &Output, const LinkOptions &Options,
+                                         ArrayRef<InputFile> Inputs, uint64_t BatchBelowBytes,
+                                         std::vector<std::string> *ReuseNotes) {
+  const std::vector<LinkModule> &Modules = Symtab.Modules;
   std::vector<CodegenUnit> Units;
-  if (!Output)
+  if (!Output.Module)
     return Units;
-  const ModuleVariant &Out = *Output;
+  const ModuleVariant &Out = *Output.Module;
   // DWARF sections are merged across modules and refer to labels in every module's code (the losing weak
   // copies' entries name the winner's), so the linked module cannot be cut apart. Each input's own
   // module, with its own DWARF, is a unit instead.
   for (const Section &S : Out.Sections)
     if (S.Kind == SectionKind::Debug)
-      return splitDebugInputs();
+      return splitDebugInputs(Symtab, Out, Options, Inputs);
 
   // Inputs whose own cubin may stand for their part of the link (SassReuse.h): each is a unit of its own,
   // holding all its code (its weak definitions too, which its cubin defines), so that nvlink can take the
@@ -256,14 +261,14 @@ std::vector<CodegenUnit> ArchLink::splitForCodegen(uint64_t BatchBelowBytes, std
   std::vector<const std::vector<FatbinImage> *> Reuse(Modules.size(), nullptr);
   for (uint32_t MI = 0; MI < Modules.size(); ++MI)
     if (const std::vector<FatbinImage> *Sass = inputSass(Options, Inputs[Modules[MI].Input])) {
-      std::string Why = sassReuseRefusal(MI);
+      std::string Why = sassReuseRefusal(Symtab, &Out, Options, MI);
       if (Why.empty())
         Reuse[MI] = Sass;
       else if (ReuseNotes)
         ReuseNotes->push_back(Modules[MI].ObjectName.str() + ": SASS compiled from PTX: " + Why);
     }
 
-  const UnitPlan P = planUnits(*this, BatchBelowBytes, Reuse);
+  const UnitPlan P = planUnits(Symtab, Output, BatchBelowBytes, Reuse);
   std::vector<std::vector<uint32_t>> OwnedBy(P.Groups); // output sections of each unit, in output order
   for (uint32_t OS = 0; OS < Out.Sections.size(); ++OS)
     if (P.SectionGroup[OS] < P.Groups)
@@ -291,13 +296,15 @@ std::vector<CodegenUnit> ArchLink::splitForCodegen(uint64_t BatchBelowBytes, std
     }
     U.Module.SourceName = Modules[MI].M->SourceName;
     U.Module.Target = Out.Target;
-    fillUnitModule(*this, P, GI, Owned, U.Module);
+    fillUnitModule(Symtab, Output, P, GI, Owned, U.Module);
     Units.push_back(std::move(U));
   }
   return Units;
 }
 
-std::vector<CodegenUnit> ArchLink::splitDebugInputs() const {
+std::vector<CodegenUnit> splitDebugInputs(const SymbolTable &Symtab, const ModuleVariant &Output, const LinkOptions &Options,
+                                          ArrayRef<InputFile> Inputs) {
+  const std::vector<LinkModule> &Modules = Symtab.Modules;
   // What nvcc -G's own pipeline does: every input module as it was assembled, compiled with `ptxas -c -g`,
   // joined by `nvlink -g`, which picks one copy of each weak definition and merges the DWARF itself
   // (tests/lit/linker/sass-debug.test compares the result with that pipeline's). The code ptxas compiles
@@ -314,7 +321,7 @@ std::vector<CodegenUnit> ArchLink::splitDebugInputs() const {
   // each input's copy local, as it does in nvcc's own pipeline. An nvcc object says what it registers
   // (HostOrigin::registers); for other inputs the names CUDA's headers and nvcc make are recognised.
   bool Renamed = false;
-  forEachRenamedRegistrable([&](uint32_t MI, uint32_t SI, StringRef) {
+  forEachRenamedRegistrable(Symtab, Output, [&](uint32_t MI, uint32_t SI, StringRef) {
     StringRef Name = Modules[MI].M->Symbols[SI].name();
     const HostOrigin *Host = Inputs[Modules[MI].Input].Host.get();
     if (Host ? Host->registers(Name) : (!Name.starts_with("__cudart_") && !Name.contains('$')))
@@ -329,7 +336,7 @@ std::vector<CodegenUnit> ArchLink::splitDebugInputs() const {
     U.ObjectName = LM.ObjectName.str();
     U.SourceName = LM.M->SourceName.str();
     U.Module = *LM.M;
-    U.Module.Target = Output->Target;
+    U.Module.Target = Output.Target;
     U.Module.Target.Debug = LM.M->Target.Debug; // a plain input in a -G link is compiled without -g
     // Every input's module is compiled as it was assembled and nvlink -g resolves between them, as in
     // nvcc's pipeline: its own cubin may stand for it whatever the link decided.
