@@ -421,7 +421,10 @@ void linkEachArch(const LinkOptions &Options, ArrayRef<Target> Arches, LinkState
     Groups[G].Names.push_back(ArchNames[I]);
   }
 
-  // The arch-independent passes, once per group.
+  // The arch-independent passes, once per group. Each group's module stays where emit made it: the
+  // links kept for --map refer to it by address (OutputModule::Module) after the last group, so the
+  // modules' table must not move while groups add to it.
+  Linked.Variants.reserve(Linked.Variants.size() + Groups.size());
   std::vector<std::pair<size_t, ArchOutput>> Ordered; // (arch order, output)
   for (ArchGroup &Group : Groups) {
     // The group's passes run on an arch whose own check passed, if one did: another arch of the group
