@@ -37,9 +37,11 @@ namespace ptxlink {
 namespace {
 constexpr char Magic[8] = {'P', 'T', 'X', 'L', 'K', 'C', 'C', '3'};
 constexpr size_t TrailerSize = 32; // magic, u64 size, u64 checksum, u64 key tag
-constexpr StringRef CubinSuffix = ".cubin", LinkSuffix = ".link";
+constexpr StringRef CubinSuffix = ".cubin", LinkSuffix = ".link", PtxImageSuffix = ".ptxz";
 StringRef suffixOf(CompileCache::EntryKind Kind) {
-  return Kind == CompileCache::EntryKind::Link ? LinkSuffix : CubinSuffix;
+  return Kind == CompileCache::EntryKind::Link       ? LinkSuffix
+         : Kind == CompileCache::EntryKind::PtxImage ? PtxImageSuffix
+                                                     : CubinSuffix;
 }
 
 void put64(std::string &S, uint64_t V) { appendLE(S, V); }
@@ -162,9 +164,36 @@ std::optional<CompileCache::Entry> CompileCache::find(StringRef Key, EntryKind K
 }
 
 std::optional<std::string> CompileCache::lookup(StringRef Key, EntryKind Kind) const {
-  if (std::optional<Entry> E = find(Key, Kind))
-    return E->Payload.str();
-  return std::nullopt;
+  // As find(), read into the string that is returned: nvlink's result (megabytes, on every warm relink)
+  // is not copied a second time out of a buffer.
+  std::string Path = entryPath(Key, Kind);
+  uint64_t Size;
+  std::optional<int> FD = openEntry(Path, Limit, Size);
+  if (!FD)
+    return std::nullopt;
+  std::string Bytes(Size, '\0');
+  size_t Done = 0;
+  while (Done < Size) {
+    Expected<size_t> N = sys::fs::readNativeFile(sys::fs::convertFDToNativeFile(*FD),
+                                                 MutableArrayRef<char>(Bytes.data() + Done, Size - Done));
+    if (!N) {
+      consumeError(N.takeError());
+      break;
+    }
+    if (*N == 0)
+      break;
+    Done += *N;
+  }
+  std::optional<std::string> Found;
+  if (Done == Size)
+    if (std::optional<StringRef> Payload = payloadOf(Bytes, Key, Kind)) {
+      Bytes.resize(Payload->size()); // the payload is the entry's beginning
+      Found = std::move(Bytes);
+    }
+  if (Found) // recently used: eviction goes by modification time
+    (void)sys::fs::setLastAccessAndModificationTime(*FD, sys::toTimePoint(std::time(nullptr)));
+  sys::Process::SafelyCloseFileDescriptor(*FD);
+  return Found;
 }
 
 bool CompileCache::touch(StringRef Key, EntryKind Kind) const {
@@ -282,7 +311,7 @@ uint64_t CompileCache::prune() const {
           Removed += St.getSize();
         continue;
       }
-      if (!Name.ends_with(CubinSuffix) && !Name.ends_with(LinkSuffix))
+      if (!Name.ends_with(CubinSuffix) && !Name.ends_with(LinkSuffix) && !Name.ends_with(PtxImageSuffix))
         continue;
       Entries.push_back({St.getLastModificationTime(), St.getSize(), F->path()});
       Total += St.getSize();

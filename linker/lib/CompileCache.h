@@ -27,8 +27,10 @@ namespace ptxlink {
 class CompileCache {
 public:
   /// What an entry holds, which is also its file name's suffix: a relocatable cubin from `ptxas -c`
-  /// (".cubin"), or nvlink's result from a list of them (".link"). Both count towards the size limit.
-  enum class EntryKind { Cubin, Link };
+  /// (".cubin"), nvlink's result from a list of them (".link"), or the compressed PTX image of a linked
+  /// module as the fatbinary stores it (".ptxz": compressing a large image costs a warm relink more than
+  /// anything else it does). All count towards the size limit.
+  enum class EntryKind { Cubin, Link, PtxImage };
 
   /// Default size limit: 2 GiB (a 100-module program's cubins for one arch take ~15 MB).
   static constexpr uint64_t DefaultLimitBytes = 2ull << 30;

@@ -14,6 +14,8 @@
 #include "llvm/Support/Process.h"
 
 #include <chrono>
+#include <lz4.h>
+#include <zstd.h>
 #include <optional>
 
 using namespace llvm;
@@ -197,10 +199,32 @@ void FatbinOutput::planPtxImages() {
   }
 }
 
+/// The compressed PTX image for Img's printed payload from the compile cache, or std::nullopt. The key is
+/// the text, the scheme and level, and the compressor's version (another version may compress the same
+/// text into other bytes).
+std::optional<FatbinImage::PackedPayload> cachedPtxImage(const CompileCache &Cache, StringRef Text,
+                                                         const FatbinWriteOptions &Write, std::string &Key) {
+  const FatbinCompression C = Write.Compression;
+  const int Level = C == FatbinCompression::Lz4 ? Write.Lz4Level : Write.ZstdLevel;
+  const std::string Settings = fatbinCompressionName(C).str() + " " + std::to_string(Level) + " " +
+                               (C == FatbinCompression::Lz4 ? LZ4_versionString() : ZSTD_versionString());
+  Key = CompileCache::key({"ptxlink-ptx-image-1", Settings, Text});
+  std::optional<std::string> Hit = Cache.lookup(Key, CompileCache::EntryKind::PtxImage);
+  if (!Hit)
+    return std::nullopt;
+  // What packFatbinImage compresses: the text up to an embedded NUL, and a terminating one.
+  const size_t Length = std::min(Text.size(), Text.find('\0'));
+  return FatbinImage::PackedPayload{std::move(*Hit), Length + 1, C};
+}
+
 void FatbinOutput::startPacking() {
   if (!Tools || WriteOptions.Compression == FatbinCompression::None)
     return;
-  Packer = Options.Exec->async([this] {
+  std::optional<CompileCache> Cache;
+  if (!Options.NoCache)
+    if (SassSettings Settings = sassSettings(Options); !Settings.CacheDir.empty())
+      Cache.emplace(Settings.CacheDir, Settings.CacheLimit);
+  Packer = Options.Exec->async([this, Cache = std::move(Cache)] {
     for (size_t I = 0; I < Outputs.size(); ++I)
       if (PtxImages[I] && !compiledWhole(I)) {
         // Printed here into one buffer of about its size (and its terminating NUL), rather than by
@@ -212,8 +236,18 @@ void FatbinOutput::startPacking() {
         Img.PayloadWriter(OS);
         OS.flush();
         Img.PayloadWriter = nullptr;
+        // A relink that changed nothing prints the same image: its compressed bytes are in the cache.
+        std::string Key;
+        if (Cache)
+          if (auto Packed = cachedPtxImage(*Cache, Img.Payload, WriteOptions, Key)) {
+            Img.Packed = std::move(*Packed);
+            std::string().swap(Img.Payload);
+            continue;
+          }
         if (Error PE = packFatbinImage(Img, WriteOptions))
           PackErrors[I] = toString(std::move(PE));
+        else if (Cache && Img.Packed) // a cache that cannot take it: compressed again next time
+          consumeError(Cache->store(Key, Img.Packed->Bytes, CompileCache::EntryKind::PtxImage));
       }
   });
 }

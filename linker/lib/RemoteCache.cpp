@@ -21,7 +21,9 @@ constexpr size_t BlobHeader = 8 + 1 + 32 + 8 + 32; // magic, kind, key, payload 
 constexpr int ConnectMillis = 2000, TransferSeconds = 3;
 constexpr uint64_t MaxBlobBytes = uint64_t(1) << 30;
 
-char kindLetter(CompileCache::EntryKind Kind) { return Kind == CompileCache::EntryKind::Link ? 'l' : 'c'; }
+char kindLetter(CompileCache::EntryKind Kind) {
+  return Kind == CompileCache::EntryKind::Link ? 'l' : Kind == CompileCache::EntryKind::PtxImage ? 'p' : 'c';
+}
 
 std::string sha256(StringRef Bytes) {
   std::array<uint8_t, 32> H = SHA256::hash(arrayRefFromStringRef(Bytes));
