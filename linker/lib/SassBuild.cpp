@@ -510,6 +510,13 @@ void SassBuild::keyJob(Job &J) {
     J.ReuseNote = toString(C.takeError());
   }
   if (!J.Layout) {
+    // One buffer of about the printed size (the text is mostly the sections' own, copied): growing it by
+    // doubling copied each unit about once more, into memory touched for the first time.
+    size_t Estimate = 4096;
+    for (const Section &S : J.Module->Sections)
+      Estimate += S.Kind == SectionKind::Debug ? S.contents().size() * 4 + 16 * size_t(S.RelocCount)
+                                                : S.contents().size() + S.contents().size() / 8 + 64;
+    J.OwnText.reserve(Estimate);
     raw_string_ostream OS(J.OwnText);
     TargetInfo T = Q.Target;
     T.Debug = J.Debug;
