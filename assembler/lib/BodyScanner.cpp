@@ -103,7 +103,7 @@ inline size_t wordEnd(const char *B, size_t I, size_t End) {
 } // namespace
 
 BodyScanner::BodyScanner(StringRef Text, SourceDiags &Diags, const SymbolNameMap &SymMap,
-                         std::vector<Symbol> &Symbols, const std::vector<uint8_t> &IsFunctionLabel,
+                         ModelTable<Symbol> &Symbols, const std::vector<uint8_t> &IsFunctionLabel,
                          function_ref<uint32_t(StringRef)> SectionSymbolFor)
     : Text(Text), D(Diags), SymMap(SymMap), Symbols(Symbols), IsFunctionLabel(IsFunctionLabel),
       SectionSymbolFor(SectionSymbolFor) {
@@ -373,8 +373,8 @@ struct BodyScanner::Statement {
   }
 };
 
-void BodyScanner::scan(const PtxFunction &F, const FunctionSignature &Abi, uint32_t SecIdx, uint32_t FuncSym, std::vector<Relocation> &Out,
-                       std::vector<PrototypeAbi> &Protos, bool KeepStrings, ObjectFile &Obj) {
+void BodyScanner::scan(const PtxFunction &F, const FunctionSignature &Abi, uint32_t SecIdx, uint32_t FuncSym, ModelTable<Relocation> &Out,
+                       ModelTable<PrototypeAbi> &Protos, bool KeepStrings, ObjectFile &Obj) {
   // The steps of one body; each says what is fixed after it.
   startBody(F, SecIdx, Out);
   // Parameters hide module-scope names of the same spelling (or define the names debug data expects).
@@ -390,7 +390,7 @@ void BodyScanner::scan(const PtxFunction &F, const FunctionSignature &Abi, uint3
   endBody(Protos, FirstProto);
 }
 
-void BodyScanner::startBody(const PtxFunction &F, uint32_t SecIdx, std::vector<Relocation> &Out) {
+void BodyScanner::startBody(const PtxFunction &F, uint32_t SecIdx, ModelTable<Relocation> &Out) {
   Base = F.Begin;
   SectionIdx = SecIdx;
   Relocs = &Out;
@@ -465,7 +465,7 @@ void BodyScanner::defineLabel(size_t Begin, size_t End) {
 }
 
 LLVM_ATTRIBUTE_ALWAYS_INLINE void BodyScanner::statementDirective(Statement &St, size_t Begin, size_t &I, size_t End,
-                                                               uint32_t FuncSym, std::vector<PrototypeAbi> &Protos,
+                                                               uint32_t FuncSym, ModelTable<PrototypeAbi> &Protos,
                                                                bool KeepStrings, ObjectFile &Obj) {
   // A directive [Begin, I) that begins a statement decides how the rest of the statement is read.
   StringRef Dir = Text.slice(Begin, I);
@@ -489,7 +489,7 @@ LLVM_ATTRIBUTE_ALWAYS_INLINE void BodyScanner::statementDirective(Statement &St,
 }
 
 void BodyScanner::callPrototype(Statement &St, size_t Begin, size_t &I, size_t End, uint32_t FuncSym,
-                                std::vector<PrototypeAbi> &Protos, bool KeepStrings, ObjectFile &Obj) {
+                                ModelTable<PrototypeAbi> &Protos, bool KeepStrings, ObjectFile &Obj) {
   // `label: .callprototype (...) _ (...);` is parsed by the module parser's prototype reader and kept as
   // an ABI record named by the label.
   PtxCallPrototype P;
@@ -531,7 +531,7 @@ void BodyScanner::callPrototype(Statement &St, size_t Begin, size_t &I, size_t E
   St.LastLabel = StringRef();
 }
 
-void BodyScanner::scanStatements(const PtxFunction &F, uint32_t FuncSym, std::vector<PrototypeAbi> &Protos,
+void BodyScanner::scanStatements(const PtxFunction &F, uint32_t FuncSym, ModelTable<PrototypeAbi> &Protos,
                                  bool KeepStrings, ObjectFile &Obj) {
   // One pass over the body's bytes. Only the bytes that can change the statement's state or begin a
   // name are looked at one by one; operands are skipped 16 bytes at a time (skipOperands).
@@ -722,7 +722,7 @@ void BodyScanner::resolveLabelUses(const PtxFunction &F) {
   }
 }
 
-void BodyScanner::endBody(std::vector<PrototypeAbi> &Protos, size_t FirstProto) {
+void BodyScanner::endBody(ModelTable<PrototypeAbi> &Protos, size_t FirstProto) {
   // Undo the parameter shadows.
   while (!ShadowStack.empty()) {
     --ShadowCount[ShadowStack.back().first];

@@ -26,7 +26,7 @@ namespace ptxlink {
 /// kept a copy of every name, about 50 bytes per function of a module of 10^6 small functions).
 class SymbolNameMap {
 public:
-  explicit SymbolNameMap(const std::vector<Symbol> &Symbols) : Symbols(Symbols) {}
+  explicit SymbolNameMap(const ModelTable<Symbol> &Symbols) : Symbols(Symbols) {}
   /// Sizes the table for N names in all (it doubles past them).
   void reserve(size_t N) { Index.reserve(N); }
   /// Name's symbol, or NoSymbol.
@@ -39,11 +39,11 @@ public:
 
 private:
   struct NameOf {
-    const std::vector<Symbol> &Symbols;
+    const ModelTable<Symbol> &Symbols;
     llvm::StringRef operator()(uint32_t I) const { return Symbols[I].name(); }
   };
   static_assert(NameIndex::None == NoSymbol);
-  const std::vector<Symbol> &Symbols;
+  const ModelTable<Symbol> &Symbols;
   NameIndex Index;
 };
 
@@ -53,7 +53,7 @@ public:
   /// SectionSymbolFor(Name) is the Section symbol of this module's debug section Name (added to Symbols
   /// if it has none yet), or NoSymbol if the module has no such section.
   BodyScanner(llvm::StringRef Text, SourceDiags &Diags, const SymbolNameMap &SymMap,
-              std::vector<Symbol> &Symbols, const std::vector<uint8_t> &IsFunctionLabel,
+              ModelTable<Symbol> &Symbols, const std::vector<uint8_t> &IsFunctionLabel,
               llvm::function_ref<uint32_t(llvm::StringRef)> SectionSymbolFor);
 
   /// Scans F's body (F must have one). Appends relocations to Relocs (offsets relative to F.Begin, not
@@ -62,7 +62,7 @@ public:
   /// `.calltargets` lists).
   /// Abi: F's signature (its parameter names still pointing into Text).
   void scan(const PtxFunction &F, const FunctionSignature &Abi, uint32_t SectionIdx, uint32_t FuncSym,
-            std::vector<Relocation> &Relocs, std::vector<PrototypeAbi> &Protos, bool KeepStrings, ObjectFile &Obj);
+            ModelTable<Relocation> &Relocs, ModelTable<PrototypeAbi> &Protos, bool KeepStrings, ObjectFile &Obj);
 
 private:
   /// How the words of a statement are read: operands (Normal), the names a declaration introduces and
@@ -71,20 +71,20 @@ private:
   struct Statement;
 
   // The steps of scan(), in order.
-  void startBody(const PtxFunction &F, uint32_t SectionIdx, std::vector<Relocation> &Out);
+  void startBody(const PtxFunction &F, uint32_t SectionIdx, ModelTable<Relocation> &Out);
   void declareParameters(const FunctionSignature &Abi);
-  void scanStatements(const PtxFunction &F, uint32_t FuncSym, std::vector<PrototypeAbi> &Protos, bool KeepStrings,
+  void scanStatements(const PtxFunction &F, uint32_t FuncSym, ModelTable<PrototypeAbi> &Protos, bool KeepStrings,
                       ObjectFile &Obj);
   void resolveLabelUses(const PtxFunction &F);
-  void endBody(std::vector<PrototypeAbi> &Protos, size_t FirstProto);
+  void endBody(ModelTable<PrototypeAbi> &Protos, size_t FirstProto);
 
   // What scanStatements does with a word that matters.
   void nameOperand(Statement &St, size_t Start, size_t Stop);
   void defineLabel(size_t Begin, size_t End);
   void statementDirective(Statement &St, size_t Begin, size_t &I, size_t End, uint32_t FuncSym,
-                          std::vector<PrototypeAbi> &Protos, bool KeepStrings, ObjectFile &Obj);
+                          ModelTable<PrototypeAbi> &Protos, bool KeepStrings, ObjectFile &Obj);
   void callPrototype(Statement &St, size_t Begin, size_t &I, size_t End, uint32_t FuncSym,
-                     std::vector<PrototypeAbi> &Protos, bool KeepStrings, ObjectFile &Obj);
+                     ModelTable<PrototypeAbi> &Protos, bool KeepStrings, ObjectFile &Obj);
 
   struct Use {
     uint32_t Sym;
@@ -112,7 +112,7 @@ private:
   llvm::StringRef Text;
   SourceDiags &D;
   const SymbolNameMap &SymMap;
-  std::vector<Symbol> &Symbols;
+  ModelTable<Symbol> &Symbols;
   const std::vector<uint8_t> &IsFunctionLabel;
   llvm::function_ref<uint32_t(llvm::StringRef)> SectionSymbolFor;
   std::array<bool, 256> FirstChar{};
@@ -127,7 +127,7 @@ private:
   unsigned Depth = 0;
   std::vector<uint16_t> ShadowCount;                      // per symbol, made on the first shadow
   std::vector<std::pair<uint32_t, unsigned>> ShadowStack; // (symbol, depth)
-  std::vector<Relocation> *Relocs = nullptr;
+  ModelTable<Relocation> *Relocs = nullptr;
   std::vector<Use> LabelUses;          // uses of function labels, kept if the label is defined here
   std::vector<uint32_t> LocalLabels;   // module-scope names redefined as labels in this body
   std::vector<uint32_t> CallTargets;   // functions named by .calltargets in this body

@@ -85,7 +85,7 @@ private:
   };
   std::vector<FirstReference> PendingLabelRefs;
   std::vector<std::vector<uint32_t>> FixupSymbols; // per debug section: the symbol of each fixup
-  std::vector<Relocation> BodyRelocs;              // a section's relocations before they join V.Relocs
+  ModelTable<Relocation> BodyRelocs;              // a section's relocations before they join V.Relocs
   size_t TextLowered = 0;                          // how far into M.Text the sections are lowered
   size_t DebugRelocs = 0, DebugRelocsLowered = 0;  // the debug sections' (all, and appended so far)
   /// Debug section name -> its first section: index and place (known before the section itself exists).
@@ -307,7 +307,7 @@ void Lowerer::rejectUndefinedNonExternFunctions() {
 /// sized for the whole text at the rate of relocations per byte so far (the debug sections' count is
 /// known), with a 1/64 margin, and at least by half again (so that a skewed module grows geometrically).
 void Lowerer::appendRelocs(Section &Sec, ArrayRef<Relocation> Relocs, bool IsDebug) {
-  std::vector<Relocation> &Table = V.Relocs;
+  ModelTable<Relocation> &Table = V.Relocs;
   if (Table.capacity() - Table.size() < Relocs.size()) {
     const uint64_t Needed = Table.size() + Relocs.size();
     const uint64_t TextRelocs = Needed - DebugRelocsLowered - (IsDebug ? Relocs.size() : 0);
@@ -395,14 +395,14 @@ uint32_t Lowerer::declareFunction(const PtxFunction &F, FunctionAbi &A, uint32_t
 /// table of signatures is the object's), and AbiOf follows them. Their lists and extras go with them, the
 /// dropped records' taken out.
 void Lowerer::adoptFunctionAbis() {
-  std::vector<FunctionAbi> &Abis = M.FunctionAbis;
-  std::vector<ParamInfo> &Params = M.Params;
+  ModelTable<FunctionAbi> &Abis = M.FunctionAbis;
+  ModelTable<ParamInfo> &Params = M.Params;
   std::vector<uint32_t> NewIndex(Abis.size(), ~0u);
   // Kept records' lists, in record order, closing the gaps of dropped ones. In place: a kept record's
   // lists never start before where they go (they are its own, or its definition's, parsed later, and as
   // long), nor where a later record's go. Else (a module with an error) into a new table.
-  std::vector<ParamInfo> Fresh;
-  std::vector<FunctionExtra> Extras;
+  ModelTable<ParamInfo> Fresh;
+  ModelTable<FunctionExtra> Extras;
   size_t Kept = 0, ParamsKept = 0;
   for (size_t I = 0; I < Abis.size(); ++I) {
     if (Abis[I].Symbol == NoSymbol)

@@ -709,7 +709,7 @@ bool Parser::parseFunction(Linkage Link) {
   // is not kept (a syntax error, an unterminated body) takes its parameters back out of the table.
   TuningInfo T;
   struct TakeBackParams {
-    std::vector<ParamInfo> &Table;
+    ModelTable<ParamInfo> &Table;
     size_t Size;
     bool Kept = false;
     ~TakeBackParams() {

@@ -161,16 +161,16 @@ struct PtxModule {
   llvm::StringRef ArchSpelling;
   bool HasVersion = false;
   bool HasTarget = false;
-  std::vector<FileEntry> Files;
+  ModelTable<FileEntry> Files;
   std::vector<SourceLoc> FileLocs;
   /// Chunked, so that the lowering can free the records it has passed (see ChunkedVector.h).
   ChunkedVector<PtxFunction> Functions;
   /// Per function (same index): its signature as written, Symbol not yet set and strings pointing into
   /// Text. lowerPtxModule takes these records (the vector is left empty), with the tables they index
   /// (ModuleVariant::Params and FunctionExtras, the same here: a record's lists and rare parts).
-  std::vector<FunctionAbi> FunctionAbis;
-  std::vector<ParamInfo> Params;
-  std::vector<FunctionExtra> FunctionExtras;
+  ModelTable<FunctionAbi> FunctionAbis;
+  ModelTable<ParamInfo> Params;
+  ModelTable<FunctionExtra> FunctionExtras;
   /// A record's lists and tuning directives (null when it has none), read as ModuleVariant reads them.
   llvm::ArrayRef<ParamInfo> returns(const FunctionAbi &F) const {
     return llvm::ArrayRef<ParamInfo>(Params).slice(F.ParamBegin, F.ReturnCount);

@@ -51,7 +51,7 @@ std::string formatVariablePtx(const ModuleVariant &Module, const VariableAbi &V)
 // The linker asks once per declaration, so a linear scan would make a link with many declarations of a
 // huge module quadratic. The assembler records signatures in symbol order, so a binary search finds them;
 // a hand-built or reordered list still works through the linear fallback.
-template <typename Abi> static const Abi *findAbi(const std::vector<Abi> &List, uint32_t Symbol) {
+template <typename Abi> static const Abi *findAbi(llvm::ArrayRef<Abi> List, uint32_t Symbol) {
   auto It = std::lower_bound(List.begin(), List.end(), Symbol,
                              [](const Abi &A, uint32_t S) { return A.Symbol < S; });
   if (It != List.end() && It->Symbol == Symbol)
@@ -63,11 +63,11 @@ template <typename Abi> static const Abi *findAbi(const std::vector<Abi> &List, 
 }
 
 const FunctionAbi *findFunctionAbi(const ModuleVariant &Module, uint32_t Symbol) {
-  return findAbi(Module.Functions, Symbol);
+  return findAbi<FunctionAbi>(Module.Functions, Symbol);
 }
 
 const VariableAbi *findVariableAbi(const ModuleVariant &Module, uint32_t Symbol) {
-  return findAbi(Module.Variables, Symbol);
+  return findAbi<VariableAbi>(Module.Variables, Symbol);
 }
 
 std::string demangleCxx(StringRef Name) {

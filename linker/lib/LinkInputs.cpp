@@ -84,7 +84,7 @@ void releaseSlack(ModuleVariant &V) {
   auto Shrink = [](auto &Vec) {
     using T = typename std::decay_t<decltype(Vec)>::value_type;
     if ((Vec.capacity() - Vec.size()) * sizeof(T) >= 64)
-      Vec.shrink_to_fit();
+      Vec = std::decay_t<decltype(Vec)>(std::make_move_iterator(Vec.begin()), std::make_move_iterator(Vec.end()));
   };
   Shrink(V.Sections);
   Shrink(V.Relocs);

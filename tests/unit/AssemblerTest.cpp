@@ -179,7 +179,7 @@ TEST(AssemblerTest, BindingsAndVariableLayout) {
                     ".shared .v4 .f32 s[3];\n.visible .const .u32 arr[] = {1, 2, 3};\n"
                     ".extern .shared .align 16 .b8 smem[];\n.weak .global .u16 h;\n.local .u32 %L1;\n");
   ASSERT_TRUE(A->Ok) << A->Errors;
-  auto Bind = [&](const char *N) { return A->V().Symbols.at(A->sym(N)).Bind; };
+  auto Bind = [&](const char *N) { return A->V().Symbols[A->sym(N)].Bind; };
   EXPECT_EQ(Bind("l"), Binding::Local);
   EXPECT_EQ(Bind("v"), Binding::Global);
   EXPECT_EQ(Bind("w"), Binding::Weak);
