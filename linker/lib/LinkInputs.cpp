@@ -217,9 +217,12 @@ std::optional<std::string> findHostLibrary(StringRef Name, const std::vector<std
   return std::nullopt;
 }
 
-bool loadInputs(const LinkOptions &Options, DiagnosticEngine &Diags, PassTimes &Times, ArchiveExtractor &Extractor,
-                std::vector<InputFile> &Files, raw_ostream &Reports) {
-  PassTimes::Scope Reading = Times.scope("read inputs");
+namespace {
+
+/// The command line's inputs as files to read: each -l found in the -L folders; one that names a host
+/// library (nvcc -dlink's command line carries the host link's) is left out, and one found nowhere is an
+/// error.
+std::vector<Loaded> namedInputs(const LinkOptions &Options, DiagnosticEngine &Diags) {
   std::vector<Loaded> Items;
   Items.reserve(Options.Inputs.size()); // grown by doubling, up to twice its size at the end of reading
   for (const LinkInput &In : Options.Inputs) {
@@ -245,17 +248,49 @@ bool loadInputs(const LinkOptions &Options, DiagnosticEngine &Diags, PassTimes &
     }
     Items.push_back(std::move(L));
   }
+  return Items;
+}
 
-  // Objects and archives are read here, one after another: reading an object is mostly first touches of
-  // memory, which threads only make contend for the address space (measured: two threads read 200
-  // objects no faster than one, and the link as a whole took longer). PTX text is assembled in parallel:
-  // that is real work.
+/// An archive input into L: an nvcc -lib archive (its members that host code reaches noted) or a device
+/// library. False if it is a library already read (the same file named twice).
+bool openLibrary(const LinkOptions &Options, Loaded &L, std::unique_ptr<MemoryBuffer> Buffer,
+                 std::vector<std::pair<sys::fs::UniqueID, bool>> &SeenLibraries, DecompressionBudget &Budget) {
+  // The same archive named twice (CMake gives a library both as a path in the target's flags and as
+  // a link library: /abs/libfoo.a ... libfoo.a) is one library, as to nvlink and ld: its members
+  // would otherwise be linked twice ("module id ... appears twice").
+  if (sys::fs::UniqueID ID; !sys::fs::getUniqueID(L.Path, ID)) {
+    if (llvm::is_contained(SeenLibraries, std::make_pair(ID, L.WholeArchive)))
+      return false;
+    SeenLibraries.push_back({ID, L.WholeArchive});
+  }
+  if (isHostObjectLibrary(Buffer->getMemBufferRef())) {
+    auto Lib = openHostObjectLibrary(std::move(Buffer), L.HostReachable, Budget,
+                                     /*EveryMember=*/Options.Emit == EmitKind::HostObject);
+    if (!Lib)
+      L.Diags.push_back(toolError(toString(Lib.takeError()), "bad-archive"));
+    else
+      L.Library = std::move(*Lib);
+    if (L.WholeArchive) // the extractor loads every member
+      L.HostReachable.clear();
+    return true;
+  }
+  auto Lib = StaticLibrary::open(std::move(Buffer));
+  if (!Lib)
+    // StaticLibrary::open names the file itself ("lib.a: malformed archive: ...").
+    L.Diags.push_back(toolError(toString(Lib.takeError()), "bad-archive"));
+  else
+    L.Library = std::move(*Lib);
+  return true;
+}
+
+/// Reads every item: objects and archives here, one after another (reading an object is mostly first
+/// touches of memory, which threads only make contend for the address space: two threads read 200 objects
+/// no faster than one, and the link as a whole took longer); PTX text, and the PTX of nvcc host objects,
+/// assembled in parallel, which is real work. Problems go into each item's Diags.
+void readInputs(const LinkOptions &Options, std::vector<Loaded> &Items, DecompressionBudget &Budget,
+                DiagnosticEngine &Diags) {
   std::vector<std::pair<size_t, std::unique_ptr<MemoryBuffer>>> ToAssemble;
   ToAssemble.reserve(Items.size());
-  // One decompression budget for the whole link: nvcc host objects' compressed PTX
-  // may expand to 100 MB plus twice the size of the inputs, all of them together, or to --max-decompressed.
-  DecompressionBudget Budget = Options.MaxDecompressed ? DecompressionBudget(*Options.MaxDecompressed)
-                                                       : DecompressionBudget();
   std::vector<std::pair<sys::fs::UniqueID, bool>> SeenLibraries; // (file, --whole-archive) read so far
   for (size_t I = 0; I < Items.size(); ++I) {
     Loaded &L = Items[I];
@@ -284,31 +319,7 @@ bool loadInputs(const LinkOptions &Options, DiagnosticEngine &Diags, PassTimes &
       continue;
     }
     if (isArchive(Bytes)) {
-      // The same archive named twice (CMake gives a library both as a path in the target's flags and as
-      // a link library: /abs/libfoo.a ... libfoo.a) is one library, as to nvlink and ld: its members
-      // would otherwise be linked twice ("module id ... appears twice").
-      if (sys::fs::UniqueID ID; !sys::fs::getUniqueID(L.Path, ID)) {
-        if (llvm::is_contained(SeenLibraries, std::make_pair(ID, L.WholeArchive)))
-          continue;
-        SeenLibraries.push_back({ID, L.WholeArchive});
-      }
-      if (isHostObjectLibrary((*Buffer)->getMemBufferRef())) {
-        auto Lib = openHostObjectLibrary(std::move(*Buffer), L.HostReachable, Budget,
-                                         /*EveryMember=*/Options.Emit == EmitKind::HostObject);
-        if (!Lib)
-          L.Diags.push_back(toolError(toString(Lib.takeError()), "bad-archive"));
-        else
-          L.Library = std::move(*Lib);
-        if (L.WholeArchive) // the extractor loads every member
-          L.HostReachable.clear();
-        continue;
-      }
-      auto Lib = StaticLibrary::open(std::move(*Buffer));
-      if (!Lib)
-        // StaticLibrary::open names the file itself ("lib.a: malformed archive: ...").
-        L.Diags.push_back(toolError(toString(Lib.takeError()), "bad-archive"));
-      else
-        L.Library = std::move(*Lib);
+      openLibrary(Options, L, std::move(*Buffer), SeenLibraries, Budget);
       continue;
     }
     // nvcc host objects carry PTX to decompress and assemble: real work, done in parallel like .ptx files.
@@ -321,17 +332,20 @@ bool loadInputs(const LinkOptions &Options, DiagnosticEngine &Diags, PassTimes &
     Loaded &L = Items[ToAssemble[K].first];
     L.Object = loadObject(L, std::move(ToAssemble[K].second), Budget);
   });
+}
 
-  // Which names are still needed matters only when there are libraries to pull members from: the
-  // extractor's table of names is filled only then.
-  bool HaveLibraries = llvm::any_of(Items, [](const Loaded &L) { return L.Library != nullptr; });
+/// The objects in command-line order into Files, each library's members that host code reaches after the
+/// objects before it, and the libraries to the extractor; each item's problems reported in that order.
+/// UseExtractor: whether the extractor needs the objects' names (only where there are libraries).
+void addReadInputs(std::vector<Loaded> &Items, bool UseExtractor, std::vector<InputFile> &Files,
+                   ArchiveExtractor &Extractor, DecompressionBudget &Budget, DiagnosticEngine &Diags) {
   Files.reserve(Files.size() + Items.size()); // one per object; a library's members come after
   for (Loaded &L : Items) {
     for (Diagnostic &D : L.Diags)
       Diags.report(std::move(D));
     if (L.Object) {
       Files.push_back({std::move(L.Path), std::move(L.Object), std::move(L.Host)});
-      if (HaveLibraries)
+      if (UseExtractor)
         Extractor.addObject(*Files.back().Object, uint32_t(Files.size() - 1));
     } else if (L.Library) {
       // An nvcc archive's members that host code can reach are linked right away (HostInputs.cpp); the
@@ -357,44 +371,67 @@ bool loadInputs(const LinkOptions &Options, DiagnosticEngine &Diags, PassTimes &
       Extractor.addLibrary(std::move(L.Library), L.WholeArchive);
     }
   }
+}
+
+/// The archive members the link needs, appended to Files (ArchiveExtraction.h), and --why-extract's report.
+void extractMembers(const LinkOptions &Options, std::vector<InputFile> &Files, ArchiveExtractor &Extractor,
+                    DecompressionBudget &Budget, DiagnosticEngine &Diags, raw_ostream &Reports) {
+  Error E = Extractor.run([&](uint32_t Input) { return StringRef(Files[Input].Name); },
+                          [&](const ExtractedMember &Member) -> Error {
+                            std::vector<Diagnostic> Problems;
+                            std::optional<HostOrigin> Host;
+                            auto Obj = objectFromBuffer(MemoryBuffer::getMemBuffer(Member.Buffer, false),
+                                                        Member.DisplayName, Host, Problems, Budget);
+                            for (Diagnostic &D : Problems)
+                              Diags.report(std::move(D));
+                            // Past the error limit nothing more is shown: stop extracting (a
+                            // --whole-archive of 10^6 bad members went on through all of them).
+                            if (Diags.limitReached())
+                              return createStringError(inconvertibleErrorCode(), "error limit reached");
+                            if (!Obj)
+                              return Error::success(); // reported; the link fails at the checkpoint
+                            Files.push_back({Member.DisplayName, std::move(Obj), boxed(Host)});
+                            Extractor.addObject(*Files.back().Object, uint32_t(Files.size() - 1));
+                            return Error::success();
+                          });
+  if (E) // past the error limit this only makes the engine say "too many errors emitted"
+    Diags.error(toString(std::move(E)), std::vector<DiagSite>(), "archive-extraction");
+  if (Options.WhyExtractFile == "-") { // as lld: `-` is standard output, unless the output itself goes there
+    raw_ostream &OS = Options.Output == "-" ? Diags.stream() : Reports;
+    Extractor.writeWhyExtract(OS);
+    OS.flush();
+  } else if (!Options.WhyExtractFile.empty()) {
+    std::error_code EC;
+    raw_fd_ostream OS(Options.WhyExtractFile, EC);
+    if (EC)
+      Diags.error("cannot write " + Options.WhyExtractFile + ": " + EC.message(), std::vector<DiagSite>(), "cannot-write");
+    else
+      Extractor.writeWhyExtract(OS);
+  }
+}
+
+} // namespace
+
+bool loadInputs(const LinkOptions &Options, DiagnosticEngine &Diags, PassTimes &Times, ArchiveExtractor &Extractor,
+                std::vector<InputFile> &Files, raw_ostream &Reports) {
+  PassTimes::Scope Reading = Times.scope("read inputs");
+  std::vector<Loaded> Items = namedInputs(Options, Diags);
+  // One decompression budget for the whole link: nvcc host objects' compressed PTX
+  // may expand to 100 MB plus twice the size of the inputs, all of them together, or to --max-decompressed.
+  DecompressionBudget Budget = Options.MaxDecompressed ? DecompressionBudget(*Options.MaxDecompressed)
+                                                       : DecompressionBudget();
+  readInputs(Options, Items, Budget, Diags);
+  // Which names are still needed matters only when there are libraries to pull members from: the
+  // extractor's table of names is filled only then.
+  const bool HaveLibraries = llvm::any_of(Items, [](const Loaded &L) { return L.Library != nullptr; });
+  addReadInputs(Items, HaveLibraries, Files, Extractor, Budget, Diags);
   Reading.stop();
   if (Diags.hasErrors())
     return false;
 
   if (HaveLibraries) {
     PassTimes::Scope Extracting = Times.scope("extract archive members");
-    Error E = Extractor.run([&](uint32_t Input) { return StringRef(Files[Input].Name); },
-                            [&](const ExtractedMember &Member) -> Error {
-                              std::vector<Diagnostic> Problems;
-                              std::optional<HostOrigin> Host;
-                              auto Obj = objectFromBuffer(MemoryBuffer::getMemBuffer(Member.Buffer, false),
-                                                          Member.DisplayName, Host, Problems, Budget);
-                              for (Diagnostic &D : Problems)
-                                Diags.report(std::move(D));
-                              // Past the error limit nothing more is shown: stop extracting (a
-                              // --whole-archive of 10^6 bad members went on through all of them).
-                              if (Diags.limitReached())
-                                return createStringError(inconvertibleErrorCode(), "error limit reached");
-                              if (!Obj)
-                                return Error::success(); // reported; the link fails at the checkpoint
-                              Files.push_back({Member.DisplayName, std::move(Obj), boxed(Host)});
-                              Extractor.addObject(*Files.back().Object, uint32_t(Files.size() - 1));
-                              return Error::success();
-                            });
-    if (E) // past the error limit this only makes the engine say "too many errors emitted"
-      Diags.error(toString(std::move(E)), std::vector<DiagSite>(), "archive-extraction");
-    if (Options.WhyExtractFile == "-") { // as lld: `-` is standard output, unless the output itself goes there
-      raw_ostream &OS = Options.Output == "-" ? Diags.stream() : Reports;
-      Extractor.writeWhyExtract(OS);
-      OS.flush();
-    } else if (!Options.WhyExtractFile.empty()) {
-      std::error_code EC;
-      raw_fd_ostream OS(Options.WhyExtractFile, EC);
-      if (EC)
-        Diags.error("cannot write " + Options.WhyExtractFile + ": " + EC.message(), std::vector<DiagSite>(), "cannot-write");
-      else
-        Extractor.writeWhyExtract(OS);
-    }
+    extractMembers(Options, Files, Extractor, Budget, Diags, Reports);
   }
   completeCubinInputs(Files);
   return !Diags.hasErrors();
