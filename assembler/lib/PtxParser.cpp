@@ -1109,10 +1109,6 @@ bool Parser::parseVariable(Linkage Link) {
 // ---------------------------------------------------------------------------------------------------
 // Debug sections
 
-static void putLE(std::vector<uint8_t> &Bytes, uint64_t Offset, uint64_t V, unsigned Width) {
-  writeLE(&Bytes[Offset], V, Width);
-}
-
 /// Plain debug-data lines (see DwarfDataLines.h), starting with the list after the current `.bN` token.
 /// Returns false with nothing consumed if that list is not plain, for parseDwarfList to read and report.
 /// On success the current token is the one after the run, as after parseDwarfList.
@@ -1148,7 +1144,7 @@ bool Parser::parseDwarfList(PtxDebugSection &S, unsigned Width) {
       } else if (Neg && V > (uint64_t(1) << 63)) {
         return errorHere("value -" + Tok.Text + " does not fit in .b64");
       }
-      putLE(S.Bytes, Off, Neg ? uint64_t(0) - V : V, Width);
+      writeLE(&S.Bytes[Off], Neg ? uint64_t(0) - V : V, Width);
       advance();
     } else if (!Neg && (Tok.is(TokKind::Identifier) || Tok.is(TokKind::Directive))) {
       PtxDwarfFixup Fx;
@@ -1214,7 +1210,7 @@ void Parser::finishDebugSection(PtxDebugSection &S) {
       continue;
     }
     int64_t V = int64_t(A->Offset) - int64_t(B->Offset) + F.Addend;
-    putLE(S.Bytes, F.Offset, uint64_t(V), F.Width);
+    writeLE(&S.Bytes[F.Offset], uint64_t(V), F.Width);
   }
   S.Fixups.resize(Kept);
 }

@@ -45,7 +45,6 @@ StringRef suffixOf(CompileCache::EntryKind Kind) {
 }
 
 void put64(std::string &S, uint64_t V) { appendLE(S, V); }
-uint64_t get64(const char *P) { return llvm::support::endian::read64le(P); }
 } // namespace
 
 std::string CompileCache::defaultDirectory() {
@@ -105,8 +104,8 @@ std::optional<StringRef> CompileCache::payloadOf(StringRef Bytes, StringRef Key,
   const char *Trailer = Bytes.data() + Bytes.size() - TrailerSize;
   if (std::memcmp(Trailer, Magic, sizeof(Magic)) != 0)
     return std::nullopt;
-  uint64_t Size = get64(Trailer + 8), Sum = get64(Trailer + 16);
-  if (Size != Bytes.size() - TrailerSize || get64(Trailer + 24) != keyTag(Key, Kind)) // another key's
+  uint64_t Size = llvm::support::endian::read64le(Trailer + 8), Sum = llvm::support::endian::read64le(Trailer + 16);
+  if (Size != Bytes.size() - TrailerSize || llvm::support::endian::read64le(Trailer + 24) != keyTag(Key, Kind)) // another key's
     return std::nullopt;
   StringRef Payload = Bytes.take_front(Size);
   if (XXH3_64bits(Payload.data(), Payload.size()) != Sum)

@@ -76,7 +76,6 @@ struct Reader {
   }
 };
 
-void putFixed(std::string &Out, uint64_t V, unsigned Width) { appendLE(Out, V, Width); }
 void putUleb(std::string &Out, uint64_t V) {
   uint8_t Buf[16];
   unsigned N = encodeULEB128(V, Buf);
@@ -339,8 +338,8 @@ private:
     U.Table = &TableIt->second;
 
     U.NewStart = Out.Contents.size();
-    putFixed(Out.Contents, 0, 4);
-    putFixed(Out.Contents, U.Version, 2);
+    appendLE(Out.Contents, 0, 4);
+    appendLE(Out.Contents, U.Version, 2);
     if (AbbrevReloc) {
       if (Out.Contents.size() > MaxRelocationOffset)
         return pastRelocationRange(Out.Contents.size(), U);
@@ -350,7 +349,7 @@ private:
       Out.Relocs.push_back(N);
       ++NextReloc;
     }
-    putFixed(Out.Contents, 0, 4);
+    appendLE(Out.Contents, 0, 4);
     Out.Contents.push_back(char(U.AddressSize));
     return Error::success();
   }
@@ -443,7 +442,7 @@ private:
       else if (NewForm == FormSdata)
         putSleb(Body, Signed < 0 ? Signed : int64_t(Mapped));
       else
-        putFixed(Body, Mapped, fixedWidth(NewForm));
+        appendLE(Body, Mapped, fixedWidth(NewForm));
       return Error::success();
     }
     NewDecl.Attributes.push_back({Attr, ActualForm});

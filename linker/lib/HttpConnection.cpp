@@ -75,6 +75,9 @@ private:
   bool WasPending = false;
 };
 
+/// Whether errno after a failed send or receive says the server closed or reset the connection.
+bool closedByPeer(int Errno) { return Errno == EPIPE || Errno == ECONNRESET; }
+
 /// A failed send or receive in words: a time limit reached, or the system's or TLS's reason.
 std::string ioFailure(int Errno) { return Errno == EAGAIN || Errno == EWOULDBLOCK ? "timed out" : std::strerror(Errno); }
 } // namespace
@@ -185,16 +188,20 @@ Error HttpConnection::sendAll(StringRef Bytes) {
       ERR_clear_error();
       errno = 0;
       int N = SSL_write(ssl(Tls), Bytes.data(), int(std::min<size_t>(Bytes.size(), 1 << 30)));
-      if (N <= 0)
+      if (N <= 0) {
+        PeerClosed = closedByPeer(errno);
         return failed("cannot send: " + (errno ? ioFailure(errno) : tlsReason("TLS write failed")));
+      }
       Bytes = Bytes.drop_front(N);
       continue;
     }
     ssize_t N = ::send(FD, Bytes.data(), Bytes.size(), MSG_NOSIGNAL);
     if (N < 0 && errno == EINTR)
       continue;
-    if (N <= 0)
+    if (N <= 0) {
+      PeerClosed = closedByPeer(errno);
       return failed("cannot send: " + ioFailure(errno));
+    }
     Bytes = Bytes.drop_front(N);
   }
   return Error::success();
@@ -212,25 +219,31 @@ Expected<size_t> HttpConnection::receive(char *Buffer, size_t Size) {
       if (N > 0)
         return size_t(N);
       const int Why = SSL_get_error(ssl(Tls), N);
-      if (Why == SSL_ERROR_ZERO_RETURN)
+      if (Why == SSL_ERROR_ZERO_RETURN) {
+        PeerClosed = true;
         return 0; // the server's close_notify
+      }
       // A server that closes the connection without close_notify after a complete answer (many do, with
       // Connection: close) ends the stream too; the HTTP layer sees whether the answer is whole.
-      if (Why == SSL_ERROR_SYSCALL && errno == 0)
-        return 0;
-      if (Why == SSL_ERROR_SSL && ERR_GET_REASON(ERR_peek_error()) == SSL_R_UNEXPECTED_EOF_WHILE_READING) {
+      if ((Why == SSL_ERROR_SYSCALL && errno == 0) ||
+          (Why == SSL_ERROR_SSL && ERR_GET_REASON(ERR_peek_error()) == SSL_R_UNEXPECTED_EOF_WHILE_READING)) {
         ERR_clear_error();
+        PeerClosed = true;
         return 0;
       }
       if (errno == EINTR)
         continue;
+      PeerClosed = closedByPeer(errno);
       return failed("no answer: " + (errno ? ioFailure(errno) : tlsReason("TLS read failed")));
     }
     ssize_t N = ::recv(FD, Buffer, Size, 0);
     if (N < 0 && errno == EINTR)
       continue;
-    if (N < 0)
+    if (N < 0) {
+      PeerClosed = closedByPeer(errno);
       return failed("no answer: " + ioFailure(errno));
+    }
+    PeerClosed = N == 0;
     return size_t(N);
   }
 }

@@ -46,11 +46,15 @@ public:
   llvm::Error sendAll(llvm::StringRef Bytes);
   /// Up to Size bytes into Buffer; 0 at the end of the stream.
   llvm::Expected<size_t> receive(char *Buffer, size_t Size);
+  /// Whether the server has closed the connection (the stream ended, or a send or receive was refused
+  /// or reset): what a kept-alive connection whose server gave up on it shows.
+  bool peerClosed() const { return PeerClosed; }
 
 private:
   HttpConnection() = default;
   int FD = -1;
   void *Tls = nullptr; // SSL *, for an https:// connection
+  bool PeerClosed = false;
 };
 
 } // namespace ptxlink

@@ -120,11 +120,11 @@ public:
   ResponseReader(HttpConnection &C, std::chrono::steady_clock::time_point Deadline) : C(C), Deadline(Deadline) {}
 
   /// Whether any byte of the answer arrived (a kept-alive connection that the server had closed gives none).
-  bool receivedAny() const { return !In.empty() || Start > 0; }
+  bool receivedAny() const { return !In.empty(); }
   /// Whether the connection may carry another request after this answer.
   bool reusable() const { return Reusable; }
 
-  Expected<RemoteCache::Response> read(bool IsHead) {
+  Expected<RemoteCache::Response> read() {
     size_t End;
     while ((End = StringRef(In).find("\r\n\r\n")) == StringRef::npos) {
       if (In.size() > 65536)
@@ -161,7 +161,7 @@ public:
       }
     }
     Start = End + 4;
-    if (IsHead || R.Status == 204 || R.Status == 304 || (R.Status >= 100 && R.Status < 200)) {
+    if (R.Status == 204 || R.Status == 304 || (R.Status >= 100 && R.Status < 200)) {
       Reusable = !Close;
       return R;
     }
@@ -312,15 +312,17 @@ Expected<RemoteCache::Response> RemoteCache::request(StringRef Method, StringRef
       if (!Sent)
         Sent = C->sendAll(Part);
     if (Sent) {
-      if (Reused) {
+      if (Reused && C->peerClosed()) {
         consumeError(std::move(Sent));
         continue;
       }
       return std::move(Sent);
     }
     ResponseReader Reader(*C, std::chrono::steady_clock::now() + std::chrono::seconds(3 * TransferSeconds));
-    Expected<Response> R = Reader.read(Method == "HEAD");
-    if (!R && Reused && !Reader.receivedAny()) {
+    Expected<Response> R = Reader.read();
+    // Only a connection the server closed is retried: a server that is slow to answer costs its time
+    // limit once, not twice.
+    if (!R && Reused && C->peerClosed() && !Reader.receivedAny()) {
       consumeError(R.takeError());
       continue;
     }
