@@ -15,6 +15,7 @@
 
 #include "ptxlink/Cubin.h"
 #include "ptxlink/Executor.h"
+#include "ptxlink/LittleEndian.h"
 #include "ptxlink/ObjectFormat.h"
 #include "ptxlink/TemporaryFolder.h"
 
@@ -70,6 +71,43 @@ void removeFolder(StringRef Folder) {
   for (const std::string &F : Files)
     sys::fs::remove(F);
   sys::fs::remove(Folder);
+}
+
+/// nvlink's result as the compile cache keeps it: the cubin, then what nvlink said (its warnings, with the
+/// units named by their place in the link: unitPlaces), then that text's length (8 bytes, little-endian).
+/// A link served from the cache says what nvlink said when it ran, as nvcc -dlink says it on every link
+/// (and fails alike under -Werror); without it the warnings showed on a cold link only.
+std::string linkEntryTail(StringRef Said) {
+  std::string Tail = Said.str();
+  appendLE<uint64_t>(Tail, Said.size());
+  return Tail;
+}
+
+/// An entry's cubin and what nvlink said; std::nullopt if it is not that shape.
+std::optional<std::pair<StringRef, StringRef>> splitLinkEntry(StringRef Payload) {
+  if (Payload.size() < 8)
+    return std::nullopt;
+  uint64_t N = support::endian::read64le(Payload.end() - 8);
+  if (N > Payload.size() - 8)
+    return std::nullopt;
+  StringRef Body = Payload.drop_back(8);
+  return std::make_pair(Body.drop_back(N), Body.take_back(N));
+}
+
+/// Appends Bytes to the file at Path.
+Error appendToFile(StringRef Path, StringRef Bytes) {
+  std::error_code EC;
+  raw_fd_ostream OS(Path, EC, sys::fs::OF_Append);
+  if (!EC) {
+    OS << Bytes;
+    OS.close();
+  }
+  if (EC || OS.has_error()) {
+    std::error_code Err = EC ? EC : OS.error();
+    OS.clear_error();
+    return createStringError(Err, "cannot write " + Path + ": " + Err.message());
+  }
+  return Error::success();
 }
 
 /// One ptxas run: a unit (or the whole module) for one arch.
@@ -368,7 +406,7 @@ struct ArchBuild {
   std::string OutputInCache;     // nvlink wrote its result straight into the cache's folder (to adopt)
   std::string LinkError;         // nvlink failed or could not run
   std::string LinkNote;          // -v: nvlink retried outside the cache
-  std::string LinkSaid;          // what a successful nvlink printed: its warnings
+  std::string LinkSaid;          // what a successful nvlink printed (its warnings), units by place
   std::optional<std::string> Result;
 };
 
@@ -400,7 +438,9 @@ private:
   void link();
   void linkArch(ArchBuild &A);
   int runNvlink(ArchBuild &A, StringRef OutPath, StringRef LogPath, StringRef RegisterArg, std::string &Output);
+  std::string unitPlaces(std::string S, const ArchBuild &A) const;
   std::string nameModules(std::string S, const ArchBuild &A) const;
+  bool takeLinkEntry(ArchBuild &A, std::string Payload);
   void reportLinks();
   void upkeep(SassBackground &Background);
   bool needsNvlink(const ArchBuild &A) const {
@@ -545,7 +585,7 @@ void SassBuild::lookUpLinks() {
     const SassRequest &Q = *A.Q;
     if (!needsNvlink(A) || Q.DeviceRuntime)
       continue;
-    SmallVector<StringRef, 64> Parts{"ptxlink-sass-link-2", Tools.Version, Tools.Nvlink, Tools.NvlinkVersion,
+    SmallVector<StringRef, 64> Parts{"ptxlink-sass-link-3", Tools.Version, Tools.Nvlink, Tools.NvlinkVersion,
                                      Q.Arch, Q.Target.Debug ? "-g" : ""};
     for (const std::string &O : Settings.NvlinkOptions)
       Parts.push_back(O);
@@ -553,16 +593,26 @@ void SassBuild::lookUpLinks() {
       Parts.push_back(Jobs[I].Key);
     A.LinkKey = CompileCache::key(Parts);
     if (auto Hit = Cache->lookup(A.LinkKey, CompileCache::EntryKind::Link)) {
-      A.Result = std::move(*Hit);
-      A.LinkedFromCache = true;
-      ++LinkHits;
+      takeLinkEntry(A, std::move(*Hit));
     } else if (auto Fetched = Remote ? Remote->get(A.LinkKey, CompileCache::EntryKind::Link) : std::nullopt) {
-      (void)Cache->store(A.LinkKey, *Fetched, CompileCache::EntryKind::Link); // a full disk: fetched again next time
-      A.Result = std::move(*Fetched);
-      A.LinkedFromCache = true;
-      ++LinkHits;
+      std::string Payload = *Fetched;
+      if (takeLinkEntry(A, std::move(*Fetched)))
+        (void)Cache->store(A.LinkKey, Payload, CompileCache::EntryKind::Link); // a full disk: fetched again next time
     }
   }
+}
+
+/// Uses a cached nvlink result (linkEntryTail's shape; anything else is a miss).
+bool SassBuild::takeLinkEntry(ArchBuild &A, std::string Payload) {
+  auto Parts = splitLinkEntry(Payload);
+  if (!Parts)
+    return false;
+  A.LinkSaid = Parts->second.str();
+  Payload.resize(Parts->first.size());
+  A.Result = std::move(Payload);
+  A.LinkedFromCache = true;
+  ++LinkHits;
+  return true;
 }
 
 /// A unit's cubin from --use-sass-units, the local cache or the remote one.
@@ -797,12 +847,24 @@ void SassBuild::reportUnits() {
   }
 }
 
-/// nvlink's messages name the modules, not our temporary files.
+/// nvlink's messages name our temporary files: they name the units by their place in the link instead
+/// ('<unit 2>'), which stays true for a later link of the same units that takes nvlink's result from the
+/// cache, whatever its inputs are called there.
+std::string SassBuild::unitPlaces(std::string S, const ArchBuild &A) const {
+  for (size_t K = 0; K < A.Jobs.size(); ++K) {
+    std::string From = "'" + Jobs[A.Jobs[K]].CubinPath + "'", To = "'<unit " + std::to_string(K) + ">'";
+    for (size_t P = 0; (P = S.find(From, P)) != std::string::npos; P += To.size())
+      S.replace(P, From.size(), To);
+  }
+  return S;
+}
+
+/// ...and are shown naming the modules.
 std::string SassBuild::nameModules(std::string S, const ArchBuild &A) const {
-  for (size_t I : A.Jobs) {
-    std::string From = "'" + Jobs[I].CubinPath + "'";
-    for (size_t P; (P = S.find(From)) != std::string::npos;)
-      S.replace(P, From.size(), "'" + Jobs[I].Name + "'");
+  for (size_t K = 0; K < A.Jobs.size(); ++K) {
+    std::string From = "'<unit " + std::to_string(K) + ">'", To = "'" + Jobs[A.Jobs[K]].Name + "'";
+    for (size_t P = 0; (P = S.find(From, P)) != std::string::npos; P += To.size())
+      S.replace(P, From.size(), To);
   }
   return S;
 }
@@ -906,7 +968,7 @@ void SassBuild::linkArch(ArchBuild &A) {
                    std::to_string(First) + "); linked into the temporary folder";
   }
   if (RC != 0) {
-    std::string S = nameModules(Output, A);
+    std::string S = nameModules(unitPlaces(Output, A), A);
     A.LinkError = "nvlink failed for " + Q.Arch + " (exit " + std::to_string(RC) + ")" + (S.empty() ? "" : ":\n" + S);
     return;
   }
@@ -916,7 +978,7 @@ void SassBuild::linkArch(ArchBuild &A) {
     return;
   }
   A.Result = (*B)->getBuffer().str();
-  A.LinkSaid = nameModules(Output, A); // its warnings ("Stack size ... cannot be statically determined")
+  A.LinkSaid = unitPlaces(Output, A); // its warnings ("Stack size ... cannot be statically determined")
   if (!RegisterFile.empty())
     *Q.LibraryModuleIds = libraryModuleIds(RegisterFile, A.Jobs, Jobs);
 }
@@ -940,7 +1002,8 @@ void SassBuild::reportLinks() {
     if (Settings.Verbose && !A.LinkNote.empty())
       Log << "ptxlink: note: " << A.LinkNote << "\n";
     SmallVector<StringRef, 4> Said;
-    StringRef(A.LinkSaid).split(Said, '\n', -1, false);
+    std::string Named = nameModules(A.LinkSaid, A);
+    StringRef(Named).split(Said, '\n', -1, false);
     for (StringRef Line : Said) {
       StringRef Text = Line.trim();
       bool Warning = Text.consume_front("nvlink warning"), Info = !Warning && Text.consume_front("nvlink info");
@@ -963,18 +1026,17 @@ void SassBuild::reportLinks() {
 void SassBuild::upkeep(SassBackground &Background) {
   struct LinkEntry {
     std::string Key;
-    std::string Written; // nvlink's output file in the cache, to adopt
-    std::string Copy;    // the bytes the link used: stored, or what Written must still hold
+    std::string Written; // nvlink's output file in the cache, to adopt once Tail is appended to it
+    std::string Tail;    // what nvlink said (linkEntryTail)
+    std::string Copy;    // the entry's payload: stored, or what Written must then hold
   };
   std::vector<LinkEntry> LinkEntries;
   for (const ArchBuild &A : Arches)
     if (A.LinkError.empty() && A.Result && !A.LinkedFromCache && !A.LinkKey.empty()) {
       if (A.OutputInCache.empty() && CacheUnwritable)
         continue; // said once
-      if (!A.OutputInCache.empty())
-        LinkEntries.push_back({A.LinkKey, A.OutputInCache, *A.Result});
-      else
-        LinkEntries.push_back({A.LinkKey, "", *A.Result});
+      std::string Tail = linkEntryTail(A.LinkSaid);
+      LinkEntries.push_back({A.LinkKey, A.OutputInCache, Tail, *A.Result + Tail});
     }
   std::string Folder;
   if (Settings.SaveTemps) {
@@ -1002,7 +1064,7 @@ void SassBuild::upkeep(SassBackground &Background) {
         RemotePuts->push_back({J.Key, CompileCache::EntryKind::Cubin, J.Compiled});
     for (const ArchBuild &A : Arches)
       if (A.LinkError.empty() && A.Result && !A.LinkedFromCache && !A.LinkKey.empty())
-        RemotePuts->push_back({A.LinkKey, CompileCache::EntryKind::Link, *A.Result});
+        RemotePuts->push_back({A.LinkKey, CompileCache::EntryKind::Link, *A.Result + linkEntryTail(A.LinkSaid)});
   }
   Background.start([Cache = Cache, LinkEntries = std::move(LinkEntries), Prune, Folder = std::move(Folder), Mapped,
                     Remote = Remote, RemotePuts, &Background](std::vector<std::string> &Notes) {
@@ -1016,9 +1078,17 @@ void SassBuild::upkeep(SassBackground &Background) {
       else if (Remote->stored())
         Notes.push_back("remote cache " + Remote->url() + ": " + std::to_string(Remote->stored()) + " entries stored");
     }
+    auto StoreLink = [&Cache](const LinkEntry &L) -> Error {
+      if (L.Written.empty())
+        return Cache->store(L.Key, L.Copy, CompileCache::EntryKind::Link);
+      if (Error E = appendToFile(L.Written, L.Tail)) {
+        sys::fs::remove(L.Written);
+        return E;
+      }
+      return Cache->adopt(L.Written, L.Key, CompileCache::EntryKind::Link, L.Copy);
+    };
     for (const LinkEntry &L : LinkEntries)
-      if (Error E = L.Written.empty() ? Cache->store(L.Key, L.Copy, CompileCache::EntryKind::Link)
-                                      : Cache->adopt(L.Written, L.Key, CompileCache::EntryKind::Link, L.Copy))
+      if (Error E = StoreLink(L))
         Notes.push_back(toString(std::move(E)));
     if (Prune)
       Cache->prune();
@@ -1055,6 +1125,7 @@ std::vector<std::optional<std::string>> SassBuild::run(SassBackground &Backgroun
   bool NvlinkToRun = llvm::any_of(Arches, [&](const ArchBuild &A) { return needsNvlink(A) && !A.LinkedFromCache; });
   if (!Misses && !NvlinkToRun) { // no tool to run: no temporary files
     reportCounts();
+    reportLinks(); // what nvlink said when it made the results taken from the cache
     for (ArchBuild &A : Arches)
       if (!A.LinkedFromCache && !A.Jobs.empty())
         A.Result = Jobs[A.Jobs.front()].cubin().str(); // a whole-program cubin
