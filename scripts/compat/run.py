@@ -554,6 +554,30 @@ def short(text, kind="cmake"):
     return "FAIL: " + str(text)[:90].replace("|", "/")
 
 
+NVLINK_WARNING = re.compile(r"^ptxlink[^:]*: warning: nvlink (sm_\w+): (.*)$")
+
+
+def warnings_cell(name, warns):
+    """ptxlink's warnings for the table. nvlink's own (a --sass link forwards them, "Stack size ... cannot be
+    statically determined") that nvcc -dlink printed too for the same inputs are said to be so, once per
+    text with the architectures; any other warning is listed as printed."""
+    said = set()
+    for logf in glob.glob(os.path.join(WORK[0], name, "direct", "*", "log.txt")):
+        for line in open(logf, errors="replace"):
+            m = re.match(r"^nvlink warning : (.*?)(?: \(target: sm_\w+\))?$", line.rstrip("\n"))
+            if m:
+                said.add(m.group(1))
+    shared, rest = {}, []
+    for w in warns:
+        m = NVLINK_WARNING.match(w)
+        if m and m.group(2) in said:
+            shared.setdefault(m.group(2), set()).add(m.group(1))
+        else:
+            rest.append(w)
+    cells = rest + [f"nvlink's, as nvcc -dlink's ({', '.join(sorted(a))}): {t}" for t, a in sorted(shared.items())]
+    return "; ".join(cells) or "none"
+
+
 def report(results, recipes, out):
     byname = {r["name"]: r for r in recipes}
     rows = ["| program | repository @ commit | build | features | nvcc | ptxlink | -G (nvcc, ptxlink) | --sass | same modules, kernels, variables as nvcc's | ptxas | ptxlink warnings | device link nvcc / ptxlink (s) | ratio |",
@@ -605,14 +629,14 @@ def report(results, recipes, out):
             same = "- (no device link)"
         ptxas = sorted(set(str(d.get("ptxas")) for d in direct.values()))
         ptxas_cell = ", ".join(p if p.startswith("ok") else short(p, kind) for p in ptxas) or "-"
-        warns = sorted(set(res.get("warnings", [])) | set(w for d in direct.values() for w in d.get("warnings", [])))
+        warns = warnings_cell(name, sorted(set(res.get("warnings", [])) | set(w for d in direct.values() for w in d.get("warnings", []))))
         tn = sum(d.get("nvcc_seconds", 0) for d in direct.values() if d.get("ptxlink") == "ok")
         tp = sum(d.get("ptxlink_seconds", 0) for d in direct.values() if d.get("ptxlink") == "ok")
         ratio = f"{tp / tn:.2f}" if tn and tp else "-"
         rows.append(" | ".join([
             f"| {name}", f"{rec['repo']} @ {rec['commit'][:8]}", kind, "; ".join(rec.get("features", [])),
             cell(nv, False), cell(pl), cell(gk, False), ", ".join(sass), same, ptxas_cell,
-            "; ".join(warns) or "none", f"{tn:.2f} / {tp:.2f}" if tn else "-", ratio + " |"]))
+            warns, f"{tn:.2f} / {tp:.2f}" if tn else "-", ratio + " |"]))
     text = "\n".join(rows) + "\n"
     if out == "-":
         sys.stdout.write(text)
