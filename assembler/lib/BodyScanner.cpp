@@ -398,6 +398,7 @@ void BodyScanner::startBody(const PtxFunction &F, uint32_t SecIdx, ModelTable<Re
   ShadowStack.clear();
   LabelUses.clear();
   LocalLabels.clear();
+  PlainLabels.clear();
   CallTargets.clear();
   // From `.func`, not `{`: the record does not keep the line of `{`, and the header's lines are counted
   // only if a location in the body is needed (posAt).
@@ -437,10 +438,14 @@ LLVM_ATTRIBUTE_ALWAYS_INLINE void BodyScanner::nameOperand(Statement &St, size_t
 }
 
 void BodyScanner::defineLabel(size_t Begin, size_t End) {
-  // `name:` at the start of a statement. Only names the module knows matter: a label that debug data
-  // refers to is defined here; one spelled like a module-scope symbol hides it in this body.
+  // `name:` at the start of a statement. A label that debug data refers to is defined here; one spelled
+  // like a module-scope symbol hides it in this body. Every other definition is recorded as a plain
+  // label (ModuleVariant::PlainLabel), the fact a link needs to keep debug data's labels unique.
   StringRef Name = Text.slice(Begin, End);
   uint32_t Sym = lookup(Name);
+  if (Sym == NoSymbol || Symbols[Sym].Kind != SymbolKind::Label || !IsFunctionLabel[Sym] ||
+      Symbols[Sym].Section != NoSection)
+    PlainLabels.push_back({SectionIdx, sectionOffset(Begin), uint32_t(End - Begin)});
   if (Sym == NoSymbol)
     return;
   SourceLoc Loc = locAt(Begin);

@@ -63,6 +63,9 @@ public:
   /// Abi: F's signature (its parameter names still pointing into Text).
   void scan(const PtxFunction &F, const FunctionSignature &Abi, uint32_t SectionIdx, uint32_t FuncSym,
             ModelTable<Relocation> &Relocs, ModelTable<PrototypeAbi> &Protos, bool KeepStrings, ObjectFile &Obj);
+  /// The last scanned body's label definitions that are no Label symbol's own (ModuleVariant::PlainLabel),
+  /// in text order.
+  llvm::ArrayRef<ModuleVariant::PlainLabel> plainLabels() const { return PlainLabels; }
 
 private:
   /// How the words of a statement are read: operands (Normal), the names a declaration introduces and
@@ -131,6 +134,7 @@ private:
   std::vector<Use> LabelUses;          // uses of function labels, kept if the label is defined here
   std::vector<uint32_t> LocalLabels;   // module-scope names redefined as labels in this body
   std::vector<uint32_t> CallTargets;   // functions named by .calltargets in this body
+  std::vector<ModuleVariant::PlainLabel> PlainLabels; // labels defined in this body (plainLabels())
 };
 
 } // namespace ptxlink

@@ -681,6 +681,9 @@ void Lowerer::lowerFunction(const PtxFunction &F, const FunctionSignature &A, ui
     std::stable_sort(BodyRelocs.begin(), BodyRelocs.end(), ByOffset);
   TextLowered = F.End;
   appendRelocs(Sec, BodyRelocs);
+  // The labels it defines (a module without any gets no table).
+  if (!Scanner.plainLabels().empty())
+    llvm::append_range(V.facts().PlainLabels, Scanner.plainLabels());
   // A weak definition's ODR hash, while its text is at hand (the resolver compares these numbers).
   recordOdrHash(V, SectionIdx);
 }

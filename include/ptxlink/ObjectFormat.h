@@ -20,10 +20,11 @@ namespace ptxlink {
 /// Version of the object format written (stored in the .note.ptxlink note).
 /// 2: EF_CUDA_* machine bits in e_flags, fat flag in bit 31. 3: facts recorded at assembly (call
 /// relocations, the ODR hashes of weak definitions); older objects are refused with a request to
-/// re-assemble them, since a link reads no PTX text to recover those facts.
-constexpr uint32_t ObjectFormatVersion = 3;
+/// re-assemble them, since a link reads no PTX text to recover those facts. 4: the labels each function
+/// defines (`.ptxlink.labels`), for the same reason.
+constexpr uint32_t ObjectFormatVersion = 4;
 /// The oldest version read.
-constexpr uint32_t OldestObjectFormatVersion = 3;
+constexpr uint32_t OldestObjectFormatVersion = 4;
 
 /// Writes `Object` as ELF. Deterministic: the same model gives the same bytes.
 llvm::Error writeObject(const ObjectFile &Object, llvm::raw_ostream &OS);

@@ -453,6 +453,31 @@ template <typename Records> auto bySymbol(Records &R, uint32_t Symbol) -> declty
   return It != R.end() && It->Symbol == Symbol ? &*It : nullptr;
 }
 
+/// A part of a ModuleVariant that most modules leave empty: one pointer until it is made on first use
+/// (make()); a copy of the variant copies it.
+template <typename T> class OnFirstUse {
+public:
+  OnFirstUse() = default;
+  OnFirstUse(const OnFirstUse &O) : P(O.P ? std::make_unique<T>(*O.P) : nullptr) {}
+  OnFirstUse &operator=(const OnFirstUse &O) {
+    if (this != &O)
+      P = O.P ? std::make_unique<T>(*O.P) : nullptr;
+    return *this;
+  }
+  OnFirstUse(OnFirstUse &&) = default;
+  OnFirstUse &operator=(OnFirstUse &&) = default;
+  /// Null until made.
+  const T *get() const { return P.get(); }
+  T &make() {
+    if (!P)
+      P = std::make_unique<T>();
+    return *P;
+  }
+
+private:
+  std::unique_ptr<T> P;
+};
+
 /// The tables of a ModuleVariant: 16 bytes each where a std::vector takes 24. A variant has thirteen, most
 /// of them empty in most modules, and a link holds one variant per input (10^5 of them in one link).
 template <typename T> using ModelTable = llvm::SmallVector<T, 0>;
@@ -495,14 +520,44 @@ struct ModuleVariant {
   ModelTable<TextEdit> TextEdits;
   /// Names and places of the sections that do not take them from their symbol (Section::Label).
   ModelTable<SectionLabel> SectionLabels;
-  /// The ODR hash (odrHash(), OdrHash.h) of every section that defines a Weak symbol, sorted by section:
-  /// recorded by the assembler (and by a link that writes an object), so that the resolver compares weak
-  /// copies by these numbers instead of reading their text. Read with odrHashOf(Section).
+  /// The ODR hash (odrHash(), OdrHash.h) of a section that defines a Weak symbol: recorded by the
+  /// assembler (and by a link that writes an object), so that the resolver compares weak copies by these
+  /// numbers instead of reading their text. Read with odrHashOf(Section).
   struct OdrHashEntry {
     uint32_t Section = 0;
     uint64_t Hash = 0;
   };
-  ModelTable<OdrHashEntry> OdrHashes;
+  /// A label a function section defines (`name:` at the start of a statement) that is not a Label
+  /// symbol's own definition (those are the symbol's Section and value()): its name is the bytes
+  /// [Offset, Offset + Length) of the section's contents. Recorded by the body scanner, so that a link
+  /// learns which names a kept function defines as labels (ptxas looks a debug section's label up among
+  /// every function's) without reading the text again (EmitModule.cpp).
+  struct PlainLabel {
+    uint32_t Section = 0;
+    uint32_t Offset = 0;
+    uint32_t Length = 0;
+  };
+  /// Facts recorded at assembly about some sections only, each table sorted by section (labels by
+  /// section, then offset). Most modules have none (no weak definition, no label: 10^5 one-function
+  /// modules in one link), so the tables are made on first use (facts()) and cost such a module one
+  /// pointer.
+  struct SectionFacts {
+    ModelTable<OdrHashEntry> OdrHashes;
+    ModelTable<PlainLabel> PlainLabels;
+  };
+  OnFirstUse<SectionFacts> Facts;
+  /// The tables, made on first use (for filling them in).
+  SectionFacts &facts() { return Facts.make(); }
+  llvm::ArrayRef<OdrHashEntry> odrHashes() const {
+    return Facts.get() ? llvm::ArrayRef<OdrHashEntry>(Facts.get()->OdrHashes) : llvm::ArrayRef<OdrHashEntry>();
+  }
+  llvm::ArrayRef<PlainLabel> plainLabels() const {
+    return Facts.get() ? llvm::ArrayRef<PlainLabel>(Facts.get()->PlainLabels) : llvm::ArrayRef<PlainLabel>();
+  }
+  /// The name of a recorded label L.
+  llvm::StringRef plainLabelName(const PlainLabel &L) const {
+    return Sections[L.Section].contents().substr(L.Offset, L.Length);
+  }
   /// Symbol index -> aliasee index for the `.alias` names (read with aliasOf, set with setAliasOf).
   llvm::DenseMap<uint32_t, uint32_t> Aliases;
 
@@ -581,9 +636,10 @@ struct ModuleVariant {
   /// The recorded ODR hash of section Index (OdrHashes), or nothing if none was recorded (it defines no
   /// Weak symbol).
   std::optional<uint64_t> odrHashOf(uint32_t Index) const {
-    auto It = std::partition_point(OdrHashes.begin(), OdrHashes.end(),
+    llvm::ArrayRef<OdrHashEntry> Hashes = odrHashes();
+    auto It = std::partition_point(Hashes.begin(), Hashes.end(),
                                    [&](const OdrHashEntry &E) { return E.Section < Index; });
-    if (It == OdrHashes.end() || It->Section != Index)
+    if (It == Hashes.end() || It->Section != Index)
       return std::nullopt;
     return It->Hash;
   }

@@ -169,7 +169,7 @@ void completeCubinInputs(std::vector<InputFile> &Inputs) {
             It->second.Variable = &Var;
             It->second.VariableFrom = &M;
           }
-      for (const ModuleVariant::OdrHashEntry &H : M.OdrHashes)
+      for (const ModuleVariant::OdrHashEntry &H : M.odrHashes())
         if (H.Section < M.Sections.size() && M.Sections[H.Section].Symbol < M.Symbols.size())
           if (auto It = Names.find(M.Symbols[M.Sections[H.Section].Symbol].name());
               It != Names.end() && !It->second.WeakHash)
@@ -197,7 +197,7 @@ void completeCubinInputs(std::vector<InputFile> &Inputs) {
         V.Variables.push_back(std::move(Var));
       }
       if (S.Bind == Binding::Weak && W.WeakHash && S.Section < V.Sections.size())
-        V.OdrHashes.push_back({S.Section, *W.WeakHash});
+        V.facts().OdrHashes.push_back({S.Section, *W.WeakHash});
     }
   }
 }

@@ -12,7 +12,6 @@
 //   - `.file` entries are deduplicated by path and renumbered, and every `.loc` use (FileIndex
 //     relocations) follows.
 // Fixed after this pass: the output module; every LinkModule's SymOut/SecOut.
-#include "ptxlink/PtxChars.h"
 #include "DwarfMerge.h"
 #include "LinkPasses.h"
 #include "ptxlink/InputFiles.h"
@@ -25,7 +24,6 @@
 
 #include <chrono>
 #include <map>
-#include <cstring>
 
 using namespace llvm;
 
@@ -34,19 +32,14 @@ namespace ptxlink {
 /// Names of labels that debug data refers to (symbols) and that some other kept function also defines as a
 /// plain label. PTX scopes a label to its function, but ptxas looks up a debug section's `.b64 $L__tmp5`
 /// among the labels of every function, so such a name must go to one label only: the callers rename
-/// every symbol of that name. Only kept function text of a link that has such symbols is scanned (a
-/// label is defined by `name:` at the start of a statement).
+/// every symbol of that name. The plain labels are those the assembler recorded for each function
+/// (ModuleVariant::PlainLabel); the text is not scanned. Only a link that keeps a label symbol in code
+/// (a -G module's) can have a clash: any other reads no label here at all.
 static std::vector<StringRef> labelsDefinedElsewhere(ArrayRef<LinkModule> Modules, ArrayRef<InputFile> Inputs) {
   auto isCodeLabel = [](const ModuleVariant &M, const Symbol &S) {
     return S.Kind == SymbolKind::Label && S.Section < M.Sections.size() &&
            M.Sections[S.Section].Kind == SectionKind::Function;
   };
-  // Plain labels: definitions that are not a label symbol's own (its Value is where its name starts, so
-  // a walk through each section's symbol offsets tells them apart without hashing every label).
-  // A module's label symbols as (section, offset), sorted: one list for the module, not one per section,
-  // which would cost 24 bytes per section of every module (24 MB for 10^6 functions).
-  // Only a link with such a symbol in kept code (a -G module's) can have a clash: any other reads no
-  // text here at all.
   const bool AnyLabelSymbols = llvm::any_of(Modules, [&](const LinkModule &LM) {
     return llvm::any_of(LM.M->Symbols, [&](const Symbol &S) {
       return isCodeLabel(*LM.M, S) && S.Section < LM.SectionLive.size() && LM.SectionLive[S.Section];
@@ -55,70 +48,30 @@ static std::vector<StringRef> labelsDefinedElsewhere(ArrayRef<LinkModule> Module
   if (!AnyLabelSymbols)
     return {};
   DenseSet<CachedHashStringRef> Plain;
-  std::vector<std::pair<uint32_t, uint64_t>> SymbolOffsets;
-
-  bool AnySymbols = false;
-  for (uint32_t MI = 0; MI < Modules.size(); ++MI) {
-    const ModuleVariant &M = *Modules[MI].M;
-    // The text scanned is given back behind the scan (a large input's file mapping only): the printer
-    // reads it again, section by section, and gives it back behind itself too.
-    const ObjectFile &Source = *Inputs[Modules[MI].Input].Object;
+  for (const LinkModule &LM : Modules) {
+    const ModuleVariant &M = *LM.M;
+    if (M.plainLabels().empty())
+      continue;
+    // A name is read from its function's text, where the record points: a large input's text is given
+    // back behind the reads (its file mapping only), as the printer gives it back behind itself.
+    const ObjectFile &Source = *Inputs[LM.Input].Object;
     auto Release = [&Source](StringRef Range) { Source.releaseSourcePages(Range); };
     TextReleaser Behind = Source.mappedBytes() >= LargeTextBytes ? TextReleaser(Release) : TextReleaser();
-    SymbolOffsets.clear();
-    for (const Symbol &S : M.Symbols)
-      if (isCodeLabel(M, S))
-        SymbolOffsets.push_back({S.Section, S.value()});
-    llvm::sort(SymbolOffsets);
-    size_t SectionLabels = 0; // the first label of section SI or of a later one
-    for (uint32_t SI = 0; SI < M.Sections.size(); ++SI) {
-      if (M.Sections[SI].Kind != SectionKind::Function || SI >= Modules[MI].SectionLive.size() ||
-          !Modules[MI].SectionLive[SI])
+    uint32_t Last = NoSection;
+    for (const ModuleVariant::PlainLabel &L : M.plainLabels()) {
+      if (L.Section >= LM.SectionLive.size() || !LM.SectionLive[L.Section])
         continue;
-      while (SectionLabels < SymbolOffsets.size() && SymbolOffsets[SectionLabels].first < SI)
-        ++SectionLabels;
-      size_t SectionEnd = SectionLabels;
-      while (SectionEnd < SymbolOffsets.size() && SymbolOffsets[SectionEnd].first == SI)
-        ++SectionEnd;
-      // Their offsets, ascending.
-      auto Own = ArrayRef(SymbolOffsets).slice(SectionLabels, SectionEnd - SectionLabels);
-      AnySymbols |= !Own.empty();
-      size_t NextOwn = 0;
-      // Every ':' (rare in PTX outside label definitions, so memchr skips most of the text): a label is
-      // defined if a name ends there (blanks may follow it) and only blanks separate it from the start
-      // of the statement.
-      StringRef Text = M.Sections[SI].contents();
-      const char *Data = Text.data();
-      for (size_t Pos = 0; Pos < Text.size();) {
-        const void *Colon = std::memchr(Data + Pos, ':', Text.size() - Pos);
-        if (!Colon)
-          break;
-        size_t End = static_cast<const char *>(Colon) - Data;
-        Pos = End + 1;
-        while (End > 0 && (Data[End - 1] == ' ' || Data[End - 1] == '\t'))
-          --End;
-        size_t Start = End;
-        while (Start > 0 && isIdentChar(Data[Start - 1]))
-          --Start;
-        if (Start == End || !isIdentStart(Data[Start]) || Data[Start] == '%') // a label is no register
-          continue;
-        size_t Before = Start;
-        while (Before > 0 && (Data[Before - 1] == ' ' || Data[Before - 1] == '\t'))
-          --Before;
-        if (Before > 0 && !StringRef("\n\r{};").contains(Data[Before - 1]))
-          continue;
-        while (NextOwn < Own.size() && Own[NextOwn].second < Start)
-          ++NextOwn;
-        if (NextOwn < Own.size() && Own[NextOwn].second == Start)
-          continue; // a label symbol's own definition
-        Plain.insert(CachedHashStringRef(Text.slice(Start, End)));
-      }
-      Behind.passed(Text);
+      if (L.Section != Last && Last != NoSection)
+        Behind.passed(M.Sections[Last].contents());
+      Last = L.Section;
+      Plain.insert(CachedHashStringRef(M.plainLabelName(L)));
     }
+    if (Last != NoSection)
+      Behind.passed(M.Sections[Last].contents());
     Behind.finish();
   }
   std::vector<StringRef> Clashes;
-  if (Plain.empty() || !AnySymbols)
+  if (Plain.empty())
     return Clashes;
   DenseSet<CachedHashStringRef> Reported;
   for (const LinkModule &LM : Modules)
@@ -431,8 +384,14 @@ public:
         // hash does not see, and keeps a kept definition's text).
         if (WritesObject)
           if (std::optional<uint64_t> H = M.odrHashOf(SI))
-            Out.OdrHashes.push_back({uint32_t(Out.Sections.size() - 1), *H});
+            Out.facts().OdrHashes.push_back({uint32_t(Out.Sections.size() - 1), *H});
       }
+      // And the labels each kept function defines, at the same offsets (the text is kept as read; the
+      // printer, which renames, writes no object).
+      if (WritesObject)
+        for (const ModuleVariant::PlainLabel &L : M.plainLabels())
+          if (isLive(MI, L.Section) && M.Sections[L.Section].Kind != SectionKind::Debug)
+            Out.facts().PlainLabels.push_back({Modules[MI].SecOut[L.Section], L.Offset, L.Length});
     }
     FirstDebug = Out.Sections.size();
     for (StringRef Name : DebugNames) {

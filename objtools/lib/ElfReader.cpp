@@ -26,12 +26,13 @@ namespace {
 using namespace elf;
 using llvm::StringRef;
 
-/// Why an object of an older format version is refused: since version 3 a link takes facts that only the
-/// assembler records (calls, the ODR hashes of weak definitions) from the object and reads no PTX text to
-/// recover them, so the object must be made again.
+/// Why an object of an older format version is refused: a link takes facts that only the assembler
+/// records (calls and the ODR hashes of weak definitions since version 3, the labels each function defines
+/// since version 4) from the object and reads no PTX text to recover them, so the object must be made again.
 std::string olderVersion(uint32_t Version) {
   return "object format version " + std::to_string(Version) + " is older than this reader's (" +
-         std::to_string(ObjectFormatVersion) + ", which records calls and the ODR hashes of weak definitions): " +
+         std::to_string(ObjectFormatVersion) +
+         ", which records calls, the ODR hashes of weak definitions and the labels each function defines): " +
          "re-assemble it with this ptxlink-as (or link it again with this ptxlink -r)";
 }
 
@@ -139,7 +140,8 @@ private:
 /// and the map from ELF symbol index to model symbol that the symbol records build and the relocations read.
 struct PlainTables {
   const ElfSectionHeader *Symtab = nullptr, *Sections = nullptr, *SymSide = nullptr, *Abi = nullptr,
-                         *Files = nullptr, *Shndx = nullptr; // Shndx: null if the object has none
+                         *Files = nullptr, *Shndx = nullptr, // Shndx: null if the object has none
+                         *Labels = nullptr;                  // null if the module records no labels
   ElfTable<ElfSymbol> ElfSymbols;
   size_t NumSections = 0;     // ELF sections
   size_t NSec = 0, NSym = 0;  // section and symbol records
@@ -211,9 +213,9 @@ private:
   llvm::Expected<const ElfSectionHeader *> unique(uint32_t Type, const char *What, bool Required = true);
   /// The section types unique() is asked for, found in one walk of the header table (findTables): seven
   /// walks touched a large object's whole table seven times (128 MB at 10^6 functions).
-  static constexpr std::array<uint32_t, 7> TableTypes = {llvm::ELF::SHT_NOTE,    llvm::ELF::SHT_SYMTAB, ShtSections,
-                                                         ShtSymbols,             ShtAbi,                ShtFiles,
-                                                         llvm::ELF::SHT_SYMTAB_SHNDX};
+  static constexpr std::array<uint32_t, 8> TableTypes = {
+      llvm::ELF::SHT_NOTE, llvm::ELF::SHT_SYMTAB, ShtSections, ShtSymbols, ShtAbi, ShtFiles,
+      llvm::ELF::SHT_SYMTAB_SHNDX, ShtLabels};
   struct FoundTable { // value-initialized by findTables: no member initializers, which clang 14 refuses
     const ElfSectionHeader *First, *Second; // in a nested class's default constructor used in its class
   };
@@ -241,6 +243,8 @@ private:
                                                             const ElfRela &E, uint64_t EAt, Relocation &Rel,
                                                             uint64_t &Width);
   llvm::Error readFileRecords(const ElfSectionHeader &Files, ModuleVariant &V);
+  /// The label records (ModuleVariant::PlainLabel), each checked against the section it names.
+  llvm::Error readLabelRecords(const ElfSectionHeader &Labels, ModuleVariant &V);
   llvm::Error readFat(std::vector<ModuleVariant> &Out, uint32_t Count);
   /// Appends a parameter list to Out (a prototype's list, or the variant's table of function parameters).
   /// Most: the longest list the record holds (FunctionAbi's counts are bit-fields); What names it.
@@ -655,6 +659,12 @@ llvm::Expected<PlainTables> VariantReader::findPlainTables() {
   T.Shndx = *ShndxTable;
   if (T.Shndx && T.Shndx->sh_size != T.ElfSymbols.size() * 4)
     return err(headerOffset(*T.Shndx), ".symtab_shndx does not have one entry per symbol");
+  auto LabelsTable = unique(ShtLabels, ".ptxlink.labels", /*Required=*/false);
+  if (!LabelsTable)
+    return LabelsTable.takeError();
+  T.Labels = *LabelsTable;
+  if (T.Labels && T.Labels->sh_size % LabelRecordSize)
+    return err(headerOffset(*T.Labels), ".ptxlink.labels size is not a multiple of the record size");
   return T;
 }
 
@@ -828,7 +838,7 @@ llvm::Error VariantReader::readSectionRecords(const PlainTables &T, ModuleVarian
     if (SecFlags & SecHasOdrHash) {
       if (S.Kind != SectionKind::Function && S.Kind != SectionKind::Variable)
         return err(At + 9, "an ODR hash on a section that is no function or variable");
-      V.OdrHashes.push_back({uint32_t(I), read64le(Rec + 40)});
+      V.facts().OdrHashes.push_back({uint32_t(I), read64le(Rec + 40)});
     }
     // Our writer gives a function's or variable's section its symbol's name and place; a record with
     // another name or place is kept as read (in SectionLabels), as before sections took theirs from
@@ -982,6 +992,35 @@ llvm::Error VariantReader::readFileRecords(const ElfSectionHeader &Files, Module
   return llvm::Error::success();
 }
 
+llvm::Error VariantReader::readLabelRecords(const ElfSectionHeader &Labels, ModuleVariant &V) {
+  using namespace llvm::support::endian;
+  const size_t N = Labels.sh_size / LabelRecordSize;
+  ModelTable<ModuleVariant::PlainLabel> &Out = V.facts().PlainLabels;
+  Out.reserve(N);
+  Cursor C = cursor(Labels);
+  for (size_t I = 0; I < N; ++I) {
+    const uint64_t At = C.offset() - Base;
+    const char *Rec = C.take(LabelRecordSize, "label record");
+    if (!Rec)
+      return cursorError(C);
+    const ModuleVariant::PlainLabel L{read32le(Rec), read32le(Rec + 4), read32le(Rec + 8)};
+    if (L.Section >= V.Sections.size() || V.Sections[L.Section].Kind != SectionKind::Function)
+      return err(At, "label record " + llvm::Twine(I) + " refers to section " + llvm::Twine(L.Section) +
+                         ", which is no function section");
+    const uint64_t Size = V.Sections[L.Section].contents().size();
+    if (L.Length == 0 || L.Offset > Size || L.Length > Size - L.Offset)
+      return err(At + 4, "label record " + llvm::Twine(I) + ": bytes [" + llvm::Twine(L.Offset) + ", +" +
+                             llvm::Twine(L.Length) + ") are not inside section " + llvm::Twine(L.Section) + " (" +
+                             llvm::Twine(Size) + " bytes)");
+    // Sorted by section, then offset, and apart: what the writer writes, and what a link's walk takes.
+    if (!Out.empty() && (Out.back().Section > L.Section ||
+                         (Out.back().Section == L.Section && Out.back().Offset + Out.back().Length > L.Offset)))
+      return err(At, "label record " + llvm::Twine(I) + " is out of order");
+    Out.push_back(L);
+  }
+  return llvm::Error::success();
+}
+
 llvm::Error VariantReader::readPlain(ModuleVariant &V) {
   // Each step's shape checks and messages come in the order of the tables in the file's reading order,
   // so that a file with several faults reports the same first one.
@@ -1005,6 +1044,11 @@ llvm::Error VariantReader::readPlain(ModuleVariant &V) {
 
   if (llvm::Error E = readFileRecords(*T.Files, V))
     return E;
+  if (T.Labels) {
+    if (llvm::Error E = readLabelRecords(*T.Labels, V))
+      return E;
+    release(T.Labels);
+  }
   const StringRef AbiBytes = data(*T.Abi);
   Cursor C = cursor(*T.Abi);
   readAbi(C, V);

@@ -574,10 +574,22 @@ llvm::Error validate(const ModuleVariant &V) {
         return modelError(V.SourceName, "section offset relocation in section '" + V.sectionName(Sec) + "' out of range");
     }
   }
-  for (size_t I = 0; I < V.OdrHashes.size(); ++I)
-    if (V.OdrHashes[I].Section >= NSec || (I > 0 && V.OdrHashes[I - 1].Section >= V.OdrHashes[I].Section))
-      return modelError(V.SourceName, "ODR hash of section " + llvm::Twine(V.OdrHashes[I].Section) +
+  const llvm::ArrayRef<ModuleVariant::OdrHashEntry> Hashes = V.odrHashes();
+  for (size_t I = 0; I < Hashes.size(); ++I)
+    if (Hashes[I].Section >= NSec || (I > 0 && Hashes[I - 1].Section >= Hashes[I].Section))
+      return modelError(V.SourceName, "ODR hash of section " + llvm::Twine(Hashes[I].Section) +
                                           " out of range or out of order");
+  const llvm::ArrayRef<ModuleVariant::PlainLabel> Labels = V.plainLabels();
+  for (size_t I = 0; I < Labels.size(); ++I) {
+    const ModuleVariant::PlainLabel &L = Labels[I];
+    if (L.Section >= NSec || V.Sections[L.Section].Kind != SectionKind::Function || L.Length == 0 ||
+        L.Offset > V.Sections[L.Section].contents().size() ||
+        L.Length > V.Sections[L.Section].contents().size() - L.Offset ||
+        (I > 0 && (Labels[I - 1].Section > L.Section ||
+                   (Labels[I - 1].Section == L.Section && Labels[I - 1].Offset + Labels[I - 1].Length > L.Offset))))
+      return modelError(V.SourceName, "label record of section " + llvm::Twine(L.Section) + " at offset " +
+                                          llvm::Twine(L.Offset) + " out of range or out of order");
+  }
   for (const FunctionAbi &F : V.Functions) {
     if (!SymOk(F.Symbol, true))
       return modelError(V.SourceName, "function ABI record refers to symbol " + llvm::Twine(F.Symbol));
@@ -646,7 +658,8 @@ struct ElfPlacement {
 };
 
 /// Writes one plain object, streaming every table (file header comment). The ELF layout: the note,
-/// each model section's content followed by its `.rela` (if it has relocations), then `.ptxlink.sections`,
+/// each model section's content followed by its `.rela` (if it has relocations), `.ptxlink.labels` if the
+/// module records labels, then `.ptxlink.sections`,
 /// `.ptxlink.symbols`, `.ptxlink.abi`, `.ptxlink.files`, `.symtab`, `.strtab` and, with section indices
 /// past 0xff00, `.symtab_shndx`; the section header table last.
 class VariantWriter {
@@ -661,6 +674,8 @@ private:
   std::vector<uint32_t> ContentIndex; // per model section: ELF index of its content section
   std::vector<uint32_t> ElfSym;       // per model symbol: its `.symtab` index
   uint32_t FirstTable = 0;            // ELF index of `.ptxlink.sections`; the other tables follow it
+  uint32_t LabelsIndex = 0;           // ELF index of `.ptxlink.labels` (just before FirstTable), 0: none
+  uint32_t LabelsName = 0;            // its name's `.strtab` offset
   uint32_t NumElfSymbols = 0, FirstGlobal = 0;
   bool NeedShndx = false;
   uint64_t NumRelocs = 0;
@@ -677,9 +692,9 @@ private:
   template <bool Records> void sectionTable(StringPool &Strings, BlockOut &Out) const;
   template <bool Records> void symbolTable(StringPool &Strings, BlockOut &Out, uint32_t *NameOffsets) const;
   void fileTable(StringPool &Strings, Bytes &Out) const;
-  void tableNames(StringPool &Strings, std::array<uint32_t, 7> &Names) const;
+  void tableNames(StringPool &Strings, std::array<uint32_t, 7> &Names, uint32_t &LabelsNameOut) const;
   /// The whole sequence, tables dropped: measures `.strtab` or (Strings writing) produces it.
-  void stringSequence(StringPool &Strings, std::array<uint32_t, 7> &Names) const;
+  void stringSequence(StringPool &Strings, std::array<uint32_t, 7> &Names, uint32_t &LabelsNameOut) const;
   void relocations(const Section &S, Bytes &R) const;
   void elfSymbol(Bytes &Out, const Symbol &S, uint32_t Name) const;
 };
@@ -696,6 +711,9 @@ VariantWriter::VariantWriter(const ModuleVariant &V, const ObjectFile *Source) :
       NumRelocs += V.relocs(V.Sections[I]).size();
     }
   }
+  // The label records, only where the module has some: a module without labels has no such section.
+  if (!V.plainLabels().empty())
+    LabelsIndex = Next++;
   FirstTable = Next;
   // ELF symbol order: locals first (ELF requires it), model order within each group.
   ElfSym.resize(NSym);
@@ -770,6 +788,7 @@ void VariantWriter::contentNames(StringPool &Strings) const {
 
 template <bool Records> void VariantWriter::sectionTable(StringPool &Strings, BlockOut &Out) const {
   Bytes &B = Out.B;
+  const llvm::ArrayRef<ModuleVariant::OdrHashEntry> Hashes = V.odrHashes();
   size_t NextHash = 0;
   for (size_t I = 0; I < V.Sections.size(); ++I) {
     const Section &S = V.Sections[I];
@@ -778,7 +797,7 @@ template <bool Records> void VariantWriter::sectionTable(StringPool &Strings, Bl
       continue;
     }
     // The ODR hashes are sorted by section, as the records are written.
-    const bool HasHash = NextHash < V.OdrHashes.size() && V.OdrHashes[NextHash].Section == I;
+    const bool HasHash = NextHash < Hashes.size() && Hashes[NextHash].Section == I;
     B.u32(ContentIndex[I]);
     B.u32(V.relocs(S).empty() ? 0 : ContentIndex[I] + 1);
     B.u8(static_cast<uint8_t>(S.Kind));
@@ -790,7 +809,7 @@ template <bool Records> void VariantWriter::sectionTable(StringPool &Strings, Bl
     Strings.ref(B, V.sectionName(S));
     writeLoc(B, V.sectionWhere(S));
     B.u32(0);
-    B.u64(HasHash ? V.OdrHashes[NextHash++].Hash : 0);
+    B.u64(HasHash ? Hashes[NextHash++].Hash : 0);
     Out.commit();
   }
 }
@@ -828,7 +847,8 @@ void VariantWriter::fileTable(StringPool &Strings, Bytes &B) const {
   }
 }
 
-void VariantWriter::tableNames(StringPool &Strings, std::array<uint32_t, 7> &Names) const {
+void VariantWriter::tableNames(StringPool &Strings, std::array<uint32_t, 7> &Names, uint32_t &LabelsNameOut) const {
+  LabelsNameOut = LabelsIndex ? Strings.add(".ptxlink.labels") : 0;
   Names[0] = Strings.add(".ptxlink.sections");
   Names[1] = Strings.add(".ptxlink.symbols");
   Names[2] = Strings.add(".ptxlink.abi");
@@ -838,7 +858,8 @@ void VariantWriter::tableNames(StringPool &Strings, std::array<uint32_t, 7> &Nam
   Names[6] = NeedShndx ? Strings.add(".symtab_shndx") : 0;
 }
 
-void VariantWriter::stringSequence(StringPool &Strings, std::array<uint32_t, 7> &Names) const {
+void VariantWriter::stringSequence(StringPool &Strings, std::array<uint32_t, 7> &Names,
+                                   uint32_t &LabelsNameOut) const {
   BlockOut Dropped(BlockOut::Discard);
   contentNames(Strings);
   sectionTable<false>(Strings, Dropped);
@@ -846,7 +867,7 @@ void VariantWriter::stringSequence(StringPool &Strings, std::array<uint32_t, 7> 
   Bytes Files;
   fileTable(Strings, Files);
   writeAbi<false>(V, Strings, Dropped);
-  tableNames(Strings, Names);
+  tableNames(Strings, Names, LabelsNameOut);
 }
 
 void VariantWriter::relocations(const Section &S, Bytes &R) const {
@@ -892,7 +913,7 @@ void VariantWriter::write(llvm::raw_ostream &OS) {
 
   // First run of the string sequence: the size of `.strtab` and the offsets of the table names.
   StringPool Measure;
-  stringSequence(Measure, TableNames);
+  stringSequence(Measure, TableNames, LabelsName);
   const Bytes Note = buildNote(&V, 0, 1);
 
   // The layout: every section's size, so that the header can say where the section headers start.
@@ -917,6 +938,9 @@ void VariantWriter::write(llvm::raw_ostream &OS) {
     if (!V.relocs(S).empty())
       Pos = llvm::alignTo(Pos, 8) + V.relocs(S).size() * sizeof(ElfRela);
   }
+  const uint64_t LabelsSize = uint64_t(V.plainLabels().size()) * LabelRecordSize;
+  if (LabelsIndex)
+    Pos = llvm::alignTo(Pos, 4) + LabelsSize;
   for (size_t T = 0; T < NumTables; ++T)
     Pos = llvm::alignTo(Pos, Tables[T].Align) + Tables[T].Size;
   const uint64_t ShOff = llvm::alignTo(Pos, 8);
@@ -951,6 +975,15 @@ void VariantWriter::write(llvm::raw_ostream &OS) {
     relocations(S, B);
     Out.commit();
   }
+  if (LabelsIndex) {
+    startSection(4);
+    for (const ModuleVariant::PlainLabel &L : V.plainLabels()) {
+      B.u32(L.Section);
+      B.u32(L.Offset);
+      B.u32(L.Length);
+      Out.commit();
+    }
+  }
 
   // The tables, with their strings' offsets from a second run of the sequence. The file table's strings
   // come before the ABI's, though the table is written after it; `.symtab` takes the names' offsets
@@ -984,8 +1017,10 @@ void VariantWriter::write(llvm::raw_ostream &OS) {
     startSection(Tables[5].Align);
     StringPool Emit(&Out);
     std::array<uint32_t, 7> Names;
-    stringSequence(Emit, Names);
-    assert(Emit.size() == Measure.size() && Names == TableNames && "string sequence changed between runs");
+    uint32_t EmitLabelsName = 0;
+    stringSequence(Emit, Names, EmitLabelsName);
+    assert(Emit.size() == Measure.size() && Names == TableNames && EmitLabelsName == LabelsName &&
+           "string sequence changed between runs");
   }
   if (NeedShndx) {
     // Symbols in sections numbered 0xff00 and up: their indices live in SHT_SYMTAB_SHNDX (last section).
@@ -1025,6 +1060,8 @@ void VariantWriter::write(llvm::raw_ostream &OS) {
                  sizeof(ElfRela), symtabIndex(), ContentIndex[I]),
              V.relocs(S).size() * sizeof(ElfRela));
   }
+  if (LabelsIndex)
+    header(sec(LabelsName, ShtLabels, 0, 4, LabelRecordSize), LabelsSize);
   for (size_t T = 0; T < NumTables; ++T)
     header(sec(TableNames[T], Tables[T].Type, 0, Tables[T].Align, Tables[T].EntSize, Tables[T].Link, Tables[T].Info),
            Tables[T].Size);

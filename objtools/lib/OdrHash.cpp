@@ -300,8 +300,8 @@ void recordOdrHash(ModuleVariant &V, uint32_t Index) {
   if (S.Symbol >= V.Symbols.size() || V.Symbols[S.Symbol].Bind != Binding::Weak ||
       (S.Kind != SectionKind::Function && S.Kind != SectionKind::Variable))
     return;
-  assert((V.OdrHashes.empty() || V.OdrHashes.back().Section < Index) && "hashes are recorded in section order");
-  V.OdrHashes.push_back({Index, odrHash(V, Index)});
+  assert((V.odrHashes().empty() || V.odrHashes().back().Section < Index) && "hashes are recorded in section order");
+  V.facts().OdrHashes.push_back({Index, odrHash(V, Index)});
 }
 
 } // namespace ptxlink

@@ -22,11 +22,13 @@ constexpr uint32_t ShtSections = 0x80000001;
 constexpr uint32_t ShtSymbols = 0x80000002;
 constexpr uint32_t ShtAbi = 0x80000003;
 constexpr uint32_t ShtFiles = 0x80000004;
+constexpr uint32_t ShtLabels = 0x80000005; // since format version 4; only in a module with label records
 constexpr uint32_t ShtVariant = 0x80000010;
 
 constexpr uint32_t SectionRecordSize = 48; // 40 before format version 3 (no ODR hash)
 constexpr uint32_t SymbolRecordSize = 32;
 constexpr uint32_t FileRecordSize = 32;
+constexpr uint32_t LabelRecordSize = 12;
 constexpr uint32_t AbiVersion = 1;
 
 // Note flags.

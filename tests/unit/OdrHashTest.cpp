@@ -111,10 +111,10 @@ TEST(OdrHash, CallsAndCallTargetsAreMarkedAndKeptInTheObject) {
   auto Read = readObject(llvm::MemoryBuffer::getMemBufferCopy(Bytes, "t.o"));
   ASSERT_TRUE(bool(Read)) << llvm::toString(Read.takeError());
   Check((*Read)->Variants[0]);
-  ASSERT_EQ((*Read)->Variants[0].OdrHashes.size(), Obj->Variants[0].OdrHashes.size());
-  ASSERT_EQ(Obj->Variants[0].OdrHashes.size(), 1u);
-  EXPECT_EQ((*Read)->Variants[0].OdrHashes[0].Section, Obj->Variants[0].OdrHashes[0].Section);
-  EXPECT_EQ((*Read)->Variants[0].OdrHashes[0].Hash, Obj->Variants[0].OdrHashes[0].Hash);
+  ASSERT_EQ((*Read)->Variants[0].odrHashes().size(), Obj->Variants[0].odrHashes().size());
+  ASSERT_EQ(Obj->Variants[0].odrHashes().size(), 1u);
+  EXPECT_EQ((*Read)->Variants[0].odrHashes()[0].Section, Obj->Variants[0].odrHashes()[0].Section);
+  EXPECT_EQ((*Read)->Variants[0].odrHashes()[0].Hash, Obj->Variants[0].odrHashes()[0].Hash);
 }
 
 } // namespace
