@@ -30,40 +30,38 @@ void ArchiveExtractor::addLibrary(std::unique_ptr<StaticLibrary> Library, bool W
   Libraries.push_back(std::move(Entry));
 }
 
-uint32_t ArchiveExtractor::intern(StringRef Text) {
-  auto [At, Added] = Index.insert(Text, uint32_t(Names.size()), [this](uint32_t I) { return Names[I].Text; });
-  if (Added)
-    Names.push_back({Text});
-  return At;
-}
+void ArchiveExtractor::define(StringRef Text) { define(Names.intern(Text)); }
 
-void ArchiveExtractor::define(StringRef Text) { Names[intern(Text)].Defined = true; }
+void ArchiveExtractor::refer(StringRef Text, uint32_t Input) { refer(Names.intern(Text), Input); }
 
-void ArchiveExtractor::refer(StringRef Text, uint32_t Input) {
-  const uint32_t At = intern(Text);
-  Name &N = Names[At];
+void ArchiveExtractor::refer(uint32_t Id, uint32_t Input) {
+  NameState &N = state(Id);
   if (!N.Defined && N.Referrer == None) {
     N.Referrer = Input;
-    Queue.push_back(At);
+    Queue.push_back(Id);
   }
 }
 
 void ArchiveExtractor::addObject(const ObjectFile &Object, uint32_t Input) {
-  for (const ModuleVariant &M : Object.Variants)
+  // The names were interned when the input was loaded: their ids, no hashing here.
+  for (const ModuleVariant &M : Object.Variants) {
+    ArrayRef<uint32_t> Ids = Names.symbolIds(Input, Object, M);
     for (uint32_t SI = 0; SI < M.Symbols.size(); ++SI) {
       const Symbol &S = M.Symbols[SI];
-      if (S.Bind == Binding::Local || S.Kind == SymbolKind::Label || S.Kind == SymbolKind::Section)
+      if (!isVisibleName(S))
         continue;
+      const uint32_t Id = SI < Ids.size() ? Ids[SI] : Names.intern(S.name());
       if (S.Bind == Binding::Undefined && M.aliasOf(SI) == NoSymbol)
-        refer(S.name(), Input);
+        refer(Id, Input);
       else
-        define(S.name());
+        define(Id);
     }
+  }
 }
 
 bool ArchiveExtractor::isUndefined(StringRef Text) const {
-  const uint32_t At = Index.find(Text, [this](uint32_t I) { return Names[I].Text; });
-  return At != NameIndex::None && !Names[At].Defined && Names[At].Referrer != None;
+  const uint32_t At = Names.find(Text);
+  return At != LinkNames::None && At < States.size() && !States[At].Defined && States[At].Referrer != None;
 }
 
 void ArchiveExtractor::addLazyEntries() {
@@ -73,14 +71,13 @@ void ArchiveExtractor::addLazyEntries() {
   for (const LibraryEntry &L : Libraries)
     if (!L.WholeArchive)
       Entries += L.Library->symbolIndex().size();
-  Index.reserve(Names.size() + Entries); // sized once: regrowing it rehashes every name
-  Names.reserve(Names.size() + Entries);
+  Names.reserve(Names.size() + Entries); // sized once: regrowing it rehashes every name
   Lazies.reserve(Entries);
   for (size_t Lib = Libraries.size(); Lib-- > 0;) {
     if (Libraries[Lib].WholeArchive)
       continue;
     for (const auto &[Symbol, Member] : Libraries[Lib].Library->symbolIndex()) {
-      Name &N = Names[intern(Symbol)];
+      NameState &N = state(Names.intern(Symbol));
       if (N.FirstLazy != None && Lazies[N.FirstLazy].Library == Lib)
         continue;
       Lazies.push_back({uint32_t(Lib), uint32_t(Member), N.FirstLazy});
@@ -141,21 +138,21 @@ Error ArchiveExtractor::run(function_ref<StringRef(uint32_t)> InputName,
   // not define it after all (its index lied), and the name then goes to the next library.
   for (size_t Cursor = 0; Cursor < Queue.size();) {
     const uint32_t At = Queue[Cursor];
-    if (Names[At].Defined) {
+    if (States[At].Defined) {
       ++Cursor;
       continue;
     }
     const Lazy *Choice = nullptr;
-    for (uint32_t L = Names[At].FirstLazy; L != None && !Choice; L = Lazies[L].Next)
+    for (uint32_t L = States[At].FirstLazy; L != None && !Choice; L = Lazies[L].Next)
       if (!IsLoaded(Libraries[Lazies[L].Library], Lazies[L].Member))
         Choice = &Lazies[L];
     if (!Choice) {
       ++Cursor;
       continue;
     }
-    // Copies: Load adds names (Names may move) but no lazy entries.
-    const StringRef Symbol = Names[At].Text;
-    if (Error E = LoadMember(Choice->Library, Choice->Member, Symbol, InputName(Names[At].Referrer)))
+    // Copies: Load adds names (States may move) but no lazy entries.
+    const StringRef Symbol = Names.text(At);
+    if (Error E = LoadMember(Choice->Library, Choice->Member, Symbol, InputName(States[At].Referrer)))
       return E;
   }
   return Error::success();

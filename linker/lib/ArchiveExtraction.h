@@ -5,8 +5,8 @@
 // the members it chooses through a callback.
 #pragma once
 
+#include "LinkNames.h"
 #include "ptxlink/Archive.h"
-#include "ptxlink/NameIndex.h"
 #include "ptxlink/ObjectModel.h"
 
 #include "llvm/ADT/FunctionExtras.h"
@@ -30,13 +30,16 @@ struct ExtractedMember {
 };
 
 /// The link's visible names as extraction sees them (lld's symbol table, reduced to what it needs here):
-/// each name interned once, in one table for the whole link, as defined, undefined (with the input that
-/// first referred to it), or lazy (defined by a library member not yet loaded). Undefined names wait in
-/// a work list in the order they were first referred to; a member's load appends the names it newly
-/// needs. So each name is looked at a bounded number of times, and the cost is that of the names and the
-/// libraries' indexes, not of members x names.
+/// each name of the link's one table (LinkNames, interned at load) as defined, undefined (with the input
+/// that first referred to it), or lazy (defined by a library member not yet loaded), in an array indexed
+/// by the name's id. Undefined names wait in a work list in the order they were first referred to; a
+/// member's load appends the names it newly needs. So each name is looked at a bounded number of times,
+/// and the cost is that of the names and the libraries' indexes, not of members x names.
 class ArchiveExtractor {
 public:
+  /// Names: the link's table, which the extractor adds the libraries' index names to.
+  explicit ArchiveExtractor(LinkNames &Names) : Names(Names) {}
+
   /// Libraries are searched in the order added; WholeArchive loads every member unconditionally.
   void addLibrary(std::unique_ptr<StaticLibrary> Library, bool WholeArchive);
 
@@ -46,8 +49,11 @@ public:
   /// A loaded input (numbered Input, named by run's InputName) refers to Name without defining it, as a
   /// strong reference: Name is queued unless some input defines it or it was queued before.
   void refer(llvm::StringRef Name, uint32_t Input);
-  /// Both, for every visible symbol of every variant of Object (which must outlive the extractor).
+  /// Both, for every visible symbol of every variant of Object (which must outlive the extractor), the
+  /// input numbered Input that Names.addObject has interned.
   void addObject(const ObjectFile &Object, uint32_t Input);
+  /// The link's table of names (which the loader adds every input to).
+  LinkNames &names() { return Names; }
   /// Whether Name is queued and still undefined (for tests).
   bool isUndefined(llvm::StringRef Name) const;
 
@@ -73,9 +79,8 @@ private:
     bool WholeArchive = false;
     std::vector<bool> Loaded; // by member number, grown as members are extracted
   };
-  /// One name of the link.
-  struct Name {
-    llvm::StringRef Text;
+  /// What extraction knows of one name of the link (by its id in Names).
+  struct NameState {
     uint32_t Referrer = None;  // the input that first referred to it while undefined; None if never
     uint32_t FirstLazy = None; // in Lazies: the libraries' members defining it, in library order
     bool Defined = false;
@@ -86,14 +91,21 @@ private:
     uint32_t Member;
     uint32_t Next; // the next library's entry for the same name, or None
   };
-  uint32_t intern(llvm::StringRef Text);
+  /// The state of name Id, made with every name's up to it.
+  NameState &state(uint32_t Id) {
+    if (Id >= States.size())
+      States.resize(Names.size());
+    return States[Id];
+  }
+  void define(uint32_t Id) { state(Id).Defined = true; }
+  void refer(uint32_t Id, uint32_t Input);
   /// Enters every lazily searched library's index into the table, as lazy entries.
   void addLazyEntries();
 
   std::vector<LibraryEntry> Libraries;
   std::vector<ExtractedMember> Extracted;
-  std::vector<Name> Names;
-  NameIndex Index; // Text -> position in Names
+  LinkNames &Names;
+  std::vector<NameState> States; // by name id
   std::vector<Lazy> Lazies;
   std::vector<uint32_t> Queue; // names in the order first referred to while undefined
 };

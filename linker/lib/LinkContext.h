@@ -9,7 +9,6 @@
 #include "ArchiveExtraction.h"
 #include "ptxlink/Diagnostics.h"
 #include "ptxlink/Linker.h"
-#include "ptxlink/NameIndex.h"
 #include "ptxlink/Fatbin.h"
 #include "ptxlink/ObjectModel.h"
 #include "ptxlink/Target.h"
@@ -170,37 +169,45 @@ struct GlobalSymbol {
 };
 static_assert(sizeof(GlobalSymbol) == 12, "GlobalSymbol is a per-name cost: keep it unpadded");
 
-/// Name -> index of its GlobalSymbol: the resolver's table of every visible name of the link, a NameIndex
-/// over the GlobalSymbols (whose names are their symbols', views of the inputs, which outlive the link),
-/// sized once for at most every name (a map holding the names took 4 MB more for 10^5 functions). NameOf(index) gives a GlobalSymbol's name: SymbolTable::name once resolveSymbols has placed
-/// the sites, the symbol that created it while resolveSymbols walks them.
+/// Name -> index of its GlobalSymbol, for one group of arches: an array indexed by the ids of the link's
+/// one table of names (LinkNames, interned at load), 4 bytes per name of the link. The resolver reaches
+/// a symbol's entry through the id recorded at load, without hashing its name again; a look-up by name
+/// (emit's test of a made-up name) goes through the link's table.
 class GlobalNameIndex {
 public:
-  /// Empties the index and sizes it for up to MaxNames names.
-  void reset(size_t MaxNames) {
-    Index.reset(MaxNames);
+  /// Every name of Names without a GlobalSymbol.
+  void reset(LinkNames &Link) {
+    Names = &Link;
+    Of.assign(Link.size(), NoGlobal);
     Released = false;
   }
-  /// Frees the index once no pass looks names up any more (emitModule, after choosing the output
-  /// symbols): 10.7 MB for 10^6 names, at the peak of a link that keeps them all.
+  /// The entry of name Id (grown if Names grew since reset).
+  uint32_t &of(uint32_t Id) {
+    if (LLVM_UNLIKELY(Id >= Of.size()))
+      Of.resize(Names->size(), NoGlobal);
+    return Of[Id];
+  }
+  /// Frees the array once no pass looks names up any more (emitModule, after choosing the output
+  /// symbols), and tells the link's table that this group is done with it (the last group frees it).
   void release() {
-    Index.release();
+    discardWholePages(Of.data(), Of.capacity() * sizeof(uint32_t)); // dead, freed next
+    Of = {};
+    if (Names && !Released)
+      Names->doneWith();
     Released = true;
   }
   /// Name's index in Globals, or NoGlobal.
-  template <typename NameOfFn> uint32_t find(llvm::StringRef Name, NameOfFn &&NameOf) const {
+  uint32_t find(llvm::StringRef Name) const {
     assert(!Released && "the name index was released: no pass after emit's choice of symbols looks names up");
-    return Index.find(Name, NameOf);
-  }
-  /// Name's index and false; if it has none, NewIndex and true (the caller then adds that GlobalSymbol).
-  template <typename NameOfFn>
-  std::pair<uint32_t, bool> insert(llvm::StringRef Name, uint32_t NewIndex, NameOfFn &&NameOf) {
-    return Index.insert(Name, NewIndex, NameOf);
+    if (!Names)
+      return NoGlobal;
+    const uint32_t Id = Names->find(Name);
+    return Id < Of.size() ? Of[Id] : NoGlobal;
   }
 
 private:
-  static_assert(NameIndex::None == NoGlobal);
-  NameIndex Index;
+  LinkNames *Names = nullptr;
+  std::vector<uint32_t> Of; // by name id
   bool Released = false;
 };
 
@@ -364,9 +371,7 @@ public:
   llvm::StringRef name(const GlobalSymbol &G) const { return sym(Sites[G.FirstSite]).name(); }
   /// Name's index in Globals (after resolution and until emit has chosen the output symbols, which
   /// releases the index), or NoGlobal.
-  uint32_t findGlobal(llvm::StringRef Name) const {
-    return GlobalIndex.find(Name, [this](uint32_t I) { return name(Globals[I]); });
-  }
+  uint32_t findGlobal(llvm::StringRef Name) const { return GlobalIndex.find(Name); }
   /// Whether Name is a visible name of the link (after resolution, until emit releases the index).
   bool isGlobalName(llvm::StringRef Name) const { return findGlobal(Name) != NoGlobal; }
   /// G's winning definition (the first of its sites, where resolution put it); invalid if it has none.

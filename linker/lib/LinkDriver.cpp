@@ -250,7 +250,10 @@ struct LinkedArch {
 /// (ExitWithoutFreeing): returning ~10,000 allocations and unmapping every input one by one costs about
 /// a tenth of a link, and the kernel reclaims it all at exit anyway. lld does the same.
 struct LinkState {
-  ArchiveExtractor Extractor;
+  /// The link's one table of names, interned at load (LinkNames.h); the extractor's states and each
+  /// group's GlobalSymbols are indexed by its ids.
+  LinkNames Names;
+  ArchiveExtractor Extractor{Names};
   std::vector<InputFile> Inputs;
   std::vector<std::unique_ptr<LinkedArch>> Links;
   LinkedProgram Program; // what the output pass writes
@@ -425,6 +428,9 @@ void linkEachArch(const LinkOptions &Options, ArrayRef<Target> Arches, LinkState
   // links kept for --map refer to it by address (OutputModule::Module) after the last group, so the
   // modules' table must not move while groups add to it.
   Linked.Variants.reserve(Linked.Variants.size() + Groups.size());
+  // Each group looks names up in the link's table until its emit has chosen the output symbols; the
+  // last one to finish frees the table.
+  State.Extractor.names().addUsers(uint32_t(Groups.size()));
   std::vector<std::pair<size_t, ArchOutput>> Ordered; // (arch order, output)
   for (ArchGroup &Group : Groups) {
     // The group's passes run on an arch whose own check passed, if one did: another arch of the group
@@ -441,7 +447,7 @@ void linkEachArch(const LinkOptions &Options, ArrayRef<Target> Arches, LinkState
     const std::string &A = Group.Names.front();
     // After: every visible name bound to its one definition (docs/linker.md, "Resolution"), module-local
     // symbols kept apart; Globals, Sites and each module's Global table fixed.
-    Times.run("resolve symbols", A, [&] { resolveSymbols(Symtab, LeadDiags); });
+    Times.run("resolve symbols", A, [&] { resolveSymbols(Symtab, State.Extractor.names(), Inputs, LeadDiags); });
     // After: every declaration and losing definition checked against its winner, kernels and aliases too.
     Times.run("check", A, [&] { checkAbi(Symtab, Options, LeadDiags); });
     // After: SectionLive and GlobalSymbol::Live: what the kernels and visible variables reach.

@@ -340,11 +340,21 @@ void readInputs(const LinkOptions &Options, std::vector<Loaded> &Items, Decompre
 void addReadInputs(std::vector<Loaded> &Items, bool UseExtractor, std::vector<InputFile> &Files,
                    ArchiveExtractor &Extractor, DecompressionBudget &Budget, DiagnosticEngine &Diags) {
   Files.reserve(Files.size() + Items.size()); // one per object; a library's members come after
+  // The link's table of names sized once, for at most the objects' symbols (nearly all of them visible
+  // names, but in a -G module's labels): growing it by doubling rehashed every name again. A library's
+  // members and index come later and may grow it.
+  size_t Symbols = 0;
+  for (const Loaded &L : Items)
+    if (L.Object)
+      for (const ModuleVariant &V : L.Object->Variants)
+        Symbols += V.Symbols.size();
+  Extractor.names().reserve(Extractor.names().size() + Symbols);
   for (Loaded &L : Items) {
     for (Diagnostic &D : L.Diags)
       Diags.report(std::move(D));
     if (L.Object) {
       Files.push_back({std::move(L.Path), std::move(L.Object), std::move(L.Host)});
+      Extractor.names().addObject(*Files.back().Object, uint32_t(Files.size() - 1));
       if (UseExtractor)
         Extractor.addObject(*Files.back().Object, uint32_t(Files.size() - 1));
     } else if (L.Library) {
@@ -365,6 +375,7 @@ void addReadInputs(std::vector<Loaded> &Items, bool UseExtractor, std::vector<In
           Diags.report(std::move(D));
         if (Obj) {
           Files.push_back({Display, std::move(Obj), boxed(Host)});
+          Extractor.names().addObject(*Files.back().Object, uint32_t(Files.size() - 1));
           Extractor.addObject(*Files.back().Object, uint32_t(Files.size() - 1));
         }
       }
@@ -391,6 +402,7 @@ void extractMembers(const LinkOptions &Options, std::vector<InputFile> &Files, A
                             if (!Obj)
                               return Error::success(); // reported; the link fails at the checkpoint
                             Files.push_back({Member.DisplayName, std::move(Obj), boxed(Host)});
+                            Extractor.names().addObject(*Files.back().Object, uint32_t(Files.size() - 1));
                             Extractor.addObject(*Files.back().Object, uint32_t(Files.size() - 1));
                             return Error::success();
                           });

@@ -63,9 +63,10 @@ TargetInfo outputTarget(llvm::ArrayRef<LinkModule> Modules, const Target &Writte
 
 /// Pass 3 (ResolveSymbols.cpp): one GlobalSymbol per visible name, its definitions and declarations in
 /// Sites, the winner of each by the rules of docs/linker.md ("Resolution"); module-local symbols are kept
-/// apart. Reads: Modules. Fixed after: Globals (each one's sites, winner, binding), Sites, GlobalIndex,
-/// CommonSizes, WeakCopiesDiffer, every module's Global table.
-void resolveSymbols(SymbolTable &Symtab, DiagnosticEngine &Diags);
+/// apart. Reads: Modules, and each symbol's name id that Names recorded at load (Inputs: the link's, whose
+/// numbers the modules' Input are). Fixed after: Globals (each one's sites, winner, binding), Sites,
+/// GlobalIndex, CommonSizes, WeakCopiesDiffer, every module's Global table.
+void resolveSymbols(SymbolTable &Symtab, LinkNames &Names, llvm::ArrayRef<InputFile> Inputs, DiagnosticEngine &Diags);
 
 /// Pass 4 (CheckAbi.cpp): kernels, module compatibility, every declaration and losing definition against
 /// its winner, aliases and `.calltargets` (the same for every arch of a group). Reads the resolved table;

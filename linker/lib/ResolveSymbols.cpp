@@ -38,7 +38,8 @@ struct CommonDecision {
 /// each name's winner in the steps below.
 class Resolver {
 public:
-  Resolver(SymbolTable &Symtab, DiagnosticEngine &Diags) : Symtab(Symtab), Diags(Diags) {}
+  Resolver(SymbolTable &Symtab, LinkNames &Names, ArrayRef<InputFile> Inputs, DiagnosticEngine &Diags)
+      : Symtab(Symtab), Names(Names), Inputs(Inputs), Diags(Diags) {}
   void run();
 
 private:
@@ -65,6 +66,8 @@ private:
   SiteLocation site(SymRef R) const { return Symtab.site(R); }
 
   SymbolTable &Symtab;
+  LinkNames &Names;
+  ArrayRef<InputFile> Inputs;
   DiagnosticEngine &Diags;
 };
 
@@ -73,18 +76,11 @@ void Resolver::run() {
   Symtab.Globals.clear();
   Symtab.Sites.clear();
   Symtab.CommonSizes.clear();
-  auto isVisible = [](const Symbol &S) {
-    return S.Bind != Binding::Local && S.Kind != SymbolKind::Label && S.Kind != SymbolKind::Section;
-  };
-  // Room for every visible name at once: growing by doubling would copy the table and touch twice the
-  // memory. Counted, not bounded by every symbol: the index's slots are touched when it is made (10.7 MB
-  // for 10^6 module-local functions that have no visible name).
-  size_t MaxNames = 0;
-  for (const LinkModule &LM : Symtab.Modules)
-    for (const Symbol &S : LM.M->Symbols)
-      MaxNames += isVisible(S);
-  Symtab.GlobalIndex.reset(MaxNames);
-  Symtab.Globals.reserve(MaxNames);
+  auto isVisible = isVisibleName;
+  // Room for every name of the link at once (reserved, not touched: a name this group lacks costs
+  // nothing): growing by doubling would copy the table and touch twice the memory.
+  Symtab.GlobalIndex.reset(Names);
+  Symtab.Globals.reserve(Names.size());
   auto isDefinition = [](const ModuleVariant &M, const Symbol &S, uint32_t SI) {
     // An alias defines its name whatever its aliasee (check() reports a bad one); anything else where
     // definingSection would find its section. (The alias table last: most symbols are decided before.)
@@ -92,28 +88,32 @@ void Resolver::run() {
            M.aliasOf(SI) != NoSymbol;
   };
   // The sites are grouped by name without a list per name (most names have one site): the first walk
-  // finds each symbol's GlobalSymbol and counts its definitions and declarations (the latter in
-  // FirstSite for now), the counts give each name its place in Sites, and a second walk, backwards,
-  // fills the places from their ends, so that each name's sites end up in input order.
-  // While the sites are unplaced, Sites[I] holds the symbol that created GlobalSymbol I (its name, which
-  // the name index reads): the table is at least that long once placed (a name has a site or more), and
-  // a separate table of creators cost 8 bytes per name more at resolution's peak.
-  Symtab.Sites.reserve(MaxNames);
-  auto NameOfCreator = [&](uint32_t I) { return Symtab.sym(Symtab.Sites[I]).name(); };
+  // finds each symbol's GlobalSymbol (through its name's id, recorded at load: no name is hashed here)
+  // and counts its definitions and declarations (the latter in FirstSite for now), the counts give each
+  // name its place in Sites, and a second walk, backwards, fills the places from their ends, so that each
+  // name's sites end up in input order.
   uint32_t NumSites = 0;
   SymRef TooManyDefinitions; // the first definition past GlobalSymbol::MaxDefinitions of its name
   for (uint32_t MI = 0; MI < Symtab.Modules.size(); ++MI) {
     LinkModule &LM = Symtab.Modules[MI];
     const ModuleVariant &M = *LM.M;
+    // A module whose input the link's table never saw (a caller that built its inputs by hand) has its
+    // names interned here.
+    const ArrayRef<uint32_t> Ids =
+        LM.Input < Inputs.size() ? Names.symbolIds(LM.Input, *Inputs[LM.Input].Object, M) : ArrayRef<uint32_t>();
+    const bool Interned = Ids.size() == M.Symbols.size();
     for (uint32_t SI = 0; SI < M.Symbols.size(); ++SI) {
       const Symbol &S = M.Symbols[SI];
       if (!isVisible(S))
         continue;
-      auto [GI, New] = Symtab.GlobalIndex.insert(S.name(), uint32_t(Symtab.Globals.size()), NameOfCreator);
-      if (New) {
+      uint32_t &Entry = Symtab.GlobalIndex.of(LLVM_LIKELY(Interned && Ids[SI] != LinkNames::None)
+                                                   ? Ids[SI]
+                                                   : Names.intern(S.name()));
+      if (Entry == NoGlobal) {
+        Entry = uint32_t(Symtab.Globals.size());
         Symtab.Globals.emplace_back();
-        Symtab.Sites.push_back(SymRef{MI, SI});
       }
+      const uint32_t GI = Entry;
       LM.Global[SI] = GI;
       GlobalSymbol &G = Symtab.Globals[GI];
       if (!isDefinition(M, S, SI)) {
@@ -342,6 +342,8 @@ void Resolver::putWinnerFirst(const GlobalSymbol &G, SymRef Winner) {
 
 } // namespace
 
-void resolveSymbols(SymbolTable &Symtab, DiagnosticEngine &Diags) { Resolver(Symtab, Diags).run(); }
+void resolveSymbols(SymbolTable &Symtab, LinkNames &Names, ArrayRef<InputFile> Inputs, DiagnosticEngine &Diags) {
+  Resolver(Symtab, Names, Inputs, Diags).run();
+}
 
 } // namespace ptxlink

@@ -135,7 +135,8 @@ private:
 };
 
 struct Harness {
-  ArchiveExtractor X;
+  LinkNames Names;
+  ArchiveExtractor X{Names};
   FakeLink Link{X};
   std::vector<FakeLibrary *> Libs;
   unsigned Reads = 0;

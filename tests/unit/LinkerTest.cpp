@@ -94,6 +94,7 @@ struct HandLink {
   std::string Text;
   raw_string_ostream OS{Text};
   DiagnosticEngine Diags{OS};
+  LinkNames Names;
 
   ModuleVariant &module(StringRef Name) {
     auto Obj = std::make_unique<ObjectFile>();
@@ -108,7 +109,9 @@ struct HandLink {
   std::unique_ptr<SymbolTable> resolve() {
     auto L = std::make_unique<SymbolTable>();
     EXPECT_TRUE(selectVariants(Options, Inputs, arch("sm_90"), Diags, *L));
-    resolveSymbols(*L, Diags);
+    for (uint32_t I = 0; I < Inputs.size(); ++I)
+      Names.addObject(*Inputs[I].Object, I);
+    resolveSymbols(*L, Names, Inputs, Diags);
     return L;
   }
 };
