@@ -46,6 +46,7 @@ json::Array flagNames(uint64_t Flags) {
 
 bool wantImageDetails(const Options &Opts) {
   return Opts.Headers || Opts.Sections || Opts.Symbols || Opts.Relocs || Opts.Abi || Opts.Ptx || Opts.Callgraph ||
+         Opts.Labels ||
          Opts.Debug || Opts.NvInfo;
 }
 

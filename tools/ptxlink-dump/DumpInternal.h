@@ -28,7 +28,7 @@ namespace ptxlink::dump {
 
 struct Options {
   bool Headers = false, Sections = false, Symbols = false, Relocs = false, Abi = false, Ptx = false,
-       List = false, Callgraph = false, Debug = false, NvInfo = false, Json = false;
+       List = false, Callgraph = false, Labels = false, Debug = false, NvInfo = false, Json = false;
   std::string ExtractDir;
   /// cuobjdump's -lelf/-lptx/-xelf/-xptx: only the fatbinary images of this kind are listed, extracted
   /// and described; ExtractMatch (-xelf NAME) keeps those whose extracted file name contains it.

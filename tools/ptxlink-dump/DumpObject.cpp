@@ -181,6 +181,22 @@ void relocRecords(const ObjectFile &Object, Node::Emit Emit) {
   }
 }
 
+// The labels each function defines besides its debug labels (ModuleVariant::PlainLabel, recorded at
+// assembly: `.ptxlink.labels` in an object).
+void labelRecords(const ObjectFile &Object, Node::Emit Emit) {
+  for (size_t VI = 0; VI < Object.Variants.size(); ++VI) {
+    const ModuleVariant &V = Object.Variants[VI];
+    for (const ModuleVariant::PlainLabel &L : V.plainLabels()) {
+      Node Record;
+      Record.Fields = json::Object{{"variant", int64_t(VI)},
+                                   {"section", sectionName(V, L.Section)},
+                                   {"offset", hex(L.Offset)},
+                                   {"name", V.plainLabelName(L).str()}};
+      Emit(Record);
+    }
+  }
+}
+
 void functionRecords(const ObjectFile &Object, Node::Emit Emit) {
   for (size_t VI = 0; VI < Object.Variants.size(); ++VI) {
     const ModuleVariant &V = Object.Variants[VI];
@@ -338,6 +354,8 @@ void describeObjectModel(Context &C, const Origin &O, std::shared_ptr<const Obje
   }
   if (Opts.Callgraph)
     N.Streams.emplace_back("callgraph", StreamOf(callEdgeRecords));
+  if (Opts.Labels)
+    N.Streams.emplace_back("labels", StreamOf(labelRecords));
   if (Opts.Debug)
     Fields["debug"] = std::move(Debug);
   if (Opts.Ptx && !Fields.get("ptx"))
@@ -379,7 +397,7 @@ void describePtxText(Context &C, const Origin &O, StringRef Text, Node &N) {
     consumeError(Image.takeError());
   if (C.Opts.Ptx)
     Node["ptx"] = json::Array{json::Object{{"text", Text.str()}}};
-  bool NeedModel = C.Opts.Headers || C.Opts.Symbols || C.Opts.Relocs || C.Opts.Abi || C.Opts.Callgraph ||
+  bool NeedModel = C.Opts.Headers || C.Opts.Symbols || C.Opts.Relocs || C.Opts.Abi || C.Opts.Callgraph || C.Opts.Labels ||
                    C.Opts.Debug;
   if (!NeedModel)
     return;

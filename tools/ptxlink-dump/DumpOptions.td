@@ -20,6 +20,7 @@ def abi : Flag<["--"], "abi">, Group<grp_views>, HelpText<"Parameter lists, retu
 def ptx : Flag<["--"], "ptx">, Group<grp_views>, HelpText<"The PTX text of every section / the PTX images of a fatbinary">;
 def list_images : Flag<["--"], "list">, Group<grp_views>, HelpText<"The members of an archive / the images of a fatbinary">;
 def callgraph : Flag<["--"], "callgraph">, Group<grp_views>, HelpText<"Calls between functions">;
+def labels : Flag<["--"], "labels">, Group<grp_views>, HelpText<"The labels each function defines (other than debug labels, which are symbols)">;
 def debug : Flag<["--"], "debug">, Group<grp_views>, HelpText<"DWARF sections and the .file table">;
 def nv_info : Flag<["--"], "nv-info">, Group<grp_views>, HelpText<"A cubin's .nv.info attributes">;
 def all : Flag<["--"], "all">, Group<grp_views>, HelpText<"Every view but --ptx">;

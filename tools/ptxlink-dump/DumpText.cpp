@@ -282,7 +282,7 @@ void renderFirstLine(const json::Object &Node, raw_ostream &OS, unsigned Ind) {
 
 // The views a node's text shows, in this order, before its PTX and its children.
 constexpr const char *TextViews[] = {"ptxHeader", "headers",   "sections", "symbols", "relocs", "nvinfo",
-                                     "abi",       "callgraph", "debug",    "list",    "select"};
+                                     "abi",       "callgraph", "labels",   "debug",   "list",    "select"};
 
 void renderPtx(const json::Object &Node, raw_ostream &OS, unsigned Ind) {
   if (const json::Array *Ptx = Node.getArray("ptx"))

@@ -335,6 +335,9 @@ int runDumpTool(ArrayRef<std::string> RawArgs, raw_ostream &Out, raw_ostream &Er
     case OPT_callgraph:
       Opts.Callgraph = AnyView = true;
       break;
+    case OPT_labels:
+      Opts.Labels = AnyView = true;
+      break;
     case OPT_debug:
       Opts.Debug = AnyView = true;
       break;
@@ -365,7 +368,7 @@ int runDumpTool(ArrayRef<std::string> RawArgs, raw_ostream &Out, raw_ostream &Er
       break;
     case OPT_all:
       Opts.Headers = Opts.Sections = Opts.Symbols = Opts.Relocs = Opts.Abi = Opts.List = Opts.Callgraph =
-          Opts.Debug = Opts.NvInfo = AnyView = true;
+          Opts.Labels = Opts.Debug = Opts.NvInfo = AnyView = true;
       break;
     case OPT_extract:
       Opts.ExtractDir = Value;
