@@ -3,6 +3,7 @@
 #pragma once
 
 #include "ptxlink/Diagnostics.h"
+#include "ptxlink/GatherStream.h"
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
@@ -41,8 +42,9 @@ struct FatbinImage {
   std::string Payload;
   /// Optional, instead of Payload: produces the payload on demand so the writer streams it to the output
   /// without holding it in memory (the linker's printed PTX). writeFatbin calls it twice, once to measure,
-  /// once to write: it must produce the same bytes both times.
-  std::function<void(llvm::raw_ostream &)> PayloadWriter;
+  /// once to write: it must produce the same bytes both times. Text it passes to writeBorrowed must stay
+  /// valid until it returns.
+  std::function<void(GatherStream &)> PayloadWriter;
   /// Set by packFatbinImage, instead of Payload and PayloadWriter: the payload as stored, compressed.
   struct PackedPayload {
     std::string Bytes;         // the compressed stream
@@ -70,7 +72,8 @@ struct FatbinWriteOptions {
   /// The output stream itself, when the caller knows it is a file it opened for writing from the start
   /// (not standard output, not O_APPEND): sizes of streamed payloads are then written over placeholders
   /// afterwards instead of generating each payload twice (once only to measure it).
-  llvm::raw_fd_ostream *PatchableFile = nullptr;
+  /// It also takes the payloads' lent text by reference (GatherStream.h).
+  GatheringFdStream *PatchableFile = nullptr;
   /// Where the images are compressed in parallel (the process's pool, Executor.h); null: one after another.
   Executor *Exec = nullptr;
 };

@@ -2,6 +2,7 @@
 // back, plus printing a module variant as PTX text (used for round trips and by the linker's output).
 #pragma once
 
+#include "ptxlink/GatherStream.h"
 #include "ptxlink/ObjectModel.h"
 
 #include "llvm/ADT/STLFunctionalExtras.h"
@@ -89,6 +90,11 @@ private:
 void printModule(const ModuleVariant &Variant, const TargetInfo &Target, llvm::raw_ostream &OS,
                  llvm::function_ref<void(llvm::StringRef)> ReleaseText);
 
+/// printModule into a stream that may keep references to the inputs' text instead of copying it
+/// (GatherStream::writeBorrowed): the text must stay until OS is flushed. ReleaseText may be null.
+void printModule(const ModuleVariant &Variant, const TargetInfo &Target, GatherStream &OS,
+                 llvm::function_ref<void(llvm::StringRef)> ReleaseText);
+
 /// Where the printer put each section's text, so that a line of the printed module (in a ptxas message)
 /// can be traced back to the input it came from. Spans are in print order (increasing Offset); text the
 /// printer made up (the header, extern declarations, aliases) has a span with Section == NoSection.
@@ -153,8 +159,8 @@ enum class EarlierFile {
 
 /// Writes a file atomically: Write streams into a temporary file beside Path, which becomes Path only if
 /// Write succeeds; otherwise the temporary is removed and Path is untouched. The stream Write receives is
-/// always an llvm::raw_fd_ostream (on the temporary file; on the file itself for a device or FIFO; on
-/// standard output for "-").
+/// always a GatheringFdStream (GatherStream.h; on the temporary file; on the file itself for a device or
+/// FIFO; on standard output for "-").
 /// After a successful write, the temporaries a killed process left beside Path (Path.tmp<pid>-<n> of a
 /// process that no longer exists) are removed: one listing of Path's folder (Swept), unless the caller
 /// swept the folder once for all of its outputs (SweptByCaller: ptxlink-as --output-dir, where a listing

@@ -190,11 +190,8 @@ void FatbinOutput::planPtxImages() {
     Img.VersionMajor = Target.VersionMajor;
     Img.VersionMinor = Target.VersionMinor;
     if (!compiledWhole(I))
-      Img.PayloadWriter = [&Module, &Target, Release = Program.ReleaseInputText](raw_ostream &OS) {
-        if (Release)
-          printModule(Module, Target, OS, Release);
-        else
-          printModule(Module, Target, OS);
+      Img.PayloadWriter = [&Module, &Target, Release = Program.ReleaseInputText](GatherStream &OS) {
+        printModule(Module, Target, OS, Release ? function_ref<void(StringRef)>(Release) : nullptr);
       };
   }
 }
@@ -232,9 +229,8 @@ void FatbinOutput::startPacking() {
         // into pages touched for the first time.
         FatbinImage &Img = *PtxImages[I];
         Img.Payload.reserve(printedSizeEstimate(Program.Linked.Variants[Outputs[I].Variant]) + 1);
-        raw_string_ostream OS(Img.Payload);
+        StringGatherStream OS(Img.Payload);
         Img.PayloadWriter(OS);
-        OS.flush();
         Img.PayloadWriter = nullptr;
         // A relink that changed nothing prints the same image: its compressed bytes are in the cache.
         std::string Key;
@@ -370,9 +366,9 @@ Error FatbinOutput::write(raw_ostream &Out) {
     return writeEmbeddedFatbin(Options, Images, WriteOptions, Program.ModuleIds, Out);
   return writeOutput(Options, Out, [&](raw_ostream &OS) {
     FatbinWriteOptions Write = WriteOptions;
-    // writeFileAtomically writes through a raw_fd_ostream (ObjectFormat.h): a fresh temporary file.
+    // writeFileAtomically writes through a GatheringFdStream (ObjectFormat.h): a fresh temporary file.
     if (Options.Output != "-")
-      Write.PatchableFile = static_cast<raw_fd_ostream *>(&OS);
+      Write.PatchableFile = static_cast<GatheringFdStream *>(&OS);
     return writeFatbin(Images, Write, OS);
   });
 }

@@ -10,6 +10,7 @@
 // place. Outputs rebuilt from their inputs anyway (objects, linked programs) ask for the removal
 // (EarlierFile::RemovedFirst), made only once the new contents are complete.
 
+#include "ptxlink/GatherStream.h"
 #include "ptxlink/ObjectFormat.h"
 
 #include "llvm/Support/FileSystem.h"
@@ -89,9 +90,10 @@ llvm::Error writeFileAtomically(llvm::StringRef Path,
                                 EarlierFile Earlier, StaleTemporaries Stale) {
   if (Path == "-") {
     // Standard output cannot be replaced atomically; stream straight into it.
-    llvm::raw_fd_ostream Out(1, /*shouldClose=*/false);
+    GatheringFdStream Out(1, /*shouldClose=*/false);
     llvm::Error E = Write(Out);
     Out.flush();
+    Out.writeWaiting();
     if (Out.has_error()) { // else its destructor ends the process with "LLVM ERROR: IO failure"
       std::error_code EC = Out.error();
       Out.clear_error();
@@ -106,14 +108,16 @@ llvm::Error writeFileAtomically(llvm::StringRef Path,
   if (!llvm::sys::fs::status(Path, Dest) &&
       (Dest.type() == llvm::sys::fs::file_type::character_file ||
        Dest.type() == llvm::sys::fs::file_type::block_file || Dest.type() == llvm::sys::fs::file_type::fifo_file)) {
-    std::error_code EC;
-    llvm::raw_fd_ostream Out(Path, EC);
-    if (EC)
+    int DeviceFD = -1;
+    if (std::error_code EC = llvm::sys::fs::openFileForWrite(Path, DeviceFD))
       return llvm::createStringError(EC, "cannot open '%s': %s", Path.str().c_str(), EC.message().c_str());
+    GatheringFdStream Out(DeviceFD, /*shouldClose=*/true);
     llvm::Error E = Write(Out);
+    Out.flush();
+    Out.writeWaiting();
     Out.close();
     if (!E && Out.has_error()) {
-      EC = Out.error();
+      std::error_code EC = Out.error();
       Out.clear_error();
       return llvm::createStringError(EC, "cannot write '%s': %s", Path.str().c_str(), EC.message().c_str());
     }
@@ -143,11 +147,12 @@ llvm::Error writeFileAtomically(llvm::StringRef Path,
   {
     // The descriptor is closed below rather than by the stream: raw_fd_ostream::close() blocks all
     // signals around close(2), two more system calls per file for a descriptor nobody else knows.
-    llvm::raw_fd_ostream Out(FD, /*shouldClose=*/false);
+    GatheringFdStream Out(FD, /*shouldClose=*/false);
     // Fewer, larger write() calls than the file system's 4 KB preferred size.
     Out.SetBufferSize(256 * 1024);
     Result = Write(Out);
     Out.flush();
+    Out.writeWaiting();
     if (Out.has_error()) {
       WriteEC = Out.error();
       Out.clear_error();

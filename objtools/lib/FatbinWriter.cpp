@@ -7,6 +7,7 @@
 // written down in docs/nvidia-formats.md; the unit and lit tests compare our bytes with fatbinary's.
 #include "ptxlink/Fatbin.h"
 #include "ptxlink/Executor.h"
+#include "ptxlink/GatherStream.h"
 
 #include "FatbinInternal.h"
 
@@ -90,34 +91,52 @@ std::string compatOptions(StringRef Section) {
 // for PTX it stops at the first NUL, as the driver reads PTX as a C string. Its buffer is twice as large
 // as Next's: once Next is flushed, every full buffer passed on is written by Next directly (raw_ostream
 // writes a chunk larger than its own, empty, buffer straight through), so the payload is copied once,
-// not twice.
-class PayloadStream : public raw_ostream {
+// not twice. Where Next is the output file itself (Gather), text the generator lends (writeBorrowed: the
+// printer's runs of input text) is not copied at all: the file writes it in place, by writev.
+class PayloadStream : public GatherStream {
   raw_ostream *Next;
+  GatheringFdStream *Gather;
   bool CutAtNul;
   bool SawNul = false;
   uint64_t Count = 0;
 
-  void write_impl(const char *Ptr, size_t Size) override {
+  /// How much of [Ptr, Ptr + Size) belongs to the payload (none after a NUL); counted.
+  size_t accept(const char *Ptr, size_t Size) {
     if (SawNul)
-      return;
+      return 0;
     if (CutAtNul)
       if (const void *Nul = memchr(Ptr, 0, Size)) {
         Size = size_t(static_cast<const char *>(Nul) - Ptr);
         SawNul = true;
       }
     Count += Size;
-    if (Next)
+    return Size;
+  }
+  void write_impl(const char *Ptr, size_t Size) override {
+    Size = accept(Ptr, Size);
+    if (Gather)
+      Gather->writeCopied(Ptr, Size);
+    else if (Next)
       Next->write(Ptr, Size);
   }
   uint64_t current_pos() const override { return Count; }
 
 public:
-  PayloadStream(raw_ostream *Next, bool CutAtNul)
-      : Next(Next), CutAtNul(CutAtNul) {
+  /// Gather: Next itself, when Next is the output file and may keep references to lent text.
+  PayloadStream(raw_ostream *Next, bool CutAtNul, GatheringFdStream *Gather = nullptr)
+      : Next(Next), Gather(Gather), CutAtNul(CutAtNul) {
     size_t NextSize = Next ? Next->GetBufferSize() : 0;
     SetBufferSize(NextSize ? 2 * NextSize : size_t(1) << 16);
   }
   ~PayloadStream() override { flush(); }
+  void writeBorrowed(StringRef Text) override {
+    if (!Gather) {
+      write(Text.data(), Text.size());
+      return;
+    }
+    flush(); // what came before Text goes first
+    Gather->writeBorrowed(Text.take_front(accept(Text.data(), Text.size())));
+  }
   uint64_t count() {
     flush();
     return Count;
@@ -131,7 +150,7 @@ struct PlannedEntry {
   std::string Header;    // fixed + variable header, HeaderSize bytes
   std::string Packed;    // compressed payload, when compressing
   StringRef Stored;      // payload bytes as stored (a view of Image.Payload or of Packed)
-  const std::function<void(raw_ostream &)> *Generate = nullptr; // streamed instead of Stored
+  const std::function<void(GatherStream &)> *Generate = nullptr; // streamed instead of Stored
   uint64_t GeneratedSize = 0; // bytes Generate produces (cut at a NUL for PTX)
   bool SizeDeferred = false;  // Generate runs once, while writing; sizes are patched in afterwards
   std::string Materialized;   // Generate's output, when it cannot be streamed (compression, compat)
@@ -177,9 +196,8 @@ Error planEntry(const FatbinImage &Image, const FatbinWriteOptions &Options, boo
         P.SizeDeferred = true;
       }
     } else {
-      raw_string_ostream OS(P.Materialized);
+      StringGatherStream OS(P.Materialized);
       Image.PayloadWriter(OS);
-      OS.flush();
       Raw = P.Materialized;
     }
   }
@@ -296,9 +314,8 @@ Error packFatbinImage(FatbinImage &Image, const FatbinWriteOptions &Options) {
     return Error::success();
   std::string Input;
   if (Image.PayloadWriter) {
-    raw_string_ostream OS(Input);
+    StringGatherStream OS(Input);
     Image.PayloadWriter(OS);
-    OS.flush();
   } else {
     Input = std::move(Image.Payload);
   }
@@ -321,7 +338,7 @@ Error packFatbinImage(FatbinImage &Image, const FatbinWriteOptions &Options) {
 // first; into a seekable file it is generated once, and the three size fields that depend on it (the
 // container's, the entry's) are written over their placeholders at the end.
 Error writeFatbin(ArrayRef<FatbinImage> Images, const FatbinWriteOptions &Options, raw_ostream &OS) {
-  raw_fd_ostream *File = Options.PatchableFile == &OS ? Options.PatchableFile : nullptr;
+  GatheringFdStream *File = Options.PatchableFile == &OS ? Options.PatchableFile : nullptr;
   bool CanPatch = File && File->supportsSeeking();
   std::vector<PlannedEntry> Entries(Images.size());
   for (const FatbinImage &Image : Images)
@@ -362,9 +379,11 @@ Error writeFatbin(ArrayRef<FatbinImage> Images, const FatbinWriteOptions &Option
     uint64_t Written = P.Stored.size();
     if (P.Generate) {
       OS.flush();
-      PayloadStream Forward(&OS, P.AddNul);
+      PayloadStream Forward(&OS, P.AddNul, File);
       (*P.Generate)(Forward);
       Written = Forward.count();
+      if (File)
+        File->writeWaiting(); // the text it lent may be gone once the generator has returned
       if (P.SizeDeferred) {
         P.PayloadSize = alignTo8(Written + (P.AddNul ? 1 : 0));
         BodySize += P.PayloadSize;

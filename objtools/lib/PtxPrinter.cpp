@@ -43,6 +43,7 @@ public:
   void print();
   PrintedLayout *Layout = nullptr; // where each section's text went, if the caller wants it
   TextReleaser Behind;             // gives the inputs' text back behind each pass over the sections
+  GatherStream *Gather = nullptr;  // OS itself, where it takes long runs of text by reference
 
 private:
   /// Notes that what is printed next is Section's text (NoSection: the printer's own).
@@ -58,6 +59,15 @@ private:
   llvm::StringRef symbolName(uint32_t I) const { return I < V.Symbols.size() ? V.Symbols[I].name() : "<bad-symbol>"; }
   void header();
   void text(const Section &S, uint64_t End);
+  /// Writes a run of a section's text: by reference where OS takes it so and the run is long enough for a
+  /// vector of its own in a writev to cost less than copying it.
+  void put(llvm::StringRef Run) {
+    if (Gather && Run.size() >= MinLentRun)
+      Gather->writeBorrowed(Run);
+    else
+      OS << Run;
+  }
+  static constexpr size_t MinLentRun = 256;
   /// Whether R replaces text (rather than debug data), and the text it stands for.
   static bool isTextReloc(const Relocation &R) {
     return R.Kind == RelocKind::NameRef || R.Kind == RelocKind::FileIndex || R.Kind == RelocKind::SectionOffset;
@@ -157,7 +167,8 @@ void Printer::text(const Section &S, uint64_t End) {
     for (; Edit != V.TextEdits.end() && Edit->Section == Index && Edit->Offset < Limit; ++Edit) {
       if (Edit->Offset < Pos || uint64_t(Edit->Offset) + Edit->Length > End)
         continue;
-      OS << C.slice(Pos, Edit->Offset) << Edit->Replacement;
+      put(C.slice(Pos, Edit->Offset));
+      OS << Edit->Replacement;
       Pos = uint64_t(Edit->Offset) + Edit->Length;
     }
   };
@@ -169,12 +180,12 @@ void Printer::text(const Section &S, uint64_t End) {
     applyEditsBefore(R.Offset);
     if (R.Offset < Pos || uint64_t(R.Offset) + R.Length > End)
       continue; // outside the printed range (or overlapping, which a valid model never has)
-    OS << C.slice(Pos, R.Offset);
+    put(C.slice(Pos, R.Offset));
     relocatedText(R, symbolName(R.Symbol));
     Pos = uint64_t(R.Offset) + R.Length;
   }
   applyEditsBefore(End);
-  OS << C.slice(Pos, End);
+  put(C.slice(Pos, End));
 }
 
 void Printer::linkage(const Symbol &S, bool Kernel) { OS << linkageDirective(S.Bind); }
@@ -406,6 +417,14 @@ void printModule(const ModuleVariant &Variant, const TargetInfo &Target, llvm::r
                  llvm::function_ref<void(llvm::StringRef)> ReleaseText) {
   Printer P(Variant, Target, OS);
   P.Behind = TextReleaser(ReleaseText);
+  P.print();
+}
+
+void printModule(const ModuleVariant &Variant, const TargetInfo &Target, GatherStream &OS,
+                 llvm::function_ref<void(llvm::StringRef)> ReleaseText) {
+  Printer P(Variant, Target, OS);
+  P.Behind = TextReleaser(ReleaseText);
+  P.Gather = &OS;
   P.print();
 }
 

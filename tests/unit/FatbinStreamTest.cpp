@@ -3,7 +3,8 @@
 // from the same bytes held in Payload, whatever the payload (embedded NUL, odd sizes, large, several
 // images, compression), and a writer that produces different bytes the second time is an error. Written
 // into a file it may patch (FatbinWriteOptions::PatchableFile), each payload is generated only once and
-// the sizes are filled in afterwards: the bytes must be the same again.
+// the sizes are filled in afterwards: the bytes must be the same again, also where the writer lends its
+// text (GatherStream::writeBorrowed) and the file takes it by reference (GatheringFdStream).
 #include "ptxlink/Fatbin.h"
 
 #include "llvm/Support/FileSystem.h"
@@ -83,7 +84,7 @@ std::string writePatched(ArrayRef<FatbinImage> Images) {
   int FD = -1;
   EXPECT_FALSE(sys::fs::createTemporaryFile("fatbin-stream", "bin", FD, Path));
   {
-    raw_fd_ostream OS(FD, /*shouldClose=*/true);
+    GatheringFdStream OS(FD, /*shouldClose=*/true);
     OS.SetBufferSize(4096); // small, so payloads cross many buffer boundaries
     OS << "prefix"; // the container need not start at offset 0
     FatbinWriteOptions O;
@@ -121,6 +122,39 @@ TEST(FatbinStreamTest, PatchedFileHasTheSameBytesAndGeneratesOnce) {
   EXPECT_EQ(Expected, writePatched(Streamed));
   EXPECT_EQ(Calls, int(Texts.size())); // once per image, not twice
   EXPECT_EQ(Expected, writePatched(Held)); // nothing to patch: unchanged
+}
+
+// Lent runs of every length (1 byte to the whole text, far more than one writev takes), between copied
+// pieces, an embedded NUL in a lent run: the same bytes as held payloads, in a file and in a string.
+TEST(FatbinStreamTest, LentTextGivesTheSameBytes) {
+  std::string Big;
+  for (int I = 0; Big.size() < 3000000; ++I)
+    Big += "  add.s32 %r" + std::to_string(I) + ", %r1, 1;\n";
+  std::vector<std::string> Texts = {Big, std::string("lent\0cut", 9), "x", Big.substr(0, 100000)};
+  std::vector<FatbinImage> Held, Lent;
+  for (size_t I = 0; I < Texts.size(); ++I) {
+    FatbinImage A = ptxImage(80 + 10 * uint32_t(I));
+    A.Payload = Texts[I];
+    Held.push_back(A);
+    FatbinImage B = ptxImage(80 + 10 * uint32_t(I));
+    const std::string &T = Texts[I];
+    B.PayloadWriter = [&T](GatherStream &OS) {
+      // Runs of 1, 2, 3, ... bytes, lent and copied by turns, then the rest lent whole.
+      size_t Off = 0;
+      for (size_t Len = 1; Off < T.size() && Len < 3000; Off += Len, ++Len) {
+        StringRef Run = StringRef(T).substr(Off, Len);
+        if (Len % 2)
+          OS.writeBorrowed(Run);
+        else
+          OS << Run;
+      }
+      OS.writeBorrowed(StringRef(T).substr(Off));
+    };
+    Lent.push_back(B);
+  }
+  std::string Expected = write(Held);
+  EXPECT_EQ(Expected, writePatched(Lent));
+  EXPECT_EQ(Expected, write(Lent));
 }
 
 TEST(FatbinStreamTest, WriterThatChangesIsAnError) {
