@@ -35,6 +35,22 @@ const ParamInfo *formalFor(StringRef Name, ArrayRef<ParamInfo> Returns, ArrayRef
 } // namespace
 
 void alignCallSiteParams(ModuleVariant &Out, function_ref<CalleeAbi(uint32_t)> DefinitionOf) {
+  // Only a callee with an explicitly aligned parameter or return value can disagree with a call (nearly
+  // every call has none): such callees are found once, by symbol, and a link without one reads no call.
+  auto Aligned = [](const ParamInfo &P) { return P.Align != 0; };
+  std::vector<bool> HasAlignedParam(Out.Symbols.size());
+  bool Any = false;
+  for (uint32_t I = 0; I < Out.Symbols.size(); ++I) {
+    if (Out.Symbols[I].Kind != SymbolKind::Function)
+      continue;
+    auto [Owner, F] = DefinitionOf(I);
+    if (Owner && F && (llvm::any_of(Owner->returns(*F), Aligned) || llvm::any_of(Owner->params(*F), Aligned))) {
+      HasAlignedParam[I] = true;
+      Any = true;
+    }
+  }
+  if (!Any)
+    return;
   for (uint32_t SI = 0; SI < Out.Sections.size(); ++SI) {
     const Section &S = Out.Sections[SI];
     if (S.Kind != SectionKind::Function)
@@ -42,20 +58,10 @@ void alignCallSiteParams(ModuleVariant &Out, function_ref<CalleeAbi(uint32_t)> D
     StringRef Text = S.contents();
     uint32_t DoneUpTo = 0; // a call block is looked at once, even if it names the callee twice
     for (const Relocation &R : Out.relocs(S)) {
-      if (R.Kind != RelocKind::NameRef || R.Symbol >= Out.Symbols.size() || R.Offset < DoneUpTo ||
-          R.Offset > Text.size())
-        continue;
-      const Symbol &Callee = Out.Symbols[R.Symbol];
-      if (Callee.Kind != SymbolKind::Function)
+      if (R.Kind != RelocKind::NameRef || R.Symbol >= Out.Symbols.size() || !HasAlignedParam[R.Symbol] ||
+          R.Offset < DoneUpTo || R.Offset > Text.size())
         continue;
       auto [Owner, F] = DefinitionOf(R.Symbol);
-      if (!Owner || !F)
-        continue;
-      // Only a callee with an explicitly aligned parameter or return value can disagree with a call (nearly
-      // every call has none): the call's text is read for those alone.
-      auto Aligned = [](const ParamInfo &P) { return P.Align != 0; };
-      if (llvm::none_of(Owner->returns(*F), Aligned) && llvm::none_of(Owner->params(*F), Aligned))
-        continue;
       // The call's block: from its `{` to the callee's name, holding `call` (not a `mov` of the address).
       StringRef Before = Text.take_front(R.Offset);
       size_t Open = Before.rfind('{');
