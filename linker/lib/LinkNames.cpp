@@ -4,26 +4,23 @@
 namespace ptxlink {
 
 void LinkNames::addObject(const ObjectFile &Object, uint32_t Input) {
-  size_t Symbols = 0;
-  for (const ModuleVariant &V : Object.Variants)
-    Symbols += V.Symbols.size();
-  if (IdsOf.size() <= Input)
-    IdsOf.resize(Input + 1, nullptr);
-  uint32_t *Ids = Symbols ? IdPool.Allocate<uint32_t>(Symbols) : nullptr;
-  IdsOf[Input] = Ids;
+  if (IdsAt.size() <= Input)
+    IdsAt.resize(Input + 1, NoIds);
+  IdsAt[Input] = Ids.size();
   for (const ModuleVariant &V : Object.Variants)
     for (const Symbol &S : V.Symbols)
-      *Ids++ = isVisibleName(S) ? intern(S.name()) : None;
+      Ids.push_back(isVisibleName(S) ? intern(S.name()) : None);
 }
 
 llvm::ArrayRef<uint32_t> LinkNames::symbolIds(uint32_t Input, const ObjectFile &Object, const ModuleVariant &V) const {
-  if (Input >= IdsOf.size() || !IdsOf[Input])
+  if (Input >= IdsAt.size() || IdsAt[Input] == NoIds)
     return {};
-  const uint32_t *Ids = IdsOf[Input];
+  uint64_t At = IdsAt[Input];
   for (const ModuleVariant &Other : Object.Variants) {
     if (&Other == &V)
-      return llvm::ArrayRef<uint32_t>(Ids, V.Symbols.size());
-    Ids += Other.Symbols.size();
+      return At + V.Symbols.size() <= Ids.size() ? llvm::ArrayRef<uint32_t>(Ids.data() + At, V.Symbols.size())
+                                                 : llvm::ArrayRef<uint32_t>();
+    At += Other.Symbols.size();
   }
   return {};
 }
@@ -34,8 +31,9 @@ void LinkNames::doneWith() {
   Index.release();
   discardWholePages(Texts.data(), Texts.capacity() * sizeof(llvm::StringRef)); // dead, freed next
   Texts = {};
-  IdsOf = {};
-  IdPool.Reset();
+  discardWholePages(Ids.data(), Ids.capacity() * sizeof(uint32_t));
+  Ids = {};
+  IdsAt = {};
 }
 
 } // namespace ptxlink

@@ -17,7 +17,6 @@
 #include "ptxlink/ObjectModel.h"
 
 #include "llvm/ADT/ArrayRef.h"
-#include "llvm/Support/Allocator.h"
 
 #include <vector>
 
@@ -46,10 +45,11 @@ public:
   llvm::StringRef text(uint32_t Id) const { return Texts[Id]; }
   /// How many names (ids run from 0 to size() - 1).
   size_t size() const { return Texts.size(); }
-  /// Room for N names in all.
+  /// Room for N names in all, and for the ids of N more symbols.
   void reserve(size_t N) {
     Index.reserve(N);
     Texts.reserve(N);
+    Ids.reserve(Ids.size() + N);
   }
 
   /// Interns the visible names of every variant of Object, the link's input number Input (inputs are
@@ -57,7 +57,7 @@ public:
   /// visible).
   void addObject(const ObjectFile &Object, uint32_t Input);
   /// The ids of variant V's symbols (V one of Object's variants, Object the one added as Input), by symbol
-  /// index; empty if the input was never added.
+  /// index; empty if the input was never added. Valid until the next addObject.
   llvm::ArrayRef<uint32_t> symbolIds(uint32_t Input, const ObjectFile &Object, const ModuleVariant &V) const;
 
   /// The passes that still look names up: the groups of arches whose resolution and emit use the table.
@@ -69,9 +69,12 @@ public:
 private:
   std::vector<llvm::StringRef> Texts;
   NameIndex Index; // Text -> id
-  /// Per input: the ids of its variants' symbols, variant after variant, in IdPool.
-  std::vector<const uint32_t *> IdsOf;
-  llvm::BumpPtrAllocator IdPool;
+  /// Every added input's symbol ids, input after input and, within one, variant after variant; IdsAt[I]
+  /// is where input I's begin (NoIds: never added). One array, whose pages are given back when the table
+  /// is freed (the tools' heap is never trimmed, so blocks only freed would stay resident).
+  std::vector<uint32_t> Ids;
+  std::vector<uint64_t> IdsAt;
+  static constexpr uint64_t NoIds = ~uint64_t(0);
   uint32_t Users = 0;
 };
 
