@@ -78,13 +78,13 @@ void GatheringFdStream::writeWaiting() {
 void GatheringFdStream::keep(const char *Ptr, size_t Size) {
   if (!Kept)
     Kept.reset(new char[KeptBytes]);
-  if (KeptUsed + Size > KeptBytes || Waiting.size() >= MaxVectors)
-    writeWaiting(); // empties Kept
-  if (Size > KeptBytes) { // more than Kept holds (a buffer larger than Kept): written now, in its turn
+  if (Size >= KeptBytes / 2) { // a whole buffer (a forwarding stream's): written now, in its turn, uncopied
     wait(Ptr, Size);
     writeWaiting();
     return;
   }
+  if (KeptUsed + Size > KeptBytes || Waiting.size() >= MaxVectors)
+    writeWaiting(); // empties Kept
   std::memcpy(Kept.get() + KeptUsed, Ptr, Size);
   wait(Kept.get() + KeptUsed, Size);
   KeptUsed += Size;

@@ -59,15 +59,16 @@ private:
   llvm::StringRef symbolName(uint32_t I) const { return I < V.Symbols.size() ? V.Symbols[I].name() : "<bad-symbol>"; }
   void header();
   void text(const Section &S, uint64_t End);
-  /// Writes a run of a section's text: by reference where OS takes it so and the run is long enough for a
-  /// vector of its own in a writev to cost less than copying it.
+  /// Writes a run of a section's text: by reference where OS takes it so and the run is long enough for
+  /// lending it (a vector of its own in a writev, the calls that put it there) to cost less than copying
+  /// it: at 256 bytes the 100-module link ran 1.3M more instructions than with copies, at 1024 0.1M fewer.
   void put(llvm::StringRef Run) {
     if (Gather && Run.size() >= MinLentRun)
       Gather->writeBorrowed(Run);
     else
       OS << Run;
   }
-  static constexpr size_t MinLentRun = 256;
+  static constexpr size_t MinLentRun = 1024;
   /// Whether R replaces text (rather than debug data), and the text it stands for.
   static bool isTextReloc(const Relocation &R) {
     return R.Kind == RelocKind::NameRef || R.Kind == RelocKind::FileIndex || R.Kind == RelocKind::SectionOffset;
