@@ -116,10 +116,11 @@ llvm::Error writeFileAtomically(llvm::StringRef Path,
     Out.flush();
     Out.writeWaiting();
     Out.close();
-    if (!E && Out.has_error()) {
+    if (Out.has_error()) { // cleared either way, else the stream's destructor ends the process
       std::error_code EC = Out.error();
       Out.clear_error();
-      return llvm::createStringError(EC, "cannot write '%s': %s", Path.str().c_str(), EC.message().c_str());
+      if (!E)
+        return llvm::createStringError(EC, "cannot write '%s': %s", Path.str().c_str(), EC.message().c_str());
     }
     return E;
   }
