@@ -73,18 +73,19 @@ void removeFolder(StringRef Folder) {
   sys::fs::remove(Folder);
 }
 
-/// nvlink's result as the compile cache keeps it: the cubin, then what nvlink said (its warnings, with the
-/// units named by their place in the link: unitPlaces), then that text's length (8 bytes, little-endian).
-/// A link served from the cache says what nvlink said when it ran, as nvcc -dlink says it on every link
-/// (and fails alike under -Werror); without it the warnings showed on a cold link only.
-std::string linkEntryTail(StringRef Said) {
+/// A tool's result as the compile cache keeps it: the cubin, then what the tool said, then that text's
+/// length (8 bytes, little-endian). A link served from the cache says what ptxas and nvlink said when they
+/// ran, as a cold link does (and fails alike under -Werror); without it their warnings showed on a cold
+/// link only. A unit's entry holds ptxas's output; nvlink's holds saidList's record of what nvlink and
+/// ptxas (for each unit) said.
+std::string saidTail(StringRef Said) {
   std::string Tail = Said.str();
   appendLE<uint64_t>(Tail, Said.size());
   return Tail;
 }
 
-/// An entry's cubin and what nvlink said; std::nullopt if it is not that shape.
-std::optional<std::pair<StringRef, StringRef>> splitLinkEntry(StringRef Payload) {
+/// An entry's cubin and what the tool said; std::nullopt if it is not that shape.
+std::optional<std::pair<StringRef, StringRef>> splitSaid(StringRef Payload) {
   if (Payload.size() < 8)
     return std::nullopt;
   uint64_t N = support::endian::read64le(Payload.end() - 8);
@@ -92,6 +93,38 @@ std::optional<std::pair<StringRef, StringRef>> splitLinkEntry(StringRef Payload)
     return std::nullopt;
   StringRef Body = Payload.drop_back(8);
   return std::make_pair(Body.drop_back(N), Body.take_back(N));
+}
+
+/// A list of texts, each its length (8 bytes, little-endian; all ones: not known) and its bytes.
+constexpr uint64_t NotKnown = ~uint64_t(0);
+std::string encodeSaid(ArrayRef<std::optional<std::string>> Texts) {
+  std::string S;
+  for (const std::optional<std::string> &T : Texts) {
+    appendLE<uint64_t>(S, T ? T->size() : NotKnown);
+    if (T)
+      S += *T;
+  }
+  return S;
+}
+
+/// encodeSaid's inverse; std::nullopt if S is not that shape.
+std::optional<std::vector<std::optional<std::string>>> decodeSaid(StringRef S) {
+  std::vector<std::optional<std::string>> Texts;
+  while (!S.empty()) {
+    if (S.size() < 8)
+      return std::nullopt;
+    uint64_t N = support::endian::read64le(S.data());
+    S = S.drop_front(8);
+    if (N == NotKnown) {
+      Texts.push_back(std::nullopt);
+      continue;
+    }
+    if (N > S.size())
+      return std::nullopt;
+    Texts.push_back(S.take_front(N).str());
+    S = S.drop_front(N);
+  }
+  return Texts;
 }
 
 /// Appends Bytes to the file at Path.
@@ -134,7 +167,7 @@ struct Job {
   std::string ReuseNote;
   bool Failed = false;
   int Exit = 0;
-  std::string Output;          // what ptxas printed
+  std::string Output;          // what ptxas printed (now, or when it compiled the cubin taken from the cache)
   std::string PtxPath, CubinPath;
 
   StringRef cubin() const { return FromInput ? StringRef(InputCubin) : Cached ? Cached->Payload : StringRef(Compiled); }
@@ -441,6 +474,7 @@ private:
   std::string unitPlaces(std::string S, const ArchBuild &A) const;
   std::string nameModules(std::string S, const ArchBuild &A) const;
   bool takeLinkEntry(ArchBuild &A, std::string Payload);
+  std::string saidList(const ArchBuild &A) const;
   void reportLinks();
   void upkeep(SassBackground &Background);
   bool needsNvlink(const ArchBuild &A) const {
@@ -570,7 +604,7 @@ void SassBuild::keyJob(Job &J) {
     return;
   StringRef Mode = J.Relocatable ? "ptxas -c" : "ptxas";
   std::string Extra = join(Settings.PtxasOptions, "\x1f");
-  J.Key = CompileCache::key({"ptxlink-sass-2", Tools.Version, Mode, J.Debug ? "-g" : "", Extra, Q.Arch, J.Text});
+  J.Key = CompileCache::key({"ptxlink-sass-3", Tools.Version, Mode, J.Debug ? "-g" : "", Extra, Q.Arch, J.Text});
 }
 
 void SassBuild::key() {
@@ -585,7 +619,7 @@ void SassBuild::lookUpLinks() {
     const SassRequest &Q = *A.Q;
     if (!needsNvlink(A) || Q.DeviceRuntime)
       continue;
-    SmallVector<StringRef, 64> Parts{"ptxlink-sass-link-3", Tools.Version, Tools.Nvlink, Tools.NvlinkVersion,
+    SmallVector<StringRef, 64> Parts{"ptxlink-sass-link-4", Tools.Version, Tools.Nvlink, Tools.NvlinkVersion,
                                      Q.Arch, Q.Target.Debug ? "-g" : ""};
     for (const std::string &O : Settings.NvlinkOptions)
       Parts.push_back(O);
@@ -602,17 +636,36 @@ void SassBuild::lookUpLinks() {
   }
 }
 
-/// Uses a cached nvlink result (linkEntryTail's shape; anything else is a miss).
+/// Uses a cached nvlink result (saidTail's shape, what was said a saidList; anything else is a miss), and
+/// what ptxas said of its units. A unit compiled by a build system (--use-sass-units) said nothing the
+/// link saw: such an entry is a miss for a link that compiles its units itself, which would have shown
+/// ptxas's warnings.
 bool SassBuild::takeLinkEntry(ArchBuild &A, std::string Payload) {
-  auto Parts = splitLinkEntry(Payload);
+  auto Parts = splitSaid(Payload);
   if (!Parts)
     return false;
-  A.LinkSaid = Parts->second.str();
+  auto Said = decodeSaid(Parts->second);
+  if (!Said || Said->size() != A.Jobs.size() + 1 || !(*Said)[0])
+    return false;
+  if (Settings.UseUnits.empty() && llvm::any_of(*Said, [](const std::optional<std::string> &T) { return !T; }))
+    return false;
+  A.LinkSaid = std::move(*(*Said)[0]);
+  for (size_t K = 0; K < A.Jobs.size(); ++K)
+    Jobs[A.Jobs[K]].Output = (*Said)[K + 1].value_or("");
   Payload.resize(Parts->first.size());
   A.Result = std::move(Payload);
   A.LinkedFromCache = true;
   ++LinkHits;
   return true;
+}
+
+/// What nvlink's cache entry says: nvlink's output (units by place), then ptxas's of each unit in order
+/// (not known for one a build system compiled).
+std::string SassBuild::saidList(const ArchBuild &A) const {
+  std::vector<std::optional<std::string>> Texts{A.LinkSaid};
+  for (size_t I : A.Jobs)
+    Texts.push_back(Jobs[I].FromUnits ? std::nullopt : std::optional<std::string>(Jobs[I].Output));
+  return encodeSaid(Texts);
 }
 
 /// A unit's cubin from --use-sass-units, the local cache or the remote one.
@@ -637,18 +690,33 @@ void SassBuild::lookUpUnit(Job &J, std::string &Note) {
     J.FromCache = true;
     return;
   }
-  if (auto Hit = Cache->find(J.Key)) {
+  // An entry is the cubin and what ptxas said making it (saidTail), shown again as when it ran.
+  auto TakeEntry = [&J](std::optional<CompileCache::Entry> Hit) {
+    auto Parts = Hit ? splitSaid(Hit->Payload) : std::nullopt;
+    if (!Parts)
+      return false;
+    J.Output = Parts->second.str();
+    Hit->Payload = Parts->first;
     J.Cached = std::move(*Hit);
+    return true;
+  };
+  if (TakeEntry(Cache->find(J.Key))) {
     J.FromCache = true;
   } else if (auto Fetched = Remote ? Remote->get(J.Key, CompileCache::EntryKind::Cubin) : std::nullopt) {
+    auto Parts = splitSaid(*Fetched);
+    if (!Parts)
+      return; // not an entry of this shape: compiled here
     // Kept in the local cache, and used from there as any entry; held here if it cannot take it.
     J.FromCache = J.FromRemote = true;
     if (Error E = Cache->store(J.Key, *Fetched))
       consumeError(std::move(E));
     else
-      J.Cached = Cache->find(J.Key);
-    if (!J.Cached)
+      TakeEntry(Cache->find(J.Key));
+    if (!J.Cached) {
+      J.Output = Parts->second.str();
+      Fetched->resize(Parts->first.size());
       J.Compiled = std::move(*Fetched);
+    }
   }
 }
 
@@ -783,7 +851,7 @@ void SassBuild::compileJob(Job &J) {
   }
   J.Compiled = (*B)->getBuffer().str();
   if (Cache)
-    store(J.Key, J.Compiled, CompileCache::EntryKind::Cubin);
+    store(J.Key, J.Compiled + saidTail(J.Output), CompileCache::EntryKind::Cubin);
 }
 
 /// Compiles the misses on the pool (at most --threads ptxas at a time), largest first, so that no worker
@@ -830,8 +898,9 @@ void SassBuild::reportUnits() {
       continue;
     }
     // A unit ptxas compiled may have said something: its warnings, at the inputs' lines, as nvcc shows
-    // them; with --resource-usage its per-kernel lines (registers, memory, stack). A unit from the cache or
-    // from the inputs' SASS ran no ptxas now: nothing to show.
+    // them; with --resource-usage its per-kernel lines (registers, memory, stack). A unit from the cache
+    // says what ptxas said when it compiled it, so that a warm link says what a cold one does; one from
+    // the inputs' SASS or a build system's (--use-sass-units) ran no ptxas the link saw: nothing to show.
     if (J.Output.empty())
       continue;
     for (Diagnostic &D : mapPtxasMessages(J.Output, J.Text, *J.Module, *J.Layout, Q.Arch))
@@ -1027,7 +1096,7 @@ void SassBuild::upkeep(SassBackground &Background) {
   struct LinkEntry {
     std::string Key;
     std::string Written; // nvlink's output file in the cache, to adopt once Tail is appended to it
-    std::string Tail;    // what nvlink said (linkEntryTail)
+    std::string Tail;    // what nvlink and ptxas said (saidTail of saidList)
     std::string Copy;    // the entry's payload: stored, or what Written must then hold
   };
   std::vector<LinkEntry> LinkEntries;
@@ -1035,7 +1104,7 @@ void SassBuild::upkeep(SassBackground &Background) {
     if (A.LinkError.empty() && A.Result && !A.LinkedFromCache && !A.LinkKey.empty()) {
       if (A.OutputInCache.empty() && CacheUnwritable)
         continue; // said once
-      std::string Tail = linkEntryTail(A.LinkSaid);
+      std::string Tail = saidTail(saidList(A));
       LinkEntries.push_back({A.LinkKey, A.OutputInCache, Tail, *A.Result + Tail});
     }
   std::string Folder;
@@ -1061,10 +1130,10 @@ void SassBuild::upkeep(SassBackground &Background) {
   if (Remote) {
     for (const Job &J : Jobs)
       if (!J.FromCache && !J.FromInput && !J.Failed && !J.Compiled.empty() && !J.Key.empty())
-        RemotePuts->push_back({J.Key, CompileCache::EntryKind::Cubin, J.Compiled});
+        RemotePuts->push_back({J.Key, CompileCache::EntryKind::Cubin, J.Compiled + saidTail(J.Output)});
     for (const ArchBuild &A : Arches)
       if (A.LinkError.empty() && A.Result && !A.LinkedFromCache && !A.LinkKey.empty())
-        RemotePuts->push_back({A.LinkKey, CompileCache::EntryKind::Link, *A.Result + linkEntryTail(A.LinkSaid)});
+        RemotePuts->push_back({A.LinkKey, CompileCache::EntryKind::Link, *A.Result + saidTail(saidList(A))});
   }
   Background.start([Cache = Cache, LinkEntries = std::move(LinkEntries), Prune, Folder = std::move(Folder), Mapped,
                     Remote = Remote, RemotePuts, &Background](std::vector<std::string> &Notes) {
@@ -1124,6 +1193,7 @@ std::vector<std::optional<std::string>> SassBuild::run(SassBackground &Backgroun
   countUnits();
   bool NvlinkToRun = llvm::any_of(Arches, [&](const ArchBuild &A) { return needsNvlink(A) && !A.LinkedFromCache; });
   if (!Misses && !NvlinkToRun) { // no tool to run: no temporary files
+    reportUnits(); // what ptxas said when it compiled the units taken from the cache
     reportCounts();
     reportLinks(); // what nvlink said when it made the results taken from the cache
     for (ArchBuild &A : Arches)
