@@ -86,6 +86,7 @@ private:
   std::vector<FirstReference> PendingLabelRefs;
   std::vector<std::vector<uint32_t>> FixupSymbols; // per debug section: the symbol of each fixup
   ModelTable<Relocation> BodyRelocs;              // a section's relocations before they join V.Relocs
+  ModelTable<PrototypeAbi> Prototypes;            // the bodies' `.callprototype`s, V's once all are scanned
   size_t TextLowered = 0;                          // how far into M.Text the sections are lowered
   size_t DebugRelocs = 0, DebugRelocsLowered = 0;  // the debug sections' (all, and appended so far)
   /// Debug section name -> its first section: index and place (known before the section itself exists).
@@ -433,7 +434,8 @@ void Lowerer::adoptFunctionAbis() {
       AbiOf[Sym] = NewIndex[AbiOf[Sym]];
   V.Functions = std::move(Abis);
   V.Params = std::move(Params);
-  V.FunctionExtras = std::move(Extras);
+  if (!Extras.empty())
+    V.rare().FunctionExtras = std::move(Extras);
   Abis.clear();
   Params.clear();
   M.FunctionExtras = {};
@@ -461,7 +463,7 @@ void Lowerer::keepAbiStrings(FunctionAbi &A) {
     P.Name = Keep(P.Name);
   }
   if (A.Extra != NoExtra) {
-    TuningInfo &T = V.FunctionExtras[A.Extra].Tuning;
+    TuningInfo &T = V.rare().FunctionExtras[A.Extra].Tuning;
     for (StringRef &S : T.Pragmas)
       S = Keep(S);
     for (StringRef &S : T.Attributes)
@@ -675,7 +677,7 @@ void Lowerer::lowerFunction(const PtxFunction &F, const FunctionSignature &A, ui
   // Offsets in a section of the text, which is below 4 GiB (MaxPtxModuleBytes): 32 bits.
   BodyRelocs.push_back(
       Relocation{uint32_t(F.NameOffset - F.Begin), Sym, RelocKind::NameRef, F.NameLength, 0});
-  Scanner.scan(F, A, SectionIdx, Sym, BodyRelocs, V.Prototypes, !Zero, Obj);
+  Scanner.scan(F, A, SectionIdx, Sym, BodyRelocs, Prototypes, !Zero, Obj);
   auto ByOffset = [](const Relocation &A, const Relocation &B) { return A.Offset < B.Offset; };
   if (BodyRelocs.size() > 1 && !std::is_sorted(BodyRelocs.begin(), BodyRelocs.end(), ByOffset))
     std::stable_sort(BodyRelocs.begin(), BodyRelocs.end(), ByOffset);
@@ -778,7 +780,7 @@ bool Lowerer::run() {
   for (const FileEntry &F : M.Files) {
     FileEntry E = F;
     E.Path = keep(F.Path);
-    V.Files.push_back(E);
+    V.rare().Files.push_back(E);
   }
 
   // Sections in source order, one per definition: an item's section index is the number of sections
@@ -940,6 +942,8 @@ bool Lowerer::run() {
   DefinitionSymbol = {};
   if (Stopped)
     return false;
+  if (!Prototypes.empty())
+    V.rare().Prototypes = std::move(Prototypes);
   keepFunctionAbiStrings();
   // In symbol order: a pending label's symbol is new when its first reference is recorded.
   for (const FirstReference &R : PendingLabelRefs)

@@ -429,13 +429,15 @@ struct FileEntry {
 
 /// What `.version`, `.target` and `.address_size` said.
 struct TargetInfo {
-  uint32_t VersionMajor = 0, VersionMinor = 0;
   llvm::StringRef Arch;          // canonical: "sm_90a" (compute_XX is mapped to sm_XX; sm_101 to sm_110)
-  std::vector<llvm::StringRef> Options; // other .target entries as written: "debug", "texmode_independent", ...
+  /// Other .target entries as written: "debug", "texmode_independent", ... (16 bytes where a std::vector
+  /// takes 24: every variant holds one, and a link holds a variant per input).
+  llvm::SmallVector<llvm::StringRef, 0> Options;
+  llvm::StringRef Texmode;       // "", "texmode_unified" or "texmode_independent"
+  uint32_t VersionMajor = 0, VersionMinor = 0;
+  uint32_t AddressSize = 64;     // default when .address_size is absent is 32 in the spec? see docs
   bool Debug = false;
   bool MapF64ToF32 = false;
-  llvm::StringRef Texmode;       // "", "texmode_unified" or "texmode_independent"
-  uint32_t AddressSize = 64;     // default when .address_size is absent is 32 in the spec? see docs
   bool AddressSizeGiven = false;
 };
 
@@ -495,11 +497,7 @@ struct ModuleVariant {
   /// Every function's return values then parameters, record by record (FunctionAbi::ParamBegin; read with
   /// returns(F) / params(F), fill with appendSignature or copyFunction).
   ModelTable<ParamInfo> Params;
-  /// The rare parts of function records (FunctionAbi::Extra; read with tuning(F) / functionWhere(F)).
-  ModelTable<FunctionExtra> FunctionExtras;
   ModelTable<VariableAbi> Variables;
-  ModelTable<PrototypeAbi> Prototypes;
-  ModelTable<FileEntry> Files;
   /// Linked modules only: the input each section came from ("a.ptx", or "a.ptx (libx.a(a.o))"), so a
   /// message about a line of the printed module (ptxas's) can name the input's file:line; read with
   /// sectionSource(I), set with setSectionSource. Runs of sections in index order, a run per change of
@@ -510,14 +508,32 @@ struct ModuleVariant {
     uint32_t FirstSection; // the run's first section; it lasts until the next run's
     llvm::StringRef Source;
   };
-  ModelTable<SectionSourceRun> SectionSources;
   /// Replacements the printer makes in sections' text besides relocations, sorted by (Section, Offset):
   /// a link's call sites made to agree with their callee (LinkCallSites.cpp). Never written to objects.
   struct TextEdit {
     uint32_t Section = 0, Offset = 0, Length = 0;
     std::string Replacement;
   };
-  ModelTable<TextEdit> TextEdits;
+  /// The tables that only some modules fill: a one-function module leaves every one empty, and a link
+  /// holds a variant per input (10^5 of them in one link), so they are made together on first use
+  /// (rare()) and cost such a module one pointer. Read them with functionExtras(), prototypes(), files(),
+  /// sectionSources() and textEdits().
+  struct RareTables {
+    /// The rare parts of function records (FunctionAbi::Extra; read with tuning(F) / functionWhere(F)).
+    ModelTable<FunctionExtra> FunctionExtras;
+    ModelTable<PrototypeAbi> Prototypes;
+    ModelTable<FileEntry> Files;
+    ModelTable<SectionSourceRun> SectionSources;
+    ModelTable<TextEdit> TextEdits;
+  };
+  OnFirstUse<RareTables> Rare;
+  /// The rare tables, made on first use (for filling them in or changing them).
+  RareTables &rare() { return Rare.make(); }
+  llvm::ArrayRef<FunctionExtra> functionExtras() const { return rareTable(&RareTables::FunctionExtras); }
+  llvm::ArrayRef<PrototypeAbi> prototypes() const { return rareTable(&RareTables::Prototypes); }
+  llvm::ArrayRef<FileEntry> files() const { return rareTable(&RareTables::Files); }
+  llvm::ArrayRef<SectionSourceRun> sectionSources() const { return rareTable(&RareTables::SectionSources); }
+  llvm::ArrayRef<TextEdit> textEdits() const { return rareTable(&RareTables::TextEdits); }
   /// Names and places of the sections that do not take them from their symbol (Section::Label).
   ModelTable<SectionLabel> SectionLabels;
   /// The ODR hash (odrHash(), OdrHash.h) of a section that defines a Weak symbol: recorded by the
@@ -578,18 +594,19 @@ struct ModuleVariant {
   /// The input section Index came from (SectionSources); empty if none was set (several inputs', or an
   /// assembled or read module).
   llvm::StringRef sectionSource(size_t Index) const {
-    auto It = std::upper_bound(SectionSources.begin(), SectionSources.end(), Index,
+    llvm::ArrayRef<SectionSourceRun> Runs = sectionSources();
+    auto It = std::upper_bound(Runs.begin(), Runs.end(), Index,
                                [](size_t I, const SectionSourceRun &R) { return I < R.FirstSection; });
-    return It == SectionSources.begin() ? llvm::StringRef() : std::prev(It)->Source;
+    return It == Runs.begin() ? llvm::StringRef() : std::prev(It)->Source;
   }
   /// Sets the input of section Index, which must be at least every section given one before (sections
   /// are given their inputs in index order); the sections between keep the previous run's input.
   void setSectionSource(size_t Index, llvm::StringRef Source) {
-    assert((SectionSources.empty() || Index >= SectionSources.back().FirstSection) && "sources out of order");
+    ModelTable<SectionSourceRun> &Runs = rare().SectionSources;
+    assert((Runs.empty() || Index >= Runs.back().FirstSection) && "sources out of order");
     // The same view is the same input (a linked module's sources are its inputs' names): no memcmp.
-    if (SectionSources.empty() || SectionSources.back().Source.data() != Source.data() ||
-        SectionSources.back().Source.size() != Source.size())
-      SectionSources.push_back({uint32_t(Index), Source});
+    if (Runs.empty() || Runs.back().Source.data() != Source.data() || Runs.back().Source.size() != Source.size())
+      Runs.push_back({uint32_t(Index), Source});
   }
   /// Gives S (a section of this variant whose Symbol is already set) the name Name and place Where: none
   /// of its own when they are its symbol's, else an entry of SectionLabels. The symbol's name and place
@@ -694,22 +711,23 @@ struct ModuleVariant {
 
   /// F's tuning directives, `.abi_preserve` counts and `.attribute`s (an empty TuningInfo when it has none).
   const TuningInfo &tuning(const FunctionAbi &F) const {
-    return F.Extra == NoExtra ? noTuning() : FunctionExtras[F.Extra].Tuning;
+    return F.Extra == NoExtra ? noTuning() : functionExtras()[F.Extra].Tuning;
   }
   /// For filling in F's tuning (gives F an entry of FunctionExtras on first use).
   TuningInfo &editTuning(FunctionAbi &F) { return extra(F).Tuning; }
   /// F's rare parts, made on first use.
   FunctionExtra &extra(FunctionAbi &F) {
+    ModelTable<FunctionExtra> &Extras = rare().FunctionExtras;
     if (F.Extra == NoExtra) {
-      F.Extra = static_cast<uint32_t>(FunctionExtras.size());
-      FunctionExtras.emplace_back();
+      F.Extra = static_cast<uint32_t>(Extras.size());
+      Extras.emplace_back();
     }
-    return FunctionExtras[F.Extra];
+    return Extras[F.Extra];
   }
   /// Where F was declared: its own place if it has one (FunctionExtra::Where), else its symbol's.
   Loc functionWhere(const FunctionAbi &F) const {
-    if (F.Extra != NoExtra && FunctionExtras[F.Extra].Where)
-      return *FunctionExtras[F.Extra].Where;
+    if (F.Extra != NoExtra && functionExtras()[F.Extra].Where)
+      return *functionExtras()[F.Extra].Where;
     return F.Symbol < Symbols.size() ? Symbols[F.Symbol].Where : Loc();
   }
   /// Gives F (whose Symbol is set) the place Where: nothing of its own when it is its symbol's. The symbol's
@@ -718,7 +736,7 @@ struct ModuleVariant {
     Loc Implied = F.Symbol < Symbols.size() ? Symbols[F.Symbol].Where : Loc();
     if (Implied.Line == Where.Line && Implied.Column == Where.Column) {
       if (F.Extra != NoExtra)
-        FunctionExtras[F.Extra].Where.reset();
+        rare().FunctionExtras[F.Extra].Where.reset();
       return;
     }
     extra(F).Where = Where;
@@ -741,6 +759,9 @@ private:
     static const TuningInfo None;
     return None;
   }
+  template <typename T> llvm::ArrayRef<T> rareTable(ModelTable<T> RareTables::*Table) const {
+    return Rare.get() ? llvm::ArrayRef<T>(Rare.get()->*Table) : llvm::ArrayRef<T>();
+  }
 };
 
 /// A relocatable object: one or more variants of one module, plus the storage their strings live in.
@@ -749,7 +770,9 @@ public:
   ObjectFile() = default;
   ObjectFile(ObjectFile &&) = delete; // views point into Arena; keep objects behind unique_ptr
 
-  std::vector<ModuleVariant> Variants;
+  /// Usually one (a plain object), held inline: a heap block of its own per input cost a link of 10^5
+  /// one-function modules its header and rounding.
+  llvm::SmallVector<ModuleVariant, 1> Variants;
 
   /// Copies Text into the object's arena; the result lives as long as the object.
   llvm::StringRef save(llvm::StringRef Text) {

@@ -263,9 +263,9 @@ bool checkFunctionAgreement(const SymbolSite &Def, const SymbolSite &Other, Diag
 
 bool checkPrototypeAgreement(const SymbolSite &Target, const PrototypeSite &Proto, DiagnosticEngine &Diags,
                              const AbiCheckOptions &Options) {
-  if (!validSite(Target) || !Proto.Module || Proto.Prototype >= Proto.Module->Prototypes.size())
+  if (!validSite(Target) || !Proto.Module || Proto.Prototype >= Proto.Module->prototypes().size())
     return false;
-  const PrototypeAbi &P = Proto.Module->Prototypes[Proto.Prototype];
+  const PrototypeAbi &P = Proto.Module->prototypes()[Proto.Prototype];
   const Symbol &TargetSym = Target.Module->Symbols[Target.Symbol];
   const FunctionAbi *TargetAbi = findFunctionAbi(*Target.Module, Target.Symbol);
   Roles R = rolesFor(AbiRelation::CallTargetVsPrototype);

@@ -158,7 +158,7 @@ bool checkKernels(const ModuleVariant &Module, StringRef ObjectName, DiagnosticE
     if (F.IsKernel)
       C.kernelSpace(F);
   }
-  for (const PrototypeAbi &P : Module.Prototypes) {
+  for (const PrototypeAbi &P : Module.prototypes()) {
     std::string Owner;
     Owner.append("'").append(P.Label.data(), P.Label.size()).append("'");
     C.params(Owner, "call prototype", P.Returns, P.Where, true);

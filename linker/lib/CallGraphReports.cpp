@@ -140,7 +140,7 @@ void addCallGraph(const SymbolTable &Symtab, CallGraphDot &G, StringRef Group) {
       }
     }
     // `.calltargets`: the functions an indirect call through a prototype of this function may reach.
-    for (const PrototypeAbi &P : M.Prototypes) {
+    for (const PrototypeAbi &P : M.prototypes()) {
       if (P.Function >= M.Symbols.size())
         continue;
       uint32_t Sec = M.Symbols[P.Function].Section;

@@ -85,8 +85,8 @@ void checkAbi(const SymbolTable &Symtab, const LinkOptions &Options, DiagnosticE
         checkFunctionAgreement({&M, LM.ObjectName, Aliasee}, {&M, LM.ObjectName, SI}, Diags, AbiOptions);
     }
     // .calltargets members must have the signature of the prototype the call uses.
-    for (uint32_t PI = 0; PI < M.Prototypes.size(); ++PI)
-      for (uint32_t T : M.Prototypes[PI].CallTargets) {
+    for (uint32_t PI = 0; PI < M.prototypes().size(); ++PI)
+      for (uint32_t T : M.prototypes()[PI].CallTargets) {
         SymRef D = Symtab.target(MI, T);
         if (!D.valid())
           continue; // undefined: reported by checkUndefined if live

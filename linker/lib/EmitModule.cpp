@@ -250,7 +250,7 @@ public:
       // 8 MB): only its names' output symbols are chosen here, in the same order, and no later pass
       // looks its symbols up.
       const bool Contributes =
-          !M.Prototypes.empty() || llvm::any_of(LM.SectionLive, [](auto Live) { return bool(Live); }) ||
+          !M.prototypes().empty() || llvm::any_of(LM.SectionLive, [](auto Live) { return bool(Live); }) ||
           llvm::any_of(M.Sections, [](const Section &S) { return S.Kind == SectionKind::Debug; }) ||
           llvm::any_of(M.Symbols, [](const Symbol &S) { return S.Kind == SymbolKind::Section; });
       if (Contributes) {
@@ -328,15 +328,15 @@ public:
   void mergeFileTables() {
     // `.file` table: deduplicated by path, numbered from 1 in order of first appearance.
     // Sized only where a module has a `.file` table or debug sections (which look it up).
-    if (!DebugParts.empty() || llvm::any_of(Modules, [](const LinkModule &LM) { return !LM.M->Files.empty(); }))
+    if (!DebugParts.empty() || llvm::any_of(Modules, [](const LinkModule &LM) { return !LM.M->files().empty(); }))
       FileMap.resize(Modules.size());
     for (uint32_t MI = 0; MI < Modules.size(); ++MI)
-      for (const FileEntry &F : Modules[MI].M->Files) {
-        auto [It, Inserted] = FileIndex.try_emplace(F.Path, Out.Files.size() + 1);
+      for (const FileEntry &F : Modules[MI].M->files()) {
+        auto [It, Inserted] = FileIndex.try_emplace(F.Path, Out.files().size() + 1);
         if (Inserted) {
           FileEntry N = F;
           N.Index = It->second;
-          Out.Files.push_back(N);
+          Out.rare().Files.push_back(N);
         }
         FileMap[MI][F.Index] = It->second;
       }
@@ -607,7 +607,7 @@ public:
       }
     }
     for (uint32_t MI = 0; MI < Modules.size() && WholeAbi; ++MI)
-      for (const PrototypeAbi &P : Modules[MI].M->Prototypes) {
+      for (const PrototypeAbi &P : Modules[MI].M->prototypes()) {
         if (P.Function >= Modules[MI].SymOut.size() || Modules[MI].SymOut[P.Function] == NoSymbol)
           continue;
         PrototypeAbi N = P;
@@ -616,7 +616,7 @@ public:
         for (uint32_t T : P.CallTargets)
           if (T < Modules[MI].SymOut.size() && Modules[MI].SymOut[T] != NoSymbol)
             N.CallTargets.push_back(Modules[MI].SymOut[T]);
-        Out.Prototypes.push_back(std::move(N));
+        Out.rare().Prototypes.push_back(std::move(N));
       }
   }
 

@@ -93,11 +93,11 @@ void alignCallSiteParams(ModuleVariant &Out, function_ref<CalleeAbi(uint32_t)> D
         if (!Formal || Formal->Align == 0 || Formal->Align == Declared)
           continue;
         uint32_t Offset = static_cast<uint32_t>(Open + (Number.data() - Block.data()));
-        Out.TextEdits.push_back({SI, Offset, static_cast<uint32_t>(Number.size()), std::to_string(Formal->Align)});
+        Out.rare().TextEdits.push_back({SI, Offset, static_cast<uint32_t>(Number.size()), std::to_string(Formal->Align)});
       }
     }
   }
-  llvm::sort(Out.TextEdits, [](const ModuleVariant::TextEdit &A, const ModuleVariant::TextEdit &B) {
+  llvm::sort(Out.rare().TextEdits, [](const ModuleVariant::TextEdit &A, const ModuleVariant::TextEdit &B) {
     return std::tie(A.Section, A.Offset) < std::tie(B.Section, B.Offset);
   });
 }

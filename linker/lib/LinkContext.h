@@ -219,8 +219,10 @@ using ModuleTablePool = llvm::BumpPtrAllocator;
 
 /// One per-symbol or per-section table of a LinkModule: a view of Count values that a ModuleTablePool
 /// owns (the link's, which outlives its modules). Empty until assigned; assigning again takes fresh
-/// memory from the pool (the old values stay there until the link ends).
-template <typename T> class ModuleTable {
+/// memory from the pool (the old values stay there until the link ends). Packed into 12 bytes (a
+/// pointer and a 32-bit count, where alignment would make 16): a LinkModule holds five, and a link holds
+/// a LinkModule per input. Nothing binds a reference to its members.
+template <typename T> class [[gnu::packed]] ModuleTable {
 public:
   /// Count copies of Value, from Pool.
   void assign(ModuleTablePool &Pool, size_t N, T Value) {
@@ -255,11 +257,12 @@ private:
 };
 
 /// One module (the selected variant of one input) in the link for one arch. A per-module cost (10^5
-/// modules in one link): its tables are views into the link's TablePool.
+/// modules in one link): its tables are views into the link's TablePool, and its fields are ordered
+/// so that no padding comes between them (88 bytes).
 struct LinkModule {
-  uint32_t Input = 0;
   const ModuleVariant *M = nullptr;
   llvm::StringRef ObjectName;
+  uint32_t Input = 0;
   ModuleTable<uint32_t> Global;      // per symbol: GlobalSymbol index, or NoGlobal for module-local ones
   ModuleTable<uint8_t> SectionLive;  // per section
   ModuleTable<uint32_t> SymOut;      // per symbol: output symbol index (after emit)
@@ -273,6 +276,7 @@ struct LinkModule {
   ModuleTable<uint32_t> AbiOf;
   static constexpr uint32_t NoAbi = ~0u, VariableAbiTag = 1u << 31;
 };
+static_assert(sizeof(LinkModule) == 88, "LinkModule is a per-module cost: keep it without padding");
 
 /// One unit of per-module code generation (`--sass` without `--whole-program`): the part of a linked
 /// module that one input contributed, as a module of its own that ptxas compiles with `-c`. What it uses

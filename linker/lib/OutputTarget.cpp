@@ -82,7 +82,7 @@ TargetInfo outputTarget(ArrayRef<LinkModule> Modules, const Target &Written, Obj
   std::string ArchName = Written.name();
   bool AnyFamily = false, AnyDebug = false, AnyMapF64 = false;
   StringRef Texmode;
-  std::vector<StringRef> TargetOptions;
+  decltype(TargetInfo::Options) TargetOptions;
   StringSet<> SeenOptions;
   for (const LinkModule &LM : Modules) {
     const TargetInfo &T = LM.M->Target;

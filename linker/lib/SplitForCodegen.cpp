@@ -232,9 +232,9 @@ void fillUnitModule(const SymbolTable &Symtab, const OutputModule &Linked, const
     // Where ptxas messages about this section point (a batch holds several inputs' sections).
     V.setSectionSource(V.Sections.size() - 1, Out.sectionSource(OS));
   }
-  for (const FileEntry &F : Out.Files)
+  for (const FileEntry &F : Out.files())
     if (FilesUsed.contains(F.Index))
-      V.Files.push_back(F);
+      V.rare().Files.push_back(F);
 }
 
 } // namespace

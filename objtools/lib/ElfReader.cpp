@@ -160,7 +160,7 @@ public:
       : File(File), Bytes(Bytes), Base(Base), Mapped(Mapped), Object(Mapped ? Object : nullptr) {}
 
   /// Parses a plain object into V, or (if it is fat and AllowFat) each variant into Out.
-  llvm::Error read(std::vector<ModuleVariant> &Out, bool AllowFat);
+  llvm::Error read(llvm::SmallVectorImpl<ModuleVariant> &Out, bool AllowFat);
 
 private:
   StringRef File, Bytes;
@@ -247,7 +247,7 @@ private:
   llvm::Error readFileRecords(const ElfSectionHeader &Files, ModuleVariant &V);
   /// The label records (ModuleVariant::PlainLabel), each checked against the section it names.
   llvm::Error readLabelRecords(const ElfSectionHeader &Labels, ModuleVariant &V);
-  llvm::Error readFat(std::vector<ModuleVariant> &Out, uint32_t Count);
+  llvm::Error readFat(llvm::SmallVectorImpl<ModuleVariant> &Out, uint32_t Count);
   /// Appends a parameter list to Out (a prototype's list, or the variant's table of function parameters).
   /// Most: the longest list the record holds (FunctionAbi's counts are bit-fields); What names it.
   template <typename List>
@@ -394,7 +394,7 @@ llvm::Error VariantReader::readNote(const ElfSectionHeader &H, ModuleVariant *V,
   };
   StringRef Arch = nstr(), Texmode = nstr(), Source = nstr();
   uint32_t NOptions = D.count(4, "target options");
-  std::vector<StringRef> Options;
+  decltype(TargetInfo::Options) Options;
   Options.reserve(NOptions);
   for (uint32_t I = 0; I < NOptions && D.ok(); ++I)
     Options.push_back(nstr());
@@ -593,9 +593,10 @@ void VariantReader::readAbi(Cursor &C, ModuleVariant &V) {
     Var.Where.Line = C.u32();
     Var.Where.Column = C.u32();
   }
-  V.Prototypes.resize(C.ok() ? NProto : 0);
+  if (NProto && C.ok())
+    V.rare().Prototypes.resize(NProto);
   for (uint32_t I = 0; I < NProto && C.ok(); ++I) {
-    PrototypeAbi &P = V.Prototypes[I];
+    PrototypeAbi &P = V.rare().Prototypes[I];
     P.Label = str(C, "prototype label");
     P.Function = symbol("prototype record", true);
     uint8_t Flags = C.u8();
@@ -980,9 +981,10 @@ llvm::Error VariantReader::decodeRelocation(const PlainTables &T, const ModuleVa
 llvm::Error VariantReader::readFileRecords(const ElfSectionHeader &Files, ModuleVariant &V) {
   Cursor C = cursor(Files);
   size_t NFiles = Files.sh_size / FileRecordSize;
-  V.Files.resize(NFiles);
+  if (NFiles)
+    V.rare().Files.resize(NFiles);
   for (size_t I = 0; I < NFiles && C.ok(); ++I) {
-    FileEntry &F = V.Files[I];
+    FileEntry &F = V.rare().Files[I];
     F.Index = C.u32();
     uint32_t Flags = C.u32();
     F.Path = str(C, "file path");
@@ -1075,7 +1077,7 @@ llvm::Error VariantReader::readPlain(ModuleVariant &V) {
   return llvm::Error::success();
 }
 
-llvm::Error VariantReader::readFat(std::vector<ModuleVariant> &Out, uint32_t Count) {
+llvm::Error VariantReader::readFat(llvm::SmallVectorImpl<ModuleVariant> &Out, uint32_t Count) {
   size_t Found = 0;
   for (size_t I = 0, N = sectionCount(); I < N; ++I)
     Found += View->section(I).sh_type == ShtVariant;
@@ -1093,7 +1095,7 @@ llvm::Error VariantReader::readFat(std::vector<ModuleVariant> &Out, uint32_t Cou
   return llvm::Error::success();
 }
 
-llvm::Error VariantReader::read(std::vector<ModuleVariant> &Out, bool AllowFat) {
+llvm::Error VariantReader::read(llvm::SmallVectorImpl<ModuleVariant> &Out, bool AllowFat) {
   uint32_t EFlags = 0;
   if (llvm::Error E = readHeaders(EFlags))
     return E;

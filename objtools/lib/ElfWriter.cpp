@@ -456,7 +456,7 @@ size_t abiSize(const ModuleVariant &V) {
   // symbol, flags, type; align, dimension count; dimensions; attribute count, attributes; location
   for (const VariableAbi &Var : V.Variables)
     N += 16 + 4 + 4 + 8 * Var.ArrayDims.size() + 4 + 8 * Var.Attributes.size() + 8;
-  for (const PrototypeAbi &P : V.Prototypes)
+  for (const PrototypeAbi &P : V.prototypes())
     N += 8 + 4 + 12 + Params(P.Returns) + Params(P.Params) + 4 + 4 * P.CallTargets.size() + 8;
   return N;
 }
@@ -469,7 +469,7 @@ template <bool Records> void writeAbi(const ModuleVariant &V, StringPool &String
     B.u32(AbiVersion);
     B.u32(static_cast<uint32_t>(V.Functions.size()));
     B.u32(static_cast<uint32_t>(V.Variables.size()));
-    B.u32(static_cast<uint32_t>(V.Prototypes.size()));
+    B.u32(static_cast<uint32_t>(V.prototypes().size()));
   }
   for (const FunctionAbi &F : V.Functions) {
     if constexpr (Records) {
@@ -513,7 +513,7 @@ template <bool Records> void writeAbi(const ModuleVariant &V, StringPool &String
       Out.commit();
     }
   }
-  for (const PrototypeAbi &P : V.Prototypes) {
+  for (const PrototypeAbi &P : V.prototypes()) {
     writeStr<Records>(B, Strings, P.Label);
     if constexpr (Records) {
       B.u32(P.Function);
@@ -595,13 +595,13 @@ llvm::Error validate(const ModuleVariant &V) {
       return modelError(V.SourceName, "function ABI record refers to symbol " + llvm::Twine(F.Symbol));
     if (uint64_t(F.ParamBegin) + F.ReturnCount + F.ParamCount > V.Params.size())
       return modelError(V.SourceName, "function ABI record has parameters past the module's table");
-    if (F.Extra != NoExtra && F.Extra >= V.FunctionExtras.size())
+    if (F.Extra != NoExtra && F.Extra >= V.functionExtras().size())
       return modelError(V.SourceName, "function ABI record refers to extra " + llvm::Twine(F.Extra));
   }
   for (const VariableAbi &Var : V.Variables)
     if (!SymOk(Var.Symbol, true))
       return modelError(V.SourceName, "variable ABI record refers to symbol " + llvm::Twine(Var.Symbol));
-  for (const PrototypeAbi &P : V.Prototypes) {
+  for (const PrototypeAbi &P : V.prototypes()) {
     if (!SymOk(P.Function, true))
       return modelError(V.SourceName, "prototype '" + P.Label + "' refers to symbol " + llvm::Twine(P.Function));
     for (uint32_t T : P.CallTargets)
@@ -838,7 +838,7 @@ void VariantWriter::symbolTable(StringPool &Strings, BlockOut &Out, uint32_t *Na
 }
 
 void VariantWriter::fileTable(StringPool &Strings, Bytes &B) const {
-  for (const FileEntry &F : V.Files) {
+  for (const FileEntry &F : V.files()) {
     B.u32(F.Index);
     B.u32((F.Timestamp ? 1 : 0) | (F.Size ? 2 : 0));
     Strings.ref(B, F.Path);
@@ -925,7 +925,7 @@ void VariantWriter::write(llvm::raw_ostream &OS) {
       {ShtSections, 4, SectionRecordSize, 0, 0, uint64_t(V.Sections.size()) * SectionRecordSize},
       {ShtSymbols, 4, SymbolRecordSize, 0, 0, uint64_t(NSym) * SymbolRecordSize},
       {ShtAbi, 4, 0, 0, 0, abiSize(V)},
-      {ShtFiles, 8, FileRecordSize, 0, 0, uint64_t(V.Files.size()) * FileRecordSize},
+      {ShtFiles, 8, FileRecordSize, 0, 0, uint64_t(V.files().size()) * FileRecordSize},
       {ELF::SHT_SYMTAB, 8, sizeof(ElfSymbol), strtabIndex(), FirstGlobal,
        uint64_t(NumElfSymbols) * sizeof(ElfSymbol)},
       {ELF::SHT_STRTAB, 1, 0, 0, 0, Measure.size()},

@@ -163,9 +163,9 @@ void Printer::text(const Section &S, uint64_t End) {
   uint64_t Pos = 0;
   // The edits of this section (nearly always none), merged with the relocations by offset.
   const uint32_t Index = static_cast<uint32_t>(&S - V.Sections.data());
-  auto Edit = llvm::lower_bound(V.TextEdits, Index, [](const ModuleVariant::TextEdit &E, uint32_t I) { return E.Section < I; });
+  auto Edit = llvm::lower_bound(V.textEdits(), Index, [](const ModuleVariant::TextEdit &E, uint32_t I) { return E.Section < I; });
   auto applyEditsBefore = [&](uint64_t Limit) {
-    for (; Edit != V.TextEdits.end() && Edit->Section == Index && Edit->Offset < Limit; ++Edit) {
+    for (; Edit != V.textEdits().end() && Edit->Section == Index && Edit->Offset < Limit; ++Edit) {
       if (Edit->Offset < Pos || uint64_t(Edit->Offset) + Edit->Length > End)
         continue;
       put(C.slice(Pos, Edit->Offset));
@@ -279,7 +279,7 @@ void Printer::debugSection(uint32_t Index, const Section &S) {
 void Printer::print() {
   header();
 
-  for (const FileEntry &F : V.Files) {
+  for (const FileEntry &F : V.files()) {
     OS << ".file " << F.Index << " \"" << F.Path << '"';
     if (F.Timestamp || F.Size)
       OS << ", " << F.Timestamp.value_or(0);
@@ -287,7 +287,7 @@ void Printer::print() {
       OS << ", " << *F.Size;
     OS << '\n';
   }
-  if (!V.Files.empty())
+  if (!V.files().empty())
     OS << '\n';
 
   for (uint32_t I = 0; I < V.Sections.size(); ++I)

@@ -318,7 +318,7 @@ TEST(AbiCheck, CallTableMembersAndPrototypes) {
   Proto.Returns = {param(".b32", "_")};
   Proto.Params = {param(".b32", "_")};
   Proto.Where = {12, 1};
-  M.M.Prototypes.push_back(Proto);
+  M.M.rare().Prototypes.push_back(Proto);
   Engine E;
   AbiCheckOptions O;
   O.Relation = AbiRelation::CallTableMembers;

@@ -25,7 +25,7 @@ struct Assembled {
   std::string Errors;
   std::unique_ptr<ObjectFile> Obj;
   bool Ok = false;
-  const ModuleVariant &V() const { return Obj->Variants.at(0); }
+  const ModuleVariant &V() const { return Obj->Variants[0]; }
   uint32_t sym(llvm::StringRef Name) const { return V().findSymbol(Name); }
   const Section &section(llvm::StringRef Name) const {
     for (const Section &S : V().Sections)
@@ -128,8 +128,8 @@ TEST(AssemblerTest, ReferencesEverywhere) {
   EXPECT_EQ(A->refs(A->section("table"), "add3"), 1u);
   EXPECT_EQ(A->refs(A->section("table"), "sub1"), 1u);
   EXPECT_EQ(A->refs(A->section("gp"), "g"), 1u);
-  ASSERT_EQ(A->V().Prototypes.size(), 1u);
-  const PrototypeAbi &P = A->V().Prototypes[0];
+  ASSERT_EQ(A->V().prototypes().size(), 1u);
+  const PrototypeAbi &P = A->V().prototypes()[0];
   EXPECT_EQ(P.Label, "Fproto");
   EXPECT_EQ(P.Function, A->sym("k"));
   EXPECT_EQ(P.Returns.size(), 1u);
@@ -307,8 +307,8 @@ TEST(AssemblerTest, DebugSectionsLabelsAndFileIndices) {
   ASSERT_TRUE(A->Ok) << A->Errors;
   checkRelocationsSpellNames(A->V());
   const ModuleVariant &V = A->V();
-  ASSERT_EQ(V.Files.size(), 2u);
-  EXPECT_EQ(*V.Files[1].Size, 64118u);
+  ASSERT_EQ(V.files().size(), 2u);
+  EXPECT_EQ(*V.files()[1].Size, 64118u);
   const Section &K = A->section("k");
   // FileIndex relocations on `1`, `2` and the inlined_at `1`.
   std::vector<uint32_t> Files;
@@ -385,12 +385,12 @@ TEST(AssemblerTest, FunctionRecordsIndexTheModulesParameterTable) {
   EXPECT_TRUE(V.returns(H).empty());
   EXPECT_EQ(G.Extra, NoExtra);
   EXPECT_EQ(V.tuning(G).MaxNTid, std::nullopt);
-  ASSERT_EQ(V.FunctionExtras.size(), 1u);
+  ASSERT_EQ(V.functionExtras().size(), 1u);
   EXPECT_EQ(V.tuning(K).MaxNTid, (std::array<uint32_t, 3>{64, 1, 1}));
   // A record's place is its symbol's: the definition's for g, the declaration's for h.
   EXPECT_EQ(V.functionWhere(G).Line, 8u);
   EXPECT_EQ(V.functionWhere(H).Line, 5u);
-  EXPECT_FALSE(V.FunctionExtras[0].Where.has_value());
+  EXPECT_FALSE(V.functionExtras()[0].Where.has_value());
 
   // A definition whose lists are not as long as its declaration's is an error, and the records that
   // follow keep their own lists.

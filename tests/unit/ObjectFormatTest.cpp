@@ -173,9 +173,9 @@ void expectSameVariant(const ModuleVariant &A, const ModuleVariant &B) {
     EXPECT_EQ(X.Initialized, Y.Initialized);
     expectLoc(X.Where, Y.Where);
   }
-  ASSERT_EQ(A.Prototypes.size(), B.Prototypes.size());
-  for (size_t I = 0; I < A.Prototypes.size(); ++I) {
-    const PrototypeAbi &X = A.Prototypes[I], &Y = B.Prototypes[I];
+  ASSERT_EQ(A.prototypes().size(), B.prototypes().size());
+  for (size_t I = 0; I < A.prototypes().size(); ++I) {
+    const PrototypeAbi &X = A.prototypes()[I], &Y = B.prototypes()[I];
     EXPECT_EQ(X.Label, Y.Label);
     EXPECT_EQ(X.Function, Y.Function);
     expectParams(X.Returns, Y.Returns);
@@ -186,12 +186,12 @@ void expectSameVariant(const ModuleVariant &A, const ModuleVariant &B) {
     EXPECT_EQ(X.CallTargets, Y.CallTargets);
     expectLoc(X.Where, Y.Where);
   }
-  ASSERT_EQ(A.Files.size(), B.Files.size());
-  for (size_t I = 0; I < A.Files.size(); ++I) {
-    EXPECT_EQ(A.Files[I].Index, B.Files[I].Index);
-    EXPECT_EQ(A.Files[I].Path, B.Files[I].Path);
-    EXPECT_EQ(A.Files[I].Timestamp, B.Files[I].Timestamp);
-    EXPECT_EQ(A.Files[I].Size, B.Files[I].Size);
+  ASSERT_EQ(A.files().size(), B.files().size());
+  for (size_t I = 0; I < A.files().size(); ++I) {
+    EXPECT_EQ(A.files()[I].Index, B.files()[I].Index);
+    EXPECT_EQ(A.files()[I].Path, B.files()[I].Path);
+    EXPECT_EQ(A.files()[I].Timestamp, B.files()[I].Timestamp);
+    EXPECT_EQ(A.files()[I].Size, B.files()[I].Size);
   }
 }
 
@@ -363,9 +363,9 @@ TEST(ObjectFormat, FunctionRecordsReadTheirVariantsTables) {
   // Given its symbol's place again, it has none of its own.
   FunctionAbi Again = RG;
   V.setFunctionWhere(Again, V.Symbols[G].Where);
-  EXPECT_FALSE(V.FunctionExtras[Again.Extra].Where.has_value());
+  EXPECT_FALSE(V.functionExtras()[Again.Extra].Where.has_value());
   EXPECT_EQ(V.functionWhere(Again).Line, V.Symbols[G].Where.Line);
-  V.FunctionExtras[Again.Extra].Where = Loc{40, 2};
+  V.rare().FunctionExtras[Again.Extra].Where = Loc{40, 2};
 
   // Into another variant whose symbols sit elsewhere: same lists, tuning and places.
   addSymbol(W, "pad", SymbolKind::Function, Binding::Undefined);

@@ -233,7 +233,7 @@ inline std::unique_ptr<ObjectFile> buildFullModel(llvm::StringRef Arch = "sm_90"
   P.CallTargets = {Foo, Wk};
   P.AbiPreserveControl = 3;
   P.Where = {30, 4};
-  V.Prototypes = {P};
+  V.rare().Prototypes = {P};
 
   FileEntry F1;
   F1.Index = 1;
@@ -243,7 +243,7 @@ inline std::unique_ptr<ObjectFile> buildFullModel(llvm::StringRef Arch = "sm_90"
   F2.Path = "/inc/b.h";
   F2.Timestamp = 1700000000;
   F2.Size = 1234;
-  V.Files = {F1, F2};
+  V.rare().Files = {F1, F2};
   (void)Lbl;
   return O;
 }

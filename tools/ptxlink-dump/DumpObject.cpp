@@ -235,7 +235,7 @@ void functionRecords(const ObjectFile &Object, Node::Emit Emit) {
 void prototypeRecords(const ObjectFile &Object, Node::Emit Emit) {
   for (size_t VI = 0; VI < Object.Variants.size(); ++VI) {
     const ModuleVariant &V = Object.Variants[VI];
-    for (const PrototypeAbi &P : V.Prototypes) {
+    for (const PrototypeAbi &P : V.prototypes()) {
       json::Array Targets;
       for (uint32_t T : P.CallTargets)
         Targets.push_back(symbolName(V, T));
@@ -322,7 +322,7 @@ void describeObjectModel(Context &C, const Origin &O, std::shared_ptr<const Obje
           DebugSections.emplace_back(V.sectionName(S).str(), S.contents().str());
       json::Object D = describeDwarfOfSections(C, O, DebugSections, uint8_t(T.AddressSize / 8));
       json::Array Files;
-      for (const FileEntry &F : V.Files)
+      for (const FileEntry &F : V.files())
         Files.push_back(json::Object{{"index", F.Index}, {"path", F.Path.str()}});
       D["variant"] = int64_t(VI);
       D["fileTable"] = std::move(Files);
