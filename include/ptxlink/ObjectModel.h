@@ -517,7 +517,7 @@ struct ModuleVariant {
   /// The tables that only some modules fill: a one-function module leaves every one empty, and a link
   /// holds a variant per input (10^5 of them in one link), so they are made together on first use
   /// (rare()) and cost such a module one pointer. Read them with functionExtras(), prototypes(), files(),
-  /// sectionSources() and textEdits().
+  /// sectionSources(), textEdits(), sectionLabels() and aliases().
   struct RareTables {
     /// The rare parts of function records (FunctionAbi::Extra; read with tuning(F) / functionWhere(F)).
     ModelTable<FunctionExtra> FunctionExtras;
@@ -525,6 +525,10 @@ struct ModuleVariant {
     ModelTable<FileEntry> Files;
     ModelTable<SectionSourceRun> SectionSources;
     ModelTable<TextEdit> TextEdits;
+    /// Names and places of the sections that do not take them from their symbol (Section::Label).
+    ModelTable<SectionLabel> SectionLabels;
+    /// Symbol index -> aliasee index for the `.alias` names (read with aliasOf, set with setAliasOf).
+    llvm::DenseMap<uint32_t, uint32_t> Aliases;
   };
   OnFirstUse<RareTables> Rare;
   /// The rare tables, made on first use (for filling them in or changing them).
@@ -534,8 +538,7 @@ struct ModuleVariant {
   llvm::ArrayRef<FileEntry> files() const { return rareTable(&RareTables::Files); }
   llvm::ArrayRef<SectionSourceRun> sectionSources() const { return rareTable(&RareTables::SectionSources); }
   llvm::ArrayRef<TextEdit> textEdits() const { return rareTable(&RareTables::TextEdits); }
-  /// Names and places of the sections that do not take them from their symbol (Section::Label).
-  ModelTable<SectionLabel> SectionLabels;
+  llvm::ArrayRef<SectionLabel> sectionLabels() const { return rareTable(&RareTables::SectionLabels); }
   /// The ODR hash (odrHash(), OdrHash.h) of a section that defines a Weak symbol: recorded by the
   /// assembler (and by a link that writes an object), so that the resolver compares weak copies by these
   /// numbers instead of reading their text. Read with odrHashOf(Section).
@@ -574,20 +577,18 @@ struct ModuleVariant {
   llvm::StringRef plainLabelName(const PlainLabel &L) const {
     return Sections[L.Section].contents().substr(L.Offset, L.Length);
   }
-  /// Symbol index -> aliasee index for the `.alias` names (read with aliasOf, set with setAliasOf).
-  llvm::DenseMap<uint32_t, uint32_t> Aliases;
 
   /// S's name: ".debug_info" etc. for debug sections, empty for module text, else its symbol's name.
   llvm::StringRef sectionName(const Section &S) const {
     if (S.Label != NoLabel)
-      return SectionLabels[S.Label].Name;
+      return sectionLabels()[S.Label].Name;
     return S.Symbol < Symbols.size() ? Symbols[S.Symbol].name() : llvm::StringRef();
   }
   llvm::StringRef sectionName(size_t Index) const { return sectionName(Sections[Index]); }
   /// Where S's text starts in SourceName (for functions and variables: its symbol's defining directive).
   Loc sectionWhere(const Section &S) const {
     if (S.Label != NoLabel)
-      return SectionLabels[S.Label].Where;
+      return sectionLabels()[S.Label].Where;
     return S.Symbol < Symbols.size() ? Symbols[S.Symbol].Where : Loc();
   }
   Loc sectionWhere(size_t Index) const { return sectionWhere(Sections[Index]); }
@@ -625,10 +626,11 @@ struct ModuleVariant {
       }
     }
     S.Label = NoLabel;
-    if (SectionLabels.size() >= MaxSectionLabels)
+    if (sectionLabels().size() >= MaxSectionLabels)
       return false;
-    S.Label = static_cast<uint32_t>(SectionLabels.size());
-    SectionLabels.push_back({Name, Where});
+    ModelTable<SectionLabel> &Labels = rare().SectionLabels;
+    S.Label = static_cast<uint32_t>(Labels.size());
+    Labels.push_back({Name, Where});
     return true;
   }
 
@@ -642,7 +644,10 @@ struct ModuleVariant {
   /// Makes symbol Index (one of Symbols) an alias of Target (NoSymbol: no alias).
   void setAliasOf(uint32_t Index, uint32_t Target);
   /// The whole alias table (symbol index -> aliasee index), for walks over the aliases alone.
-  const llvm::DenseMap<uint32_t, uint32_t> &aliases() const { return Aliases; }
+  const llvm::DenseMap<uint32_t, uint32_t> &aliases() const {
+    static const llvm::DenseMap<uint32_t, uint32_t> None;
+    return Rare.get() ? Rare.get()->Aliases : None;
+  }
 
   /// The aliasee of symbol Index in a non-empty alias table, or NoSymbol (aliasOf).
   uint32_t findAlias(uint32_t Index) const;
@@ -711,7 +716,8 @@ struct ModuleVariant {
 
   /// F's tuning directives, `.abi_preserve` counts and `.attribute`s (an empty TuningInfo when it has none).
   const TuningInfo &tuning(const FunctionAbi &F) const {
-    return F.Extra == NoExtra ? noTuning() : functionExtras()[F.Extra].Tuning;
+    // A record with an extra is in a variant whose rare tables were made (extra()).
+    return F.Extra == NoExtra ? noTuning() : Rare.get()->FunctionExtras[F.Extra].Tuning;
   }
   /// For filling in F's tuning (gives F an entry of FunctionExtras on first use).
   TuningInfo &editTuning(FunctionAbi &F) { return extra(F).Tuning; }
@@ -726,8 +732,8 @@ struct ModuleVariant {
   }
   /// Where F was declared: its own place if it has one (FunctionExtra::Where), else its symbol's.
   Loc functionWhere(const FunctionAbi &F) const {
-    if (F.Extra != NoExtra && functionExtras()[F.Extra].Where)
-      return *functionExtras()[F.Extra].Where;
+    if (F.Extra != NoExtra && Rare.get()->FunctionExtras[F.Extra].Where)
+      return *Rare.get()->FunctionExtras[F.Extra].Where;
     return F.Symbol < Symbols.size() ? Symbols[F.Symbol].Where : Loc();
   }
   /// Gives F (whose Symbol is set) the place Where: nothing of its own when it is its symbol's. The symbol's

@@ -55,7 +55,8 @@ void checkAbi(const SymbolTable &Symtab, const LinkOptions &Options, DiagnosticE
     const ModuleVariant &M = *LM.M;
     // .alias: the aliasee is a non-weak function defined in this module, with the same prototype.
     // (In symbol order, so the reports are; a module without aliases is not walked.)
-    for (uint32_t SI = 0; !M.Aliases.empty() && SI < M.Symbols.size(); ++SI) {
+    const bool HasAliases = !M.aliases().empty();
+    for (uint32_t SI = 0; HasAliases && SI < M.Symbols.size(); ++SI) {
       const uint32_t Aliasee = M.aliasOf(SI);
       if (Aliasee == NoSymbol)
         continue;

@@ -207,7 +207,6 @@ public:
     // than all the other symbols.
     // And never more than the module-local symbols (labels among them): a link of modules without any
     // reserved a table for 10^5 names it never held (4 MB, 42 bytes per module).
-    size_t Locals = 0;
     for (const LinkModule &LM : Modules)
       Locals += llvm::count(LM.Global, NoGlobal);
     TakenLocals.reserve(std::min({Locals, MaxSymbols - std::min(MaxSymbols, Globals.size()), Globals.size()}) + 64);
@@ -239,8 +238,11 @@ public:
 
   /// The output symbols: globals once, section symbols once per name, live locals (renamed apart).
   void chooseSymbols() {
-    Out.Symbols.reserve(MaxSymbols);
-    Origins.reserve(MaxSymbols);
+    // Each visible name once and each local at most once: in a link of modules that call each other,
+    // half of all symbols are declarations of another module's definition.
+    const size_t MostSymbols = std::min(MaxSymbols, Globals.size() + Locals);
+    Out.Symbols.reserve(MostSymbols);
+    Origins.reserve(MostSymbols);
     Out.Sections.reserve(MaxSections);
     for (uint32_t MI = 0; MI < Modules.size(); ++MI) {
       LinkModule &LM = Modules[MI];
@@ -712,6 +714,7 @@ private:
   ModuleVariant &Out;
   ObjectFile &Storage;
   size_t MaxSymbols = 0, MaxSections = 0; // at most every input symbol and section is kept
+  size_t Locals = 0;                       // the input symbols without a visible name (takeVisibleNames)
   // Names a renamed local must not take, besides the visible ones (Symtab.GlobalIndex): see takeVisibleNames.
   DenseSet<CachedHashStringRef> TakenLocals;
   // Debug sections: names in order of first appearance, the parts of each, each part's offset in its

@@ -92,7 +92,8 @@ void releaseSlack(ModuleVariant &V) {
   Shrink(V.Functions);
   Shrink(V.Params);
   Shrink(V.Variables);
-  Shrink(V.SectionLabels);
+  if (V.Rare.get())
+    Shrink(V.rare().SectionLabels);
 }
 
 /// Turns bytes into an object: ours are read, anything else is taken as PTX text and assembled.

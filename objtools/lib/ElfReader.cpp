@@ -593,10 +593,13 @@ void VariantReader::readAbi(Cursor &C, ModuleVariant &V) {
     Var.Where.Line = C.u32();
     Var.Where.Column = C.u32();
   }
-  if (NProto && C.ok())
+  llvm::MutableArrayRef<PrototypeAbi> Protos; // most modules have none: no rare tables made
+  if (NProto && C.ok()) {
     V.rare().Prototypes.resize(NProto);
+    Protos = V.rare().Prototypes;
+  }
   for (uint32_t I = 0; I < NProto && C.ok(); ++I) {
-    PrototypeAbi &P = V.rare().Prototypes[I];
+    PrototypeAbi &P = Protos[I];
     P.Label = str(C, "prototype label");
     P.Function = symbol("prototype record", true);
     uint8_t Flags = C.u8();
@@ -981,10 +984,13 @@ llvm::Error VariantReader::decodeRelocation(const PlainTables &T, const ModuleVa
 llvm::Error VariantReader::readFileRecords(const ElfSectionHeader &Files, ModuleVariant &V) {
   Cursor C = cursor(Files);
   size_t NFiles = Files.sh_size / FileRecordSize;
-  if (NFiles)
+  llvm::MutableArrayRef<FileEntry> Out; // most modules have no `.file` entry: no rare tables made
+  if (NFiles) {
     V.rare().Files.resize(NFiles);
+    Out = V.rare().Files;
+  }
   for (size_t I = 0; I < NFiles && C.ok(); ++I) {
-    FileEntry &F = V.rare().Files[I];
+    FileEntry &F = Out[I];
     F.Index = C.u32();
     uint32_t Flags = C.u32();
     F.Path = str(C, "file path");

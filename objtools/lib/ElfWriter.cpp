@@ -738,7 +738,7 @@ ElfPlacement VariantWriter::place(const Symbol &S) const {
   uint32_t Sec = S.Section;
   ElfPlacement P;
   P.Value = S.value();
-  if (Sec == NoSection && !V.Aliases.empty()) {
+  if (Sec == NoSection && !V.aliases().empty()) {
     if (const uint32_t Aliasee = V.aliasOf(static_cast<uint32_t>(&S - V.Symbols.data())); Aliasee != NoSymbol) {
       // `.alias`: a second symbol on the aliasee's place.
       const Symbol &Target = V.Symbols[Aliasee];

@@ -108,17 +108,23 @@ uint32_t ParamInfo::effectiveAlign() const {
 }
 
 uint32_t ModuleVariant::findAlias(uint32_t Index) const {
-  auto It = Aliases.find(Index);
-  return It == Aliases.end() ? NoSymbol : It->second;
+  // A copied symbol keeps its hint (Symbol::MaybeAlias) in a variant that may have no alias at all.
+  const RareTables *R = Rare.get();
+  if (!R)
+    return NoSymbol;
+  auto It = R->Aliases.find(Index);
+  return It == R->Aliases.end() ? NoSymbol : It->second;
 }
 
 void ModuleVariant::setAliasOf(uint32_t Index, uint32_t Target) {
   assert(Index < Symbols.size() && "an alias is one of the variant's symbols");
   Symbols[Index].MaybeAlias = Target != NoSymbol;
-  if (Target == NoSymbol)
-    Aliases.erase(Index);
-  else
-    Aliases[Index] = Target;
+  if (Target == NoSymbol) {
+    if (Rare.get())
+      rare().Aliases.erase(Index);
+  } else {
+    rare().Aliases[Index] = Target;
+  }
 }
 
 uint32_t ModuleVariant::findSymbol(llvm::StringRef Name) const {

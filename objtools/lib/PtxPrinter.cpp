@@ -163,9 +163,10 @@ void Printer::text(const Section &S, uint64_t End) {
   uint64_t Pos = 0;
   // The edits of this section (nearly always none), merged with the relocations by offset.
   const uint32_t Index = static_cast<uint32_t>(&S - V.Sections.data());
-  auto Edit = llvm::lower_bound(V.textEdits(), Index, [](const ModuleVariant::TextEdit &E, uint32_t I) { return E.Section < I; });
+  const llvm::ArrayRef<ModuleVariant::TextEdit> Edits = V.textEdits();
+  auto Edit = llvm::lower_bound(Edits, Index, [](const ModuleVariant::TextEdit &E, uint32_t I) { return E.Section < I; });
   auto applyEditsBefore = [&](uint64_t Limit) {
-    for (; Edit != V.textEdits().end() && Edit->Section == Index && Edit->Offset < Limit; ++Edit) {
+    for (; Edit != Edits.end() && Edit->Section == Index && Edit->Offset < Limit; ++Edit) {
       if (Edit->Offset < Pos || uint64_t(Edit->Offset) + Edit->Length > End)
         continue;
       put(C.slice(Pos, Edit->Offset));
@@ -373,7 +374,8 @@ void Printer::print() {
   Behind.finish();
 
   beginSpan(NoSection);
-  for (uint32_t I = 0; !V.Aliases.empty() && I < V.Symbols.size(); ++I) // in symbol order
+  const bool HasAliases = !V.aliases().empty();
+  for (uint32_t I = 0; HasAliases && I < V.Symbols.size(); ++I) // in symbol order
     if (const uint32_t Aliasee = V.aliasOf(I); Aliasee != NoSymbol && Aliasee < V.Symbols.size())
       OS << ".alias " << V.Symbols[I].name() << ", " << V.Symbols[Aliasee].name() << ";\n";
 

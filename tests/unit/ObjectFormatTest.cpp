@@ -287,7 +287,7 @@ TEST(ObjectFormat, ExtendedSectionNumbering) {
   auto Read = readFromString(Bytes, "many.o");
   ASSERT_TRUE(bool(Read)) << llvm::toString(Read.takeError());
   expectSameVariant(V, (*Read)->Variants[0]);
-  EXPECT_TRUE((*Read)->Variants[0].SectionLabels.empty()); // every name and place is a symbol's
+  EXPECT_TRUE((*Read)->Variants[0].sectionLabels().empty()); // every name and place is a symbol's
   EXPECT_EQ(writeToString(**Read), Bytes);
 }
 
@@ -313,7 +313,7 @@ TEST(ObjectFormat, SectionsTakeTheirNameAndPlaceFromTheirSymbol) {
   add(G, "other", V.Symbols[G].Where);               // another name
   add(H, "h", Loc{V.Symbols[H].Where.Line + 7, 2});  // another place
   EXPECT_EQ(V.Sections[0].Label, NoLabel);
-  ASSERT_EQ(V.SectionLabels.size(), 2u);
+  ASSERT_EQ(V.sectionLabels().size(), 2u);
   EXPECT_EQ(V.sectionName(0), "f");
   EXPECT_EQ(V.sectionWhere(0).Line, V.Symbols[F].Where.Line);
 
@@ -327,7 +327,7 @@ TEST(ObjectFormat, SectionsTakeTheirNameAndPlaceFromTheirSymbol) {
   EXPECT_EQ(R.sectionName(2), "h");
   EXPECT_EQ(R.sectionWhere(2).Line, V.Symbols[H].Where.Line + 7);
   EXPECT_EQ(R.sectionWhere(2).Column, 2u);
-  EXPECT_EQ(R.SectionLabels.size(), 2u);
+  EXPECT_EQ(R.sectionLabels().size(), 2u);
   EXPECT_EQ(writeToString(**Read), Bytes);
 }
 
@@ -681,7 +681,7 @@ TEST(ObjectFormat, AVariantLabelsAtMost2To24Sections) {
   // Section::Label is 24 bits: labelSection refuses the label that would need a 25th, leaving the section
   // unlabelled, and its callers report that with their place (nothing is truncated into another label).
   ModuleVariant V;
-  V.SectionLabels.resize(MaxSectionLabels - 1);
+  V.rare().SectionLabels.resize(MaxSectionLabels - 1);
   Section Last, Over;
   Last.Kind = Over.Kind = SectionKind::Debug;
   ASSERT_TRUE(V.labelSection(Last, ".debug_str", {1, 1}));
@@ -691,7 +691,7 @@ TEST(ObjectFormat, AVariantLabelsAtMost2To24Sections) {
   EXPECT_FALSE(V.labelSection(Over, ".debug_line", {2, 1}));
   EXPECT_EQ(uint32_t(Over.Label), NoLabel);
   EXPECT_EQ(Over.Kind, SectionKind::Debug);
-  EXPECT_EQ(V.SectionLabels.size(), size_t(MaxSectionLabels));
+  EXPECT_EQ(V.sectionLabels().size(), size_t(MaxSectionLabels));
 }
 
 TEST(ObjectFormat, EachTableOnceAndAtTheFirstDuplicateHeader) {
@@ -877,7 +877,7 @@ TEST(ObjectFormat, AliasesLiveInTheirVariantsTable) {
   auto R = readFromString(writeToString(*Model));
   ASSERT_TRUE(bool(R)) << llvm::toString(R.takeError());
   EXPECT_EQ((*R)->Variants[0].aliasOf(Alias), Foo);
-  EXPECT_EQ((*R)->Variants[0].Aliases.size(), 1u);
+  EXPECT_EQ((*R)->Variants[0].aliases().size(), 1u);
   // A symbol copied into another variant is no alias there until that variant says so.
   ModuleVariant W;
   W.Symbols.push_back(V.Symbols[Foo]);
@@ -887,7 +887,7 @@ TEST(ObjectFormat, AliasesLiveInTheirVariantsTable) {
   EXPECT_EQ(W.aliasOf(1), 0u);
   V.setAliasOf(Alias, NoSymbol);
   EXPECT_EQ(V.aliasOf(Alias), NoSymbol);
-  EXPECT_TRUE(V.Aliases.empty());
+  EXPECT_TRUE(V.aliases().empty());
   EXPECT_EQ(V.aliasOf(~0u - 1), NoSymbol); // no symbol at all
 }
 
