@@ -36,21 +36,31 @@ FatbinImage ptxImage(uint32_t Sm) {
   return I;
 }
 
-// The same images twice: once with the bytes in Payload, once produced by PayloadWriter in small pieces.
-void expectSame(const std::vector<std::string> &Texts, FatbinCompression C = FatbinCompression::None) {
-  std::vector<FatbinImage> Held, Streamed;
+using WriterFor = std::function<std::function<void(GatherStream &)>(const std::string &)>;
+
+// Per text, an image holding it in Payload (Held) and one whose PayloadWriter, made by Writer, produces it
+// (Written). Texts must outlive the images.
+void heldAndWritten(const std::vector<std::string> &Texts, const WriterFor &Writer, std::vector<FatbinImage> &Held,
+                    std::vector<FatbinImage> &Written) {
   for (size_t I = 0; I < Texts.size(); ++I) {
     FatbinImage A = ptxImage(80 + 10 * uint32_t(I));
     A.Payload = Texts[I];
     Held.push_back(A);
     FatbinImage B = ptxImage(80 + 10 * uint32_t(I));
-    const std::string &T = Texts[I];
-    B.PayloadWriter = [&T](raw_ostream &OS) {
+    B.PayloadWriter = Writer(Texts[I]);
+    Written.push_back(B);
+  }
+}
+
+// The same images twice: once with the bytes in Payload, once produced by PayloadWriter in small pieces.
+void expectSame(const std::vector<std::string> &Texts, FatbinCompression C = FatbinCompression::None) {
+  std::vector<FatbinImage> Held, Streamed;
+  heldAndWritten(Texts, [](const std::string &T) {
+    return [&T](raw_ostream &OS) {
       for (size_t Off = 0; Off < T.size(); Off += 7)
         OS << StringRef(T).substr(Off, 7);
     };
-    Streamed.push_back(B);
-  }
+  }, Held, Streamed);
   EXPECT_EQ(write(Held, C), write(Streamed, C));
 }
 
@@ -105,19 +115,13 @@ TEST(FatbinStreamTest, PatchedFileHasTheSameBytesAndGeneratesOnce) {
   std::vector<std::string> Texts = {Big, "", std::string("cut\0here", 8), Big.substr(0, 4097)};
   std::vector<FatbinImage> Held, Streamed;
   int Calls = 0;
-  for (size_t I = 0; I < Texts.size(); ++I) {
-    FatbinImage A = ptxImage(80 + 10 * uint32_t(I));
-    A.Payload = Texts[I];
-    Held.push_back(A);
-    FatbinImage B = ptxImage(80 + 10 * uint32_t(I));
-    const std::string &T = Texts[I];
-    B.PayloadWriter = [&T, &Calls](raw_ostream &OS) {
+  heldAndWritten(Texts, [&Calls](const std::string &T) {
+    return [&T, &Calls](raw_ostream &OS) {
       ++Calls;
       for (size_t Off = 0; Off < T.size(); Off += 5)
         OS << StringRef(T).substr(Off, 5);
     };
-    Streamed.push_back(B);
-  }
+  }, Held, Streamed);
   std::string Expected = write(Held);
   EXPECT_EQ(Expected, writePatched(Streamed));
   EXPECT_EQ(Calls, int(Texts.size())); // once per image, not twice
@@ -132,13 +136,8 @@ TEST(FatbinStreamTest, LentTextGivesTheSameBytes) {
     Big += "  add.s32 %r" + std::to_string(I) + ", %r1, 1;\n";
   std::vector<std::string> Texts = {Big, std::string("lent\0cut", 9), "x", Big.substr(0, 100000)};
   std::vector<FatbinImage> Held, Lent;
-  for (size_t I = 0; I < Texts.size(); ++I) {
-    FatbinImage A = ptxImage(80 + 10 * uint32_t(I));
-    A.Payload = Texts[I];
-    Held.push_back(A);
-    FatbinImage B = ptxImage(80 + 10 * uint32_t(I));
-    const std::string &T = Texts[I];
-    B.PayloadWriter = [&T](GatherStream &OS) {
+  heldAndWritten(Texts, [](const std::string &T) {
+    return [&T](GatherStream &OS) {
       // Runs of 1, 2, 3, ... bytes, lent and copied by turns, then the rest lent whole.
       size_t Off = 0;
       for (size_t Len = 1; Off < T.size() && Len < 3000; Off += Len, ++Len) {
@@ -150,8 +149,7 @@ TEST(FatbinStreamTest, LentTextGivesTheSameBytes) {
       }
       OS.writeBorrowed(StringRef(T).substr(Off));
     };
-    Lent.push_back(B);
-  }
+  }, Held, Lent);
   std::string Expected = write(Held);
   EXPECT_EQ(Expected, writePatched(Lent));
   EXPECT_EQ(Expected, write(Lent));
