@@ -367,6 +367,31 @@ struct ArchGroup {
   std::vector<std::string> Names;
 };
 
+/// --sass, after a group's emit: its module cut into the units ptxas compiles (splitForCodegen; a cubin
+/// input's unit is its own bytes, CubinInputs.h) and whether it calls the device runtime, as the last
+/// entries of State.Program's UnitsOf and DeviceRuntimeOf. With -v, the inputs' SASS that cannot stand for
+/// their code is named, and why. False where a cubin input cannot serve (reported into Local).
+bool planSassUnits(const LinkOptions &Options, LinkState &State, LinkedArch &L, DiagnosticEngine &Local,
+                   StringRef Arch, raw_ostream &Out) {
+  LinkedProgram &Program = State.Program;
+  const ModuleVariant &Module = *L.Output.Module;
+  std::vector<std::string> ReuseNotes;
+  std::vector<std::string> *Notes = Options.Verbose ? &ReuseNotes : nullptr;
+  Program.UnitsOf.resize(Program.Linked.Variants.size());
+  Program.DeviceRuntimeOf.resize(Program.Linked.Variants.size());
+  if (!Options.WholeProgram)
+    Program.UnitsOf.back() = splitForCodegen(L.Symtab, L.Output, Options, State.Inputs, Options.BatchBelow, Notes);
+  if (Program.SassOnly && !markCubinUnits(L.Symtab, Module, Options, State.Inputs, Program.UnitsOf.back(), Local, Notes))
+    return false;
+  bool Calls = Options.DeviceRuntime;
+  for (const Symbol &S : Module.Symbols)
+    Calls |= S.Bind == Binding::Undefined && isDeviceRuntimeName(S.name());
+  Program.DeviceRuntimeOf.back() = Calls;
+  for (const std::string &N : ReuseNotes)
+    Out << "ptxlink: " << Arch << ": " << N << "\n";
+  return true;
+}
+
 /// The passes of LinkPasses.h: selectVariants and checkTargetVersion for every arch; then, per group of
 /// arches that select the same variants (ArchGroup), resolveSymbols, checkAbi, markLive, checkUndefined and
 /// emitModule (and, for --sass, the units ptxas compiles). Each diagnostic is forwarded to Diags once, with the arches that
@@ -478,26 +503,10 @@ void linkEachArch(const LinkOptions &Options, ArrayRef<Target> Arches, LinkState
     if (Options.Emit == EmitKind::HostObject)
       checkHostRegisteredNames(Symtab, Module, Inputs, LeadDiags);
     Forward.collect(Lead.Local, Lead.Forwarded, Group.Names);
-    std::vector<std::string> ReuseNotes; // -v: the inputs' SASS that cannot stand for their code, and why
-    if (Options.Sass && writesFatbin(Options.Emit)) {
-      State.Program.UnitsOf.resize(Linked.Variants.size());
-      State.Program.DeviceRuntimeOf.resize(Linked.Variants.size());
-      if (!Options.WholeProgram)
-        State.Program.UnitsOf.back() = splitForCodegen(Symtab, L.Output, Options, Inputs, Options.BatchBelow,
-                                                       Options.Verbose ? &ReuseNotes : nullptr);
-      // A cubin input's unit is its own bytes (CubinInputs.h).
-      if (State.Program.SassOnly && !markCubinUnits(Symtab, Module, Options, Inputs, State.Program.UnitsOf.back(),
-                                                    Lead.Local, Options.Verbose ? &ReuseNotes : nullptr)) {
-        Forward.collect(Lead.Local, Lead.Forwarded, Group.Names);
-        continue;
-      }
-      bool Calls = Options.DeviceRuntime;
-      for (const Symbol &S : Module.Symbols)
-        Calls |= S.Bind == Binding::Undefined && isDeviceRuntimeName(S.name());
-      State.Program.DeviceRuntimeOf.back() = Calls;
+    if (Options.Sass && writesFatbin(Options.Emit) && !planSassUnits(Options, State, L, Lead.Local, A, Out)) {
+      Forward.collect(Lead.Local, Lead.Forwarded, Group.Names);
+      continue;
     }
-    for (const std::string &N : ReuseNotes)
-      Out << "ptxlink: " << A << ": " << N << "\n";
     std::vector<LocalRename> Renamed = Result ? renamedLocals(Symtab, Module, L.name()) : std::vector<LocalRename>();
     for (ArchRun *R : Group.Runs) {
       if (R->Local.hasErrors() && R != &Lead)
