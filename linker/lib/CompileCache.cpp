@@ -226,6 +226,18 @@ Expected<std::string> CompileCache::createTemporary(StringRef Key) const {
   return std::string(Temp);
 }
 
+std::error_code appendToFile(StringRef Path, StringRef Bytes) {
+  std::error_code EC;
+  raw_fd_ostream OS(Path, EC, sys::fs::OF_Append);
+  if (EC)
+    return EC;
+  OS << Bytes;
+  OS.close();
+  EC = OS.error();
+  OS.clear_error(); // else the stream's destructor ends the process
+  return EC;
+}
+
 Error CompileCache::adopt(StringRef Temporary, StringRef Key, EntryKind Kind, StringRef Used) const {
   std::string Path = entryPath(Key, Kind);
   auto Fail = [&](std::error_code EC, const Twine &What) {
@@ -242,19 +254,8 @@ Error CompileCache::adopt(StringRef Temporary, StringRef Key, EntryKind Kind, St
                   "not stored: " + Temporary + " changed after the link read it");
     Trailer = trailerOf(Used, Key, Kind);
   }
-  {
-    std::error_code EC;
-    raw_fd_ostream OS(Temporary, EC, sys::fs::OF_Append);
-    if (!EC) {
-      OS << Trailer;
-      OS.close();
-    }
-    if (EC || OS.has_error()) {
-      std::error_code Err = EC ? EC : OS.error();
-      OS.clear_error();
-      return Fail(Err, "cannot write the cache entry " + Temporary);
-    }
-  }
+  if (std::error_code EC = appendToFile(Temporary, Trailer))
+    return Fail(EC, "cannot write the cache entry " + Temporary);
   if (std::error_code EC = sys::fs::rename(Temporary, Path))
     return Fail(EC, "cannot store the cache entry " + Path);
   return Error::success();

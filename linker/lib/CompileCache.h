@@ -103,4 +103,7 @@ private:
   uint64_t Limit;
 };
 
+/// Appends Bytes to the file at Path (opened for appending, closed again): the first error, or success.
+std::error_code appendToFile(llvm::StringRef Path, llvm::StringRef Bytes);
+
 } // namespace ptxlink

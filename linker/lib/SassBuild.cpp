@@ -127,21 +127,6 @@ std::optional<std::vector<std::optional<std::string>>> decodeSaid(StringRef S) {
   return Texts;
 }
 
-/// Appends Bytes to the file at Path.
-Error appendToFile(StringRef Path, StringRef Bytes) {
-  std::error_code EC;
-  raw_fd_ostream OS(Path, EC, sys::fs::OF_Append);
-  if (!EC) {
-    OS << Bytes;
-    OS.close();
-  }
-  if (EC || OS.has_error()) {
-    std::error_code Err = EC ? EC : OS.error();
-    OS.clear_error();
-    return createStringError(Err, "cannot write " + Path + ": " + Err.message());
-  }
-  return Error::success();
-}
 
 /// One ptxas run: a unit (or the whole module) for one arch.
 struct Job {
@@ -1150,9 +1135,9 @@ void SassBuild::upkeep(SassBackground &Background) {
     auto StoreLink = [&Cache](const LinkEntry &L) -> Error {
       if (L.Written.empty())
         return Cache->store(L.Key, L.Copy, CompileCache::EntryKind::Link);
-      if (Error E = appendToFile(L.Written, L.Tail)) {
+      if (std::error_code EC = appendToFile(L.Written, L.Tail)) {
         sys::fs::remove(L.Written);
-        return E;
+        return createStringError(EC, "cannot write " + L.Written + ": " + EC.message());
       }
       return Cache->adopt(L.Written, L.Key, CompileCache::EntryKind::Link, L.Copy);
     };
