@@ -8,6 +8,7 @@
 // declarations) are buffered as usual and go out in the same writev, in order.
 #pragma once
 
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/raw_ostream.h"
@@ -25,6 +26,13 @@ public:
   /// Writes Text, which must stay valid and unchanged until this stream (or, for a stream that forwards,
   /// the stream at the end) is next flushed, closed or destroyed. The base class copies it.
   virtual void writeBorrowed(llvm::StringRef Text) { write(Text.data(), Text.size()); }
+  /// Calls Release(Range) once no text this stream (or the stream it forwards to) holds by reference lies
+  /// in Range: a printer gives input text back to the kernel behind itself (TextReleaser), and text given
+  /// back while writev still has to read it would be faulted back in. Here, where lent text is copied, at
+  /// once. Release must stay valid until the stream is next flushed, closed or destroyed.
+  virtual void releaseWhenWritten(llvm::StringRef Range, llvm::function_ref<void(llvm::StringRef)> Release) {
+    Release(Range);
+  }
 };
 
 /// A GatherStream appending to a string, as raw_string_ostream does (unbuffered); lent text is copied.
@@ -49,6 +57,8 @@ public:
   GatheringFdStream(int FD, bool ShouldClose) : llvm::raw_fd_ostream(FD, ShouldClose) {}
   ~GatheringFdStream() override;
   void writeBorrowed(llvm::StringRef Text);
+  /// Release(Range) runs after the next writev that empties the waiting list.
+  void releaseWhenWritten(llvm::StringRef Range, llvm::function_ref<void(llvm::StringRef)> Release);
   /// write() for a forwarding stream's own buffer: copied once, into the waiting list (not into the
   /// buffer and then again).
   void writeCopied(const char *Ptr, size_t Size);
@@ -64,6 +74,8 @@ private:
   static constexpr size_t KeptBytes = 512 * 1024; // Kept's fixed capacity: its bytes never move
   static constexpr size_t WriteAtBytes = 1024 * 1024;
   llvm::SmallVector<iovec, 0> Waiting;
+  /// Ranges of lent text to give back once what waits is written (releaseWhenWritten).
+  llvm::SmallVector<std::pair<llvm::StringRef, llvm::function_ref<void(llvm::StringRef)>>, 0> ToRelease;
   size_t WaitingBytes = 0;
   std::unique_ptr<char[]> Kept;
   size_t KeptUsed = 0;

@@ -51,6 +51,9 @@ struct LinkOptions {
   std::string CacheDir;                  // --cache-dir (default: $XDG_CACHE_HOME/ptxlink, ~/.cache/ptxlink)
   uint64_t CacheLimit = 0;               // --cache-limit (0 = CompileCache::DefaultLimitBytes)
   std::optional<uint64_t> MaxDecompressed; // --max-decompressed (default: DecompressionBudget's 100 MB + 2x input)
+  /// --release-input-text-after: the objects read before their text is given back until printing
+  /// (InputTextPages.h in the linker).
+  uint64_t ReleaseInputTextAfter = uint64_t(64) << 20;
   bool SaveTemps = false;                // --save-temps: keep what ptxas and nvlink were given
   bool DeviceRuntime = false;            // -lcudadevrt: link the CUDA device runtime (with --sass)
   bool Dlto = false;                     // -dlto: SASS from libnvJitLink's link-time optimisation

@@ -51,15 +51,18 @@ void printModule(const ModuleVariant &Variant, const TargetInfo &Target, llvm::r
 
 /// Gives back the pages of input text behind a pass that reads many sections' text in order (a
 /// link that keeps 10^6 functions faulted all their text back in to print it, 87 MB of an
-/// object's file mapping). Every BatchSections sections passed, the range from the lowest to the highest
-/// byte they covered goes to Release, which may give back its whole pages where the range lies in one
-/// read-only file mapping of an input (ObjectFile::releaseSourcePages: a page read again is read back from
-/// the file, unchanged) and leaves anything else alone. A pass over fewer sections releases nothing, so
-/// a common link pays little; one without Release (no large input: ObjectFile::mappedBytes) only a test
-/// per section.
+/// object's file mapping; a link of 3000 objects held all 261 MB of them at once). Sections passed one
+/// after another whose text is contiguous (gaps under RunGap bytes: an object's relocation tables lie
+/// between its functions) make one run; a run goes to Release when the next section lies elsewhere (the
+/// next input), when it reaches RunBytes (one large input: 10^5 kept functions are 4 MB of text), and at the
+/// end of the pass. Release may give
+/// back the whole pages of the run where it lies in a read-only file mapping of an input
+/// (ObjectFile::releaseSourcePages: a page read again is read back from the file, unchanged) and leaves
+/// anything else alone. One without Release (a link that gives nothing back) costs a test per section.
 class TextReleaser {
 public:
-  static constexpr size_t BatchSections = 4096;
+  static constexpr size_t RunGap = 4096;
+  static constexpr size_t RunBytes = size_t(256) << 10;
   TextReleaser() = default;
   /// Release must outlive the TextReleaser (a function_ref: pass a named callable, not a temporary).
   explicit TextReleaser(llvm::function_ref<void(llvm::StringRef)> Release) : Release(Release) {}
@@ -68,32 +71,40 @@ public:
     if (Release) [[unlikely]]
       record(Text);
   }
-  /// The end of a pass: what it read since the last batch goes too, if the pass released any batch.
+  /// The end of a pass: the run it was in goes too.
   void finish() {
     if (Release) [[unlikely]]
-      finishPass();
+      releaseRun();
   }
 
 private:
   // Out of line: the printer's loops stay as small as they were where nothing is released.
   void record(llvm::StringRef Text);
-  void finishPass();
-  void releaseBatch();
+  void releaseRun();
   llvm::function_ref<void(llvm::StringRef)> Release;
   const char *Lo = nullptr, *Hi = nullptr;
-  size_t Since = 0;
-  bool Released = false;
 };
 
-/// printModule giving back the inputs' text behind its passes over the sections (TextReleaser): for a
-/// linked module, whose sections' contents are views of the inputs.
+/// What a link tells the printer about its inputs' text, which it may have given back to the kernel after
+/// reading it (the linker's InputTextPages): Release gives back a range of text the printer has passed
+/// (TextReleaser); Header gives a function section's declaration part (its first HeaderLength bytes) from
+/// a copy kept for it, or an empty result where there is none, and the printer reads the contents. Either
+/// may be null.
+struct InputTextAccess {
+  llvm::function_ref<void(llvm::StringRef)> Release;
+  llvm::function_ref<llvm::StringRef(const Section &)> Header;
+};
+
+/// printModule with the link's access to its inputs' text (InputTextAccess): for a linked module, whose
+/// sections' contents are views of the inputs.
 void printModule(const ModuleVariant &Variant, const TargetInfo &Target, llvm::raw_ostream &OS,
-                 llvm::function_ref<void(llvm::StringRef)> ReleaseText);
+                 const InputTextAccess &Inputs);
 
 /// printModule into a stream that may keep references to the inputs' text instead of copying it
-/// (GatherStream::writeBorrowed): the text must stay until OS is flushed. ReleaseText may be null.
+/// (GatherStream::writeBorrowed): the text must stay until OS is flushed; text given back goes only once
+/// it is written (GatherStream::releaseWhenWritten).
 void printModule(const ModuleVariant &Variant, const TargetInfo &Target, GatherStream &OS,
-                 llvm::function_ref<void(llvm::StringRef)> ReleaseText);
+                 const InputTextAccess &Inputs);
 
 /// Where the printer put each section's text, so that a line of the printed module (in a ptxas message)
 /// can be traced back to the input it came from. Spans are in print order (increasing Offset); text the

@@ -34,6 +34,8 @@
 
 namespace ptxlink {
 
+class PageDiscarder;
+
 /// PTX state spaces that matter for linking and for the ABI.
 enum class StateSpace : uint8_t {
   None,
@@ -563,6 +565,9 @@ struct ModuleVariant {
   struct SectionFacts {
     ModelTable<OdrHashEntry> OdrHashes;
     ModelTable<PlainLabel> PlainLabels;
+    /// Each plain label's name hashed (plainLabelNameHash), in the order of PlainLabels, where a link has
+    /// given the text back after reading it (the linker's InputTextPages); else empty.
+    ModelTable<uint64_t> PlainLabelHashes;
   };
   OnFirstUse<SectionFacts> Facts;
   /// The tables, made on first use (for filling them in).
@@ -577,6 +582,12 @@ struct ModuleVariant {
   llvm::StringRef plainLabelName(const PlainLabel &L) const {
     return Sections[L.Section].contents().substr(L.Offset, L.Length);
   }
+  /// The hashes of the plain labels' names kept apart from the text (SectionFacts::PlainLabelHashes).
+  llvm::ArrayRef<uint64_t> plainLabelHashes() const {
+    return Facts.get() ? llvm::ArrayRef<uint64_t>(Facts.get()->PlainLabelHashes) : llvm::ArrayRef<uint64_t>();
+  }
+  /// The hash a label's name has in PlainLabelHashes (XXH3-64, the project's one xxHash: NameIndex.h).
+  static uint64_t plainLabelNameHash(llvm::StringRef Name);
 
   /// S's name: ".debug_info" etc. for debug sections, empty for module text, else its symbol's name.
   llvm::StringRef sectionName(const Section &S) const {
@@ -803,6 +814,8 @@ public:
   /// the kernel back the whole pages of Range (releaseMappedPages): a writer that has copied section
   /// contents out of a large input calls this behind itself. Anything else is left alone.
   void releaseSourcePages(llvm::StringRef Range) const;
+  /// The same through Into, which gives the pages back together with other ranges (ProcessMemory.h).
+  void releaseSourcePages(llvm::StringRef Range, PageDiscarder &Into) const;
   /// The bytes of the adopted buffers that are file mappings, the ones releaseSourcePages can give back:
   /// a pass decides by this whether giving text back behind itself is worth its cost.
   uint64_t mappedBytes() const;

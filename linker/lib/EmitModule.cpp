@@ -47,36 +47,64 @@ static std::vector<StringRef> labelsDefinedElsewhere(ArrayRef<LinkModule> Module
   });
   if (!AnyLabelSymbols)
     return {};
-  DenseSet<CachedHashStringRef> Plain;
-  for (const LinkModule &LM : Modules) {
-    const ModuleVariant &M = *LM.M;
-    if (M.plainLabels().empty())
-      continue;
-    // A name is read from its function's text, where the record points: a large input's text is given
-    // back behind the reads (its file mapping only), as the printer gives it back behind itself.
-    const ObjectFile &Source = *Inputs[LM.Input].Object;
-    auto Release = [&Source](StringRef Range) { Source.releaseSourcePages(Range); };
-    TextReleaser Behind = Source.mappedBytes() >= LargeTextBytes ? TextReleaser(Release) : TextReleaser();
-    uint32_t Last = NoSection;
-    for (const ModuleVariant::PlainLabel &L : M.plainLabels()) {
-      if (L.Section >= LM.SectionLive.size() || !LM.SectionLive[L.Section])
+  // The live plain labels by the hash of their names: the hashes kept where the link gave the text back
+  // after reading it (InputTextPages.h; reading the names would fault every input's text back in), else
+  // hashed from the text, where the record points. A large input's text is given back behind the reads
+  // (its file mapping only), as the printer gives it back behind itself.
+  struct PlainAt {
+    uint32_t Module, Label;
+  };
+  DenseMap<uint64_t, PlainAt> Plain; // the first live plain label with each hash
+  auto forEachLivePlain = [&](auto &&Visit) {
+    for (uint32_t MI = 0; MI < Modules.size(); ++MI) {
+      const LinkModule &LM = Modules[MI];
+      const ModuleVariant &M = *LM.M;
+      if (M.plainLabels().empty())
         continue;
-      if (L.Section != Last && Last != NoSection)
-        Behind.passed(M.Sections[Last].contents());
-      Last = L.Section;
-      Plain.insert(CachedHashStringRef(M.plainLabelName(L)));
+      const ArrayRef<uint64_t> Kept = M.plainLabelHashes();
+      const ObjectFile &Source = *Inputs[LM.Input].Object;
+      auto Release = [&Source](StringRef Range) { Source.releaseSourcePages(Range); };
+      TextReleaser Behind =
+          Kept.empty() && Source.mappedBytes() >= LargeTextBytes ? TextReleaser(Release) : TextReleaser();
+      for (uint32_t K = 0; K < M.plainLabels().size(); ++K) {
+        const ModuleVariant::PlainLabel &L = M.plainLabels()[K];
+        if (L.Section >= LM.SectionLive.size() || !LM.SectionLive[L.Section])
+          continue;
+        Visit(MI, K, Kept.empty() ? ModuleVariant::plainLabelNameHash(M.plainLabelName(L)) : Kept[K]);
+        if (Kept.empty())
+          Behind.passed(M.Sections[L.Section].contents());
+      }
+      Behind.finish();
     }
-    if (Last != NoSection)
-      Behind.passed(M.Sections[Last].contents());
-    Behind.finish();
-  }
+  };
+  forEachLivePlain([&](uint32_t MI, uint32_t K, uint64_t Hash) { Plain.try_emplace(Hash, PlainAt{MI, K}); });
   std::vector<StringRef> Clashes;
   if (Plain.empty())
     return Clashes;
+  auto nameOf = [&](PlainAt At) {
+    const ModuleVariant &M = *Modules[At.Module].M;
+    return M.plainLabelName(M.plainLabels()[At.Label]);
+  };
+  // Whether a live plain label is called Name: its hash found and the name compared (read from the text,
+  // for the few that match); another name with the same hash (a chance of 2^-64 per pair) has every live
+  // plain label of that hash compared.
+  auto isPlainLabel = [&](StringRef Name) {
+    const uint64_t Hash = ModuleVariant::plainLabelNameHash(Name);
+    auto It = Plain.find(Hash);
+    if (It == Plain.end())
+      return false;
+    if (nameOf(It->second) == Name)
+      return true;
+    bool Found = false;
+    forEachLivePlain([&](uint32_t MI, uint32_t K, uint64_t H) {
+      Found = Found || (H == Hash && nameOf({MI, K}) == Name);
+    });
+    return Found;
+  };
   DenseSet<CachedHashStringRef> Reported;
   for (const LinkModule &LM : Modules)
     for (const Symbol &S : LM.M->Symbols)
-      if (isCodeLabel(*LM.M, S) && Plain.contains(CachedHashStringRef(S.name())) &&
+      if (isCodeLabel(*LM.M, S) && !Reported.contains(CachedHashStringRef(S.name())) && isPlainLabel(S.name()) &&
           Reported.insert(CachedHashStringRef(S.name())).second)
         Clashes.push_back(S.name());
   return Clashes;

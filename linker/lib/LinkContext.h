@@ -123,6 +123,7 @@ bool linkObjects(const LinkOptions &Options, std::vector<InputFile> Objects, Dia
                  llvm::raw_ostream &Out);
 
 struct PassTimes;
+class InputTextPages;
 /// The archive `-l Name` names: lib<Name>.a (or the file after `-l:`) in the first -L directory holding it.
 std::optional<std::string> findLibrary(llvm::StringRef Name, const std::vector<std::string> &Dirs);
 /// Where `-l Name` is found as a host library (lib<Name>.so*, or lib<Name>.a) in Dirs, the host linker's
@@ -133,9 +134,10 @@ std::optional<std::string> findHostLibrary(llvm::StringRef Name, const std::vect
 /// extracts archive members lazily (ArchiveExtractor), appending them after the command-line inputs in
 /// extraction order. Writes --why-extract. Returns false if any input could not be used. Extracted
 /// members point into the libraries Extractor owns, so it must outlive Files. `--why-extract -` is
-/// written to Reports (link()'s Out).
+/// written to Reports (link()'s Out). Each object read from a file is added to TextPages, which may give
+/// its text back until the link prints it (InputTextPages.h).
 bool loadInputs(const LinkOptions &Options, DiagnosticEngine &Diags, PassTimes &Times, ArchiveExtractor &Extractor,
-                std::vector<InputFile> &Files, llvm::raw_ostream &Reports);
+                InputTextPages &TextPages, std::vector<InputFile> &Files, llvm::raw_ostream &Reports);
 
 // ---- one link for one architecture ----
 

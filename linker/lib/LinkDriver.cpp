@@ -13,6 +13,7 @@
 #include "ptxlink/Fatbin.h"
 #include "ptxlink/HostEmbed.h"
 #include "ptxlink/InputFiles.h"
+#include "InputTextPages.h"
 #include "LinkContext.h"
 #include "LinkPasses.h"
 #include "LinkOutput.h"
@@ -256,6 +257,9 @@ struct LinkState {
   ArchiveExtractor Extractor{Names};
   std::vector<InputFile> Inputs;
   std::vector<std::unique_ptr<LinkedArch>> Links;
+  explicit LinkState(const LinkOptions &Options) : TextPages(Options.ReleaseInputTextAfter) {}
+  /// The inputs' text given back between reading and printing; the printer reaches it through this.
+  InputTextPages TextPages;
   LinkedProgram Program; // what the output pass writes
 };
 
@@ -656,7 +660,7 @@ static bool linkImpl(LinkOptions Options, DiagnosticEngine &Diags, raw_ostream &
     return Ok;
   };
 
-  auto State = std::make_unique<LinkState>();
+  auto State = std::make_unique<LinkState>(Options);
   auto Abandon = make_scope_exit([&] {
     if (State->Program.Toolchain.valid()) // its temporary file goes before the process does
       State->Program.Toolchain.wait();
@@ -676,8 +680,11 @@ static bool linkImpl(LinkOptions Options, DiagnosticEngine &Diags, raw_ostream &
   // extracted (lazily, as lld does) in extraction order; PTX is assembled, nvcc host objects' PTX read.
   if (Preloaded)
     State->Inputs = std::move(*Preloaded);
-  else if (!loadInputs(Options, Diags, Times, State->Extractor, State->Inputs, Out))
+  else if (!loadInputs(Options, Diags, Times, State->Extractor, State->TextPages, State->Inputs, Out))
     return Finish(false);
+  if (Options.Verbose && State->TextPages.detachedInputs())
+    Diags.stream() << "ptxlink: gave back the text of " << State->TextPages.detachedInputs() << " objects ("
+                   << State->TextPages.detachedBytes() << " bytes) until printing (--release-input-text-after)\n";
   // From here on the link works from State->Inputs; the command line's list is read again only to say why
   // no input gave device code (reportNoDeviceCode). A path and its record per input, 10^5 of them.
   if (!State->Inputs.empty())
@@ -765,14 +772,10 @@ static bool linkImpl(LinkOptions Options, DiagnosticEngine &Diags, raw_ostream &
   }
 
   // Output (LinkOutput.cpp). After: the output file, or standard output, holds the linked program. The
-  // printer gives back the inputs' text behind itself where an input is large (a file mapping only:
-  // ptxlink of 10^6 kept functions faulted it all back in).
-  if (llvm::any_of(State->Inputs, [](const InputFile &In) { return In.Object && In.Object->mappedBytes() >= LargeTextBytes; }))
-    State->Program.ReleaseInputText = [&Inputs = State->Inputs](StringRef Range) {
-      for (const InputFile &In : Inputs)
-        if (In.Object)
-          In.Object->releaseSourcePages(Range);
-    };
+  // printer gives back the inputs' text behind itself where the link gave it back after reading it or an
+  // input is large (InputTextPages.h; ptxlink of 10^6 kept functions faulted it all back in).
+  if (State->TextPages.active())
+    State->Program.InputText = &State->TextPages;
   if (Options.Dlto) // the SASS is nvJitLink's, after the checks above ran on the PTX
     return Finish(writeLtoOutput(Options, State->Inputs, State->Program, Diags, Times, Out));
   return Finish(writeLinkOutput(Options, State->Program, Diags, Times, Out));

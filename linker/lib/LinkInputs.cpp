@@ -11,6 +11,7 @@
 #include "ptxlink/Cubin.h"
 #include "ptxlink/Executor.h"
 #include "ptxlink/HostEmbed.h"
+#include "InputTextPages.h"
 #include "LinkContext.h"
 #include "ptxlink/ObjectFormat.h"
 
@@ -289,7 +290,7 @@ bool openLibrary(const LinkOptions &Options, Loaded &L, std::unique_ptr<MemoryBu
 /// no faster than one, and the link as a whole took longer); PTX text, and the PTX of nvcc host objects,
 /// assembled in parallel, which is real work. Problems go into each item's Diags.
 void readInputs(const LinkOptions &Options, std::vector<Loaded> &Items, DecompressionBudget &Budget,
-                DiagnosticEngine &Diags) {
+                InputTextPages &TextPages, DiagnosticEngine &Diags) {
   std::vector<std::pair<size_t, std::unique_ptr<MemoryBuffer>>> ToAssemble;
   ToAssemble.reserve(Items.size());
   std::vector<std::pair<sys::fs::UniqueID, bool>> SeenLibraries; // (file, --whole-archive) read so far
@@ -324,15 +325,25 @@ void readInputs(const LinkOptions &Options, std::vector<Loaded> &Items, Decompre
       continue;
     }
     // nvcc host objects carry PTX to decompress and assemble: real work, done in parallel like .ptx files.
-    if (isPtxlinkObject(Bytes) || (Bytes.starts_with("\x7f" "ELF") && !isX86HostObject(Bytes)))
+    if (isPtxlinkObject(Bytes) || (Bytes.starts_with("\x7f" "ELF") && !isX86HostObject(Bytes))) {
+      const bool Ours = isPtxlinkObject(Bytes);
       L.Object = loadObject(L, std::move(*Buffer), Budget);
-    else
+      // Its text may go back to the kernel now, while its pages are the last read. Only ours: an assembled
+      // module's names are views of its text, which the passes before printing read.
+      if (L.Object)
+        TextPages.add(*L.Object, /*Detachable=*/Ours);
+    } else {
       ToAssemble.push_back({I, std::move(*Buffer)});
+    }
   }
   Options.Exec->parallelFor(0, ToAssemble.size(), [&](size_t K) {
     Loaded &L = Items[ToAssemble[K].first];
     L.Object = loadObject(L, std::move(ToAssemble[K].second), Budget);
   });
+  for (const auto &Assembled : ToAssemble)
+    if (Items[Assembled.first].Object)
+      TextPages.add(*Items[Assembled.first].Object, /*Detachable=*/false);
+  TextPages.flush();
 }
 
 /// The objects in command-line order into Files, each library's members that host code reaches after the
@@ -426,14 +437,14 @@ void extractMembers(const LinkOptions &Options, std::vector<InputFile> &Files, A
 } // namespace
 
 bool loadInputs(const LinkOptions &Options, DiagnosticEngine &Diags, PassTimes &Times, ArchiveExtractor &Extractor,
-                std::vector<InputFile> &Files, raw_ostream &Reports) {
+                InputTextPages &TextPages, std::vector<InputFile> &Files, raw_ostream &Reports) {
   PassTimes::Scope Reading = Times.scope("read inputs");
   std::vector<Loaded> Items = namedInputs(Options, Diags);
   // One decompression budget for the whole link: nvcc host objects' compressed PTX
   // may expand to 100 MB plus twice the size of the inputs, all of them together, or to --max-decompressed.
   DecompressionBudget Budget = Options.MaxDecompressed ? DecompressionBudget(*Options.MaxDecompressed)
                                                        : DecompressionBudget();
-  readInputs(Options, Items, Budget, Diags);
+  readInputs(Options, Items, Budget, TextPages, Diags);
   // Which names are still needed matters only when there are libraries to pull members from: the
   // extractor's table of names is filled only then.
   const bool HaveLibraries = llvm::any_of(Items, [](const Loaded &L) { return L.Library != nullptr; });

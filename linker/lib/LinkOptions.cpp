@@ -352,6 +352,15 @@ bool applyCodegenOption(unsigned ID, StringRef Value, StringRef Spelling, Option
       S.Ok = false;
     }
     break;
+  case OPT_release_input_text_after:
+    if (auto N = parseByteSize(Value))
+      S.O.ReleaseInputTextAfter = *N;
+    else {
+      S.Diags.error("--release-input-text-after needs a size such as 64M or 0, got '" + Value + "'",
+                    std::vector<DiagSite>(), "bad-option");
+      S.Ok = false;
+    }
+    break;
   case OPT_sass_batch_below:
     if (auto N = parseByteSize(Value))
       S.O.BatchBelow = *N;

@@ -51,6 +51,11 @@ defm max_decompressed : Value<"max-decompressed", "<size>",
   "-Xfatbin=-compress-all), all inputs together (default: 100M plus twice the inputs' size)">,
   Group<grp_inputs>;
 
+defm release_input_text_after : Value<"release-input-text-after", "<size>",
+  "Give the objects' PTX text back to the system between reading and printing it once the objects read "
+  "reach this size, which keeps a large link's memory near its own tables (default: 64M; 0: always)">,
+  Group<grp_inputs>;
+
 def grp_output : OptionGroup<"output">, HelpText<"OUTPUT">;
 defm arch : Value<"arch", "<sm_XX,...>",
   "Architectures to link for (sm_XX, sm_XXa, sm_XXXf; compute_XX accepted)">, Group<grp_output>;

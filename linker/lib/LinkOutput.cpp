@@ -1,6 +1,7 @@
 // The output pass of a link (LinkOutput.h): the linked program written as a relocatable object, a PTX
 // module, or a fatbinary (PTX images, and cubins with --sass), bare or embedded in a host object or C
 // source. Every file is written atomically; the bytes depend only on the linked modules and the options.
+#include "InputTextPages.h"
 #include "LinkOutput.h"
 #include "CompileCache.h"
 #include "SassBuild.h"
@@ -190,8 +191,8 @@ void FatbinOutput::planPtxImages() {
     Img.VersionMajor = Target.VersionMajor;
     Img.VersionMinor = Target.VersionMinor;
     if (!compiledWhole(I))
-      Img.PayloadWriter = [&Module, &Target, Release = Program.ReleaseInputText](GatherStream &OS) {
-        printModule(Module, Target, OS, Release ? function_ref<void(StringRef)>(Release) : nullptr);
+      Img.PayloadWriter = [&Module, &Target, Text = Program.InputText](GatherStream &OS) {
+        printModule(Module, Target, OS, Text ? Text->access() : InputTextAccess());
       };
   }
 }
@@ -386,8 +387,8 @@ bool writeLinkOutput(const LinkOptions &Options, LinkedProgram &Program, Diagnos
   } else if (Options.Emit == EmitKind::Ptx) {
     E = writeOutput(Options, Out, [&](raw_ostream &OS) {
       const ModuleVariant &Module = Linked.Variants.front();
-      if (Program.ReleaseInputText)
-        printModule(Module, Module.Target, OS, Program.ReleaseInputText);
+      if (Program.InputText)
+        printModule(Module, Module.Target, OS, Program.InputText->access());
       else
         printModule(Module, OS);
       return Error::success();

@@ -39,9 +39,10 @@ struct LinkedProgram {
   // A cubin input is linked (CubinInputs.h): the fatbinary holds the linked SASS only, no PTX image (which
   // would lack the cubin's code).
   bool SassOnly = false;
-  // Gives back the pages of a range of the inputs' text that the printer has passed (TextReleaser,
-  // ObjectFormat.h): the linked modules' sections are views of the inputs. Null: nothing is given back.
-  std::function<void(llvm::StringRef)> ReleaseInputText;
+  // The inputs' text as the link left it (InputTextPages.h): the printer gives back what it has passed and
+  // reads declaration parts kept apart. The linked modules' sections are views of the inputs. Null:
+  // nothing was or is given back.
+  const InputTextPages *InputText = nullptr;
   // --sass: ptxas and nvlink, looked for (`ptxas --version` runs) while the link runs.
   Executor::Future<llvm::Expected<SassToolchain>> Toolchain;
 };

@@ -137,6 +137,12 @@ public:
     flush(); // what came before Text goes first
     Gather->writeBorrowed(Text.take_front(accept(Text.data(), Text.size())));
   }
+  void releaseWhenWritten(StringRef Range, llvm::function_ref<void(StringRef)> Release) override {
+    if (Gather)
+      Gather->releaseWhenWritten(Range, Release); // its own buffer holds copies only
+    else
+      Release(Range);
+  }
   uint64_t count() {
     flush();
     return Count;

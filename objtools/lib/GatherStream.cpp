@@ -73,6 +73,17 @@ void GatheringFdStream::writeWaiting() {
   Waiting.clear();
   WaitingBytes = 0;
   KeptUsed = 0;
+  // Written (or failed, which ends the output: the text is not read again either way).
+  for (auto &[Range, Release] : ToRelease)
+    Release(Range);
+  ToRelease.clear();
+}
+
+void GatheringFdStream::releaseWhenWritten(llvm::StringRef Range, llvm::function_ref<void(llvm::StringRef)> Release) {
+  if (Waiting.empty())
+    Release(Range);
+  else
+    ToRelease.push_back({Range, Release});
 }
 
 void GatheringFdStream::keep(const char *Ptr, size_t Size) {

@@ -76,8 +76,7 @@ llvm::ErrorOr<int> openInputFile(llvm::StringRef Path, uint64_t &Size) {
   if (Path == "-")
     return 0;
   std::string CPath = Path.str();
-  // O_NONBLOCK: opening a FIFO for reading otherwise waits for a writer, possibly forever. It is
-  // cleared again below for the regular file that is the only kind kept.
+  // O_NONBLOCK: opening a FIFO for reading otherwise waits for a writer, possibly forever.
   int FD;
   do
     FD = ::open(CPath.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
@@ -94,8 +93,8 @@ llvm::ErrorOr<int> openInputFile(llvm::StringRef Path, uint64_t &Size) {
     ::close(FD);
     return S_ISDIR(St.st_mode) ? std::make_error_code(std::errc::is_a_directory) : notRegularFileError();
   }
-  if (int Flags = ::fcntl(FD, F_GETFL); Flags >= 0)
-    (void)::fcntl(FD, F_SETFL, Flags & ~O_NONBLOCK);
+  // O_NONBLOCK stays: on a regular file, the only kind kept, it changes nothing (reads and mappings of
+  // a regular file never block on it), and clearing it cost two calls per input (3000 inputs: 6000).
   Size = uint64_t(St.st_size);
   return FD;
 }

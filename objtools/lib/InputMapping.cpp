@@ -103,4 +103,14 @@ void ObjectFile::releaseSourcePages(llvm::StringRef Range) const {
     }
 }
 
+void ObjectFile::releaseSourcePages(llvm::StringRef Range, PageDiscarder &Into) const {
+  // releaseMappedPages's rule: only a file mapping, whose pages can be read back.
+  for (const std::unique_ptr<llvm::MemoryBuffer> &B : Buffers)
+    if (Range.data() >= B->getBufferStart() && Range.data() + Range.size() <= B->getBufferEnd()) {
+      if (B->getBufferKind() == llvm::MemoryBuffer::MemoryBuffer_MMap && !Range.empty())
+        Into.add(Range.data(), Range.size());
+      return;
+    }
+}
+
 } // namespace ptxlink

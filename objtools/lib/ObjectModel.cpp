@@ -6,6 +6,8 @@
 
 #include "llvm/ADT/StringSwitch.h"
 
+#include <xxhash.h>
+
 namespace ptxlink {
 
 llvm::StringRef stateSpaceName(StateSpace S) {
@@ -106,6 +108,8 @@ uint32_t ParamInfo::effectiveAlign() const {
   uint32_t Element = typeSizeBytes(Type) * (VectorWidth ? VectorWidth : 1);
   return Element ? Element : 1;
 }
+
+uint64_t ModuleVariant::plainLabelNameHash(llvm::StringRef Name) { return XXH3_64bits(Name.data(), Name.size()); }
 
 uint32_t ModuleVariant::findAlias(uint32_t Index) const {
   // A copied symbol keeps its hint (Symbol::MaybeAlias) in a variant that may have no alias at all.

@@ -5,6 +5,12 @@
 #include "ptxlink/ProcessMemory.h"
 
 #include <cstdint>
+#if defined(__linux__)
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <unistd.h>
+#endif
 #include <cstdlib> // defines __GLIBC__ (through features.h) where it applies
 #if defined(__GLIBC__) && defined(__linux__)
 #include <malloc.h>
@@ -49,6 +55,58 @@ void discardWholePages(const void *Begin, size_t Bytes) {
 #else
   (void)Begin;
   (void)Bytes;
+#endif
+}
+
+PageDiscarder::~PageDiscarder() {
+  flush();
+#if defined(__linux__)
+  if (SelfFd >= 0)
+    ::close(SelfFd);
+#endif
+}
+
+void PageDiscarder::add(const void *Begin, size_t Bytes) {
+#if defined(__linux__) && defined(MADV_DONTNEED)
+  const uintptr_t Page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
+  const uintptr_t First = (reinterpret_cast<uintptr_t>(Begin) + Page - 1) & ~(Page - 1);
+  const uintptr_t End = (reinterpret_cast<uintptr_t>(Begin) + Bytes) & ~(Page - 1);
+  if (End <= First)
+    return; // no whole page: no call at all
+  Waiting[Count++] = {reinterpret_cast<void *>(First), size_t(End - First)};
+  WaitingBytes += size_t(End - First);
+  if (Count == Batch || WaitingBytes >= BatchBytes)
+    flush();
+#else
+  (void)Begin;
+  (void)Bytes;
+#endif
+}
+
+void PageDiscarder::flush() {
+#if defined(__linux__) && defined(MADV_DONTNEED)
+  if (Count == 0)
+    return;
+#if defined(SYS_pidfd_open) && defined(SYS_process_madvise)
+  if (SelfFd == -2)
+    SelfFd = int(syscall(SYS_pidfd_open, getpid(), 0));
+  if (SelfFd >= 0) {
+    iovec Vectors[Batch];
+    for (size_t I = 0; I < Count; ++I)
+      Vectors[I] = {Waiting[I].Begin, Waiting[I].Bytes};
+    // All or an error: the kernel stops at the first range it cannot take and returns what it did.
+    const long Done = syscall(SYS_process_madvise, SelfFd, Vectors, Count, MADV_DONTNEED, 0);
+    if (Done >= 0 && size_t(Done) == WaitingBytes) {
+      Count = WaitingBytes = 0;
+      return;
+    }
+    ::close(SelfFd); // an older kernel (EINVAL for this advice) or none: madvise from now on
+    SelfFd = -1;
+  }
+#endif
+  for (size_t I = 0; I < Count; ++I)
+    (void)madvise(Waiting[I].Begin, Waiting[I].Bytes, MADV_DONTNEED);
+  Count = WaitingBytes = 0;
 #endif
 }
 

@@ -44,6 +44,8 @@ public:
   PrintedLayout *Layout = nullptr; // where each section's text went, if the caller wants it
   TextReleaser Behind;             // gives the inputs' text back behind each pass over the sections
   GatherStream *Gather = nullptr;  // OS itself, where it takes long runs of text by reference
+  /// A function section's declaration part kept apart from its text (InputTextAccess::Header), if any.
+  llvm::function_ref<llvm::StringRef(const Section &)> HeaderCopy;
 
 private:
   /// Notes that what is printed next is Section's text (NoSection: the printer's own).
@@ -58,7 +60,17 @@ private:
 
   llvm::StringRef symbolName(uint32_t I) const { return I < V.Symbols.size() ? V.Symbols[I].name() : "<bad-symbol>"; }
   void header();
-  void text(const Section &S, uint64_t End);
+  /// Prints S's text up to End from C (S's contents, or a copy of their first bytes).
+  void text(const Section &S, uint64_t End, llvm::StringRef C);
+  void text(const Section &S, uint64_t End) { text(S, End, S.contents()); }
+  /// S's declaration part (its first HeaderLength bytes), and whether it is a copy (reading it reads no
+  /// input text).
+  std::pair<llvm::StringRef, bool> declarationPart(const Section &S) const {
+    if (HeaderCopy)
+      if (llvm::StringRef Copy = HeaderCopy(S); Copy.size() == S.HeaderLength && !Copy.empty())
+        return {Copy, true};
+    return {S.contents().take_front(S.HeaderLength), false};
+  }
   /// Writes a run of a section's text: by reference where OS takes it so and the run is long enough for
   /// lending it (a vector of its own in a writev, the calls that put it there) to cost less than copying
   /// it: at 256 bytes the 100-module link ran 1.3M more instructions than with copies, at 1024 0.1M fewer.
@@ -91,7 +103,7 @@ void Printer::aliasDeclaration(uint32_t Alias) {
     const Section &S = V.Sections[T.Section];
     if (S.Kind == SectionKind::Function && S.Symbol == Target && S.HeaderLength) {
       linkage(A, false);
-      llvm::StringRef C = S.contents();
+      const llvm::StringRef C = declarationPart(S).first; // only the header is read
       uint64_t Pos = 0;
       for (const Relocation &R : V.relocs(S)) {
         if (!isTextReloc(R))
@@ -103,7 +115,7 @@ void Printer::aliasDeclaration(uint32_t Alias) {
         Pos = uint64_t(R.Offset) + R.Length;
       }
       OS << C.slice(Pos, S.HeaderLength);
-      endDeclaration(OS, C.take_front(S.HeaderLength));
+      endDeclaration(OS, C);
       return;
     }
   }
@@ -156,9 +168,8 @@ void Printer::relocatedText(const Relocation &R, llvm::StringRef Name) {
   }
 }
 
-/// Copies Contents[0, End) with every relocation and text edit inside it applied.
-void Printer::text(const Section &S, uint64_t End) {
-  llvm::StringRef C = S.contents();
+/// Copies C[0, End) with every relocation and text edit inside it applied.
+void Printer::text(const Section &S, uint64_t End, llvm::StringRef C) {
   End = std::min<uint64_t>(End, C.size());
   uint64_t Pos = 0;
   // The edits of this section (nearly always none), merged with the relocations by offset.
@@ -320,10 +331,12 @@ void Printer::print() {
       continue;
     linkage(Sym, false);
     beginSpan(I);
-    text(S, S.HeaderLength);
-    endDeclaration(OS, S.contents().take_front(S.HeaderLength));
-    // The whole section: fault-around brings a header's neighbours in with it.
-    Behind.passed(S.contents());
+    const auto [Header, IsCopy] = declarationPart(S);
+    text(S, S.HeaderLength, Header);
+    endDeclaration(OS, Header);
+    // The whole section: fault-around brings a header's neighbours in with it. A copy reads no input text.
+    if (!IsCopy)
+      Behind.passed(S.contents());
     Any = true;
   }
   Behind.finish();
@@ -380,8 +393,11 @@ void Printer::print() {
       OS << ".alias " << V.Symbols[I].name() << ", " << V.Symbols[Aliasee].name() << ";\n";
 
   for (uint32_t I = 0; I < V.Sections.size(); ++I)
-    if (V.Sections[I].Kind == SectionKind::Debug)
+    if (V.Sections[I].Kind == SectionKind::Debug) {
       debugSection(I, V.Sections[I]);
+      Behind.passed(V.Sections[I].contents());
+    }
+  Behind.finish();
 }
 
 } // namespace
@@ -389,25 +405,18 @@ void Printer::print() {
 void TextReleaser::record(llvm::StringRef Text) {
   if (Text.empty())
     return;
-  Lo = Lo ? std::min(Lo, Text.data()) : Text.data();
-  Hi = std::max(Hi, Text.data() + Text.size());
-  if (++Since == BatchSections)
-    releaseBatch();
+  const char *B = Text.data(), *E = B + Text.size();
+  if (Lo && (B < Lo || B > Hi + RunGap || size_t(Hi - Lo) >= RunBytes))
+    releaseRun(); // elsewhere (the next input) or a run large enough
+  if (!Lo)
+    Lo = B;
+  Hi = std::max(Hi, E);
 }
 
-void TextReleaser::finishPass() {
-  if (Released && Lo)
-    releaseBatch();
+void TextReleaser::releaseRun() {
+  if (Lo)
+    Release(llvm::StringRef(Lo, size_t(Hi - Lo)));
   Lo = Hi = nullptr;
-  Since = 0;
-  Released = false;
-}
-
-void TextReleaser::releaseBatch() {
-  Release(llvm::StringRef(Lo, size_t(Hi - Lo)));
-  Lo = Hi = nullptr;
-  Since = 0;
-  Released = true;
 }
 
 void printModule(const ModuleVariant &Variant, llvm::raw_ostream &OS) { Printer(Variant, Variant.Target, OS).print(); }
@@ -417,16 +426,22 @@ void printModule(const ModuleVariant &Variant, const TargetInfo &Target, llvm::r
 }
 
 void printModule(const ModuleVariant &Variant, const TargetInfo &Target, llvm::raw_ostream &OS,
-                 llvm::function_ref<void(llvm::StringRef)> ReleaseText) {
+                 const InputTextAccess &Inputs) {
   Printer P(Variant, Target, OS);
-  P.Behind = TextReleaser(ReleaseText);
+  P.Behind = TextReleaser(Inputs.Release);
+  P.HeaderCopy = Inputs.Header;
   P.print();
 }
 
 void printModule(const ModuleVariant &Variant, const TargetInfo &Target, GatherStream &OS,
-                 llvm::function_ref<void(llvm::StringRef)> ReleaseText) {
+                 const InputTextAccess &Inputs) {
   Printer P(Variant, Target, OS);
-  P.Behind = TextReleaser(ReleaseText);
+  // Text lent to OS is given back only once OS has written it: given back earlier, writev would fault it
+  // back in, and it would stay.
+  auto ReleaseWritten = [&OS, &Inputs](llvm::StringRef Range) { OS.releaseWhenWritten(Range, Inputs.Release); };
+  if (Inputs.Release)
+    P.Behind = TextReleaser(ReleaseWritten);
+  P.HeaderCopy = Inputs.Header;
   P.Gather = &OS;
   P.print();
 }
