@@ -86,6 +86,7 @@ void InputTextPages::detach(ObjectFile &Object) {
 }
 
 void InputTextPages::release(llvm::StringRef Range) const {
+  std::lock_guard<std::mutex> Hold(Lock);
   if (!Sorted) {
     llvm::sort(Spans, [](const Span &A, const Span &B) { return A.Begin < B.Begin; });
     Sorted = true;

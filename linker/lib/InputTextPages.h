@@ -27,6 +27,7 @@
 #include "llvm/Support/Allocator.h"
 
 #include <functional>
+#include <mutex>
 #include <vector>
 
 namespace ptxlink {
@@ -51,7 +52,10 @@ public:
   /// For printModule. Valid as long as this object.
   InputTextAccess access() const { return {ReleaseFn, HeaderFn}; }
   /// Gives back what waits to be given back (the last inputs read, or printed).
-  void flush() const { Discard.flush(); }
+  void flush() const {
+    std::lock_guard<std::mutex> Hold(Lock);
+    Discard.flush();
+  }
   /// The inputs whose text was given back after reading, and the bytes of their text (for -v).
   size_t detachedInputs() const { return DetachedInputs; }
   uint64_t detachedBytes() const { return DetachedBytes; }
@@ -82,6 +86,9 @@ private:
   llvm::BumpPtrAllocator Copies;
   /// The ranges given back, a batch per call (3000 inputs: 47 calls instead of 3000).
   mutable PageDiscarder Discard;
+  /// Printers of several arches' modules may run at once (the fatbinary's images planned in parallel):
+  /// release() and flush() take this for Discard and the spans' sorting.
+  mutable std::mutex Lock;
   std::function<void(llvm::StringRef)> ReleaseFn;
   std::function<llvm::StringRef(const Section &)> HeaderFn;
 };
