@@ -88,11 +88,12 @@ private:
 /// What a link tells the printer about its inputs' text, which it may have given back to the kernel after
 /// reading it (the linker's InputTextPages): Release gives back a range of text the printer has passed
 /// (TextReleaser); Header gives a function section's declaration part (its first HeaderLength bytes) from
-/// a copy kept for it, or an empty result where there is none, and the printer reads the contents. Either
-/// may be null.
+/// a copy kept for it, or an empty result where there is none, and the printer reads the contents. Hint is
+/// the printer's own cursor into the copies (0 to start): the printer asks in the order the link kept them,
+/// so the next one is nearly always where the last one left it. Either may be null.
 struct InputTextAccess {
   llvm::function_ref<void(llvm::StringRef)> Release;
-  llvm::function_ref<llvm::StringRef(const Section &)> Header;
+  llvm::function_ref<llvm::StringRef(const Section &, uint32_t &Hint)> Header;
 };
 
 /// printModule with the link's access to its inputs' text (InputTextAccess): for a linked module, whose

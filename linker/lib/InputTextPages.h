@@ -23,7 +23,6 @@
 #include "ptxlink/ObjectModel.h"
 #include "ptxlink/ProcessMemory.h"
 
-#include "llvm/ADT/DenseMap.h"
 #include "llvm/Support/Allocator.h"
 
 #include <functional>
@@ -51,11 +50,9 @@ public:
   bool active() const { return !Spans.empty(); }
   /// For printModule. Valid as long as this object.
   InputTextAccess access() const { return {ReleaseFn, HeaderFn}; }
-  /// Gives back what waits to be given back (the last inputs read, or printed).
-  void flush() const {
-    std::lock_guard<std::mutex> Hold(Lock);
-    Discard.flush();
-  }
+  /// After the last input: gives back what waits to be given back and makes the inputs' spans ready for
+  /// the printers (which may run at once).
+  void finishLoading();
   /// The inputs whose text was given back after reading, and the bytes of their text (for -v).
   size_t detachedInputs() const { return DetachedInputs; }
   uint64_t detachedBytes() const { return DetachedBytes; }
@@ -64,33 +61,39 @@ private:
   void detach(ObjectFile &Object);
   /// Gives back the whole pages of Range that lie in an input's text registered here.
   void release(llvm::StringRef Range) const;
-  /// The declaration part kept for function section S, or an empty result.
-  llvm::StringRef header(const Section &S) const { return Headers.lookup(S.contents().data()); }
+  /// The declaration part kept for function section S, or an empty result. Hint: InputTextAccess's.
+  llvm::StringRef header(const Section &S, uint32_t &Hint) const;
 
   struct Span {
     const char *Begin, *End; // the input's text, from its first section's contents to its last's
     const ObjectFile *Object;
+    uint32_t FirstHeader, EndHeader; // its entries in Headers
   };
-  /// Where text may be given back, sorted by Begin on first use (inputs are added in load order).
-  mutable std::vector<Span> Spans;
-  mutable bool Sorted = true;
+  /// Where text may be given back, sorted by Begin at finishLoading (inputs are added in load order).
+  std::vector<Span> Spans;
   const uint64_t DetachAfter;
   std::vector<ObjectFile *> Undetached; // read before the link reached DetachAfter
   uint64_t Added = 0;                   // mapped bytes of the objects added
   size_t DetachedInputs = 0;
   uint64_t DetachedBytes = 0;
   bool Detaching = false;
-  /// Declaration parts by the function section's contents (a linked module's section is a view of the
-  /// input's, at the same address), copied into Copies.
-  llvm::DenseMap<const char *, llvm::StringRef> Headers;
+  /// Declaration parts, input by input in load order and by address within an input, each by the function
+  /// section's contents (a linked module's section is a view of the input's, at the same address); the
+  /// bytes are copied into Copies. The printer asks in about this order (its Hint).
+  struct HeaderCopy {
+    const char *Contents;
+    const char *Copy;
+    uint32_t Length;
+  };
+  std::vector<HeaderCopy> Headers;
   llvm::BumpPtrAllocator Copies;
   /// The ranges given back, a batch per call (3000 inputs: 47 calls instead of 3000).
   mutable PageDiscarder Discard;
   /// Printers of several arches' modules may run at once (the fatbinary's images planned in parallel):
-  /// release() and flush() take this for Discard and the spans' sorting.
+  /// release() takes this for Discard. (header() only reads.)
   mutable std::mutex Lock;
   std::function<void(llvm::StringRef)> ReleaseFn;
-  std::function<llvm::StringRef(const Section &)> HeaderFn;
+  std::function<llvm::StringRef(const Section &, uint32_t &)> HeaderFn;
 };
 
 } // namespace ptxlink

@@ -343,7 +343,7 @@ void readInputs(const LinkOptions &Options, std::vector<Loaded> &Items, Decompre
   for (const auto &Assembled : ToAssemble)
     if (Items[Assembled.first].Object)
       TextPages.add(*Items[Assembled.first].Object, /*Detachable=*/false);
-  TextPages.flush();
+  TextPages.finishLoading();
 }
 
 /// The objects in command-line order into Files, each library's members that host code reaches after the

@@ -45,7 +45,8 @@ public:
   TextReleaser Behind;             // gives the inputs' text back behind each pass over the sections
   GatherStream *Gather = nullptr;  // OS itself, where it takes long runs of text by reference
   /// A function section's declaration part kept apart from its text (InputTextAccess::Header), if any.
-  llvm::function_ref<llvm::StringRef(const Section &)> HeaderCopy;
+  llvm::function_ref<llvm::StringRef(const Section &, uint32_t &)> HeaderCopy;
+  mutable uint32_t HeaderHint = 0; // HeaderCopy's cursor
 
 private:
   /// Notes that what is printed next is Section's text (NoSection: the printer's own).
@@ -67,7 +68,7 @@ private:
   /// input text).
   std::pair<llvm::StringRef, bool> declarationPart(const Section &S) const {
     if (HeaderCopy)
-      if (llvm::StringRef Copy = HeaderCopy(S); Copy.size() == S.HeaderLength && !Copy.empty())
+      if (llvm::StringRef Copy = HeaderCopy(S, HeaderHint); Copy.size() == S.HeaderLength && !Copy.empty())
         return {Copy, true};
     return {S.contents().take_front(S.HeaderLength), false};
   }
