@@ -145,8 +145,23 @@ void printParamPtx(llvm::raw_ostream &OS, const ParamInfo &Param);
 std::string formatParamPtx(const ParamInfo &Param);
 
 /// The linking directive a binding is spelled with, followed by a space (".visible ", ".extern ", ...);
-/// "" for module-local symbols.
-llvm::StringRef linkageDirective(Binding Bind);
+/// "" for module-local symbols. Inline: the printer writes one before every definition, and a call that
+/// returns a length unknown to the caller made each write a library memcpy.
+inline llvm::StringRef linkageDirective(Binding Bind) {
+  switch (Bind) {
+  case Binding::Global:
+    return ".visible ";
+  case Binding::Weak:
+    return ".weak ";
+  case Binding::Common:
+    return ".common ";
+  case Binding::Undefined:
+    return ".extern ";
+  case Binding::Local:
+    return "";
+  }
+  return "";
+}
 /// A variable's declaration without linkage and without the final ';' (`.global .align 4 .b32 x[4]`).
 void printVariableDeclPtx(llvm::raw_ostream &OS, const VariableAbi &Variable, llvm::StringRef Name);
 /// A function's declaration without the final ';', the one spelling of a signature that the printer (the

@@ -325,8 +325,7 @@ void readInputs(const LinkOptions &Options, std::vector<Loaded> &Items, Decompre
       continue;
     }
     // nvcc host objects carry PTX to decompress and assemble: real work, done in parallel like .ptx files.
-    if (isPtxlinkObject(Bytes) || (Bytes.starts_with("\x7f" "ELF") && !isX86HostObject(Bytes))) {
-      const bool Ours = isPtxlinkObject(Bytes);
+    if (const bool Ours = isPtxlinkObject(Bytes); Ours || (Bytes.starts_with("\x7f" "ELF") && !isX86HostObject(Bytes))) {
       L.Object = loadObject(L, std::move(*Buffer), Budget);
       // Its text may go back to the kernel now, while its pages are the last read. Only ours: an assembled
       // module's names are views of its text, which the passes before printing read.

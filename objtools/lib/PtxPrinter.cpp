@@ -481,22 +481,6 @@ std::string formatParamPtx(const ParamInfo &P) {
   return Text;
 }
 
-llvm::StringRef linkageDirective(Binding Bind) {
-  switch (Bind) {
-  case Binding::Global:
-    return ".visible ";
-  case Binding::Weak:
-    return ".weak ";
-  case Binding::Common:
-    return ".common ";
-  case Binding::Undefined:
-    return ".extern ";
-  case Binding::Local:
-    return "";
-  }
-  return "";
-}
-
 static void printParamListPtx(llvm::raw_ostream &OS, llvm::ArrayRef<ParamInfo> Params) {
   OS << '(';
   for (size_t I = 0; I < Params.size(); ++I) {
