@@ -6,9 +6,10 @@
 // link's own tables are at their largest. A 3000-module link held all 261 MB of its objects beside 82 MB
 // of tables: its peak was 1.38x the objects.
 //
-// Here, once the objects a link has read reach a size (--release-input-text-after, 64 MB), each object's text (its first section's
-// contents to its last's) is given back right after the object is read (ObjectFile::releaseSourcePages: a
-// page touched again is read back from the page cache, unchanged), and what the passes before the
+// Here, once the objects a link has read reach a size (--release-input-text-after, 64 MB), each object's
+// text (its first section's contents to its last's) is given back right after the object is read
+// (ObjectFile::releaseSourcePages: a page touched again is read back from the page cache, unchanged; the
+// ranges go back in batches, PageDiscarder), and what the passes before the
 // function bodies would read from it is kept apart first: each function's declaration part, which the
 // printer prints as a prototype (and for an alias) before any body, and each plain label's name hash,
 // which EmitModule's label clash rule compares. The printer then reads each input's text once, in order,
@@ -16,7 +17,9 @@
 // names, tables and records stay resident: they share pages with no text worth giving back, and touching
 // a released page maps back up to 64 KB around it (the kernel's fault-around), so a stray read of an
 // input's text costs most of the input again. A large input (LargeTextBytes) keeps the scheme its reader
-// has (InputFiles.h) and is only given back behind the printer.
+// has (InputFiles.h) and is only given back behind the printer. The cost: each object's text is mapped
+// twice and given back twice instead of mapped once (3000 objects: about +5% CPU, docs/performance.md,
+// "Fifth pass"), which is why small links keep everything resident.
 #pragma once
 
 #include "ptxlink/ObjectFormat.h"
