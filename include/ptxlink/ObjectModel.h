@@ -816,6 +816,8 @@ public:
   void releaseSourcePages(llvm::StringRef Range) const;
   /// The same through Into, which gives the pages back together with other ranges (ProcessMemory.h).
   void releaseSourcePages(llvm::StringRef Range, PageDiscarder &Into) const;
+  /// The adopted buffer that holds all of Range, if it is a read-only file mapping; else null.
+  const llvm::MemoryBuffer *fileMappingHolding(llvm::StringRef Range) const;
   /// The bytes of the adopted buffers that are file mappings, the ones releaseSourcePages can give back:
   /// a pass decides by this whether giving text back behind itself is worth its cost.
   uint64_t mappedBytes() const;

@@ -47,64 +47,43 @@ static std::vector<StringRef> labelsDefinedElsewhere(ArrayRef<LinkModule> Module
   });
   if (!AnyLabelSymbols)
     return {};
-  // The live plain labels by the hash of their names: the hashes kept where the link gave the text back
-  // after reading it (InputTextPages.h; reading the names would fault every input's text back in), else
-  // hashed from the text, where the record points. A large input's text is given back behind the reads
-  // (its file mapping only), as the printer gives it back behind itself.
-  struct PlainAt {
-    uint32_t Module, Label;
-  };
-  DenseMap<uint64_t, PlainAt> Plain; // the first live plain label with each hash
-  auto forEachLivePlain = [&](auto &&Visit) {
-    for (uint32_t MI = 0; MI < Modules.size(); ++MI) {
-      const LinkModule &LM = Modules[MI];
-      const ModuleVariant &M = *LM.M;
-      if (M.plainLabels().empty())
+  // The live plain labels, each by the hash and length of its name: the hashes kept where the link gave
+  // the text back after reading it (InputTextPages.h; reading the names would fault every input's text back
+  // in), else hashed from the text, where the record points. A large input's text is given back behind
+  // the reads (its file mapping only), as the printer gives it back behind itself. No name is compared:
+  // two names of one length with one 64-bit hash (a chance of 2^-64 per pair) would only rename a debug
+  // label that needed no new name, which the output allows.
+  DenseSet<std::pair<uint64_t, uint32_t>> Plain;
+  for (const LinkModule &LM : Modules) {
+    const ModuleVariant &M = *LM.M;
+    if (M.plainLabels().empty())
+      continue;
+    const ArrayRef<uint64_t> Kept = M.plainLabelHashes();
+    const ObjectFile &Source = *Inputs[LM.Input].Object;
+    auto Release = [&Source](StringRef Range) { Source.releaseSourcePages(Range); };
+    TextReleaser Behind =
+        Kept.empty() && Source.mappedBytes() >= LargeTextBytes ? TextReleaser(Release) : TextReleaser();
+    for (size_t K = 0; K < M.plainLabels().size(); ++K) {
+      const ModuleVariant::PlainLabel &L = M.plainLabels()[K];
+      if (L.Section >= LM.SectionLive.size() || !LM.SectionLive[L.Section])
         continue;
-      const ArrayRef<uint64_t> Kept = M.plainLabelHashes();
-      const ObjectFile &Source = *Inputs[LM.Input].Object;
-      auto Release = [&Source](StringRef Range) { Source.releaseSourcePages(Range); };
-      TextReleaser Behind =
-          Kept.empty() && Source.mappedBytes() >= LargeTextBytes ? TextReleaser(Release) : TextReleaser();
-      for (uint32_t K = 0; K < M.plainLabels().size(); ++K) {
-        const ModuleVariant::PlainLabel &L = M.plainLabels()[K];
-        if (L.Section >= LM.SectionLive.size() || !LM.SectionLive[L.Section])
-          continue;
-        Visit(MI, K, Kept.empty() ? ModuleVariant::plainLabelNameHash(M.plainLabelName(L)) : Kept[K]);
-        if (Kept.empty())
-          Behind.passed(M.Sections[L.Section].contents());
+      if (!Kept.empty()) {
+        Plain.insert({Kept[K], L.Length});
+        continue;
       }
-      Behind.finish();
+      Plain.insert({ModuleVariant::plainLabelNameHash(M.plainLabelName(L)), L.Length});
+      Behind.passed(M.Sections[L.Section].contents());
     }
-  };
-  forEachLivePlain([&](uint32_t MI, uint32_t K, uint64_t Hash) { Plain.try_emplace(Hash, PlainAt{MI, K}); });
+    Behind.finish();
+  }
   std::vector<StringRef> Clashes;
   if (Plain.empty())
     return Clashes;
-  auto nameOf = [&](PlainAt At) {
-    const ModuleVariant &M = *Modules[At.Module].M;
-    return M.plainLabelName(M.plainLabels()[At.Label]);
-  };
-  // Whether a live plain label is called Name: its hash found and the name compared (read from the text,
-  // for the few that match); another name with the same hash (a chance of 2^-64 per pair) has every live
-  // plain label of that hash compared.
-  auto isPlainLabel = [&](StringRef Name) {
-    const uint64_t Hash = ModuleVariant::plainLabelNameHash(Name);
-    auto It = Plain.find(Hash);
-    if (It == Plain.end())
-      return false;
-    if (nameOf(It->second) == Name)
-      return true;
-    bool Found = false;
-    forEachLivePlain([&](uint32_t MI, uint32_t K, uint64_t H) {
-      Found = Found || (H == Hash && nameOf({MI, K}) == Name);
-    });
-    return Found;
-  };
   DenseSet<CachedHashStringRef> Reported;
   for (const LinkModule &LM : Modules)
     for (const Symbol &S : LM.M->Symbols)
-      if (isCodeLabel(*LM.M, S) && !Reported.contains(CachedHashStringRef(S.name())) && isPlainLabel(S.name()) &&
+      if (isCodeLabel(*LM.M, S) &&
+          Plain.contains({ModuleVariant::plainLabelNameHash(S.name()), uint32_t(S.name().size())}) &&
           Reported.insert(CachedHashStringRef(S.name())).second)
         Clashes.push_back(S.name());
   return Clashes;

@@ -95,22 +95,23 @@ uint64_t ObjectFile::mappedBytes() const {
   return Bytes;
 }
 
-void ObjectFile::releaseSourcePages(llvm::StringRef Range) const {
+const llvm::MemoryBuffer *ObjectFile::fileMappingHolding(llvm::StringRef Range) const {
+  // Only a file mapping can give pages back: MADV_DONTNEED on heap memory would zero it. Both kinds of
+  // mapping here are read-only, so no page holds a private change that dropping it would lose.
   for (const std::unique_ptr<llvm::MemoryBuffer> &B : Buffers)
-    if (Range.data() >= B->getBufferStart() && Range.data() + Range.size() <= B->getBufferEnd()) {
-      releaseMappedPages(*B, Range);
-      return;
-    }
+    if (Range.data() >= B->getBufferStart() && Range.data() + Range.size() <= B->getBufferEnd())
+      return B->getBufferKind() == llvm::MemoryBuffer::MemoryBuffer_MMap ? B.get() : nullptr;
+  return nullptr;
+}
+
+void ObjectFile::releaseSourcePages(llvm::StringRef Range) const {
+  if (const llvm::MemoryBuffer *B = fileMappingHolding(Range))
+    releaseMappedPages(*B, Range);
 }
 
 void ObjectFile::releaseSourcePages(llvm::StringRef Range, PageDiscarder &Into) const {
-  // releaseMappedPages's rule: only a file mapping, whose pages can be read back.
-  for (const std::unique_ptr<llvm::MemoryBuffer> &B : Buffers)
-    if (Range.data() >= B->getBufferStart() && Range.data() + Range.size() <= B->getBufferEnd()) {
-      if (B->getBufferKind() == llvm::MemoryBuffer::MemoryBuffer_MMap && !Range.empty())
-        Into.add(Range.data(), Range.size());
-      return;
-    }
+  if (!Range.empty() && fileMappingHolding(Range))
+    Into.add(Range.data(), Range.size());
 }
 
 } // namespace ptxlink

@@ -5,6 +5,7 @@
 #include "ptxlink/ProcessMemory.h"
 
 #include <cstdint>
+#include <utility>
 #if defined(__linux__)
 #include <sys/mman.h>
 #include <sys/syscall.h>
@@ -45,13 +46,22 @@ void prepareToolHeap() {
 #endif
 }
 
-void discardWholePages(const void *Begin, size_t Bytes) {
 #if defined(__linux__) && defined(MADV_DONTNEED)
+namespace {
+/// The whole pages inside [Begin, Begin + Bytes): their start and length (0 where there is none).
+std::pair<void *, size_t> wholePages(const void *Begin, size_t Bytes) {
   const uintptr_t Page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
   const uintptr_t First = (reinterpret_cast<uintptr_t>(Begin) + Page - 1) & ~(Page - 1);
   const uintptr_t End = (reinterpret_cast<uintptr_t>(Begin) + Bytes) & ~(Page - 1);
-  if (End > First)
-    (void)madvise(reinterpret_cast<void *>(First), End - First, MADV_DONTNEED);
+  return {reinterpret_cast<void *>(First), End > First ? size_t(End - First) : 0};
+}
+} // namespace
+#endif
+
+void discardWholePages(const void *Begin, size_t Bytes) {
+#if defined(__linux__) && defined(MADV_DONTNEED)
+  if (auto [First, Length] = wholePages(Begin, Bytes); Length)
+    (void)madvise(First, Length, MADV_DONTNEED);
 #else
   (void)Begin;
   (void)Bytes;
@@ -68,13 +78,11 @@ PageDiscarder::~PageDiscarder() {
 
 void PageDiscarder::add(const void *Begin, size_t Bytes) {
 #if defined(__linux__) && defined(MADV_DONTNEED)
-  const uintptr_t Page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
-  const uintptr_t First = (reinterpret_cast<uintptr_t>(Begin) + Page - 1) & ~(Page - 1);
-  const uintptr_t End = (reinterpret_cast<uintptr_t>(Begin) + Bytes) & ~(Page - 1);
-  if (End <= First)
+  auto [First, Length] = wholePages(Begin, Bytes);
+  if (!Length)
     return; // no whole page: no call at all
-  Waiting[Count++] = {reinterpret_cast<void *>(First), size_t(End - First)};
-  WaitingBytes += size_t(End - First);
+  Waiting[Count++] = {First, Length};
+  WaitingBytes += Length;
   if (Count == Batch || WaitingBytes >= BatchBytes)
     flush();
 #else

@@ -1,8 +1,11 @@
 // Giving input text back to the kernel (InputTextPages.h in the linker): the pieces under it. A range
-// given back through PageDiscarder leaves the process's resident memory and reads back unchanged;
+// given back through PageDiscarder leaves the process's resident memory and reads back unchanged, and
+// only a file mapping's are given back (a heap buffer's would read back as zeros);
 // GatheringFdStream gives lent text back only after writing it; TextReleaser reports one range per run of
 // contiguous text.
 #include "ptxlink/GatherStream.h"
+#include "ptxlink/InputFiles.h"
+#include "ptxlink/ObjectModel.h"
 #include "ptxlink/ObjectFormat.h"
 #include "ptxlink/ProcessMemory.h"
 
@@ -35,20 +38,31 @@ std::string patternFile(size_t Size) {
 
 } // namespace
 
-TEST(TextPagesTest, DiscardedPagesLeaveAndReadBackUnchanged) {
+TEST(TextPagesTest, OnlyFileMappingsAreGivenBack) {
+  // A heap buffer's pages given back would read back as zeros: ObjectFile::releaseSourcePages must leave
+  // anything but a file mapping alone, and a mapping's pages read back unchanged.
   const size_t Page = size_t(sysconf(_SC_PAGESIZE)), Size = 300 * Page;
   std::string Path = patternFile(Size);
-  auto Mapped = mapInputFile(Path); // mapped up front: every page resident
+  auto Mapped = mapInputFile(Path); // a file mapping (the file is above LLVM's read-instead threshold)
   ASSERT_TRUE(bool(Mapped));
-  const char *Base = (*Mapped)->getBufferStart();
+  auto Heap = MemoryBuffer::getMemBufferCopy((*Mapped)->getBuffer(), "heap copy");
+  ASSERT_NE(Heap->getBufferKind(), MemoryBuffer::MemoryBuffer_MMap);
+  const char *FileBase = (*Mapped)->getBufferStart(), *HeapBase = Heap->getBufferStart();
+  ObjectFile Object;
+  Object.adopt(std::move(*Mapped));
+  Object.adopt(std::move(Heap));
   {
     PageDiscarder Discard;
-    // 200 ranges (more than one batch), each the middle of a 1.5-page stretch: the partial pages stay.
-    for (size_t I = 0; I < 200; ++I)
-      Discard.add(Base + I * Page + Page / 2, Page + Page / 2 + 1);
+    // 200 ranges of each (more than one batch), each the middle of a 1.5-page stretch: partial pages stay.
+    for (size_t I = 0; I < 200; ++I) {
+      Object.releaseSourcePages(StringRef(FileBase + I * Page + Page / 2, Page + Page / 2 + 1), Discard);
+      Object.releaseSourcePages(StringRef(HeapBase + I * Page + Page / 2, Page + Page / 2 + 1), Discard);
+    }
   } // the last batch goes at destruction
-  for (size_t I = 0; I < Size; I += 997)
-    ASSERT_EQ(Base[I], char('a' + I % 23)) << "at " << I;
+  for (size_t I = 0; I < Size; I += 997) {
+    ASSERT_EQ(FileBase[I], char('a' + I % 23)) << "mapping, at " << I;
+    ASSERT_EQ(HeapBase[I], char('a' + I % 23)) << "heap, at " << I;
+  }
   sys::fs::remove(Path);
 }
 
