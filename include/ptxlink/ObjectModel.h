@@ -215,7 +215,7 @@ struct Relocation {
   uint32_t Offset = 0;
   uint32_t Symbol = NoSymbol;
   uint32_t Length : 24 = 0;             // NameRef / FileIndex / SectionOffset: bytes replaced
-  RelocKind Kind : 6 = RelocKind::NameRef;
+  RelocKind Kind : 5 = RelocKind::NameRef;
   /// NameRef only: the name is an operand of a `call` statement, its callee (a direct call), not an
   /// address taken or a variable read. Recorded by the assembler, which knows the statement; on disk its
   /// own relocation type (R_PTXLINK_CALL), in memory a NameRef with this bit, so that every pass that
@@ -224,10 +224,16 @@ struct Relocation {
   /// NameRef only: the name is an entry of a `.calltargets` list, a function an indirect call may reach
   /// (R_PTXLINK_CALL_TARGET on disk). Read it with isCallTarget().
   bool CallTargetSite : 1 = false;
+  /// NameRef in a linked module only: the bytes at Offset already spell Symbol's name, which was not
+  /// renamed apart (set by EmitModule; never read from or written to an object). The printer copies them
+  /// through, so that a function's body goes out as one run rather than one run per name it mentions.
+  /// Read it with spelledAsIs().
+  bool SpelledAsIs : 1 = false;
   int32_t Addend = 0;                   // Data32 / Data64 / SectionOffset
 
   bool isCall() const { return Kind == RelocKind::NameRef && CallSite; }
   bool isCallTarget() const { return Kind == RelocKind::NameRef && CallTargetSite; }
+  bool spelledAsIs() const { return Kind == RelocKind::NameRef && SpelledAsIs; }
 
   Relocation() = default;
   /// Length at most MaxRelocationLength: every producer refuses longer ranges first. (One built after

@@ -189,8 +189,8 @@ void Printer::text(const Section &S, uint64_t End, llvm::StringRef C) {
   for (const Relocation &R : V.relocs(S)) {
     if (R.Offset >= End)
       break; // relocations are sorted by offset: the rest are outside the printed range
-    if (!isTextReloc(R))
-      continue;
+    if (!isTextReloc(R) || R.spelledAsIs())
+      continue; // a name spelled as it is stays inside the run
     applyEditsBefore(R.Offset);
     if (R.Offset < Pos || uint64_t(R.Offset) + R.Length > End)
       continue; // outside the printed range (or overlapping, which a valid model never has)
