@@ -3,12 +3,12 @@
 // The problem: the linker reads every byte of most inputs (headers, symbol tables, ABI records, then
 // the text it prints), and with a plain file mapping each first touch of a page is a page fault: about
 // 800 of them for a 200-module link, a few percent of its time. Asking the kernel to map the whole
-// file at once (MADV_POPULATE_READ, Linux 5.14+) costs one call. Archives are the exception: a link
-// reads only the members it extracts, so an archive is mapped lazily, as are standard input, special
-// and small files (which LLVM reads instead of mapping). So is a very large object (LargeObjectBytes):
-// its reader touches each table once and then gives its pages back (releaseMappedPages), which keeps
-// the link's memory near the names and text it needs instead of the whole file. Anything but a regular file or standard input
-// is refused (InputFiles.h).
+// file at once (MAP_POPULATE, or MADV_POPULATE_READ on Linux 5.14+) costs one call. Archives of 4 MB and
+// more are the exception: a link reads only the members it extracts, so such an archive is mapped
+// lazily. So is a very large object (LargeObjectBytes): its reader touches each table once and then
+// gives its pages back (releaseMappedPages), which keeps the link's memory near the names and text it
+// needs instead of the whole file. Standard input and small files are read instead (as LLVM does);
+// anything but a regular file or standard input is refused (InputFiles.h).
 
 #include "ptxlink/Archive.h"
 #include "ptxlink/InputFiles.h"
@@ -50,6 +50,7 @@ private:
 };
 
 constexpr size_t SmallFile = 16 * 1024; // below this, reading beats mapping (as LLVM decides too)
+constexpr size_t SmallArchiveBytes = 4 << 20; // below this, an archive is mapped whole like an object
 
 } // namespace
 
@@ -69,12 +70,16 @@ llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> mapInputFile(llvm::StringRef 
     return Buffer;
   }
   size_t Size = size_t(FileSize);
-  void *Base = ::mmap(nullptr, Size, PROT_READ, MAP_PRIVATE, FD, 0);
+  // A file below SmallArchiveBytes is mapped whole by mmap itself, whatever it holds: reading its first
+  // bytes to tell an archive from an object would fault them in one at a time (and a madvise per file
+  // would follow), and all of a small archive costs little more than the members a link takes from it.
+  const bool MapWhole = Size < SmallArchiveBytes;
+  void *Base = ::mmap(nullptr, Size, PROT_READ, MAP_PRIVATE | (MapWhole ? MAP_POPULATE : 0), FD, 0);
   ::close(FD);
   if (Base == MAP_FAILED)
     return readInputFile(Path);
   llvm::StringRef Bytes(static_cast<const char *>(Base), Size);
-  if (!isArchive(Bytes) && !(Size >= LargeObjectBytes && isPtxlinkObject(Bytes)))
+  if (!MapWhole && !isArchive(Bytes) && !(Size >= LargeObjectBytes && isPtxlinkObject(Bytes)))
     (void)::madvise(Base, Size, MADV_POPULATE_READ); // an older kernel refuses: pages then fault in as usual
   return std::unique_ptr<llvm::MemoryBuffer>(new FileMapping(Base, Size, Path));
 }
