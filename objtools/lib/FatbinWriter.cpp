@@ -92,13 +92,20 @@ std::string compatOptions(StringRef Section) {
 // as Next's: once Next is flushed, every full buffer passed on is written by Next directly (raw_ostream
 // writes a chunk larger than its own, empty, buffer straight through), so the payload is copied once,
 // not twice. Where Next is the output file itself (Gather), text the generator lends (writeBorrowed: the
-// printer's runs of input text) is not copied at all: the file writes it in place, by writev.
+// printer's runs of input text) is not copied at all: the file writes it in place, by writev; and the
+// stream's own buffer is a window into an arena whose filled part is lent the same way when it is
+// flushed, the window moving on past it, so the generator's small writes are copied only into the
+// window (not from it into the file's waiting list too). The arena starts over once the file has
+// written everything waiting.
 class PayloadStream : public GatherStream {
   raw_ostream *Next;
   GatheringFdStream *Gather;
   bool CutAtNul;
   bool SawNul = false;
   uint64_t Count = 0;
+  std::unique_ptr<char[]> Arena; // Gather only
+  size_t WindowAt = 0;           // where the buffer's window starts in Arena
+  static constexpr size_t ArenaBytes = 1 << 20, MinWindow = 64 << 10;
 
   /// How much of [Ptr, Ptr + Size) belongs to the payload (none after a NUL); counted.
   size_t accept(const char *Ptr, size_t Size) {
@@ -113,11 +120,21 @@ class PayloadStream : public GatherStream {
     return Size;
   }
   void write_impl(const char *Ptr, size_t Size) override {
-    Size = accept(Ptr, Size);
-    if (Gather)
-      Gather->writeCopied(Ptr, Size);
-    else if (Next)
-      Next->write(Ptr, Size);
+    const size_t Taken = accept(Ptr, Size);
+    if (Gather && Arena && Ptr == Arena.get() + WindowAt) {
+      // The window itself (raw_ostream flushes it from its start, and has emptied it: it may move).
+      Gather->writeBorrowed(StringRef(Ptr, Taken));
+      WindowAt += Size;
+      if (ArenaBytes - WindowAt < MinWindow) {
+        Gather->writeWaiting(); // nothing lent from the arena may wait when it starts over
+        WindowAt = 0;
+      }
+      SetBuffer(Arena.get() + WindowAt, ArenaBytes - WindowAt);
+    } else if (Gather) {
+      Gather->writeCopied(Ptr, Taken); // the caller's bytes (a write larger than the window)
+    } else if (Next) {
+      Next->write(Ptr, Taken);
+    }
   }
   uint64_t current_pos() const override { return Count; }
 
@@ -125,10 +142,19 @@ public:
   /// Gather: Next itself, when Next is the output file and may keep references to lent text.
   PayloadStream(raw_ostream *Next, bool CutAtNul, GatheringFdStream *Gather = nullptr)
       : Next(Next), Gather(Gather), CutAtNul(CutAtNul) {
+    if (Gather) {
+      Arena.reset(new char[ArenaBytes]);
+      SetBuffer(Arena.get(), ArenaBytes);
+      return;
+    }
     size_t NextSize = Next ? Next->GetBufferSize() : 0;
     SetBufferSize(NextSize ? 2 * NextSize : size_t(1) << 16);
   }
-  ~PayloadStream() override { flush(); }
+  ~PayloadStream() override {
+    flush();
+    if (Gather)
+      Gather->writeWaiting(); // the arena goes with this stream: nothing may still refer to it
+  }
   void writeBorrowed(StringRef Text) override {
     if (!Gather) {
       write(Text.data(), Text.size());

@@ -155,6 +155,46 @@ TEST(FatbinStreamTest, LentTextGivesTheSameBytes) {
   EXPECT_EQ(Expected, write(Lent));
 }
 
+// Written into a file, a payload's small writes are lent from a window of the payload stream's arena
+// (1 MB), which moves on and starts over once the file has written what waits: several megabytes of
+// small writes (the window filling up whole, again and again), single writes larger than the window
+// (passed through as copies) and lent runs between them give the same bytes as held payloads.
+TEST(FatbinStreamTest, CopiedTextBeyondTheArena) {
+  std::string Big;
+  for (int I = 0; Big.size() < 3500000; ++I)
+    Big += "  mov.u32 %r" + std::to_string(I) + ", " + std::to_string(I * 7) + ";\n";
+  std::vector<std::string> Texts = {Big, Big.substr(0, 1500000)};
+  std::vector<FatbinImage> Held, Mixed;
+  heldAndWritten(Texts, [](const std::string &T) {
+    return [&T](GatherStream &OS) {
+      StringRef Rest(T);
+      for (int Turn = 0; !Rest.empty(); ++Turn) {
+        // Small writes for about 1.3 MB, then a 1.2 MB write in one piece, then a lent run of 1000 bytes.
+        StringRef Small = Rest.take_front(1300000);
+        for (size_t Off = 0; Off < Small.size(); Off += 13)
+          OS << Small.substr(Off, 13);
+        Rest = Rest.drop_front(Small.size());
+        StringRef Large = Rest.take_front(1200000);
+        OS << Large;
+        Rest = Rest.drop_front(Large.size());
+        OS.writeBorrowed(Rest.take_front(1000));
+        Rest = Rest.drop_front(std::min<size_t>(1000, Rest.size()));
+        // Pieces of 2000 bytes, each flushed by a lent byte: the arena fills before the file's waiting
+        // list is long enough to be written on its own.
+        for (int Piece = 0; Piece < 600 && !Rest.empty(); ++Piece) {
+          OS << Rest.take_front(2000);
+          Rest = Rest.drop_front(std::min<size_t>(2000, Rest.size()));
+          OS.writeBorrowed(Rest.take_front(1));
+          Rest = Rest.drop_front(std::min<size_t>(1, Rest.size()));
+        }
+      }
+    };
+  }, Held, Mixed);
+  const std::string Expected = write(Held), Patched = writePatched(Mixed), Plain = write(Mixed);
+  EXPECT_TRUE(Expected == Patched) << "the file differs (" << Patched.size() << " bytes, " << Expected.size() << " expected)";
+  EXPECT_TRUE(Expected == Plain) << "the string differs";
+}
+
 TEST(FatbinStreamTest, WriterThatChangesIsAnError) {
   FatbinImage I = ptxImage(80);
   int Calls = 0;
