@@ -214,8 +214,8 @@ bool checkFunctionAgreement(const SymbolSite &Def, const SymbolSite &Other, Diag
   // One mangled C++ name on both sides (the Itanium prefix is enough: demangling every declaration of a
   // large program to confirm it would cost more than all the other checks together).
   bool SameCxxName = SameName && DefSym.name().starts_with("_Z");
-  if ((Findings.empty() || worst(Findings) < Severity::Error) &&
-      (hasAmbiguousBits(*Other.Module, *OtherAbi) || hasAmbiguousBits(*Def.Module, *DefAbi)) && !SameCxxName) {
+  if (!SameCxxName && (Findings.empty() || worst(Findings) < Severity::Error) &&
+      (hasAmbiguousBits(*Other.Module, *OtherAbi) || hasAmbiguousBits(*Def.Module, *DefAbi))) {
     DwarfSignatureComparison Dwarf =
         compareDwarfSignatures(*Other.Module, OtherSym.name(), *Def.Module, DefSym.name(), R.OtherName, R.DefName);
     DwarfCompared = Dwarf.Compared;

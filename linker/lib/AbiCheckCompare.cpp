@@ -187,9 +187,19 @@ public:
                NameB));
   }
 
+  /// Whether A and B are declared alike in everything param() compares (nearly every pair): then it
+  /// would find nothing.
+  static bool declaredAlike(const ParamInfo &A, const ParamInfo &B) {
+    return A.Space == B.Space && A.VectorWidth == B.VectorWidth && A.UnsizedArray == B.UnsizedArray &&
+           A.IsPtr == B.IsPtr && A.PtrSpace == B.PtrSpace && A.Align == B.Align && A.PtrAlign == B.PtrAlign &&
+           A.Type == B.Type && A.ArrayDims == B.ArrayDims;
+  }
+
   void params(bool Returns, ArrayRef<ParamInfo> A, ArrayRef<ParamInfo> B) {
     size_t N = std::min(A.size(), B.size());
     for (size_t I = 0; I < N; ++I) {
+      if (declaredAlike(A[I], B[I]))
+        continue;
       auto Label = [&]() -> std::string {
         if (Returns)
           return (A.size() == 1 && B.size() == 1) ? "return value" : "return " + std::to_string(I + 1);

@@ -38,6 +38,12 @@ public:
   DiagSite at(SourceLoc Where) { return DiagSite::at("at", describeSite(M, Object, Where)); }
 
   /// The per-parameter rules shared by functions, kernels and call prototypes.
+  /// Whether P might break a rule of params(): a `.reg` parameter, or an explicit alignment that is no
+  /// power of two up to 128. Nearly every parameter of every input breaks neither.
+  static bool suspect(const ParamInfo &P) {
+    return P.Space == StateSpace::Reg || (P.Align && (P.Align > 128 || !isPowerOf2_32(P.Align)));
+  }
+
   void params(StringRef Owner, StringRef What, ArrayRef<ParamInfo> Params, SourceLoc OwnerWhere, bool Returns) {
     for (size_t I = 0; I < Params.size(); ++I) {
       const ParamInfo &P = Params[I];
@@ -98,7 +104,8 @@ public:
       }
     };
     layOut(false);
-    uint32_t Limit = kernelParamLimit(M.Target);
+    if (!Limit)
+      Limit = kernelParamLimit(M.Target); // the module's, worked out at its first kernel
     if (Offset <= Limit)
       return;
     layOut(true);
@@ -132,6 +139,7 @@ public:
   const ModuleVariant &M;
   StringRef Object;
   DiagnosticEngine &Diags;
+  uint32_t Limit = 0; // kernelParamLimit(M.Target), once known (never 0)
 };
 
 } // namespace
@@ -150,11 +158,14 @@ bool checkKernels(const ModuleVariant &Module, StringRef ObjectName, DiagnosticE
   for (const FunctionAbi &F : Module.Functions) {
     if (Diags.limitReached())
       break;
-    StringRef Name = functionName(Module, F);
-    StringRef What = F.IsKernel ? "kernel" : "function";
-    const SourceLoc Where = Module.functionWhere(F);
-    C.params(Name, What, Module.returns(F), Where, true);
-    C.params(Name, What, Module.params(F), Where, false);
+    const ArrayRef<ParamInfo> Returns = Module.returns(F), Params = Module.params(F);
+    if (llvm::any_of(Returns, KernelChecker::suspect) || llvm::any_of(Params, KernelChecker::suspect)) {
+      StringRef Name = functionName(Module, F);
+      StringRef What = F.IsKernel ? "kernel" : "function";
+      const SourceLoc Where = Module.functionWhere(F);
+      C.params(Name, What, Returns, Where, true);
+      C.params(Name, What, Params, Where, false);
+    }
     if (F.IsKernel)
       C.kernelSpace(F);
   }
