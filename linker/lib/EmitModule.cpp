@@ -576,9 +576,8 @@ public:
       // name where T is a visible name (one output symbol per name) or a local kept under its own name
       // (it shares T's bytes). A local renamed by an earlier `-r` link keeps its assembled spelling in
       // the text: its name is longer than the bytes (renaming only appends), which the length tells.
-      const StringRef OutName = Out.Symbols[N.Symbol].name();
-      N.SpelledAsIs = R.Kind == RelocKind::NameRef && R.Length == OutName.size() && R.Length == T.name().size() &&
-                      (Modules[MI].Global[R.Symbol] != NoGlobal || OutName.data() == T.name().data());
+      N.SpelledAsIs = R.Kind == RelocKind::NameRef && R.Length == T.name().size() &&
+                      (Modules[MI].Global[R.Symbol] != NoGlobal || Out.Symbols[N.Symbol].name().data() == T.name().data());
       bool Drop = false;
       if (T.Kind == SymbolKind::Section && (R.Kind == RelocKind::Data32 || R.Kind == RelocKind::Data64 ||
                                             R.Kind == RelocKind::SectionOffset)) {
