@@ -821,13 +821,14 @@ void VariantReader::reserveRelocations(const PlainTables &T, ModuleVariant &V) {
 
 llvm::Error VariantReader::readSectionRecords(const PlainTables &T, ModuleVariant &V) {
   using namespace llvm::support::endian;
-  // A large object gives back, as the reader passes them, the section records, the section headers and
-  // the sections' bytes (text and relocations; the text faults back in when printed): in our writer's
-  // layout each lies in file order.
+  // A large object gives back, as the reader passes them, the section records, the section headers, the
+  // sections' contents (the text faults back in when printed) and their relocations: in our writer's
+  // layout each lies in file order, the relocations after all the contents.
   V.Sections.resize(T.NSec);
   Cursor C = cursor(*T.Sections);
   const char *RecordsReleased = at(C), *HeadersReleased = nullptr, *DataReleased = nullptr;
   const char *NamesReleased = Strtab.data(); // the section names, in section order in `.strtab`
+  const char *RelocsReleased = nullptr, *RelocsReached = nullptr; // the relocations, after all contents
   for (size_t I = 0; I < T.NSec && C.ok(); ++I) {
     // A fixed 40-byte record, bounds-checked once: content section, relocation section, kind, (pad),
     // symbol, header length, name (offset, length), line, column, (reserved).
@@ -881,6 +882,8 @@ llvm::Error VariantReader::readSectionRecords(const PlainTables &T, ModuleVarian
       releaseBehind(RecordsReleased, Rec);
       releaseBehind(HeadersReleased, Header);
       releaseBehind(DataReleased, S.contents().data());
+      if (RelocsReleased)
+        releaseBehind(RelocsReleased, RelocsReached);
       if (Object && !Name.empty() && Name.data() >= Strtab.data() && Name.data() < Strtab.data() + Strtab.size())
         releaseBehind(NamesReleased, Name.data());
     }
@@ -895,6 +898,11 @@ llvm::Error VariantReader::readSectionRecords(const PlainTables &T, ModuleVarian
                              " as its relocations, which is not a matching SHT_RELA section");
     if (llvm::Error E = readRelocations(T, V, S, View->section(Rela)))
       return E;
+    if (Mapped) {
+      RelocsReached = data(View->section(Rela)).data();
+      if (!RelocsReleased)
+        RelocsReleased = RelocsReached;
+    }
   }
   if (!C.ok())
     return cursorError(C);

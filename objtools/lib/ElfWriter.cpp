@@ -658,8 +658,9 @@ struct ElfPlacement {
 };
 
 /// Writes one plain object, streaming every table (file header comment). The ELF layout: the note,
-/// each model section's content followed by its `.rela` (if it has relocations), `.ptxlink.labels` if the
-/// module records labels, then `.ptxlink.sections`,
+/// every model section's content, then the `.rela` of each that has relocations (together, so that a
+/// reader finds them on a few pages, not one page per section of text; their section headers still
+/// follow their sections'), `.ptxlink.labels` if the module records labels, then `.ptxlink.sections`,
 /// `.ptxlink.symbols`, `.ptxlink.abi`, `.ptxlink.files`, `.symtab`, `.strtab` and, with section indices
 /// past 0xff00, `.symtab_shndx`; the section header table last.
 class VariantWriter {
@@ -933,11 +934,11 @@ void VariantWriter::write(llvm::raw_ostream &OS) {
   };
   const size_t NumTables = NeedShndx ? 7 : 6;
   uint64_t Pos = llvm::alignTo(sizeof(ElfHeader), 4) + Note.size();
-  for (const Section &S : V.Sections) {
+  for (const Section &S : V.Sections)
     Pos += S.contents().size();
+  for (const Section &S : V.Sections)
     if (!V.relocs(S).empty())
       Pos = llvm::alignTo(Pos, 8) + V.relocs(S).size() * sizeof(ElfRela);
-  }
   const uint64_t LabelsSize = uint64_t(V.plainLabels().size()) * LabelRecordSize;
   if (LabelsIndex)
     Pos = llvm::alignTo(Pos, 4) + LabelsSize;
@@ -969,6 +970,8 @@ void VariantWriter::write(llvm::raw_ostream &OS) {
         Since = 0;
       }
     }
+  }
+  for (const Section &S : V.Sections) {
     if (V.relocs(S).empty())
       continue;
     startSection(8);
@@ -1047,6 +1050,15 @@ void VariantWriter::write(llvm::raw_ostream &OS) {
     Out.commit();
   };
   header(sec(Names.add(".note.ptxlink"), ELF::SHT_NOTE, 0, 4), Note.size());
+  // The relocations follow all the contents (the headers keep each beside its section).
+  uint64_t RelaAt = At;
+  for (const Section &S : V.Sections)
+    RelaAt += S.contents().size();
+  auto headerAt = [&](const OutSection &S, uint64_t &Cursor, uint64_t Size) {
+    std::swap(At, Cursor);
+    header(S, Size);
+    std::swap(At, Cursor);
+  };
   for (size_t I = 0; I < V.Sections.size(); ++I) {
     const Section &S = V.Sections[I];
     // Allocated like code and data so that ELF tools classify the symbols (llvm-nm: T, D), not as debug.
@@ -1056,10 +1068,11 @@ void VariantWriter::write(llvm::raw_ostream &OS) {
     llvm::StringRef Suffix = S.Kind == SectionKind::Module ? llvm::StringRef() : V.sectionName(S);
     header(sec(Names.addConcat(sectionPrefix(S.Kind), Suffix), ELF::SHT_PROGBITS, Flags, 1), S.contents().size());
     if (!V.relocs(S).empty())
-      header(sec(Names.addConcat(".rela", sectionPrefix(S.Kind), Suffix), ELF::SHT_RELA, ELF::SHF_INFO_LINK, 8,
-                 sizeof(ElfRela), symtabIndex(), ContentIndex[I]),
-             V.relocs(S).size() * sizeof(ElfRela));
+      headerAt(sec(Names.addConcat(".rela", sectionPrefix(S.Kind), Suffix), ELF::SHT_RELA, ELF::SHF_INFO_LINK, 8,
+                   sizeof(ElfRela), symtabIndex(), ContentIndex[I]),
+               RelaAt, V.relocs(S).size() * sizeof(ElfRela));
   }
+  At = std::max(At, RelaAt);
   if (LabelsIndex)
     header(sec(LabelsName, ShtLabels, 0, 4, LabelRecordSize), LabelsSize);
   for (size_t T = 0; T < NumTables; ++T)
