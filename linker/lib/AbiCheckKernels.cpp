@@ -37,13 +37,13 @@ public:
 
   DiagSite at(SourceLoc Where) { return DiagSite::at("at", describeSite(M, Object, Where)); }
 
-  /// The per-parameter rules shared by functions, kernels and call prototypes.
   /// Whether P might break a rule of params(): a `.reg` parameter, or an explicit alignment that is no
   /// power of two up to 128. Nearly every parameter of every input breaks neither.
   static bool suspect(const ParamInfo &P) {
     return P.Space == StateSpace::Reg || (P.Align && (P.Align > 128 || !isPowerOf2_32(P.Align)));
   }
 
+  /// The per-parameter rules shared by functions, kernels and call prototypes.
   void params(StringRef Owner, StringRef What, ArrayRef<ParamInfo> Params, SourceLoc OwnerWhere, bool Returns) {
     for (size_t I = 0; I < Params.size(); ++I) {
       const ParamInfo &P = Params[I];
