@@ -6,6 +6,8 @@
 // pages (where the kernel offers them on request), which takes the faults down to a few dozen.
 #pragma once
 
+#include <sys/uio.h>
+
 #include <cstddef>
 
 namespace ptxlink {
@@ -46,11 +48,7 @@ public:
   void flush();
 
 private:
-  struct Range {
-    void *Begin;
-    size_t Bytes;
-  };
-  Range Waiting[Batch];
+  iovec Waiting[Batch]; // the whole pages of each range, as process_madvise takes them
   size_t Count = 0;
   size_t WaitingBytes = 0;
   int SelfFd = -2; // a pidfd for this process once opened; -1 where process_madvise cannot serve

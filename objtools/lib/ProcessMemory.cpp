@@ -99,11 +99,8 @@ void PageDiscarder::flush() {
   if (SelfFd == -2)
     SelfFd = int(syscall(SYS_pidfd_open, getpid(), 0));
   if (SelfFd >= 0) {
-    iovec Vectors[Batch];
-    for (size_t I = 0; I < Count; ++I)
-      Vectors[I] = {Waiting[I].Begin, Waiting[I].Bytes};
     // All or an error: the kernel stops at the first range it cannot take and returns what it did.
-    const long Done = syscall(SYS_process_madvise, SelfFd, Vectors, Count, MADV_DONTNEED, 0);
+    const long Done = syscall(SYS_process_madvise, SelfFd, Waiting, Count, MADV_DONTNEED, 0);
     if (Done >= 0 && size_t(Done) == WaitingBytes) {
       Count = WaitingBytes = 0;
       return;
@@ -113,7 +110,7 @@ void PageDiscarder::flush() {
   }
 #endif
   for (size_t I = 0; I < Count; ++I)
-    (void)madvise(Waiting[I].Begin, Waiting[I].Bytes, MADV_DONTNEED);
+    (void)madvise(Waiting[I].iov_base, Waiting[I].iov_len, MADV_DONTNEED);
   Count = WaitingBytes = 0;
 #endif
 }
