@@ -152,8 +152,10 @@ public:
   }
   ~PayloadStream() override {
     flush();
+    // Nothing lent may be referred to once the generator has returned (its text may be gone) or the arena
+    // with this stream.
     if (Gather)
-      Gather->writeWaiting(); // the arena goes with this stream: nothing may still refer to it
+      Gather->writeWaiting();
   }
   void writeBorrowed(StringRef Text) override {
     if (!Gather) {
@@ -413,9 +415,7 @@ Error writeFatbin(ArrayRef<FatbinImage> Images, const FatbinWriteOptions &Option
       OS.flush();
       PayloadStream Forward(&OS, P.AddNul, File);
       (*P.Generate)(Forward);
-      Written = Forward.count();
-      if (File)
-        File->writeWaiting(); // the text it lent may be gone once the generator has returned
+      Written = Forward.count(); // (Forward's end writes what it and the generator lent to File)
       if (P.SizeDeferred) {
         P.PayloadSize = alignTo8(Written + (P.AddNul ? 1 : 0));
         BodySize += P.PayloadSize;
