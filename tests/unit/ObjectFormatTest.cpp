@@ -7,6 +7,7 @@
 #include "ptxlink/ObjectFormat.h"
 
 #include "llvm/BinaryFormat/ELF.h"
+#include "llvm/Object/ELF.h"
 #include "llvm/Support/Endian.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -224,6 +225,33 @@ TEST(ObjectFormat, EmptyModuleRoundTrips) {
 TEST(ObjectFormat, WriterIsDeterministic) {
   auto A = buildFullModel(), B = buildFullModel();
   EXPECT_EQ(writeToString(*A), writeToString(*B));
+}
+
+// The writer puts every relocation section's data after all the contents (docs/object-format.md, section
+// 2): a reader then finds an object's relocations on a few consecutive pages rather than on one page of
+// text per function, and a large object's reader gives them back behind itself in that order.
+TEST(ObjectFormat, RelocationsFollowAllContents) {
+  std::string Bytes = writeToString(*buildFullModel());
+  auto File = llvm::object::ELF64LEFile::create(Bytes);
+  ASSERT_TRUE(bool(File)) << llvm::toString(File.takeError());
+  auto Sections = File->sections();
+  ASSERT_TRUE(bool(Sections)) << llvm::toString(Sections.takeError());
+  uint64_t ContentsEnd = 0, FirstRela = UINT64_MAX;
+  size_t Relas = 0;
+  for (const auto &S : *Sections) {
+    if (S.sh_type == llvm::ELF::SHT_PROGBITS)
+      ContentsEnd = std::max<uint64_t>(ContentsEnd, S.sh_offset + S.sh_size);
+    if (S.sh_type == llvm::ELF::SHT_RELA) {
+      FirstRela = std::min<uint64_t>(FirstRela, S.sh_offset);
+      ++Relas;
+    }
+  }
+  ASSERT_GE(Relas, 2u); // the model has relocations in more than one section
+  EXPECT_LE(ContentsEnd, FirstRela);
+  // And the object reads back as written.
+  auto Read = readFromString(Bytes);
+  ASSERT_TRUE(bool(Read)) << llvm::toString(Read.takeError());
+  EXPECT_EQ(writeToString(**Read), Bytes);
 }
 
 TEST(ObjectFormat, HeaderIsEmCudaWithOwnOsAbi) {
