@@ -2,6 +2,7 @@
 #include "ptxlink/CommandLine.h"
 #include "ptxlink/InputFaults.h"
 #include "ptxlink/Linker.h"
+#include "ptxlink/ProcessMemory.h"
 
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/raw_ostream.h"
@@ -10,6 +11,7 @@
 #include <vector>
 
 int main(int argc, char **argv) {
+  ptxlink::prepareToolHeap();
   llvm::InitLLVM X(argc, argv);
   ptxlink::reportTruncatedInputs("ptxlink"); // after InitLLVM, whose fault handlers it goes in front of
   std::vector<std::string> Args(argv + 1, argv + argc);
