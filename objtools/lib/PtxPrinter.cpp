@@ -17,6 +17,7 @@
 
 #include <algorithm>
 #include <array>
+#include <tuple>
 
 namespace ptxlink {
 namespace {
@@ -90,7 +91,19 @@ private:
   void linkage(const Symbol &S, bool Kernel);
   void functionDeclaration(const Symbol &S, const FunctionAbi &F, llvm::StringRef Prefix);
   void variableDeclaration(const Symbol &S, const VariableAbi &Var);
-  void debugSection(uint32_t Index, const Section &S);
+  /// One debug section; Labels: the labels it defines, as (offset, symbol index), by offset.
+  void debugSection(const Section &S, llvm::ArrayRef<std::pair<uint64_t, uint32_t>> Labels);
+  /// The debug sections, each with its labels (DebugLabels).
+  void debugSections();
+  /// The labels the debug sections define, gathered by the walk over the symbols that declares the
+  /// externs: a linked module has a few debug sections and all the link's symbols, and a walk of its own
+  /// (one per debug section, before) read a table larger than the cache again.
+  struct DebugLabel {
+    uint32_t Section;
+    uint64_t Offset;
+    uint32_t Symbol;
+  };
+  std::vector<DebugLabel> DebugLabels;
   void aliasDeclaration(uint32_t Alias);
 };
 
@@ -215,19 +228,31 @@ void Printer::variableDeclaration(const Symbol &S, const VariableAbi &Var) {
   OS << ";\n";
 }
 
+void Printer::debugSections() {
+  // By section, then offset (stable: model order among equal offsets).
+  std::vector<DebugLabel> &Labels = DebugLabels;
+  std::stable_sort(Labels.begin(), Labels.end(), [](const DebugLabel &A, const DebugLabel &B) {
+    return std::tie(A.Section, A.Offset) < std::tie(B.Section, B.Offset);
+  });
+  std::vector<std::pair<uint64_t, uint32_t>> Mine; // one section's
+  size_t Next = 0;
+  for (uint32_t I = 0; I < V.Sections.size(); ++I) {
+    if (V.Sections[I].Kind != SectionKind::Debug)
+      continue;
+    Mine.clear();
+    for (; Next < Labels.size() && Labels[Next].Section <= I; ++Next)
+      if (Labels[Next].Section == I)
+        Mine.push_back({Labels[Next].Offset, Labels[Next].Symbol});
+    debugSection(V.Sections[I], Mine);
+    Behind.passed(V.Sections[I].contents());
+  }
+  Behind.finish();
+}
+
 /// `.section .debug_x { ... }`: bytes in `.b8` rows, data relocations as `.b32`/`.b64` entries, and the
 /// labels defined in the section at their offsets.
-void Printer::debugSection(uint32_t Index, const Section &S) {
+void Printer::debugSection(const Section &S, llvm::ArrayRef<std::pair<uint64_t, uint32_t>> Labels) {
   beginSpan(NoSection); // its lines are bytes the printer spelled, not the input's lines
-  // Labels defined in this section, by offset (stable: model order among equal offsets).
-  std::vector<std::pair<uint64_t, uint32_t>> Labels;
-  for (uint32_t I = 0; I < V.Symbols.size(); ++I) {
-    const Symbol &Sym = V.Symbols[I];
-    if (Sym.Section == Index && Sym.Kind == SymbolKind::Label)
-      Labels.push_back({Sym.value(), I});
-  }
-  std::stable_sort(Labels.begin(), Labels.end(),
-                   [](const auto &A, const auto &B) { return A.first < B.first; });
 
   static const std::array<std::string, 256> Decimal = [] {
     std::array<std::string, 256> T;
@@ -342,9 +367,15 @@ void Printer::print() {
   }
   Behind.finish();
   beginSpan(NoSection);
+  const bool AnyDebug = llvm::any_of(V.Sections, [](const Section &S) { return S.Kind == SectionKind::Debug; });
   for (uint32_t I = 0; I < V.Symbols.size(); ++I) {
     const Symbol &Sym = V.Symbols[I];
-    if (Sym.Kind == SymbolKind::Label || Sym.Kind == SymbolKind::Section)
+    if (Sym.Kind == SymbolKind::Label) {
+      if (AnyDebug && Sym.Section < V.Sections.size() && V.Sections[Sym.Section].Kind == SectionKind::Debug)
+        DebugLabels.push_back({Sym.Section, Sym.value(), I});
+      continue;
+    }
+    if (Sym.Kind == SymbolKind::Section)
       continue;
     if (V.aliasOf(I) != NoSymbol) {
       aliasDeclaration(I);
@@ -393,12 +424,7 @@ void Printer::print() {
     if (const uint32_t Aliasee = V.aliasOf(I); Aliasee != NoSymbol && Aliasee < V.Symbols.size())
       OS << ".alias " << V.Symbols[I].name() << ", " << V.Symbols[Aliasee].name() << ";\n";
 
-  for (uint32_t I = 0; I < V.Sections.size(); ++I)
-    if (V.Sections[I].Kind == SectionKind::Debug) {
-      debugSection(I, V.Sections[I]);
-      Behind.passed(V.Sections[I].contents());
-    }
-  Behind.finish();
+  debugSections();
 }
 
 } // namespace
