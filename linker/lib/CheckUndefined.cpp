@@ -52,7 +52,8 @@ void checkUndefined(const SymbolTable &Symtab, const LinkOptions &Options, Diagn
         if (R.Kind == RelocKind::FileIndex || R.Symbol >= M.Symbols.size())
           continue;
         uint32_t G = Modules[MI].Global[R.Symbol];
-        if (G == NoGlobal || Symtab.def(G).valid() || providedOutsideTheLink(M.Symbols[R.Symbol]) ||
+        // Defined: NumDefs says so without reading where (Sites, a table as large as the link's names).
+        if (G == NoGlobal || Globals[G].NumDefs != 0 || providedOutsideTheLink(M.Symbols[R.Symbol]) ||
             ((Options.Emit == EmitKind::Ptx || Options.Sass || Options.Dlto) && isDeviceRuntimeName(M.Symbols[R.Symbol].name())))
           continue;
         auto [It, Inserted] = Slot.try_emplace(G, uint32_t(Refs.size()));
