@@ -376,7 +376,7 @@ uint32_t Lowerer::declareFunction(const PtxFunction &F, FunctionAbi &A, uint32_t
     auto SameShape = [](ArrayRef<ParamInfo> X, ArrayRef<ParamInfo> Y) {
       return std::equal(X.begin(), X.end(), Y.begin(), Y.end(), [](const ParamInfo &P, const ParamInfo &Q) {
         return P.Space == Q.Space && P.Type == Q.Type && P.VectorWidth == Q.VectorWidth && P.Align == Q.Align &&
-               P.UnsizedArray == Q.UnsizedArray && ArrayRef<uint64_t>(P.ArrayDims) == ArrayRef<uint64_t>(Q.ArrayDims);
+               P.UnsizedArray == Q.UnsizedArray && P.ArrayDims == Q.ArrayDims;
       });
     };
     if (!SameShape(M.returns(Old), M.returns(A)) || !SameShape(M.params(Old), M.params(A)))
@@ -545,7 +545,7 @@ uint32_t Lowerer::declareVariable(const PtxVariable &Var, const PtxDeclarator &D
   A.Space = Var.Space;
   A.Type = keepName(Var.Type);
   A.VectorWidth = Var.VectorWidth;
-  A.ArrayDims = Decl.ArrayDims;
+  A.ArrayDims.assign(Decl.ArrayDims);
   A.UnsizedArray = Decl.UnsizedArray;
   A.Align = Var.Align;
   A.Attributes = keepAll(Var.Attributes);

@@ -222,6 +222,15 @@ private:
   bool parseParam(ParamInfo &P);
   bool fastParam(ParamInfo &P);
   bool parseDims(SmallVectorImpl<uint64_t> &Dims, bool &Unsized);
+  /// A parameter's dimensions (ParamInfo keeps them in one word).
+  bool parseDims(DimList &Dims, bool &Unsized) {
+    if (!Tok.isPunct('['))
+      return true;
+    SmallVector<uint64_t, 4> Parsed = Dims.copy();
+    bool Ok = parseDims(Parsed, Unsized);
+    Dims.assign(Parsed);
+    return Ok;
+  }
   bool parseTriple(std::optional<std::array<uint32_t, 3>> &Out, StringRef What);
   bool parseInitializer(PtxDeclarator &Decl);
   bool parseOpaqueInitializer(PtxDeclarator &Decl, llvm::StringRef Type);

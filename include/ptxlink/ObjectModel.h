@@ -28,6 +28,8 @@
 #include <array>
 #include <cassert>
 #include <cstdint>
+#include <initializer_list>
+#include <iterator>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -303,26 +305,118 @@ static_assert(sizeof(Section) == 32, "Section is 32 bytes: a module of 10^6 func
 /// types (.texref, .samplerref, .surfref) and for any spelling that is no PTX type.
 unsigned typeSizeBytes(llvm::StringRef Type);
 
-/// One parameter (or return value) of a function, kernel or call prototype, as declared. (Small fields
-/// first: a link holds tens of thousands of these, and padding between them would cost a sixth.)
+/// The dimensions of an array declarator (`[16]`, `[4][4]`), in one word: none (0), one dimension below
+/// 2^63 held in the word itself (shifted, with the low bit set), or a block of their own (the word is its
+/// address: a count, then the dimensions). A link holds one per parameter of every function, most with
+/// no dimension and a struct passed by value with one; a SmallVector<uint64_t, 1> took 24 bytes for it.
+class DimList {
+public:
+  DimList() = default;
+  DimList(llvm::ArrayRef<uint64_t> Dims) { assign(Dims); }
+  DimList(std::initializer_list<uint64_t> Dims) { assign(llvm::ArrayRef<uint64_t>(Dims)); }
+  DimList(const DimList &Other) { assign(Other); }
+  DimList(DimList &&Other) noexcept : Word(Other.Word) { Other.Word = 0; }
+  DimList &operator=(const DimList &Other) {
+    if (this != &Other)
+      assign(Other);
+    return *this;
+  }
+  DimList &operator=(DimList &&Other) noexcept {
+    if (this != &Other) {
+      freeBlock();
+      Word = Other.Word;
+      Other.Word = 0;
+    }
+    return *this;
+  }
+  ~DimList() { freeBlock(); }
+
+  size_t size() const { return Word == 0 ? 0 : (Word & 1) ? 1 : size_t(block()[0]); }
+  bool empty() const { return Word == 0; }
+  uint64_t operator[](size_t I) const {
+    assert(I < size() && "dimension out of range");
+    return (Word & 1) ? Word >> 1 : block()[1 + I];
+  }
+  void push_back(uint64_t Dim);
+  void assign(llvm::ArrayRef<uint64_t> Dims);
+  void assign(const DimList &Other) { assign(llvm::ArrayRef<uint64_t>(Other.copy())); }
+  /// The dimensions as a vector (for a caller that needs them contiguous).
+  llvm::SmallVector<uint64_t, 4> copy() const {
+    llvm::SmallVector<uint64_t, 4> Out;
+    for (size_t I = 0, N = size(); I < N; ++I)
+      Out.push_back((*this)[I]);
+    return Out;
+  }
+  bool operator==(const DimList &Other) const {
+    if (size() != Other.size())
+      return false;
+    for (size_t I = 0, N = size(); I < N; ++I)
+      if ((*this)[I] != Other[I])
+        return false;
+    return true;
+  }
+
+  /// Reads the dimensions by value, first to last.
+  class iterator {
+  public:
+    using iterator_category = std::forward_iterator_tag;
+    using value_type = uint64_t;
+    using difference_type = std::ptrdiff_t;
+    using pointer = const uint64_t *;
+    using reference = uint64_t;
+    iterator(const DimList *List, size_t At) : List(List), At(At) {}
+    uint64_t operator*() const { return (*List)[At]; }
+    iterator &operator++() {
+      ++At;
+      return *this;
+    }
+    iterator operator++(int) {
+      iterator Old = *this;
+      ++At;
+      return Old;
+    }
+    bool operator==(const iterator &Other) const { return At == Other.At; }
+
+  private:
+    const DimList *List;
+    size_t At;
+  };
+  iterator begin() const { return iterator(this, 0); }
+  iterator end() const { return iterator(this, size()); }
+
+private:
+  const uint64_t *block() const { return reinterpret_cast<const uint64_t *>(Word); }
+  void freeBlock() {
+    if (Word != 0 && !(Word & 1))
+      delete[] reinterpret_cast<uint64_t *>(Word);
+    Word = 0;
+  }
+  uintptr_t Word = 0;
+};
+static_assert(sizeof(DimList) == 8, "DimList is a per-parameter cost: one word");
+
+/// One parameter (or return value) of a function, kernel or call prototype, as declared. A link holds one
+/// per parameter of every function of every module (a third of its heap at 3000 modules): the fields are
+/// ordered without padding between them, 64 bytes in all.
 struct ParamInfo {
+  llvm::StringRef Type;                 // ".b32" etc
+  llvm::StringRef Name;                 // as written ("_" for the .callprototype sink)
+  DimList ArrayDims;
+  Loc Where;
+  uint32_t Align = 0;                   // explicit .align, 0 = none given
+  uint32_t PtrAlign = 0;
   StateSpace Space = StateSpace::Param; // Reg or Param
   uint8_t VectorWidth = 0;              // 0 = scalar, else 2/4/8
   bool UnsizedArray = false;            // trailing `[]` (last dimension unsized)
   bool IsPtr = false;                   // `.ptr` attribute present
   StateSpace PtrSpace = StateSpace::None;
-  uint32_t Align = 0;                   // explicit .align, 0 = none given
-  uint32_t PtrAlign = 0;
-  llvm::StringRef Type;                 // ".b32" etc
-  llvm::StringRef Name;                 // as written ("_" for the .callprototype sink)
-  llvm::SmallVector<uint64_t, 1> ArrayDims;
-  Loc Where;
 
   /// Bytes this parameter occupies (element size x vector width x array product).
   uint64_t sizeBytes() const;
   /// Alignment the ABI uses: explicit .align, else the element size.
   uint32_t effectiveAlign() const;
 };
+static_assert(sizeof(ParamInfo) == 64, "ParamInfo is a per-parameter cost: keep it without padding");
 
 /// Parameter lists and attribute strings of signatures: SmallVector<T, 0> (16 bytes) rather than
 /// std::vector (24); a function's signature holds three.
@@ -414,19 +508,21 @@ struct PrototypeAbi {
   Loc Where;
 };
 
-/// Layout of a module-scope variable (also of .extern declarations).
+/// Layout of a module-scope variable (also of .extern declarations). One per variable and declaration of
+/// every module: the fields are ordered without padding between them.
 struct VariableAbi {
-  uint32_t Symbol = NoSymbol;
-  StateSpace Space = StateSpace::Global;
   llvm::StringRef Type;
-  uint8_t VectorWidth = 0;
-  llvm::SmallVector<uint64_t, 1> ArrayDims;
-  bool UnsizedArray = false;
-  uint32_t Align = 0; // explicit .align, 0 = none
   StringList Attributes; // `.attribute(.managed)` etc
-  bool Initialized = false;
+  DimList ArrayDims;
   Loc Where;
+  uint32_t Symbol = NoSymbol;
+  uint32_t Align = 0; // explicit .align, 0 = none
+  StateSpace Space = StateSpace::Global;
+  uint8_t VectorWidth = 0;
+  bool UnsizedArray = false;
+  bool Initialized = false;
 };
+static_assert(sizeof(VariableAbi) == 64, "VariableAbi is a per-variable cost: keep it without padding");
 
 /// `.file N "name" [, timestamp, size]`
 struct FileEntry {

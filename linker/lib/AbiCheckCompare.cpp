@@ -56,7 +56,7 @@ TypeDiff compareTypes(StringRef A, StringRef B) {
 }
 
 /// ".v2 .f32[4]" style: the element, vector width and dimensions, no names.
-std::string shapeText(StringRef Type, uint8_t Vector, ArrayRef<uint64_t> Dims, bool Unsized) {
+std::string shapeText(StringRef Type, uint8_t Vector, const DimList &Dims, bool Unsized) {
   std::string Out;
   raw_string_ostream OS(Out);
   if (Vector)

@@ -92,6 +92,26 @@ unsigned typeSizeBytes(llvm::StringRef Type) {
   return (Bits * Pack + 7) / 8; // 0 for opaque (.texref, .samplerref, .surfref) and unknown types
 }
 
+void DimList::push_back(uint64_t Dim) {
+  llvm::SmallVector<uint64_t, 4> Dims = copy();
+  Dims.push_back(Dim);
+  assign(Dims);
+}
+
+void DimList::assign(llvm::ArrayRef<uint64_t> Dims) {
+  freeBlock();
+  if (Dims.empty())
+    return;
+  if (Dims.size() == 1 && Dims[0] < (uint64_t(1) << 63)) {
+    Word = uintptr_t(Dims[0] << 1 | 1);
+    return;
+  }
+  auto *Block = new uint64_t[1 + Dims.size()];
+  Block[0] = Dims.size();
+  std::copy(Dims.begin(), Dims.end(), Block + 1);
+  Word = reinterpret_cast<uintptr_t>(Block);
+}
+
 uint64_t ParamInfo::sizeBytes() const {
   if (UnsizedArray)
     return 0;
