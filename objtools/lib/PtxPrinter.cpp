@@ -96,8 +96,8 @@ private:
   /// The debug sections, each with its labels (DebugLabels).
   void debugSections();
   /// The labels the debug sections define, gathered by the walk over the symbols that declares the
-  /// externs: a linked module has a few debug sections and all the link's symbols, and a walk of its own
-  /// (one per debug section, before) read a table larger than the cache again.
+  /// externs: a linked module has a few debug sections and all the link's symbols, and a walk of their
+  /// own (or one per debug section) would read a table larger than the cache once more.
   struct DebugLabel {
     uint32_t Section;
     uint64_t Offset;
