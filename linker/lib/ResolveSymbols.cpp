@@ -44,6 +44,8 @@ public:
 
 private:
   void resolveOne(GlobalSymbol &G);
+  /// Sets G's binding and initializer as resolveOne decides them when S is G's only definition.
+  static void noteOnlyDefinition(GlobalSymbol &G, const Symbol &S);
   /// Reports a name defined both as a function and as a variable; true if it is.
   bool reportKindMismatch(const GlobalSymbol &G, ArrayRef<SymRef> Defs);
   /// The .common rules (Common not empty): the largest wins (the initialized one, which must be the
@@ -92,7 +94,14 @@ void Resolver::run() {
   // and counts its definitions and declarations (the latter in FirstSite for now), the counts give each
   // name its place in Sites, and a second walk, backwards, fills the places from their ends, so that each
   // name's sites end up in input order.
+  //
+  // Only the first walk reads the symbols: at a few thousand modules their tables no longer fit the
+  // cache, and each further walk over them read them from memory again. It notes, site by site, whether
+  // the site defines its name (SiteDefines, for the second walk), and a name's first definition's binding
+  // in its GlobalSymbol: for a name with one definition, nearly all, that is the whole resolution
+  // (resolveOne then looks at names with two or more).
   uint32_t NumSites = 0;
+  std::vector<bool> SiteDefines;
   SymRef TooManyDefinitions; // the first definition past GlobalSymbol::MaxDefinitions of its name
   for (uint32_t MI = 0; MI < Symtab.Modules.size(); ++MI) {
     LinkModule &LM = Symtab.Modules[MI];
@@ -116,10 +125,12 @@ void Resolver::run() {
       const uint32_t GI = Entry;
       LM.Global[SI] = GI;
       GlobalSymbol &G = Symtab.Globals[GI];
-      if (!isDefinition(M, S, SI)) {
+      const bool Defines = isDefinition(M, S, SI);
+      if (!Defines) {
         ++G.FirstSite;
       } else if (LLVM_LIKELY(G.NumDefs < GlobalSymbol::MaxDefinitions)) {
-        ++G.NumDefs;
+        if (G.NumDefs++ == 0)
+          noteOnlyDefinition(G, S);
       } else {
         // Only a malformed object repeats a definition within one module: counted as a declaration, so
         // that the counts stay those of the sites; the link is refused below.
@@ -127,6 +138,7 @@ void Resolver::run() {
           TooManyDefinitions = SymRef{MI, SI};
         ++G.FirstSite;
       }
+      SiteDefines.push_back(Defines); // read only where no name has too many definitions
       ++NumSites;
     }
   }
@@ -139,6 +151,8 @@ void Resolver::run() {
     for (GlobalSymbol &G : Symtab.Globals) {
       G.FirstSite += G.NumDefs;
       G.NumDefs = 0;
+      G.Bind = Binding::Undefined;
+      G.Initialized = false;
     }
   }
   // Each name's place; Out (unused until emit) holds where its declarations end while they are filled.
@@ -150,17 +164,19 @@ void Resolver::run() {
     G.Out = Next;
   }
   Symtab.Sites.resize(NumSites);
+  // Backwards over the sites as the first walk met them: a visible symbol is one with a GlobalSymbol.
+  uint32_t Site = NumSites;
   for (uint32_t MI = Symtab.Modules.size(); MI-- > 0;) {
     const LinkModule &LM = Symtab.Modules[MI];
-    const ModuleVariant &M = *LM.M;
-    for (uint32_t SI = M.Symbols.size(); SI-- > 0;) {
-      const Symbol &S = M.Symbols[SI];
-      if (!isVisible(S))
+    for (uint32_t SI = LM.Global.size(); SI-- > 0;) {
+      if (LM.Global[SI] == NoGlobal)
         continue;
       GlobalSymbol &G = Symtab.Globals[LM.Global[SI]];
-      Symtab.Sites[!TooManyDefinitions.valid() && isDefinition(M, S, SI) ? --G.FirstSite : --G.Out] = {MI, SI};
+      const bool Defines = !TooManyDefinitions.valid() && SiteDefines[--Site];
+      Symtab.Sites[Defines ? --G.FirstSite : --G.Out] = {MI, SI};
     }
   }
+  assert(Site == 0 && "the second walk met the first walk's sites");
   // Now FirstSite is where each name's definitions begin (and Out where its declarations do).
   for (GlobalSymbol &G : Symtab.Globals) {
     G.Out = NoSymbol;
@@ -168,9 +184,16 @@ void Resolver::run() {
   }
 }
 
+void Resolver::noteOnlyDefinition(GlobalSymbol &G, const Symbol &S) {
+  // What resolveOne decides for a name defined once: the winner is that definition (a .common's size is
+  // its own; a single initialized one is the largest).
+  G.Bind = S.Bind == Binding::Undefined ? Binding::Global : S.Bind; // an alias declared without a directive
+  G.Initialized = S.Initialized;
+}
+
 void Resolver::resolveOne(GlobalSymbol &G) {
-  if (G.NumDefs == 0)
-    return;
+  if (G.NumDefs <= 1)
+    return; // undefined, or decided when its one definition was met (noteOnlyDefinition)
   ArrayRef<SymRef> Defs = Symtab.defs(G);
   DefinitionsByBinding By;
   for (SymRef D : Defs) {
