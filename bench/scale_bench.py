@@ -15,10 +15,11 @@ measures both shapes the issue names, each against a floor taken in the same run
            `ptxlink -r @RSP -o out.o` (the inputs through a response file): peak RSS against 2x the input
            + 100 MB, and bytes per module.
 
-Every process runs under bench/measure.c (its own CPU time and peak RSS). Rounds are interleaved (cat,
-then each build's link, once per round) and figures are medians: on a shared machine only ratios taken
-in the same minute mean anything. --before-bin DIR adds a second build's tools (their own objects,
-assembled by their own ptxlink-as, since the object format may differ) to every round.
+Every process runs under bench/measure.c (its own CPU time and peak RSS). Rounds are interleaved: each
+round runs every size (cat, then each build's link), the builds' order alternating from round to round,
+and figures are medians: on a shared machine only ratios taken in the same minute mean anything, the
+growth from one size to another included. --before-bin DIR adds a second build's tools (their own
+objects, assembled by their own ptxlink-as, since the object format may differ) to every round.
 
 Usage: bench/scale_bench.py [--build-dir build] [--before-bin DIR] [--counts 1000,3000] [--tiny 100000]
                             [--rounds 3] [--phases] [--work bench/work-scale] [--json FILE]
@@ -125,23 +126,30 @@ def main():
     os.makedirs(out_dir, exist_ok=True)
 
     counts = [int(c) for c in args.counts.split(",") if c]
-    for count in counts:
-        objs = {name: program_inputs(args.work, count, os.path.join(b, "ptxlink-as")) for name, b in builds}
-        obj_mb = sum(os.path.getsize(o) for o in objs[builds[-1][0]]) / MB
-        samples = {"cat": []}
-        rss = {}
-        for _ in range(args.rounds):
-            samples["cat"].append(run_measured(launcher, args.work, ["cat"] + objs[builds[-1][0]])[0])
-            for name, b in builds:
+    inputs = {count: {name: program_inputs(args.work, count, os.path.join(b, "ptxlink-as")) for name, b in builds}
+              for count in counts}
+    # Every size in every round, and the builds in turn first and last: the growth compares the sizes, so
+    # they are sampled over the same minutes (the machine's speed drifts from one minute to the next), and
+    # a link never always follows the same one (whose freed memory it reuses warm).
+    samples = {count: {"cat": []} for count in counts}
+    rss = {count: {} for count in counts}
+    for round_no in range(args.rounds):
+        for count in counts:
+            objs = inputs[count]
+            samples[count]["cat"].append(run_measured(launcher, args.work, ["cat"] + objs[builds[-1][0]])[0])
+            for name, b in (builds if round_no % 2 == 0 else builds[::-1]):
                 cpu, peak = run_measured(launcher, args.work, [os.path.join(b, "ptxlink"), "-arch", "sm_80"] +
                                          objs[name] + ["-o", os.path.join(out_dir, "p%d-%s.fatbin" % (count, name))])
-                samples.setdefault(name, []).append(cpu)
-                rss[name] = max(rss.get(name, 0), peak)
-        r = {"modules": count, "objects_mb": obj_mb, "cat_cpu_s": median(samples["cat"])}
+                samples[count].setdefault(name, []).append(cpu)
+                rss[count][name] = max(rss[count].get(name, 0), peak)
+    for count in counts:
+        objs = inputs[count]
+        obj_mb = sum(os.path.getsize(o) for o in objs[builds[-1][0]]) / MB
+        r = {"modules": count, "objects_mb": obj_mb, "cat_cpu_s": median(samples[count]["cat"])}
         for name, _ in builds:
-            r[name] = {"cpu_s": median(samples[name]), "samples": samples[name],
-                       "cpu_vs_cat": median(samples[name]) / median(samples["cat"]),
-                       "peak_mb": rss[name] / MB, "peak_vs_objects": rss[name] / MB / obj_mb}
+            cpu = samples[count][name]
+            r[name] = {"cpu_s": median(cpu), "samples": cpu, "cpu_vs_cat": median(cpu) / r["cat_cpu_s"],
+                       "peak_mb": rss[count][name] / MB, "peak_vs_objects": rss[count][name] / MB / obj_mb}
         if args.phases:
             times = os.path.join(args.work, "time%d.csv" % count)
             if os.path.exists(times):
