@@ -20,6 +20,7 @@
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Allocator.h"
+#include "llvm/Support/MathExtras.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/StringSaver.h"
 
@@ -307,8 +308,10 @@ unsigned typeSizeBytes(llvm::StringRef Type);
 
 /// The dimensions of an array declarator (`[16]`, `[4][4]`), in one word: none (0), one dimension below
 /// 2^63 held in the word itself (shifted, with the low bit set), or a block of their own (the word is its
-/// address: a count, then the dimensions). A link holds one per parameter of every function, most with
-/// no dimension and a struct passed by value with one; a SmallVector<uint64_t, 1> took 24 bytes for it.
+/// address: a count, then room for the dimensions, capacityFor(count) of them, so that appending one
+/// at a time, as the readers do, is amortized constant time). A link holds one per parameter of every
+/// function, most with no dimension and a struct passed by value with one; a SmallVector<uint64_t, 1>
+/// took 24 bytes for it.
 class DimList {
 public:
   DimList() = default;
@@ -331,11 +334,11 @@ public:
   }
   ~DimList() { freeBlock(); }
 
-  size_t size() const { return Word == 0 ? 0 : (Word & 1) ? 1 : size_t(block()[0]); }
+  size_t size() const { return isBlock() ? size_t(block()[0]) : size_t(Word != 0); }
   bool empty() const { return Word == 0; }
   uint64_t operator[](size_t I) const {
     assert(I < size() && "dimension out of range");
-    return (Word & 1) ? Word >> 1 : block()[1 + I];
+    return isBlock() ? block()[1 + I] : Word >> 1;
   }
   void push_back(uint64_t Dim);
   void assign(llvm::ArrayRef<uint64_t> Dims);
@@ -385,9 +388,12 @@ public:
   iterator end() const { return iterator(this, size()); }
 
 private:
+  /// Room a block has for Count dimensions: derived from the count, so that the word holds nothing else.
+  static size_t capacityFor(size_t Count) { return size_t(llvm::PowerOf2Ceil(Count)); }
+  bool isBlock() const { return Word != 0 && !(Word & 1); }
   const uint64_t *block() const { return reinterpret_cast<const uint64_t *>(Word); }
   void freeBlock() {
-    if (Word != 0 && !(Word & 1))
+    if (isBlock())
       delete[] reinterpret_cast<uint64_t *>(Word);
     Word = 0;
   }

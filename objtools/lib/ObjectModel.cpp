@@ -93,9 +93,25 @@ unsigned typeSizeBytes(llvm::StringRef Type) {
 }
 
 void DimList::push_back(uint64_t Dim) {
-  llvm::SmallVector<uint64_t, 4> Dims = copy();
-  Dims.push_back(Dim);
-  assign(Dims);
+  if (!isBlock()) { // none, or one held in the word
+    if (empty()) {
+      assign(llvm::ArrayRef<uint64_t>(Dim));
+    } else {
+      const uint64_t Both[2] = {(*this)[0], Dim};
+      assign(Both);
+    }
+    return;
+  }
+  const size_t N = size();
+  if (N == capacityFor(N)) { // full: a block with the room assign would give N + 1
+    uint64_t *Grown = new uint64_t[1 + capacityFor(N + 1)];
+    std::copy(block(), block() + 1 + N, Grown);
+    freeBlock();
+    Word = reinterpret_cast<uintptr_t>(Grown);
+  }
+  uint64_t *Block = reinterpret_cast<uint64_t *>(Word);
+  Block[1 + N] = Dim;
+  Block[0] = N + 1;
 }
 
 void DimList::assign(llvm::ArrayRef<uint64_t> Dims) {
@@ -106,7 +122,7 @@ void DimList::assign(llvm::ArrayRef<uint64_t> Dims) {
     Word = uintptr_t(Dims[0] << 1 | 1);
     return;
   }
-  auto *Block = new uint64_t[1 + Dims.size()];
+  auto *Block = new uint64_t[1 + capacityFor(Dims.size())];
   Block[0] = Dims.size();
   std::copy(Dims.begin(), Dims.end(), Block + 1);
   Word = reinterpret_cast<uintptr_t>(Block);
