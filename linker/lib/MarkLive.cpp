@@ -103,11 +103,11 @@ void markLive(SymbolTable &Symtab, const LinkOptions &Options, ArrayRef<InputFil
           continue;
         Globals[G].Live = true;
       }
+      // A global name's target is its winning definition, a site of the same name (G, marked above); a
+      // local's is the symbol itself.
       SymRef T = Symtab.target(MI, R.Symbol);
       if (!T.valid())
         continue;
-      if (uint32_t G2 = Modules[T.Module].Global[T.Symbol]; G2 != NoGlobal)
-        Globals[G2].Live = true;
       uint32_t Sec = Symtab.definingSection(T);
       if (Sec != NoSection)
         markSection(Symtab, T.Module, Sec, Work);

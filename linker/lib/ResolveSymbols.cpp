@@ -44,8 +44,10 @@ public:
 
 private:
   void resolveOne(GlobalSymbol &G);
-  /// Sets G's binding and initializer as resolveOne decides them when S is G's only definition.
-  static void noteOnlyDefinition(GlobalSymbol &G, const Symbol &S);
+  /// G's binding and initializer, once its winning definition is known (CommonInitialized: one of its
+  /// .common definitions is initialized). A name defined once takes its definition when the first walk
+  /// meets it; resolveOne decides the others.
+  static void takeWinner(GlobalSymbol &G, const Symbol &Winner, bool CommonInitialized);
   /// Reports a name defined both as a function and as a variable; true if it is.
   bool reportKindMismatch(const GlobalSymbol &G, ArrayRef<SymRef> Defs);
   /// The .common rules (Common not empty): the largest wins (the initialized one, which must be the
@@ -130,7 +132,7 @@ void Resolver::run() {
         ++G.FirstSite;
       } else if (LLVM_LIKELY(G.NumDefs < GlobalSymbol::MaxDefinitions)) {
         if (G.NumDefs++ == 0)
-          noteOnlyDefinition(G, S);
+          takeWinner(G, S, /*CommonInitialized=*/false); // the winner, unless another definition comes
       } else {
         // Only a malformed object repeats a definition within one module: counted as a declaration, so
         // that the counts stay those of the sites; the link is refused below.
@@ -184,16 +186,15 @@ void Resolver::run() {
   }
 }
 
-void Resolver::noteOnlyDefinition(GlobalSymbol &G, const Symbol &S) {
-  // What resolveOne decides for a name defined once: the winner is that definition (a .common's size is
-  // its own; a single initialized one is the largest).
-  G.Bind = S.Bind == Binding::Undefined ? Binding::Global : S.Bind; // an alias declared without a directive
-  G.Initialized = S.Initialized;
+void Resolver::takeWinner(GlobalSymbol &G, const Symbol &Winner, bool CommonInitialized) {
+  // An alias declared without a directive still defines a visible name.
+  G.Bind = Winner.Bind == Binding::Undefined ? Binding::Global : Winner.Bind;
+  G.Initialized = Winner.Initialized || (CommonInitialized && G.Bind == Binding::Common);
 }
 
 void Resolver::resolveOne(GlobalSymbol &G) {
   if (G.NumDefs <= 1)
-    return; // undefined, or decided when its one definition was met (noteOnlyDefinition)
+    return; // undefined, or decided when its one definition was met (takeWinner)
   ArrayRef<SymRef> Defs = Symtab.defs(G);
   DefinitionsByBinding By;
   for (SymRef D : Defs) {
@@ -223,12 +224,9 @@ void Resolver::resolveOne(GlobalSymbol &G) {
     Winner = By.Weak.front();
   const CommonDecision Commons = By.Common.empty() ? CommonDecision() : resolveCommons(G, By.Common, Winner);
 
-  G.Bind = sym(Winner).Bind;
-  if (G.Bind == Binding::Undefined) // an alias declared without a directive still defines a visible name
-    G.Bind = Binding::Global;
+  takeWinner(G, sym(Winner), Commons.Initialized.valid());
   if (G.Bind == Binding::Common && Commons.MaxSize != sym(Winner).size())
     Symtab.CommonSizes[indexOf(G)] = Commons.MaxSize;
-  G.Initialized = sym(Winner).Initialized || (Commons.Initialized.valid() && G.Bind == Binding::Common);
 
   if (sym(Winner).Kind == SymbolKind::Variable)
     checkVariableSizes(G, Defs, Winner);
