@@ -125,8 +125,8 @@ void checkFunctionBody(StringRef Text, const PtxFunction &F, const FunctionSigna
   SmallVector<Use, 16> Registers; // `%name` uses not covered by a range when seen (checked at the end)
   for (const auto *List : {&Abi.Returns, &Abi.Params})
     for (const ParamInfo &P : *List)
-      if (!P.Name.empty())
-        Declared.push_back(P.Name);
+      if (!P.name().empty())
+        Declared.push_back(P.name());
 
   auto readName = [&](size_t S) {
     size_t J = S + 1;

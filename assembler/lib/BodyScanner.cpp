@@ -410,10 +410,10 @@ void BodyScanner::declareParameters(const FunctionSignature &Abi) {
   // Parameter names are locals of the whole body (and may be what debug data points at).
   for (const auto *List : {&Abi.Returns, &Abi.Params})
     for (const ParamInfo &P : *List)
-      if (!P.Name.empty()) {
-        uint32_t S = lookup(P.Name);
+      if (!P.name().empty()) {
+        uint32_t S = lookup(P.name());
         if (S != NoSymbol)
-          declareLocalOrDebugName(S, static_cast<size_t>(P.Name.data() - Text.data()), P.Where);
+          declareLocalOrDebugName(S, static_cast<size_t>(P.name().data() - Text.data()), P.Where);
       }
 }
 
@@ -518,10 +518,8 @@ void BodyScanner::callPrototype(Statement &St, size_t Begin, size_t &I, size_t E
     A.Params = std::move(P.Params);
     if (KeepStrings)
       for (auto *List : {&A.Returns, &A.Params})
-        for (ParamInfo &Q : *List) {
-          Q.Type = Obj.save(Q.Type);
-          Q.Name = Obj.save(Q.Name);
-        }
+        for (ParamInfo &Q : *List)
+          Q.setName(Obj.save(Q.name())); // (a type is one of the model's own spellings)
     A.NoReturn = P.NoReturn;
     A.AbiPreserve = P.AbiPreserve;
     A.AbiPreserveControl = P.AbiPreserveControl;

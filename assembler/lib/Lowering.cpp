@@ -375,7 +375,7 @@ uint32_t Lowerer::declareFunction(const PtxFunction &F, FunctionAbi &A, uint32_t
     // per parameter with Twine was ~10% of the assembler's instructions on a generated module).
     auto SameShape = [](ArrayRef<ParamInfo> X, ArrayRef<ParamInfo> Y) {
       return std::equal(X.begin(), X.end(), Y.begin(), Y.end(), [](const ParamInfo &P, const ParamInfo &Q) {
-        return P.Space == Q.Space && P.Type == Q.Type && P.VectorWidth == Q.VectorWidth && P.Align == Q.Align &&
+        return P.Space == Q.Space && P.sameType(Q) && P.VectorWidth == Q.VectorWidth && P.Align == Q.Align &&
                P.UnsizedArray == Q.UnsizedArray && P.ArrayDims == Q.ArrayDims;
       });
     };
@@ -458,10 +458,8 @@ void Lowerer::keepAbiStrings(FunctionAbi &A) {
     bool InText = S.data() >= M.Text.data() && S.data() < M.Text.data() + M.Text.size();
     return Zero && !InText ? S : Obj.save(S);
   };
-  for (ParamInfo &P : MutableArrayRef<ParamInfo>(V.Params).slice(A.ParamBegin, size_t(A.ReturnCount) + A.ParamCount)) {
-    P.Type = Keep(P.Type);
-    P.Name = Keep(P.Name);
-  }
+  for (ParamInfo &P : MutableArrayRef<ParamInfo>(V.Params).slice(A.ParamBegin, size_t(A.ReturnCount) + A.ParamCount))
+    P.setName(Keep(P.name())); // (a type is one of the model's own spellings)
   if (A.Extra != NoExtra) {
     TuningInfo &T = V.rare().FunctionExtras[A.Extra].Tuning;
     for (StringRef &S : T.Pragmas)
@@ -643,7 +641,7 @@ void Lowerer::lowerAlias(const PtxAlias &A) {
       if (P.size() != Q.size())
         return false;
       for (size_t I = 0; I < P.size(); ++I)
-        if (P[I].Space != Q[I].Space || P[I].Type != Q[I].Type || P[I].VectorWidth != Q[I].VectorWidth ||
+        if (P[I].Space != Q[I].Space || !P[I].sameType(Q[I]) || P[I].VectorWidth != Q[I].VectorWidth ||
             P[I].ArrayDims != Q[I].ArrayDims || P[I].UnsizedArray != Q[I].UnsizedArray)
           return false;
       return true;

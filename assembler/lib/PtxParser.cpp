@@ -595,8 +595,8 @@ bool Parser::fastParam(ParamInfo &P) {
   if (!L->lexTypedName(isTypeName, Type, Name))
     return false;
   P.Space = Space;
-  P.Type = Type.Text;
-  P.Name = Name.Text;
+  P.setType(Type.Text); // lexTypedName took a type (isTypeName)
+  P.setName(Name.Text);
   Tok = Name;
   advance();
   return true;
@@ -639,9 +639,9 @@ bool Parser::parseParam(ParamInfo &P) {
     } else if (Dir == ".v2" || Dir == ".v4" || Dir == ".v8") {
       P.VectorWidth = static_cast<uint8_t>(Dir[2] - '0');
     } else if (isTypeName(Dir)) {
-      if (!P.Type.empty())
+      if (P.hasType())
         return error(DirTok, "duplicate type in parameter declaration");
-      P.Type = Dir;
+      P.setType(Dir);
     } else if (Dir == ".hidden") {
       // Emitted by some Triton/LLVM versions on kernel parameters; it has no effect on the ABI.
     } else {
@@ -649,13 +649,15 @@ bool Parser::parseParam(ParamInfo &P) {
     }
     advance();
   }
-  if (P.Type.empty())
+  if (!P.hasType())
     return errorHere("expected a parameter type, found " + describe(Tok));
   if (Tok.is(TokKind::Identifier)) {
     size_t Off;
     SourceLoc Loc;
-    if (!parseName(P.Name, Off, Loc, "a parameter name"))
+    StringRef Name;
+    if (!parseName(Name, Off, Loc, "a parameter name"))
       return false;
+    P.setName(Name);
   }
   if (!parseDims(P.ArrayDims, P.UnsizedArray))
     return false;

@@ -306,6 +306,31 @@ static_assert(sizeof(Section) == 32, "Section is 32 bytes: a module of 10^6 func
 /// types (.texref, .samplerref, .surfref) and for any spelling that is no PTX type.
 unsigned typeSizeBytes(llvm::StringRef Type);
 
+/// A parameter's type in one byte (ParamInfo, a per-parameter cost): a position in PtxTypeNames, the
+/// spellings that are PTX types. 0 is none.
+uint8_t ptxTypeId(llvm::StringRef Type); // 0 for a spelling that is no PTX type
+
+/// Every spelling typeSizeBytes sizes (each element type alone, x2 and x4), ".pred" and the opaque types:
+/// ParamInfo keeps its type as a position here (ptxTypeId). The common ones come first: ptxTypeId looks
+/// in order.
+inline constexpr llvm::StringLiteral PtxTypeNames[] = {
+    "",
+    ".b32", ".b64", ".u32", ".u64", ".f32", ".f64", ".b8", ".b16", ".s32", ".s64", ".u8", ".u16", ".s8",
+    ".s16", ".f16", ".bf16", ".tf32", ".b128", ".e4m3", ".e5m2", ".ue8m0", ".ue4m3", ".e2m3", ".e3m2",
+    ".e2m1", ".pred", ".b32x2", ".b32x4", ".b64x2", ".b64x4", ".u32x2", ".u32x4", ".u64x2", ".u64x4",
+    ".f32x2", ".f32x4", ".f64x2", ".f64x4", ".b8x2", ".b8x4", ".b16x2", ".b16x4", ".s32x2", ".s32x4",
+    ".s64x2", ".s64x4", ".u8x2", ".u8x4", ".u16x2", ".u16x4", ".s8x2", ".s8x4", ".s16x2", ".s16x4", ".f16x2",
+    ".f16x4", ".bf16x2", ".bf16x4", ".tf32x2", ".tf32x4", ".b128x2", ".b128x4", ".e4m3x2", ".e4m3x4",
+    ".e5m2x2", ".e5m2x4", ".ue8m0x2", ".ue8m0x4", ".ue4m3x2", ".ue4m3x4", ".e2m3x2", ".e2m3x4", ".e3m2x2",
+    ".e3m2x4", ".e2m1x2", ".e2m1x4", ".texref", ".samplerref", ".surfref",
+};
+static_assert(std::size(PtxTypeNames) <= 256, "a type id is one byte");
+
+/// "" for 0 (or an id out of range).
+inline llvm::StringRef ptxTypeName(uint8_t Id) {
+  return Id < std::size(PtxTypeNames) ? llvm::StringRef(PtxTypeNames[Id]) : llvm::StringRef();
+}
+
 /// The dimensions of an array declarator (`[16]`, `[4][4]`), in one word: none (0), one dimension below
 /// 2^63 held in the word itself (shifted, with the low bit set), or a block of their own (the word is its
 /// address: a count, then room for the dimensions, capacityFor(count) of them, so that appending one
@@ -402,11 +427,10 @@ private:
 static_assert(sizeof(DimList) == 8, "DimList is a per-parameter cost: one word");
 
 /// One parameter (or return value) of a function, kernel or call prototype, as declared. A link holds one
-/// per parameter of every function of every module (a third of its heap at 3000 modules): the fields are
-/// ordered without padding between them, 64 bytes in all.
+/// per parameter of every function of every module (a third of its heap at 3000 modules), so it is kept in
+/// 48 bytes: its type as a ptxTypeId, its name as a pointer and a 32-bit length, the fields ordered
+/// without padding between them.
 struct ParamInfo {
-  llvm::StringRef Type;                 // ".b32" etc
-  llvm::StringRef Name;                 // as written ("_" for the .callprototype sink)
   DimList ArrayDims;
   Loc Where;
   uint32_t Align = 0;                   // explicit .align, 0 = none given
@@ -417,12 +441,38 @@ struct ParamInfo {
   bool IsPtr = false;                   // `.ptr` attribute present
   StateSpace PtrSpace = StateSpace::None;
 
+  /// ".b32" etc; empty while none is given.
+  llvm::StringRef type() const { return ptxTypeName(TypeId); }
+  bool hasType() const { return TypeId != 0; }
+  /// False (and no type) for a spelling that is no PTX type: the parser only offers types, a reader must
+  /// say what it found.
+  bool setType(llvm::StringRef Type) {
+    TypeId = ptxTypeId(Type);
+    return TypeId != 0;
+  }
+  bool sameType(const ParamInfo &Other) const { return TypeId == Other.TypeId; }
+  /// The type as its ptxTypeId, for a reader that remembers the ids of the spellings it has looked up.
+  uint8_t typeId() const { return TypeId; }
+  void setTypeId(uint8_t Id) { TypeId = Id; }
+  /// As written ("_" for the .callprototype sink); empty for an unnamed one.
+  llvm::StringRef name() const { return {NameData, NameSize}; }
+  void setName(llvm::StringRef Name) {
+    assert(Name.size() <= UINT32_MAX && "a parameter name is at most 4 GB");
+    NameData = Name.data();
+    NameSize = static_cast<uint32_t>(Name.size());
+  }
+
   /// Bytes this parameter occupies (element size x vector width x array product).
   uint64_t sizeBytes() const;
   /// Alignment the ABI uses: explicit .align, else the element size.
   uint32_t effectiveAlign() const;
+
+private:
+  const char *NameData = nullptr;
+  uint32_t NameSize = 0;
+  uint8_t TypeId = 0;
 };
-static_assert(sizeof(ParamInfo) == 64, "ParamInfo is a per-parameter cost: keep it without padding");
+static_assert(sizeof(ParamInfo) == 48, "ParamInfo is a per-parameter cost: keep it without padding");
 
 /// Parameter lists and attribute strings of signatures: SmallVector<T, 0> (16 bytes) rather than
 /// std::vector (24); a function's signature holds three.

@@ -81,7 +81,7 @@ Severity worst(ArrayRef<AbiFinding> Findings) {
 /// PTX types alone cannot tell whether both sides mean the same C type.
 bool hasAmbiguousBits(const ModuleVariant &M, const FunctionAbi &F) {
   auto Ambiguous = [](const ParamInfo &P) {
-    return P.Type == ".b16" || P.Type == ".b32" || P.Type == ".b64" || (P.Type == ".b8" && !P.ArrayDims.empty());
+    return P.type() == ".b16" || P.type() == ".b32" || P.type() == ".b64" || (P.type() == ".b8" && !P.ArrayDims.empty());
   };
   return llvm::any_of(M.params(F), Ambiguous) || llvm::any_of(M.returns(F), Ambiguous);
 }

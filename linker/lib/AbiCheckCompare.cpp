@@ -74,7 +74,7 @@ std::string shapeText(StringRef Type, uint8_t Vector, const DimList &Dims, bool 
 
 std::string paramText(const ParamInfo &P, bool WithSpace) {
   std::string Out = WithSpace ? (stateSpaceName(P.Space).str() + " ") : std::string();
-  Out += shapeText(P.Type, P.VectorWidth, P.ArrayDims, P.UnsizedArray);
+  Out += shapeText(P.type(), P.VectorWidth, P.ArrayDims, P.UnsizedArray);
   if (!P.UnsizedArray) {
     uint64_t Size = P.sizeBytes();
     Out += " (" + std::to_string(Size) + (Size == 1 ? " byte)" : " bytes)");
@@ -109,7 +109,7 @@ public:
     }
     // Nearly every pair is spelled alike: then size, alignment, shape and type agree without being worked
     // out (sizeBytes and effectiveAlign parse the type's spelling; a 100-module link compares 10,000 pairs).
-    const bool SameSpelling = A.Type == B.Type && A.VectorWidth == B.VectorWidth && A.Align == B.Align &&
+    const bool SameSpelling = A.sameType(B) && A.VectorWidth == B.VectorWidth && A.Align == B.Align &&
                               A.ArrayDims == B.ArrayDims;
     if (!SameSpelling && !layoutAgrees(Label, A, B, SpaceDiffers))
       return;
@@ -151,14 +151,14 @@ public:
           both(Label(), paramText(A, false), NameA, paramText(B, false), NameB));
       return false;
     }
-    switch (compareTypes(A.Type, B.Type)) {
+    switch (compareTypes(A.type(), B.type())) {
     case TypeDiff::None:
       break;
     case TypeDiff::Signedness:
-      add(Severity::Note, "abi-param-signedness", both(Label(), A.Type, NameA, B.Type, NameB));
+      add(Severity::Note, "abi-param-signedness", both(Label(), A.type(), NameA, B.type(), NameB));
       break;
     case TypeDiff::Meaning: {
-      bool Opaque = classify(A.Type) == TypeClass::Opaque || classify(B.Type) == TypeClass::Opaque;
+      bool Opaque = classify(A.type()) == TypeClass::Opaque || classify(B.type()) == TypeClass::Opaque;
       add(Opaque ? Severity::Error : Severity::Warning, "abi-param-type",
           both(Label(), paramText(A, false), NameA, paramText(B, false), NameB));
       break;
@@ -192,7 +192,7 @@ public:
   static bool declaredAlike(const ParamInfo &A, const ParamInfo &B) {
     return A.Space == B.Space && A.VectorWidth == B.VectorWidth && A.UnsizedArray == B.UnsizedArray &&
            A.IsPtr == B.IsPtr && A.PtrSpace == B.PtrSpace && A.Align == B.Align && A.PtrAlign == B.PtrAlign &&
-           A.Type == B.Type && A.ArrayDims == B.ArrayDims;
+           A.sameType(B) && A.ArrayDims == B.ArrayDims;
   }
 
   void params(bool Returns, ArrayRef<ParamInfo> A, ArrayRef<ParamInfo> B) {

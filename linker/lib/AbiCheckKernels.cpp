@@ -51,13 +51,13 @@ public:
       // Spelled out only for a report (this runs for every parameter of every input).
       auto Label = [&] {
         std::string L = (Returns ? "return value " : "param ") + std::to_string(I + 1);
-        if (!P.Name.empty() && P.Name != "_")
-          L += " '" + P.Name.str() + "'";
+        if (!P.name().empty() && P.name() != "_")
+          L += " '" + P.name().str() + "'";
         return L;
       };
       if (P.Space == StateSpace::Reg) {
-        unsigned Bits = typeSizeBytes(P.Type) * 8 * (P.VectorWidth ? P.VectorWidth : 1);
-        if (P.Type == ".pred" || Bits < 32)
+        unsigned Bits = typeSizeBytes(P.type()) * 8 * (P.VectorWidth ? P.VectorWidth : 1);
+        if (P.type() == ".pred" || Bits < 32)
           report("abi-reg-param-narrow",
                  (What + " " + Owner + ": " + Label() + " is " + formatParamPtx(P) +
                   ": under the ABI, .reg parameters must be at least 32 bits (promote it to .b32, or pass it "
@@ -92,7 +92,7 @@ public:
                   ": kernel parameters are passed in .param space")
                      .str(),
                  P.Where.isValid() ? P.Where : Where);
-        if (isOpaque(P.Type)) // the limit counts "normal (non-opaque type) parameters" only
+        if (isOpaque(P.type())) // the limit counts "normal (non-opaque type) parameters" only
           continue;
         uint64_t Align = P.effectiveAlign() ? P.effectiveAlign() : 1;
         uint64_t Start = alignTo(Offset, Align);

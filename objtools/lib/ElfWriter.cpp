@@ -392,7 +392,7 @@ template <bool Records> void writeParams(Bytes &B, StringPool &Strings, llvm::Ar
   if constexpr (Records)
     B.u32(static_cast<uint32_t>(Params.size()));
   for (const ParamInfo &P : Params) {
-    uint32_t TypeOff = Strings.add(P.Type), NameOff = Strings.add(P.Name);
+    uint32_t TypeOff = Strings.add(P.type()), NameOff = Strings.add(P.name());
     if constexpr (!Records)
       continue;
     // The fixed 40-byte part in one go (field order: docs/object-format.md, "param").
@@ -402,11 +402,11 @@ template <bool Records> void writeParams(Bytes &B, StringPool &Strings, llvm::Ar
     E[2] = static_cast<char>((P.UnsizedArray ? 1 : 0) | (P.IsPtr ? 2 : 0));
     E[3] = static_cast<char>(spaceCode(P.PtrSpace));
     write32le(E + 4, TypeOff);
-    write32le(E + 8, static_cast<uint32_t>(P.Type.size()));
+    write32le(E + 8, static_cast<uint32_t>(P.type().size()));
     write32le(E + 12, P.Align);
     write32le(E + 16, P.PtrAlign);
     write32le(E + 20, NameOff);
-    write32le(E + 24, static_cast<uint32_t>(P.Name.size()));
+    write32le(E + 24, static_cast<uint32_t>(P.name().size()));
     write32le(E + 28, P.Where.Line);
     write32le(E + 32, P.Where.Column);
     write32le(E + 36, static_cast<uint32_t>(P.ArrayDims.size()));

@@ -5,6 +5,12 @@
 #include "ptxlink/ObjectModel.h"
 
 #include "llvm/ADT/StringSwitch.h"
+#include "llvm/Support/Endian.h"
+
+#include <array>
+#include <cstring>
+#include <iterator>
+#include <string_view>
 
 #include <xxhash.h>
 
@@ -92,6 +98,61 @@ unsigned typeSizeBytes(llvm::StringRef Type) {
   return (Bits * Pack + 7) / 8; // 0 for opaque (.texref, .samplerref, .surfref) and unknown types
 }
 
+namespace {
+
+/// A spelling's first eight bytes as one word (the first byte lowest, zeros beyond its end), with its size:
+/// every spelling but ".samplerref" fits in eight bytes, and the readers look one up per parameter, so the
+/// lookup compares words.
+struct TypeKey {
+  uint64_t Word = 0;
+  size_t Size = 0;
+  constexpr bool operator==(const TypeKey &) const = default;
+};
+constexpr size_t LongestTypeName = 11; // ".samplerref"
+constexpr TypeKey typeKey(std::string_view S) {
+  TypeKey Key{0, S.size()};
+  for (size_t I = 0; I < S.size() && I < 8; ++I)
+    Key.Word |= uint64_t(uint8_t(S[I])) << (8 * I);
+  return Key;
+}
+constexpr auto PtxTypeKeys = [] {
+  std::array<TypeKey, std::size(PtxTypeNames)> Keys{};
+  for (size_t I = 0; I < Keys.size(); ++I)
+    Keys[I] = typeKey(std::string_view(PtxTypeNames[I].data(), PtxTypeNames[I].size()));
+  return Keys;
+}();
+} // namespace
+
+uint8_t ptxTypeId(llvm::StringRef Type) {
+  if (Type.empty() || Type.size() > LongestTypeName)
+    return 0;
+  // typeKey's word, from at most two loads rather than a loop over the bytes.
+  TypeKey Key{0, Type.size()};
+  if (Type.size() >= 8) {
+    std::memcpy(&Key.Word, Type.data(), 8);
+    Key.Word = llvm::support::endian::byte_swap(Key.Word, llvm::endianness::little);
+  } else {
+    uint32_t Low = 0, High = 0; // bytes 0-3 and 4-7 (the two may overlap; High's are shifted into place)
+    if (Type.size() >= 4) {
+      std::memcpy(&Low, Type.data(), 4);
+      if (Type.size() > 4) {
+        std::memcpy(&High, Type.data() + Type.size() - 4, 4);
+        High = llvm::support::endian::byte_swap(High, llvm::endianness::little) >> (8 * (8 - Type.size()));
+      }
+      Low = llvm::support::endian::byte_swap(Low, llvm::endianness::little);
+    } else {
+      for (size_t I = 0; I < Type.size(); ++I)
+        Low |= uint32_t(uint8_t(Type[I])) << (8 * I);
+    }
+    Key.Word = uint64_t(Low) | (uint64_t(High) << 32);
+  }
+  for (size_t I = 1; I < PtxTypeKeys.size(); ++I)
+    if (PtxTypeKeys[I] == Key)
+      // Beyond eight bytes the word holds only a prefix: compare the whole spelling.
+      return Type.size() <= 8 || Type == PtxTypeNames[I] ? static_cast<uint8_t>(I) : 0;
+  return 0;
+}
+
 void DimList::push_back(uint64_t Dim) {
   if (!isBlock()) { // none, or one held in the word
     if (empty()) {
@@ -131,7 +192,7 @@ void DimList::assign(llvm::ArrayRef<uint64_t> Dims) {
 uint64_t ParamInfo::sizeBytes() const {
   if (UnsizedArray)
     return 0;
-  uint64_t Size = typeSizeBytes(Type);
+  uint64_t Size = typeSizeBytes(type());
   Size *= VectorWidth ? VectorWidth : 1;
   for (uint64_t Dim : ArrayDims)
     Size *= Dim;
@@ -141,7 +202,7 @@ uint64_t ParamInfo::sizeBytes() const {
 uint32_t ParamInfo::effectiveAlign() const {
   if (Align)
     return Align;
-  uint32_t Element = typeSizeBytes(Type) * (VectorWidth ? VectorWidth : 1);
+  uint32_t Element = typeSizeBytes(type()) * (VectorWidth ? VectorWidth : 1);
   return Element ? Element : 1;
 }
 

@@ -479,7 +479,7 @@ void printParamPtx(llvm::raw_ostream &OS, const ParamInfo &P) {
     OS << " .align " << P.Align;
   if (P.VectorWidth)
     OS << " .v" << unsigned(P.VectorWidth);
-  OS << ' ' << (P.Type.empty() ? llvm::StringRef(".b8") : P.Type);
+  OS << ' ' << (P.hasType() ? P.type() : llvm::StringRef(".b8"));
   // Pointer attributes follow the type: `.param .u64 .ptr .global .align 16 p` (ptxas rejects them first).
   if (P.IsPtr) {
     OS << " .ptr";
@@ -488,8 +488,8 @@ void printParamPtx(llvm::raw_ostream &OS, const ParamInfo &P) {
     if (P.PtrAlign)
       OS << " .align " << P.PtrAlign;
   }
-  if (!P.Name.empty())
-    OS << ' ' << P.Name;
+  if (!P.name().empty())
+    OS << ' ' << P.name();
   for (uint64_t Dim : P.ArrayDims) {
     // Some producers record the unsized trailing dimension as a 0; it is printed once as `[]` below.
     if (Dim == 0 && P.UnsizedArray)

@@ -15,8 +15,8 @@ namespace {
 ParamInfo param(llvm::StringRef Type, llvm::StringRef Name = "p", StateSpace Space = StateSpace::Param) {
   ParamInfo P;
   P.Space = Space;
-  P.Type = Type;
-  P.Name = Name;
+  EXPECT_TRUE(P.setType(Type)) << Type.str();
+  P.setName(Name);
   return P;
 }
 

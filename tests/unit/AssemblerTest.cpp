@@ -376,12 +376,12 @@ TEST(AssemblerTest, FunctionRecordsIndexTheModulesParameterTable) {
   EXPECT_EQ(G.Symbol, A->sym("g"));
   EXPECT_TRUE(G.HasBody);
   ASSERT_EQ(V.returns(G).size(), 1u);
-  EXPECT_EQ(V.returns(G)[0].Name, "r");
+  EXPECT_EQ(V.returns(G)[0].name(), "r");
   ASSERT_EQ(V.params(G).size(), 2u);
-  EXPECT_EQ(V.params(G)[0].Name, "a");
-  EXPECT_EQ(V.params(G)[1].Type, ".b64");
+  EXPECT_EQ(V.params(G)[0].name(), "a");
+  EXPECT_EQ(V.params(G)[1].type(), ".b64");
   ASSERT_EQ(V.params(H).size(), 1u);
-  EXPECT_EQ(V.params(H)[0].Name, "x");
+  EXPECT_EQ(V.params(H)[0].name(), "x");
   EXPECT_TRUE(V.returns(H).empty());
   EXPECT_EQ(G.Extra, NoExtra);
   EXPECT_EQ(V.tuning(G).MaxNTid, std::nullopt);

@@ -70,7 +70,7 @@ void expectParams(llvm::ArrayRef<ParamInfo> A, llvm::ArrayRef<ParamInfo> B) {
   ASSERT_EQ(A.size(), B.size());
   for (size_t I = 0; I < A.size(); ++I) {
     EXPECT_EQ(A[I].Space, B[I].Space);
-    EXPECT_EQ(A[I].Type, B[I].Type);
+    EXPECT_EQ(A[I].type(), B[I].type());
     EXPECT_EQ(A[I].VectorWidth, B[I].VectorWidth);
     EXPECT_EQ(std::vector<uint64_t>(A[I].ArrayDims.begin(), A[I].ArrayDims.end()),
               std::vector<uint64_t>(B[I].ArrayDims.begin(), B[I].ArrayDims.end()));
@@ -79,7 +79,7 @@ void expectParams(llvm::ArrayRef<ParamInfo> A, llvm::ArrayRef<ParamInfo> B) {
     EXPECT_EQ(A[I].IsPtr, B[I].IsPtr);
     EXPECT_EQ(A[I].PtrSpace, B[I].PtrSpace);
     EXPECT_EQ(A[I].PtrAlign, B[I].PtrAlign);
-    EXPECT_EQ(A[I].Name, B[I].Name);
+    EXPECT_EQ(A[I].name(), B[I].name());
     expectLoc(A[I].Where, B[I].Where);
   }
 }
@@ -382,7 +382,7 @@ TEST(ObjectFormat, FunctionRecordsReadTheirVariantsTables) {
   EXPECT_EQ(V.tuning(RF).AbiPreserve, std::nullopt);
   ASSERT_EQ(V.returns(RF).size(), 1u);
   ASSERT_EQ(V.params(RF).size(), 2u);
-  EXPECT_EQ(V.params(RF)[1].Name, "b");
+  EXPECT_EQ(V.params(RF)[1].name(), "b");
   EXPECT_TRUE(V.params(RG).empty());
   EXPECT_EQ(V.tuning(RG).AbiPreserve, 4u);
   EXPECT_EQ(V.functionWhere(RF).Line, V.Symbols[F].Where.Line);
@@ -405,8 +405,8 @@ TEST(ObjectFormat, FunctionRecordsReadTheirVariantsTables) {
   const FunctionAbi &CG = W.Functions[0], &CF = W.Functions[1];
   EXPECT_EQ(CF.Symbol, WF);
   ASSERT_EQ(W.params(CF).size(), 2u);
-  EXPECT_EQ(W.params(CF)[0].Type, ".b64");
-  EXPECT_EQ(W.returns(CF)[0].Name, "r");
+  EXPECT_EQ(W.params(CF)[0].type(), ".b64");
+  EXPECT_EQ(W.returns(CF)[0].name(), "r");
   EXPECT_EQ(W.tuning(CG).AbiPreserve, 4u);
   EXPECT_EQ(W.functionWhere(CG).Line, 40u);
   EXPECT_EQ(W.functionWhere(CF).Line, V.Symbols[F].Where.Line); // f's place, not W's symbol's
@@ -414,7 +414,7 @@ TEST(ObjectFormat, FunctionRecordsReadTheirVariantsTables) {
   // Within one variant too (the lists are read before the table grows).
   V.copyFunction(V, V.Functions[0], G);
   EXPECT_EQ(V.Params.size(), 6u);
-  EXPECT_EQ(V.params(V.Functions[2])[1].Name, "b");
+  EXPECT_EQ(V.params(V.Functions[2])[1].name(), "b");
 
   // Written and read back: the same records, and the same bytes again.
   V.Functions.pop_back();

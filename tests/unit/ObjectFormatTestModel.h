@@ -73,8 +73,8 @@ inline uint32_t addText(ObjectFile &O, ModuleVariant &V, SectionKind Kind, llvm:
 
 inline ParamInfo param(llvm::StringRef Type, llvm::StringRef Name) {
   ParamInfo P;
-  P.Type = Type;
-  P.Name = Name;
+  EXPECT_TRUE(P.setType(Type)) << Type.str();
+  P.setName(Name);
   P.Where = {7, 9};
   return P;
 }

@@ -127,7 +127,7 @@ TEST(ParserTest, FunctionHeaders) {
   EXPECT_EQ(Q->M.params(FAbi)[1].PtrAlign, 16u);
   EXPECT_EQ(Q->M.params(FAbi)[1].Align, 0u);
   EXPECT_EQ(Q->M.params(FAbi)[2].VectorWidth, 4u);
-  EXPECT_EQ(Q->M.params(FAbi)[2].Type, ".f32");
+  EXPECT_EQ(Q->M.params(FAbi)[2].type(), ".f32");
   EXPECT_TRUE(Q->M.params(FAbi)[3].UnsizedArray);
   EXPECT_EQ(*Q->M.tuning(FAbi)->AbiPreserve, 8u);
   EXPECT_EQ(*Q->M.tuning(FAbi)->AbiPreserveControl, 2u);

@@ -53,9 +53,9 @@ const char *relocKindName(RelocKind K) {
 }
 
 json::Object paramJson(const ParamInfo &P) {
-  json::Object J{{"name", P.Name.str()},
+  json::Object J{{"name", P.name().str()},
                  {"space", stateSpaceName(P.Space).str()},
-                 {"type", P.Type.str()},
+                 {"type", P.type().str()},
                  {"size", P.sizeBytes()},
                  {"align", P.effectiveAlign()},
                  {"declaration", formatParamPtx(P)}};
@@ -97,7 +97,7 @@ json::Object kernelLayout(const ModuleVariant &V, const FunctionAbi &F) {
   for (const ParamInfo &P : V.params(F)) {
     uint32_t A = std::max<uint32_t>(1, P.effectiveAlign());
     Offset = alignTo(Offset, A);
-    Params.push_back(json::Object{{"name", P.Name.str()}, {"offset", Offset}, {"size", P.sizeBytes()}, {"align", A}});
+    Params.push_back(json::Object{{"name", P.name().str()}, {"offset", Offset}, {"size", P.sizeBytes()}, {"align", A}});
     Offset += P.sizeBytes();
     MaxAlign = std::max(MaxAlign, A);
   }
