@@ -15,6 +15,7 @@
 #include "llvm/ADT/StringSwitch.h"
 
 #include <algorithm>
+#include <cassert>
 #include <cstring>
 
 using namespace llvm;
@@ -595,7 +596,8 @@ bool Parser::fastParam(ParamInfo &P) {
   if (!L->lexTypedName(isTypeName, Type, Name))
     return false;
   P.Space = Space;
-  P.setType(Type.Text); // lexTypedName took a type (isTypeName)
+  [[maybe_unused]] bool Typed = P.setType(Type.Text);
+  assert(Typed && "lexTypedName takes a type (isTypeName), and every type has an id");
   P.setName(Name.Text);
   Tok = Name;
   advance();
@@ -641,7 +643,8 @@ bool Parser::parseParam(ParamInfo &P) {
     } else if (isTypeName(Dir)) {
       if (P.hasType())
         return error(DirTok, "duplicate type in parameter declaration");
-      P.setType(Dir);
+      [[maybe_unused]] bool Typed = P.setType(Dir);
+      assert(Typed && "isTypeName's spellings are PtxTypeNames'");
     } else if (Dir == ".hidden") {
       // Emitted by some Triton/LLVM versions on kernel parameters; it has no effect on the ABI.
     } else {

@@ -92,8 +92,11 @@ unsigned typeSizeBytes(llvm::StringRef Type) {
   // element name contains an 'x'.
   auto [Element, PackText] = Type.split('x');
   unsigned Pack = 1;
-  if (Element.size() != Type.size() && (PackText.getAsInteger(10, Pack) || (Pack != 2 && Pack != 4)))
-    return 0;
+  if (Element.size() != Type.size()) {
+    if (PackText != "2" && PackText != "4") // spelled as PTX spells them: not "x02" (PtxTypeNames)
+      return 0;
+    Pack = unsigned(PackText[0] - '0');
+  }
   unsigned Bits = elementBits(Element);
   return (Bits * Pack + 7) / 8; // 0 for opaque (.texref, .samplerref, .surfref) and unknown types
 }

@@ -28,8 +28,9 @@ TEST(ParamType, EveryTypeSpellingHasAnIdAndComesBack) {
       Spellings.push_back(std::string(".") + E + Pack);
   std::set<uint8_t> Ids;
   for (const std::string &S : Spellings) {
-    if (S != ".texref" && S != ".samplerref" && S != ".surfref")
+    if (S != ".texref" && S != ".samplerref" && S != ".surfref") {
       EXPECT_NE(typeSizeBytes(S), 0u) << S; // the list above is the one typeSizeBytes knows
+    }
     uint8_t Id = ptxTypeId(S);
     EXPECT_NE(Id, 0) << S;
     EXPECT_EQ(ptxTypeName(Id), S);
@@ -42,8 +43,9 @@ TEST(ParamType, EveryTypeSpellingHasAnIdAndComesBack) {
 }
 
 TEST(ParamType, NoOtherSpellingHasAnId) {
-  for (const char *S :
-       {"", ".b", ".b7", ".b32x3", ".u8x8", ".predx2", "b32", ".B32", ".f32 ", ".global", ".texrefx2", ".samplerrefs"}) {
+  for (const char *S : {"", ".b", ".b7", ".b32x3", ".u8x8", ".predx2", "b32", ".B32", ".f32 ", ".global", ".texrefx2",
+                        ".samplerrefs", ".f16x02", ".f16x"}) {
+    EXPECT_EQ(typeSizeBytes(S), 0u) << S;
     EXPECT_EQ(ptxTypeId(S), 0) << S;
     ParamInfo P;
     EXPECT_FALSE(P.setType(S)) << S;
@@ -66,17 +68,23 @@ TEST(ParamType, EveryByteOfTheSpellingCounts) {
         return uint8_t(I + 1);
     return 0;
   };
+  auto IsTypeName = [](const std::string &S) { // the assembler's rule (PtxParser.cpp's isTypeName)
+    return typeSizeBytes(S) != 0 || S == ".texref" || S == ".samplerref" || S == ".surfref";
+  };
   for (const std::string &S : Spellings) {
     for (size_t At = 0; At < S.size(); ++At)
       for (unsigned Byte : {0u, 1u, unsigned('x'), unsigned('2'), 0x80u, 0xF0u, 0xFFu}) {
         std::string Changed = S;
         Changed[At] = char(Byte);
         EXPECT_EQ(ptxTypeId(Changed), IdOf(Changed)) << S << " at " << At;
+        EXPECT_EQ(IsTypeName(Changed), IdOf(Changed) != 0) << Changed; // every type the parser takes has an id
       }
     for (size_t Size = 0; Size < S.size(); ++Size)
       EXPECT_EQ(ptxTypeId(S.substr(0, Size)), IdOf(S.substr(0, Size))) << S;
-    for (const std::string &Tail : {std::string(1, '\0'), std::string("2"), std::string("x4"), std::string("\xf0")})
+    for (const std::string &Tail : {std::string(1, '\0'), std::string("2"), std::string("x4"), std::string("\xf0")}) {
       EXPECT_EQ(ptxTypeId(S + Tail), IdOf(S + Tail)) << S;
+      EXPECT_EQ(IsTypeName(S + Tail), IdOf(S + Tail) != 0) << S + Tail;
+    }
   }
 }
 
