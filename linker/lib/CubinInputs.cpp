@@ -222,9 +222,7 @@ bool checkCubinInputs(const LinkOptions &Options, ArrayRef<InputFile> Inputs, Ar
       Refuse("cannot go into a relocatable object (-r), which holds PTX: " + LinkSass);
     else if (Options.Emit == EmitKind::Ptx)
       Refuse("cannot go into linked PTX (--emit ptx): " + LinkSass);
-    else if (Options.Dlto)
-      Refuse("cannot be linked by -dlto, which links LTO-IR and PTX: " + LinkSass);
-    else if (!Options.Sass)
+    else if (!Options.Sass && !Options.Dlto) // -dlto gives it to nvJitLink as SASS (LtoLink.cpp)
       Refuse("needs --sass: without it the fatbinary holds the linked PTX, which cannot include the cubin's "
              "code; add --sass (the fatbinary then holds the linked SASS only, as nvcc -dlink's), or " + Instead);
     else if (Options.WholeProgram)

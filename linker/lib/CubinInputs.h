@@ -40,9 +40,9 @@ std::unique_ptr<ObjectFile> cubinObjectFromBuffer(std::unique_ptr<llvm::MemoryBu
 /// be compared: nvlink chooses between them, as between cubins). Nothing is done without cubin inputs.
 void completeCubinInputs(std::vector<InputFile> &Inputs);
 
-/// The options and architectures a link with cubin inputs must have: --sass into a fatbinary or a
-/// device-link object, no -dlto, --whole-program, --recompile-sass or --kernels-used/--variables-used, and
-/// every linked arch the cubin's own (with SASS). Reports each cubin that cannot be linked; false if any.
+/// The options and architectures a link with cubin inputs must have: --sass (or -dlto, which gives the
+/// cubin to nvJitLink as SASS) into a fatbinary or a device-link object, no --whole-program,
+/// --recompile-sass or --kernels-used/--variables-used, and every linked arch the cubin's own (with SASS). Reports each cubin that cannot be linked; false if any.
 bool checkCubinInputs(const LinkOptions &Options, llvm::ArrayRef<InputFile> Inputs, llvm::ArrayRef<Target> Arches,
                       DiagnosticEngine &Diags);
 

@@ -142,7 +142,12 @@ std::vector<LtoInput> ltoInputs(ArrayRef<InputFile> Inputs, const Target &Arch, 
   std::vector<LtoInput> In;
   for (const InputFile &F : Inputs) {
     if (F.Host) {
-      In.push_back({F.Host->FatbinInput ? NvJitLinkInput::Fatbin : NvJitLinkInput::Object, F.Host->ObjectBytes, F.Name});
+      // A relocatable cubin (CubinInputs.h) goes in as SASS: nvJitLink optimises the rest across files and
+      // links the cubin's code as it is, as nvlink -dlto does.
+      const NvJitLinkInput Kind = F.Host->CubinInput    ? NvJitLinkInput::Cubin
+                                  : F.Host->FatbinInput ? NvJitLinkInput::Fatbin
+                                                        : NvJitLinkInput::Object;
+      In.push_back({Kind, F.Host->ObjectBytes, F.Name});
       continue;
     }
     int V = selectVariant(*F.Object, Arch);

@@ -2,8 +2,8 @@
 """The reference for ptxlink -dlto: libnvJitLink called directly (ctypes), as an application would.
 
 usage: nvjitlink.py LIBRARY OUT.cubin OPTION... -- INPUT...
-Inputs ending in .a are added as host libraries, others as host objects; options as nvJitLinkCreate takes
-them (-arch=sm_80 -lto). Prints nvJitLink's error log and exits 1 if the link fails."""
+Inputs ending in .a are added as host libraries, in .cubin as cubins, others as host objects; options as
+nvJitLinkCreate takes them (-arch=sm_80 -lto). Prints nvJitLink's error log and exits 1 if the link fails."""
 import ctypes
 import sys
 
@@ -15,10 +15,10 @@ handle = ctypes.c_void_p()
 argv = (ctypes.c_char_p * len(options))(*[o.encode() for o in options])
 if lib.nvJitLinkCreate(ctypes.byref(handle), len(options), argv) != 0:
     sys.exit("nvJitLinkCreate failed")
-OBJECT, LIBRARY = 5, 6
+CUBIN, OBJECT, LIBRARY = 1, 5, 6
 for path in inputs:
     data = open(path, "rb").read()
-    kind = LIBRARY if path.endswith(".a") else OBJECT
+    kind = LIBRARY if path.endswith(".a") else CUBIN if path.endswith(".cubin") else OBJECT
     if lib.nvJitLinkAddData(handle, kind, data, len(data), path.encode()) != 0:
         sys.exit("nvJitLinkAddData failed for " + path)
 result = lib.nvJitLinkComplete(handle)
