@@ -529,9 +529,9 @@ void finishOptions(OptionState &S) {
     }
   }
   if (S.O.Dlto && S.O.Emit != EmitKind::Fatbin && S.O.Emit != EmitKind::HostObject && S.O.Emit != EmitKind::CSource &&
-      !S.O.CheckAbiOnly && S.Ok) {
-    S.Diags.error(std::string("-dlto writes the SASS nvJitLink makes, in a fatbinary, a host object or C source; it "
-                              "cannot be combined with ") +
+      S.O.Emit != EmitKind::Ptx && !S.O.CheckAbiOnly && S.Ok) {
+    S.Diags.error(std::string("-dlto writes what nvJitLink makes: SASS in a fatbinary, a host object or C source, or "
+                              "the optimised PTX (--emit ptx); it cannot be combined with ") +
                       (S.O.Relocatable ? "-r" : "--emit " + S.EmitValue),
                   std::vector<DiagSite>(), "bad-option");
     S.Ok = false;

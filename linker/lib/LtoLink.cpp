@@ -99,7 +99,7 @@ struct LtoInput {
 
 /// What one arch's nvJitLink run produced.
 struct LtoResult {
-  std::string Cubin, Ptx;
+  std::string Cubin, Ptx; // with --emit ptx, Cubin holds the optimised PTX (nvJitLink -ptx)
   bool FromCache = false;
 };
 
@@ -179,11 +179,14 @@ std::string ltoCacheKey(const NvJitLinkLibrary &Lib, ArrayRef<std::string> LinkA
 }
 
 /// One arch's link-time optimising link, through the cache: its cubin (and with --lto-ptx its optimised
-/// PTX), or std::nullopt where nvJitLink failed (reported). Stored: set when a result went into the cache.
+/// PTX; with --emit ptx only that), or std::nullopt where nvJitLink failed (reported). Runtime: the device
+/// runtime library where the link adds it, to the cubin's link only: nvJitLink makes PTX only of LTO-IR
+/// ("-ptx requires that all inputs have LTOIR"), and the library is SASS. Stored: set when a result went
+/// into the cache.
 std::optional<LtoResult> linkArchWithNvJitLink(const LinkOptions &Options, const NvJitLinkLibrary &Lib,
                                                const std::string &Arch, ArrayRef<LtoInput> In,
-                                               std::optional<CompileCache> &Cache, bool &Stored,
-                                               DiagnosticEngine &Diags, PassTimes &Times) {
+                                               std::optional<LtoInput> Runtime, std::optional<CompileCache> &Cache,
+                                               bool &Stored, DiagnosticEngine &Diags, PassTimes &Times) {
   raw_ostream &Log = Diags.stream();
   PassTimes::Scope Timed = Times.scope("lto: nvJitLink", Arch);
   // nvJitLink's split compilation runs the code generation of one link on up to N threads: the count an
@@ -195,15 +198,24 @@ std::optional<LtoResult> linkArchWithNvJitLink(const LinkOptions &Options, const
     LinkArgs.push_back("-split-compile=" + std::to_string(Options.Threads));
   for (const std::string &X : Options.PtxasOptions)
     LinkArgs.push_back("-Xptxas=" + X);
+  // --emit ptx: the optimised PTX is the output, made instead of the cubin (and cached apart from it:
+  // the arguments are part of the key); LtoResult::Cubin then holds it.
+  const bool PtxOnly = Options.Emit == EmitKind::Ptx;
+  const bool LtoPtx = Options.LtoPtx && !PtxOnly;
+  if (PtxOnly)
+    LinkArgs.push_back("-ptx");
+  std::vector<LtoInput> WithRuntime(In.begin(), In.end());
+  if (Runtime && !PtxOnly)
+    WithRuntime.push_back(*Runtime);
 
   std::string Key;
   if (Cache) {
-    Key = ltoCacheKey(Lib, LinkArgs, Options.LtoPtx, In);
+    Key = ltoCacheKey(Lib, LinkArgs, LtoPtx, WithRuntime);
     std::optional<std::string> Cubin = Cache->lookup(Key, CompileCache::EntryKind::Link);
     std::optional<std::string> Ptx;
-    if (Cubin && Options.LtoPtx)
+    if (Cubin && LtoPtx)
       Ptx = Cache->lookup(CompileCache::key({Key, "ptx"}), CompileCache::EntryKind::Link);
-    if (Cubin && (Ptx || !Options.LtoPtx)) {
+    if (Cubin && (Ptx || !LtoPtx)) {
       if (Options.Verbose)
         Log << "ptxlink: " << Arch << ": -dlto: nvJitLink's result from the cache\n";
       Timed.rename("lto: nvJitLink (cached)");
@@ -212,16 +224,16 @@ std::optional<LtoResult> linkArchWithNvJitLink(const LinkOptions &Options, const
   }
 
   if (Options.Verbose)
-    Log << "ptxlink: " << Arch << ": nvJitLink " << join(LinkArgs, " ") << " on " << In.size() << " inputs\n";
+    Log << "ptxlink: " << Arch << ": nvJitLink " << join(LinkArgs, " ") << " on " << WithRuntime.size() << " inputs\n";
   // One nvJitLink run makes the cubin; the optimised PTX (--lto-ptx) needs a second one with -ptx,
   // which makes PTX instead of a cubin.
-  Expected<std::string> Cubin = runNvJitLink(Lib, LinkArgs, In, Options.Verbose ? &Log : nullptr, Arch);
+  Expected<std::string> Cubin = runNvJitLink(Lib, LinkArgs, WithRuntime, Options.Verbose ? &Log : nullptr, Arch);
   if (!Cubin) {
     Diags.error(Arch + ": " + toString(Cubin.takeError()), std::vector<DiagSite>(), "nvjitlink-failed");
     return std::nullopt;
   }
   LtoResult R{std::move(*Cubin), "", false};
-  if (Options.LtoPtx) {
+  if (LtoPtx) {
     std::vector<std::string> PtxArgs = LinkArgs;
     PtxArgs.push_back("-ptx");
     Expected<std::string> Ptx = runNvJitLink(Lib, PtxArgs, In, nullptr, Arch);
@@ -235,7 +247,7 @@ std::optional<LtoResult> linkArchWithNvJitLink(const LinkOptions &Options, const
   if (Cache) {
     // A cache that cannot be written costs the next link the optimisation, nothing else.
     Error E = Cache->store(Key, R.Cubin, CompileCache::EntryKind::Link);
-    if (!E && Options.LtoPtx)
+    if (!E && LtoPtx)
       E = Cache->store(CompileCache::key({Key, "ptx"}), R.Ptx, CompileCache::EntryKind::Link);
     Stored |= !E;
     if (E) {
@@ -324,14 +336,28 @@ bool writeLtoOutput(const LinkOptions &Options, ArrayRef<InputFile> Inputs, Link
     }
     std::deque<std::string> Printed;
     std::vector<LtoInput> In = ltoInputs(Inputs, *Parsed, Printed);
+    std::optional<LtoInput> Runtime;
     if (DeviceRuntime)
-      In.push_back({NvJitLinkInput::Library, DeviceRuntime->getBuffer(), "libcudadevrt.a"});
-    Results[I] = linkArchWithNvJitLink(Options, *Lib, Arch, In, Cache, Stored, Diags, Times);
+      Runtime = LtoInput{NvJitLinkInput::Library, DeviceRuntime->getBuffer(), "libcudadevrt.a"};
+    Results[I] = linkArchWithNvJitLink(Options, *Lib, Arch, In, Runtime, Cache, Stored, Diags, Times);
   }
   if (Diags.hasErrors())
     return false;
   if (Cache && Stored)
     Cache->prune();
+
+  if (Options.Emit == EmitKind::Ptx) { // one arch (LinkOptions): nvJitLink's optimised PTX, as it is
+    PassTimes::Scope Writing = Times.scope("write output");
+    Error E = writeOutput(Options, Out, [&](raw_ostream &OS) {
+      OS << Results.front()->Cubin;
+      return Error::success();
+    });
+    if (E) {
+      Diags.error(toString(std::move(E)), std::vector<DiagSite>(), "cannot-write");
+      return false;
+    }
+    return true;
+  }
 
   // The output. Like nvcc -dlink, the cubins are stored uncompressed unless --compress asks (the driver
   // would decompress them at the first launch).

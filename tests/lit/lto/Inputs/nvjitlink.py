@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The reference for ptxlink -dlto: libnvJitLink called directly (ctypes), as an application would.
 
-usage: nvjitlink.py LIBRARY OUT.cubin OPTION... -- INPUT...
+usage: nvjitlink.py LIBRARY OUT OPTION... -- INPUT...   (OUT: the cubin, or with -ptx the PTX)
 Inputs ending in .a are added as host libraries, in .cubin as cubins, others as host objects; options as
 nvJitLinkCreate takes them (-arch=sm_80 -lto). Prints nvJitLink's error log and exits 1 if the link fails."""
 import ctypes
@@ -28,7 +28,13 @@ if result != 0:
     log = ctypes.create_string_buffer(size.value + 1)
     lib.nvJitLinkGetErrorLog(handle, log)
     sys.exit("nvJitLinkComplete failed (%d): %s" % (result, log.value.decode()))
-lib.nvJitLinkGetLinkedCubinSize(handle, ctypes.byref(size))
-cubin = ctypes.create_string_buffer(size.value)
-lib.nvJitLinkGetLinkedCubin(handle, cubin)
-open(out, "wb").write(cubin.raw)
+if "-ptx" in options:  # the linked PTX (NUL-terminated), instead of a cubin
+    lib.nvJitLinkGetLinkedPtxSize(handle, ctypes.byref(size))
+    ptx = ctypes.create_string_buffer(size.value)
+    lib.nvJitLinkGetLinkedPtx(handle, ptx)
+    open(out, "wb").write(ptx.value)
+else:
+    lib.nvJitLinkGetLinkedCubinSize(handle, ctypes.byref(size))
+    cubin = ctypes.create_string_buffer(size.value)
+    lib.nvJitLinkGetLinkedCubin(handle, cubin)
+    open(out, "wb").write(cubin.raw)
