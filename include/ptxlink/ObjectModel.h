@@ -33,6 +33,7 @@
 #include <iterator>
 #include <memory>
 #include <optional>
+#include <string_view>
 #include <vector>
 
 namespace ptxlink {
@@ -300,36 +301,75 @@ private:
 static_assert(sizeof(Section) == 32, "Section is 32 bytes: a module of 10^6 functions holds one per function");
 
 /// Scalar and opaque PTX types are kept as their spelling (".b32", ".u64", ".f16x2", ".pred",
-/// ".texref", ...). typeSizeBytes() is the one rule for their storage size, used by the assembler (variable
-/// sizes, which names are types), the ABI checks and the dumps: element bits times the packing factor,
-/// rounded up to bytes (".e4m3x4" -> 4, ".e2m1x2" -> 1, ".e2m3x2" -> 2), ".pred" -> 1, and 0 for the opaque
-/// types (.texref, .samplerref, .surfref) and for any spelling that is no PTX type.
+/// ".texref", ...; a parameter's as its position in PtxTypeNames, below). typeSizeBytes() is the one rule
+/// for their storage size, used by the assembler (variable sizes, which names are types), the ABI checks
+/// and the dumps: the size PtxTypeNames gives the spelling (element bits times the packing factor, rounded
+/// up to bytes), 0 for the opaque types and for any spelling that is no PTX type.
 unsigned typeSizeBytes(llvm::StringRef Type);
 
-/// A parameter's type in one byte (ParamInfo, a per-parameter cost): a position in PtxTypeNames, the
-/// spellings that are PTX types. 0 is none.
-uint8_t ptxTypeId(llvm::StringRef Type); // 0 for a spelling that is no PTX type
-
-/// Every spelling typeSizeBytes sizes (each element type alone, x2 and x4), ".pred" and the opaque types:
-/// ParamInfo keeps its type as a position here (ptxTypeId). The common ones come first: ptxTypeId looks
-/// in order.
-inline constexpr llvm::StringLiteral PtxTypeNames[] = {
-    "",
-    ".b32", ".b64", ".u32", ".u64", ".f32", ".f64", ".b8", ".b16", ".s32", ".s64", ".u8", ".u16", ".s8",
-    ".s16", ".f16", ".bf16", ".tf32", ".b128", ".e4m3", ".e5m2", ".ue8m0", ".ue4m3", ".e2m3", ".e3m2",
-    ".e2m1", ".pred", ".b32x2", ".b32x4", ".b64x2", ".b64x4", ".u32x2", ".u32x4", ".u64x2", ".u64x4",
-    ".f32x2", ".f32x4", ".f64x2", ".f64x4", ".b8x2", ".b8x4", ".b16x2", ".b16x4", ".s32x2", ".s32x4",
-    ".s64x2", ".s64x4", ".u8x2", ".u8x4", ".u16x2", ".u16x4", ".s8x2", ".s8x4", ".s16x2", ".s16x4", ".f16x2",
-    ".f16x4", ".bf16x2", ".bf16x4", ".tf32x2", ".tf32x4", ".b128x2", ".b128x4", ".e4m3x2", ".e4m3x4",
-    ".e5m2x2", ".e5m2x4", ".ue8m0x2", ".ue8m0x4", ".ue4m3x2", ".ue4m3x4", ".e2m3x2", ".e2m3x4", ".e3m2x2",
-    ".e3m2x4", ".e2m1x2", ".e2m1x4", ".texref", ".samplerref", ".surfref",
+/// The element types of PTX's sized scalar types, as spelled without the dot, and the bits one element
+/// occupies (.e2m3/.e3m2 hold 6 bits in a byte, two zero bits on top; .e2m1 is the only one that packs two
+/// values into a byte). The one list of them: typeSizeBytes sizes by it, PtxTypeNames is made from it.
+/// The common ones first (ptxTypeId looks in order).
+struct PtxElementType {
+  std::string_view Name;
+  unsigned Bits;
 };
+inline constexpr PtxElementType PtxElementTypes[] = {
+    {"b32", 32},  {"b64", 64},  {"u32", 32},   {"u64", 64},   {"f32", 32},  {"f64", 64},  {"b8", 8},
+    {"b16", 16},  {"s32", 32},  {"s64", 64},   {"u8", 8},     {"u16", 16},  {"s8", 8},    {"s16", 16},
+    {"f16", 16},  {"bf16", 16}, {"tf32", 32},  {"b128", 128}, {"e4m3", 8},  {"e5m2", 8},  {"ue8m0", 8},
+    {"ue4m3", 8}, {"e2m3", 8},  {"e3m2", 8},   {"e2m1", 4}};
+
+/// One spelling of a PTX type, held in place (PtxTypeNames is made at compile time), and the bytes one
+/// element of it occupies (typeSizeBytes).
+struct PtxTypeSpelling {
+  char Text[12] = {};
+  uint8_t Size = 0;
+  uint8_t Bytes = 0;
+  llvm::StringRef str() const { return {Text, Size}; }
+};
+
+/// Every spelling that is a PTX type: each element type alone (".b32"), ".pred", each element type packed
+/// by two and four (".f16x2", ".e4m3x4"), and the opaque types, with their sizes: element bits times the
+/// packing, rounded up to bytes (".e4m3x4" 4, ".e2m1x2" 1, ".e2m3x2" 2), ".pred" 1 (as LLVM stores an i1),
+/// the opaque types 0. Position 0 is none. ParamInfo keeps its type as a position here (ptxTypeId).
+inline constexpr auto PtxTypeNames = [] {
+  constexpr size_t Elements = std::size(PtxElementTypes);
+  std::array<PtxTypeSpelling, 1 + Elements + 1 + 2 * Elements + 3> Table{};
+  size_t Next = 1;
+  auto add = [&](std::string_view Element, unsigned Bits, std::string_view Suffix = "", unsigned Pack = 1) {
+    PtxTypeSpelling &S = Table[Next++];
+    S.Text[S.Size++] = '.';
+    for (char C : Element)
+      S.Text[S.Size++] = C;
+    for (char C : Suffix)
+      S.Text[S.Size++] = C;
+    S.Bytes = uint8_t((Bits * Pack + 7) / 8);
+  };
+  for (const PtxElementType &E : PtxElementTypes)
+    add(E.Name, E.Bits);
+  add("pred", 8);
+  for (const PtxElementType &E : PtxElementTypes) {
+    add(E.Name, E.Bits, "x2", 2);
+    add(E.Name, E.Bits, "x4", 4);
+  }
+  add("texref", 0);
+  add("samplerref", 0);
+  add("surfref", 0);
+  return Table;
+}();
 static_assert(std::size(PtxTypeNames) <= 256, "a type id is one byte");
 
+/// A parameter's type in one byte (ParamInfo, a per-parameter cost): its position in PtxTypeNames; 0 for
+/// a spelling that is no PTX type.
+uint8_t ptxTypeId(llvm::StringRef Type);
 /// "" for 0 (or an id out of range).
 inline llvm::StringRef ptxTypeName(uint8_t Id) {
-  return Id < std::size(PtxTypeNames) ? llvm::StringRef(PtxTypeNames[Id]) : llvm::StringRef();
+  return Id < std::size(PtxTypeNames) ? PtxTypeNames[Id].str() : llvm::StringRef();
 }
+/// typeSizeBytes of a type by its id, without reading a spelling (0 for 0).
+inline unsigned ptxTypeBytes(uint8_t Id) { return Id < std::size(PtxTypeNames) ? PtxTypeNames[Id].Bytes : 0; }
 
 /// The dimensions of an array declarator (`[16]`, `[4][4]`), in one word: none (0), one dimension below
 /// 2^63 held in the word itself (shifted, with the low bit set), or a block of their own (the word is its
@@ -451,6 +491,8 @@ struct ParamInfo {
     return TypeId != 0;
   }
   bool sameType(const ParamInfo &Other) const { return TypeId == Other.TypeId; }
+  /// typeSizeBytes(type()).
+  unsigned typeBytes() const { return ptxTypeBytes(TypeId); }
   /// The type as its ptxTypeId, for a reader that remembers the ids of the spellings it has looked up.
   uint8_t typeId() const { return TypeId; }
   void setTypeId(uint8_t Id) { TypeId = Id; }

@@ -56,7 +56,7 @@ public:
         return L;
       };
       if (P.Space == StateSpace::Reg) {
-        unsigned Bits = typeSizeBytes(P.type()) * 8 * (P.VectorWidth ? P.VectorWidth : 1);
+        unsigned Bits = P.typeBytes() * 8 * (P.VectorWidth ? P.VectorWidth : 1);
         if (P.type() == ".pred" || Bits < 32)
           report("abi-reg-param-narrow",
                  (What + " " + Owner + ": " + Label() + " is " + formatParamPtx(P) +

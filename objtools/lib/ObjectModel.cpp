@@ -4,13 +4,8 @@
 
 #include "ptxlink/ObjectModel.h"
 
-#include "llvm/ADT/StringSwitch.h"
-#include "llvm/Support/Endian.h"
 
-#include <array>
-#include <cstring>
 #include <iterator>
-#include <string_view>
 
 #include <xxhash.h>
 
@@ -62,97 +57,23 @@ static unsigned commonScalarTypeSize(llvm::StringRef T) {
   return 0;
 }
 
-/// Bits one element of a PTX scalar type occupies, from its spelling without the dot and without a packing
-/// suffix ("b32", "e4m3"); 0 for a name that is no sized scalar type.
-static unsigned elementBits(llvm::StringRef Element) {
-  return llvm::StringSwitch<unsigned>(Element)
-      .Cases("b8", "u8", "s8", 8)
-      .Cases("b16", "u16", "s16", "f16", "bf16", 16)
-      .Cases("b32", "u32", "s32", "f32", "tf32", 32)
-      .Cases("b64", "u64", "s64", "f64", 64)
-      .Case("b128", 128)
-      // The narrow floats of the tensor instructions. .e2m3/.e3m2 hold 6 bits in a byte (two zero bits
-      // on top), .e2m1 is the only one that packs two values into a byte.
-      .Cases("e4m3", "e5m2", "ue8m0", "ue4m3", 8)
-      .Cases("e2m3", "e3m2", 8)
-      .Case("e2m1", 4)
-      .Default(0);
-}
-
 unsigned typeSizeBytes(llvm::StringRef Type) {
   if (unsigned Common = commonScalarTypeSize(Type))
     return Common;
-  // A predicate lives only in registers and has no memory form; where a size is asked of one anyway (a
-  // `.reg .pred` parameter, a stray `.global .pred`) it counts as one byte, as LLVM stores an i1 as i8.
-  if (Type == ".pred")
-    return 1;
-  if (!Type.consume_front("."))
-    return 0;
-  // An element type, then an optional packing factor: .f16x2, .u16x2, .f32x2, .e4m3x4, .e2m1x2. No
-  // element name contains an 'x'.
-  auto [Element, PackText] = Type.split('x');
-  unsigned Pack = 1;
-  if (Element.size() != Type.size()) {
-    if (PackText != "2" && PackText != "4") // spelled as PTX spells them: not "x02" (PtxTypeNames)
-      return 0;
-    Pack = unsigned(PackText[0] - '0');
-  }
-  unsigned Bits = elementBits(Element);
-  return (Bits * Pack + 7) / 8; // 0 for opaque (.texref, .samplerref, .surfref) and unknown types
+  return ptxTypeBytes(ptxTypeId(Type)); // 0 for the opaque types and for any spelling that is no type
 }
-
-namespace {
-
-/// A spelling's first eight bytes as one word (the first byte lowest, zeros beyond its end), with its size:
-/// every spelling but ".samplerref" fits in eight bytes, and the readers look one up per parameter, so the
-/// lookup compares words.
-struct TypeKey {
-  uint64_t Word = 0;
-  size_t Size = 0;
-  constexpr bool operator==(const TypeKey &) const = default;
-};
-constexpr size_t LongestTypeName = 11; // ".samplerref"
-constexpr TypeKey typeKey(std::string_view S) {
-  TypeKey Key{0, S.size()};
-  for (size_t I = 0; I < S.size() && I < 8; ++I)
-    Key.Word |= uint64_t(uint8_t(S[I])) << (8 * I);
-  return Key;
-}
-constexpr auto PtxTypeKeys = [] {
-  std::array<TypeKey, std::size(PtxTypeNames)> Keys{};
-  for (size_t I = 0; I < Keys.size(); ++I)
-    Keys[I] = typeKey(std::string_view(PtxTypeNames[I].data(), PtxTypeNames[I].size()));
-  return Keys;
-}();
-} // namespace
 
 uint8_t ptxTypeId(llvm::StringRef Type) {
-  if (Type.empty() || Type.size() > LongestTypeName)
+  // A walk (a reader looks each string up once per string-table place, ElfReader.cpp), comparing the size
+  // and the letter after the dot before the bytes: most spellings differ there, and a memcmp call per
+  // entry cost the 100-module link 1% of its instructions.
+  if (Type.size() < 2)
     return 0;
-  // typeKey's word, from at most two loads rather than a loop over the bytes.
-  TypeKey Key{0, Type.size()};
-  if (Type.size() >= 8) {
-    std::memcpy(&Key.Word, Type.data(), 8);
-    Key.Word = llvm::support::endian::byte_swap(Key.Word, llvm::endianness::little);
-  } else {
-    uint32_t Low = 0, High = 0; // bytes 0-3 and 4-7 (the two may overlap; High's are shifted into place)
-    if (Type.size() >= 4) {
-      std::memcpy(&Low, Type.data(), 4);
-      if (Type.size() > 4) {
-        std::memcpy(&High, Type.data() + Type.size() - 4, 4);
-        High = llvm::support::endian::byte_swap(High, llvm::endianness::little) >> (8 * (8 - Type.size()));
-      }
-      Low = llvm::support::endian::byte_swap(Low, llvm::endianness::little);
-    } else {
-      for (size_t I = 0; I < Type.size(); ++I)
-        Low |= uint32_t(uint8_t(Type[I])) << (8 * I);
-    }
-    Key.Word = uint64_t(Low) | (uint64_t(High) << 32);
+  for (size_t I = 1; I < std::size(PtxTypeNames); ++I) {
+    const PtxTypeSpelling &S = PtxTypeNames[I];
+    if (S.Size == Type.size() && S.Text[1] == Type[1] && S.str() == Type)
+      return static_cast<uint8_t>(I);
   }
-  for (size_t I = 1; I < PtxTypeKeys.size(); ++I)
-    if (PtxTypeKeys[I] == Key)
-      // Beyond eight bytes the word holds only a prefix: compare the whole spelling.
-      return Type.size() <= 8 || Type == PtxTypeNames[I] ? static_cast<uint8_t>(I) : 0;
   return 0;
 }
 
@@ -195,7 +116,7 @@ void DimList::assign(llvm::ArrayRef<uint64_t> Dims) {
 uint64_t ParamInfo::sizeBytes() const {
   if (UnsizedArray)
     return 0;
-  uint64_t Size = typeSizeBytes(type());
+  uint64_t Size = typeBytes();
   Size *= VectorWidth ? VectorWidth : 1;
   for (uint64_t Dim : ArrayDims)
     Size *= Dim;
@@ -205,7 +126,7 @@ uint64_t ParamInfo::sizeBytes() const {
 uint32_t ParamInfo::effectiveAlign() const {
   if (Align)
     return Align;
-  uint32_t Element = typeSizeBytes(type()) * (VectorWidth ? VectorWidth : 1);
+  uint32_t Element = typeBytes() * (VectorWidth ? VectorWidth : 1);
   return Element ? Element : 1;
 }
 

@@ -55,8 +55,9 @@ TEST(ParamType, NoOtherSpellingHasAnId) {
   EXPECT_EQ(ptxTypeName(255), ""); // an id out of range names nothing
 }
 
-// ptxTypeId compares words made of a spelling's bytes: a spelling changed in any one byte, cut short or
-// made longer has the id of the spelling it became, or none.
+// A spelling changed in any one byte, cut short or made longer has the id of the spelling it became, or
+// none; and the parser takes it for a type (typeSizeBytes, which the reader's ids must cover) exactly when
+// it has an id.
 TEST(ParamType, EveryByteOfTheSpellingCounts) {
   std::vector<std::string> Spellings;
   for (unsigned Id = 1; !ptxTypeName(uint8_t(Id)).empty(); ++Id)
