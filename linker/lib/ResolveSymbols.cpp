@@ -174,7 +174,7 @@ void Resolver::run() {
       if (LM.Global[SI] == NoGlobal)
         continue;
       GlobalSymbol &G = Symtab.Globals[LM.Global[SI]];
-      const bool Defines = !TooManyDefinitions.valid() && SiteDefines[--Site];
+      const bool Defines = SiteDefines[--Site] && !TooManyDefinitions.valid(); // (every site: Site counts them)
       Symtab.Sites[Defines ? --G.FirstSite : --G.Out] = {MI, SI};
     }
   }
