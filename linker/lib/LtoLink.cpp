@@ -1,6 +1,7 @@
 // Link-time optimisation through libnvJitLink (LtoLink.h).
 #include "LtoLink.h"
 #include "CompileCache.h"
+#include "CubinInputs.h"
 #include "NvJitLinkLibrary.h"
 #include "SassBuild.h"
 
@@ -57,6 +58,28 @@ bool checkLtoInputs(const LinkOptions &Options, ArrayRef<InputFile> Inputs, Diag
       }
     } else {
       Unused.push_back({"in " + In.Name + " (LTO-IR for " + ltoArchList(*In.Host) + ")"});
+    }
+  }
+  // nvJitLink makes PTX (-ptx: --emit ptx, --lto-ptx) of LTO-IR only; given anything else it fails with
+  // "-ptx requires that all inputs have LTOIR", naming no input. A cubin under --emit ptx is refused by
+  // checkCubinInputs already; an input with nothing for nvJitLink (an empty module) is not given to it.
+  if (Options.Dlto && (Options.Emit == EmitKind::Ptx || Options.LtoPtx)) {
+    std::vector<DiagSite> NoIr;
+    for (const InputFile &In : Inputs) {
+      if (In.Host ? !In.Host->LtoIrArches.empty() || (Options.Emit == EmitKind::Ptx && isCubinInput(In))
+                  : In.Object->Variants.empty())
+        continue;
+      NoIr.push_back({"in " + In.Name + (isCubinInput(In) ? " (a cubin: SASS)" : In.Host ? " (no LTO-IR)" : " (PTX)")});
+    }
+    if (!NoIr.empty()) {
+      const bool PtxOutput = Options.Emit == EmitKind::Ptx;
+      const size_t N = NoIr.size();
+      Diags.error(std::string(PtxOutput ? "-dlto --emit ptx" : "--lto-ptx") +
+                      ": nvJitLink makes PTX of LTO-IR only, and " + std::to_string(N) +
+                      (N == 1 ? " input has" : " inputs have") + " none: compile " + (N == 1 ? "it" : "them") +
+                      " with -dlto (-gencode arch=compute_XX,code=lto_XX), or link without " +
+                      (PtxOutput ? "--emit ptx (a cubin of the whole program)" : "--lto-ptx (the cubin alone)"),
+                  std::move(NoIr), "lto-ptx-needs-ir");
     }
   }
   if (Diags.hasErrors())
