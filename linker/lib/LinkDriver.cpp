@@ -753,8 +753,12 @@ static bool linkImpl(LinkOptions Options, DiagnosticEngine &Diags, raw_ostream &
   // the module it gets and its `.target` header; every symbol is resolved, dead code dropped, locals
   // renamed apart, DWARF merged. The inputs are no longer changed (the modules refer to them).
   CallGraphDot Graph; // --callgraph-dot
-  LinkOptions LtoChecks; // -dlto with LTO-IR-only inputs: references into them are left open
-  linkEachArch(ltoCheckOptions(Options, State->Inputs, LtoChecks), Arches, *State, Graph, Diags, Times, Result);
+  // -dlto: inputs that nvJitLink alone links for some arch (no PTX there) are named, and references into
+  // them are left open (LtoChecks).
+  noteInputsOnlyNvJitLinkSees(Options, State->Inputs, Arches, Diags);
+  LinkOptions LtoChecks;
+  linkEachArch(ltoCheckOptions(Options, State->Inputs, Arches, LtoChecks), Arches, *State, Graph, Diags, Times,
+               Result);
   if (Diags.hasErrors())
     return Finish(false);
 

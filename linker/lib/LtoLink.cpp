@@ -41,13 +41,18 @@ StringRef archNumber(StringRef Arch) { return Arch.substr(Arch.find('_') + 1); }
 
 } // namespace
 
+bool linkedByNvJitLinkOnly(const InputFile &In, const Target &Arch) {
+  if (!In.Host || In.Host->CubinInput || selectVariant(*In.Object, Arch) >= 0)
+    return false;
+  return !In.Host->LtoIrArches.empty() || llvm::is_contained(In.Host->CubinArches, Arch.name());
+}
+
 bool checkLtoInputs(const LinkOptions &Options, ArrayRef<InputFile> Inputs, DiagnosticEngine &Diags) {
-  std::vector<DiagSite> Unused, IrOnly;
+  std::vector<DiagSite> Unused;
   for (const InputFile &In : Inputs) {
     if (!In.Host || In.Host->LtoIrArches.empty())
       continue;
     if (isLtoIrOnly(In)) {
-      IrOnly.push_back({"in " + In.Name + " (LTO-IR for " + ltoArchList(*In.Host) + ", no PTX)"});
       if (!Options.Dlto) {
         std::string Number = archNumber(In.Host->LtoIrArches.front()).str();
         Diags.error(In.Name + ": holds LTO-IR (" + ltoArchList(*In.Host) +
@@ -91,20 +96,63 @@ bool checkLtoInputs(const LinkOptions &Options, ArrayRef<InputFile> Inputs, Diag
                       "link-time optimisation across files; add -dlto to optimise with libnvJitLink",
                   std::move(Unused), "lto-ir-unused");
   }
-  if (Options.Dlto && !IrOnly.empty()) {
-    size_t N = IrOnly.size();
-    Diags.note(std::to_string(N) + (N == 1 ? " input has" : " inputs have") +
-                   " LTO-IR only: ptxlink's checks of undefined symbols, ABI agreement, ODR and --kernels-used "
-                   "cannot see " + (N == 1 ? "its" : "their") +
-                   " code and did not run on it (nor does any check need every reference defined); nvJitLink "
-                   "reports what remains undefined",
-               std::move(IrOnly), "lto-checks-skipped");
-  }
   return true;
 }
 
-const LinkOptions &ltoCheckOptions(const LinkOptions &Options, ArrayRef<InputFile> Inputs, LinkOptions &Storage) {
-  if (!Options.Dlto || llvm::none_of(Inputs, isLtoIrOnly))
+namespace {
+/// Whether nvJitLink alone links In for one of Arches (linkedByNvJitLinkOnly).
+bool linkedByNvJitLinkOnlyForSome(const InputFile &In, ArrayRef<Target> Arches) {
+  return llvm::any_of(Arches, [&](const Target &A) { return linkedByNvJitLinkOnly(In, A); });
+}
+} // namespace
+
+void noteInputsOnlyNvJitLinkSees(const LinkOptions &Options, ArrayRef<InputFile> Inputs, ArrayRef<Target> Arches,
+                                 DiagnosticEngine &Diags) {
+  if (!Options.Dlto)
+    return;
+  std::vector<DiagSite> Sites;
+  bool SomeIr = false, SomeSass = false;
+  for (const InputFile &In : Inputs) {
+    if (isLtoIrOnly(In)) {
+      Sites.push_back({"in " + In.Name + " (LTO-IR for " + ltoArchList(*In.Host) + ", no PTX)"});
+      SomeIr = true;
+      continue;
+    }
+    std::vector<std::string> Sass;
+    for (const Target &A : Arches)
+      if (linkedByNvJitLinkOnly(In, A))
+        Sass.push_back(A.name());
+    if (Sass.empty())
+      continue;
+    const bool Ir = !In.Host->LtoIrArches.empty();
+    Sites.push_back({"in " + In.Name + " (" + (Ir ? "LTO-IR or SASS" : "SASS") + " for " + join(Sass, ", ") +
+                     ", no PTX usable there)"});
+    SomeIr |= Ir;
+    SomeSass = true;
+  }
+  if (Sites.empty())
+    return;
+  // What the checks cannot see, and why nothing is lost: nvJitLink links that code and reports what
+  // remains undefined. (nvlink -dlto says of an object without LTO-IR "not built for LTO so doing partial
+  // LTO".)
+  const size_t N = Sites.size();
+  const std::string What = !SomeSass ? " LTO-IR only"
+                           : !SomeIr ? " SASS only for a linked architecture, which nvJitLink links as it is (partial "
+                                       "LTO, as nvcc -dlink -dlto)"
+                                     : " no PTX for a linked architecture (LTO-IR, which nvJitLink optimises, or "
+                                       "SASS, which it links as it is: partial LTO, as nvcc -dlink -dlto)";
+  Diags.note(std::to_string(N) + (N == 1 ? " input has" : " inputs have") + What +
+                 ": ptxlink's checks of undefined symbols, ABI agreement, ODR and --kernels-used cannot see " +
+                 (N == 1 ? "its" : "their") +
+                 " code and did not run on it (nor does any check need every reference defined); nvJitLink "
+                 "reports what remains undefined",
+             std::move(Sites), "lto-checks-skipped");
+}
+
+const LinkOptions &ltoCheckOptions(const LinkOptions &Options, ArrayRef<InputFile> Inputs, ArrayRef<Target> Arches,
+                                   LinkOptions &Storage) {
+  if (!Options.Dlto ||
+      llvm::none_of(Inputs, [&](const InputFile &In) { return linkedByNvJitLinkOnlyForSome(In, Arches); }))
     return Options;
   Storage = Options;
   Storage.Relocatable = true; // references into LTO-IR-only inputs stay open; everything is kept
@@ -332,11 +380,17 @@ bool writeLtoOutput(const LinkOptions &Options, ArrayRef<InputFile> Inputs, Link
 
   // nvcc -dlink's nvlink line always ends in -lcudadevrt. Here nvJitLink gets the library where the
   // program may call it (device-side cudaMalloc, launches from kernels): a PTX input names a runtime
-  // function, or an input has LTO-IR only, whose calls cannot be seen before nvJitLink links it. Only
+  // function, or nvJitLink alone links an input (LTO-IR, or SASS, with no PTX), whose calls cannot be seen
+  // before. Only
   // there: with the library, nvJitLink's cubin differs even where nothing of it is used.
+  std::vector<Target> Arches;
+  for (const ArchOutput &O : Program.Outputs)
+    if (std::optional<Target> A = parseArch(O.Requested))
+      Arches.push_back(*A);
   std::unique_ptr<MemoryBuffer> DeviceRuntime;
   std::string RuntimePath;
-  if (!deviceRuntimeCalled(Inputs).empty() || llvm::any_of(Inputs, isLtoIrOnly))
+  if (!deviceRuntimeCalled(Inputs).empty() ||
+      llvm::any_of(Inputs, [&](const InputFile &In) { return linkedByNvJitLinkOnlyForSome(In, Arches); }))
     if (std::string Dir = findDeviceRuntimeDir(Options.LibraryPaths, sys::path::parent_path(Lib->path())); !Dir.empty())
       RuntimePath = (Dir + "/libcudadevrt.a");
   if (const std::string &Path = RuntimePath; !Path.empty()) {

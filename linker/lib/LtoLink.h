@@ -20,18 +20,29 @@
 namespace ptxlink {
 
 /// Before the per-arch link: without -dlto, a warning naming the inputs whose LTO-IR goes unused and an
-/// error for inputs with LTO-IR but no PTX; with -dlto, a note naming the inputs that have LTO-IR only
-/// (ptxlink's checks cannot see their code). Returns false if an error was reported.
+/// error for inputs with LTO-IR but no PTX; with -dlto and PTX output (--emit ptx, --lto-ptx), an error
+/// for inputs without LTO-IR. Returns false if an error was reported.
 bool checkLtoInputs(const LinkOptions &Options, llvm::ArrayRef<InputFile> Inputs, DiagnosticEngine &Diags);
 
 /// True for an nvcc object that holds LTO-IR but no PTX (`-gencode arch=compute_80,code=lto_80`).
 bool isLtoIrOnly(const InputFile &In);
 
-/// The options the per-arch link runs its checks with under -dlto: Options itself, or, where some input
-/// has LTO-IR only (its definitions are invisible to ptxlink), a copy in Storage that does not require
-/// every reference to be defined (nvJitLink reports what is really undefined).
+/// Under -dlto, whether nvJitLink alone links In for Arch: an nvcc object with no PTX usable for Arch but
+/// with LTO-IR, or with SASS for Arch, which nvJitLink links as it is (partial LTO, as `nvcc -dlink -dlto`
+/// does: CMake makes such objects for a non-IPO target with "-real" architectures beside an IPO library).
+/// The per-arch link leaves it out (selectVariants); its code is nvJitLink's to link.
+bool linkedByNvJitLinkOnly(const InputFile &In, const Target &Arch);
+
+/// Under -dlto, before the per-arch link: a note naming the inputs that nvJitLink alone links for some of
+/// Arches (ptxlink's checks cannot see their code there).
+void noteInputsOnlyNvJitLinkSees(const LinkOptions &Options, llvm::ArrayRef<InputFile> Inputs,
+                                 llvm::ArrayRef<Target> Arches, DiagnosticEngine &Diags);
+
+/// The options the per-arch link runs its checks with under -dlto: Options itself, or, where nvJitLink
+/// alone links some input for some arch (its definitions are invisible to ptxlink), a copy in Storage that
+/// does not require every reference to be defined (nvJitLink reports what is really undefined).
 const LinkOptions &ltoCheckOptions(const LinkOptions &Options, llvm::ArrayRef<InputFile> Inputs,
-                                   LinkOptions &Storage);
+                                   llvm::ArrayRef<Target> Arches, LinkOptions &Storage);
 
 /// -dlto's output pass, instead of writeLinkOutput: per arch of Program.Outputs, nvJitLink links every
 /// input (nvcc objects whole, so that it picks their LTO-IR; other modules as the PTX variant ptxlink

@@ -5,6 +5,7 @@
 // the driver could legally run there, preferring the most specific one. The rules come from the PTX ISA
 // (.target, table 56 "Architecture Families") and are spelled out in docs/linker.md.
 #include "LinkPasses.h"
+#include "LtoLink.h"
 
 #include "llvm/ADT/StringExtras.h"
 
@@ -110,8 +111,8 @@ bool selectVariants(const LinkOptions &Options, ArrayRef<InputFile> Inputs, cons
     if (Obj.Variants.empty() && !Host)
       continue; // an empty module (e.g. only comments) contributes nothing
     int V = selectVariant(Obj, Arch);
-    if (V < 0 && Host && Options.Dlto && !Host->LtoIrArches.empty())
-      continue; // LTO-IR only: nvJitLink links it (LtoLink.h); checkLtoInputs said what is not checked
+    if (V < 0 && Options.Dlto && linkedByNvJitLinkOnly(Inputs[I], Arch))
+      continue; // LTO-IR, or SASS for Arch: nvJitLink links it (LtoLink.h), which said what is not checked
     if (V < 0 && Host) {
       // An nvcc object compiled without PTX for this arch: say which option keeps it.
       std::vector<DiagSite> Sites;
