@@ -641,6 +641,9 @@ struct TargetInfo {
   bool Debug = false;
   bool MapF64ToF32 = false;
   bool AddressSizeGiven = false;
+  /// The variant is SASS known by its symbol table (a link's view of an input's cubin, never written to an
+  /// object): usable for its own arch only, its code given to nvlink as it is.
+  bool SassOnly = false;
 };
 
 /// One module compiled for one target. A plain object has one; a fat object several.

@@ -2,6 +2,7 @@
 // records it borrows from the other inputs, and the checks of the options and units such a link needs.
 #include "CubinInputs.h"
 #include "LinkPasses.h"
+#include "SassReuse.h"
 
 #include "ptxlink/Cubin.h"
 #include "ptxlink/Fatbin.h"
@@ -14,41 +15,18 @@ using namespace llvm;
 
 namespace ptxlink {
 
-std::unique_ptr<ObjectFile> cubinObjectFromBuffer(std::unique_ptr<MemoryBuffer> Buffer, StringRef DisplayName,
-                                                  std::optional<HostOrigin> &Host, std::vector<Diagnostic> &Problems) {
-  StringRef Bytes = Buffer->getBuffer();
-  std::string Problem;
-  uint64_t ProblemAt = 0;
-  std::optional<CubinInfo> Info = readCubin(Bytes, [&](uint64_t Offset, const Twine &Message) {
-    if (Problem.empty()) {
-      Problem = Message.str();
-      ProblemAt = Offset;
-    }
-  });
-  // nvlink reads every byte of it: a damaged cubin is refused here, not handed on.
-  if (!Info || !Problem.empty()) {
-    Problems.push_back(toolError(formatv("{0}: offset {1:x}: damaged cubin: {2}", DisplayName, ProblemAt,
-                                         Problem.empty() ? "its ELF header cannot be read" : Problem)
-                                     .str(),
-                                 "bad-cubin"));
-    return nullptr;
-  }
-  if (Info->Type != ELF::ET_REL) {
-    // nvlink 13 passes over an executable cubin without a word (its kernels are simply not in the output).
-    Problems.push_back(toolError(DisplayName + ": an executable cubin (" + Info->archName() +
-                                     ") cannot be linked: its code is already linked; compile the module "
-                                     "relocatable (nvcc -cubin -rdc=true, ptxas -c), or as PTX",
-                                 "unsupported-input"));
-    return nullptr;
-  }
-  const std::string Arch = Info->archName();
-  auto Obj = std::make_unique<ObjectFile>();
-  ModuleVariant &V = Obj->Variants.emplace_back();
-  V.SourceName = Obj->save(DisplayName);
-  V.Target.Arch = Obj->save(Arch);
+namespace {
+/// Adds to Obj the variant that stands for a relocatable cubin (Info, read from its bytes): its global and
+/// weak symbols, a section per definition, and one module-text section that refers to every name it leaves
+/// undefined. False (reported into Problems, nothing added) for a cubin with a .common variable.
+bool addCubinVariant(ObjectFile &Obj, const CubinInfo &Info, StringRef DisplayName, std::vector<Diagnostic> &Problems) {
+  const std::string Arch = Info.archName();
+  ModuleVariant &V = Obj.Variants.emplace_back();
+  V.SourceName = Obj.save(DisplayName);
+  V.Target.Arch = Obj.save(Arch);
   // The lowest PTX ISA that names the arch: the cubin has no PTX, and must not raise the linked module's
   // `.version`, nor lower it below what the arch needs.
-  if (auto Need = minPtxVersion(Info->Arch)) {
+  if (auto Need = minPtxVersion(Info.Arch)) {
     V.Target.VersionMajor = Need->first;
     V.Target.VersionMinor = Need->second;
   }
@@ -60,7 +38,7 @@ std::unique_ptr<ObjectFile> cubinObjectFromBuffer(std::unique_ptr<MemoryBuffer> 
   // (nvlink resolves every reference of the cubin, even from its functions that nothing calls).
   std::string Text = "// SASS of " + DisplayName.str() + ", given to nvlink as it is; it refers to:";
   std::vector<std::pair<uint32_t, uint32_t>> Refs; // (offset in Text, symbol)
-  for (const CubinSymbol &S : Info->Symbols) {
+  for (const CubinSymbol &S : Info.Symbols) {
     if (S.Bind != ELF::STB_GLOBAL && S.Bind != ELF::STB_WEAK)
       continue;
     if (S.Type == ELF::STT_SECTION || S.Type == ELF::STT_FILE || S.Name.empty())
@@ -71,10 +49,11 @@ std::unique_ptr<ObjectFile> cubinObjectFromBuffer(std::unique_ptr<MemoryBuffer> 
                                        "largest definition, which needs every module's PTX); give this module "
                                        "as PTX",
                                    "unsupported-input"));
-      return nullptr;
+      Obj.Variants.pop_back();
+      return false;
     }
     Symbol Sym;
-    Sym.setName(Obj->saveName(S.Name));
+    Sym.setName(Obj.saveName(S.Name));
     const bool Function = S.Type == ELF::STT_FUNC || (S.Type == ELF::STT_NOTYPE && !(S.Other & nvelf::STO_CUDA_SPACE_MASK));
     if (Function) {
       Sym.Kind = S.isKernel() ? SymbolKind::Kernel : SymbolKind::Function;
@@ -104,14 +83,14 @@ std::unique_ptr<ObjectFile> cubinObjectFromBuffer(std::unique_ptr<MemoryBuffer> 
     Section Sec;
     Sec.Kind = Sym.Kind == SymbolKind::Variable ? SectionKind::Variable : SectionKind::Function;
     Sec.Symbol = Index;
-    Sec.setContents(Obj->save(("// " + S.Name + ": SASS in " + DisplayName).str()));
+    Sec.setContents(Obj.save(("// " + S.Name + ": SASS in " + DisplayName).str()));
     V.startRelocs(Sec);
     V.endRelocs(Sec);
     V.Sections.push_back(Sec);
   }
   Section Module;
   Module.Kind = SectionKind::Module;
-  StringRef Saved = Obj->save(Text);
+  StringRef Saved = Obj.save(Text);
   Module.setContents(Saved);
   V.startRelocs(Module);
   for (auto [Offset, Sym] : Refs)
@@ -120,6 +99,42 @@ std::unique_ptr<ObjectFile> cubinObjectFromBuffer(std::unique_ptr<MemoryBuffer> 
   // "referenced by a.cubin in its code" in the undefined-symbol error.
   [[maybe_unused]] bool Labelled = V.labelSection(Module, "its code", Loc());
   V.Sections.push_back(Module);
+
+  return true;
+}
+} // namespace
+
+std::unique_ptr<ObjectFile> cubinObjectFromBuffer(std::unique_ptr<MemoryBuffer> Buffer, StringRef DisplayName,
+                                                  std::optional<HostOrigin> &Host, std::vector<Diagnostic> &Problems) {
+  StringRef Bytes = Buffer->getBuffer();
+  std::string Problem;
+  uint64_t ProblemAt = 0;
+  std::optional<CubinInfo> Info = readCubin(Bytes, [&](uint64_t Offset, const Twine &Message) {
+    if (Problem.empty()) {
+      Problem = Message.str();
+      ProblemAt = Offset;
+    }
+  });
+  // nvlink reads every byte of it: a damaged cubin is refused here, not handed on.
+  if (!Info || !Problem.empty()) {
+    Problems.push_back(toolError(formatv("{0}: offset {1:x}: damaged cubin: {2}", DisplayName, ProblemAt,
+                                         Problem.empty() ? "its ELF header cannot be read" : Problem)
+                                     .str(),
+                                 "bad-cubin"));
+    return nullptr;
+  }
+  if (Info->Type != ELF::ET_REL) {
+    // nvlink 13 passes over an executable cubin without a word (its kernels are simply not in the output).
+    Problems.push_back(toolError(DisplayName + ": an executable cubin (" + Info->archName() +
+                                     ") cannot be linked: its code is already linked; compile the module "
+                                     "relocatable (nvcc -cubin -rdc=true, ptxas -c), or as PTX",
+                                 "unsupported-input"));
+    return nullptr;
+  }
+  auto Obj = std::make_unique<ObjectFile>();
+  if (!addCubinVariant(*Obj, *Info, DisplayName, Problems))
+    return nullptr;
+  const std::string Arch = Info->archName();
 
   HostOrigin Origin;
   Origin.CubinInput = true;
@@ -137,26 +152,68 @@ std::unique_ptr<ObjectFile> cubinObjectFromBuffer(std::unique_ptr<MemoryBuffer> 
   return Obj;
 }
 
+namespace {
+
+/// Whether V is SASS known by its symbol table: a cubin input's variant, or an nvcc object's cubin for an
+/// arch its PTX does not serve (addSassVariants).
+bool isSassVariant(const InputFile &In, const ModuleVariant &V) { return isCubinInput(In) || V.Target.SassOnly; }
+
+/// Whether In has such a variant.
+bool hasSassVariants(const InputFile &In) {
+  return In.Object && In.Host && (In.Host->CubinInput || In.Host->SassVariants);
+}
+
+/// The records another input's PTX has for a name a cubin's symbol bears (first found wins).
+struct BorrowedRecords {
+  const ModuleVariant *FunctionFrom = nullptr;
+  const FunctionAbi *Function = nullptr;
+  const ModuleVariant *VariableFrom = nullptr;
+  const VariableAbi *Variable = nullptr;
+  std::optional<uint64_t> WeakHash;
+};
+
+/// Gives the cubin's variant V the records found for its symbols' names, in symbol order: the records stay
+/// sorted by symbol, as the link's look-up expects (LinkModule::AbiOf).
+void borrowRecords(ModuleVariant &V, const StringMap<BorrowedRecords> &Names) {
+  for (uint32_t SI = 0; SI < V.Symbols.size(); ++SI) {
+    const BorrowedRecords &W = Names.find(V.Symbols[SI].name())->second;
+    const Symbol &S = V.Symbols[SI];
+    if ((S.Kind == SymbolKind::Function || S.Kind == SymbolKind::Kernel) && W.Function) {
+      FunctionAbi &F = V.copyFunction(*W.FunctionFrom, *W.Function, SI);
+      F.HasBody = S.Bind != Binding::Undefined;
+      F.IsKernel = S.Kind == SymbolKind::Kernel;
+      V.setFunctionWhere(F, Loc()); // the cubin's own (it has no lines), not the other input's
+    } else if (S.Kind == SymbolKind::Variable && W.Variable) {
+      VariableAbi Var = *W.Variable;
+      Var.Symbol = SI;
+      Var.Initialized = S.Bind != Binding::Undefined;
+      Var.Where = Loc();
+      V.Variables.push_back(std::move(Var));
+    }
+    if (S.Bind == Binding::Weak && W.WeakHash && S.Section < V.Sections.size())
+      V.facts().OdrHashes.push_back({S.Section, *W.WeakHash});
+  }
+}
+
+} // namespace
+
 void completeCubinInputs(std::vector<InputFile> &Inputs) {
-  // The names the cubins' symbols want records for: name -> the records found (first found wins).
-  struct Wanted {
-    const ModuleVariant *FunctionFrom = nullptr;
-    const FunctionAbi *Function = nullptr;
-    const ModuleVariant *VariableFrom = nullptr;
-    const VariableAbi *Variable = nullptr;
-    std::optional<uint64_t> WeakHash;
-  };
-  StringMap<Wanted> Names;
+  // The names the cubins' symbols want records for: name -> the records found.
+  StringMap<BorrowedRecords> Names;
   for (const InputFile &In : Inputs)
-    if (isCubinInput(In))
-      for (const Symbol &S : In.Object->Variants.front().Symbols)
-        Names.try_emplace(S.name());
+    if (hasSassVariants(In))
+      for (const ModuleVariant &V : In.Object->Variants)
+        if (isSassVariant(In, V))
+          for (const Symbol &S : V.Symbols)
+            Names.try_emplace(S.name());
   if (Names.empty())
     return;
   for (const InputFile &In : Inputs) {
-    if (isCubinInput(In) || !In.Object)
+    if (!In.Object)
       continue;
     for (const ModuleVariant &M : In.Object->Variants) {
+      if (isSassVariant(In, M))
+        continue;
       for (const FunctionAbi &F : M.Functions)
         if (F.Symbol < M.Symbols.size())
           if (auto It = Names.find(M.Symbols[F.Symbol].name()); It != Names.end() && !It->second.Function) {
@@ -176,29 +233,43 @@ void completeCubinInputs(std::vector<InputFile> &Inputs) {
             It->second.WeakHash = H.Hash;
     }
   }
-  for (InputFile &In : Inputs) {
-    if (!isCubinInput(In))
+  for (InputFile &In : Inputs)
+    if (hasSassVariants(In))
+      for (ModuleVariant &V : In.Object->Variants)
+        if (isSassVariant(In, V))
+          borrowRecords(V, Names);
+}
+
+void addSassVariants(const LinkOptions &Options, ObjectFile &Obj, HostOrigin &Host, StringRef DisplayName,
+                     std::vector<Diagnostic> &Problems) {
+  // Only a link whose output for the arch is SASS made by nvlink from units can take a module as SASS
+  // (checkCubinInputs has the same rule for cubin inputs, with the reasons); elsewhere an nvcc object
+  // without PTX for an arch stays the error it was ("no PTX usable", with the option that keeps PTX).
+  if (Host.CubinInput || Host.Sass.empty() || !Options.Sass || Options.Dlto || Options.Relocatable ||
+      Options.Emit == EmitKind::Object || Options.Emit == EmitKind::Ptx || Options.WholeProgram ||
+      Options.RecompileSass || Options.KernelsUsed || Options.VariablesUsed)
+    return;
+  for (const FatbinImage &Image : Host.Sass) {
+    std::optional<Target> Arch = parseArch(fatbinArchName(Image));
+    if (Image.Kind != FatbinKind::Elf || !Arch || !is_contained(Options.Arches, Arch->name()) ||
+        (!Options.SassArches.empty() && !is_contained(Options.SassArches, Arch->name())) ||
+        selectVariant(Obj, *Arch) >= 0)
       continue;
-    ModuleVariant &V = In.Object->Variants.front();
-    // In symbol order: the records stay sorted by symbol, as the link's look-up expects (LinkModule::AbiOf).
-    for (uint32_t SI = 0; SI < V.Symbols.size(); ++SI) {
-      const Wanted &W = Names.find(V.Symbols[SI].name())->second;
-      const Symbol &S = V.Symbols[SI];
-      if ((S.Kind == SymbolKind::Function || S.Kind == SymbolKind::Kernel) && W.Function) {
-        FunctionAbi &F = V.copyFunction(*W.FunctionFrom, *W.Function, SI);
-        F.HasBody = S.Bind != Binding::Undefined;
-        F.IsKernel = S.Kind == SymbolKind::Kernel;
-        V.setFunctionWhere(F, Loc()); // the cubin's own (it has no lines), not the other input's
-      } else if (S.Kind == SymbolKind::Variable && W.Variable) {
-        VariableAbi Var = *W.Variable;
-        Var.Symbol = SI;
-        Var.Initialized = S.Bind != Binding::Undefined;
-        Var.Where = Loc();
-        V.Variables.push_back(std::move(Var));
-      }
-      if (S.Bind == Binding::Weak && W.WeakHash && S.Section < V.Sections.size())
-        V.facts().OdrHashes.push_back({S.Section, *W.WeakHash});
+    // A cubin that cannot be read leaves the module without a variant for the arch: the link then says
+    // that it has no PTX for it, as before.
+    Expected<std::string> Cubin = cubinOfImage(Image);
+    if (!Cubin) {
+      consumeError(Cubin.takeError());
+      continue;
     }
+    bool Damaged = false;
+    std::optional<CubinInfo> Info = readCubin(*Cubin, [&](uint64_t, const Twine &) { Damaged = true; });
+    if (!Info || Damaged || Info->Type != ELF::ET_REL)
+      continue;
+    if (!addCubinVariant(Obj, *Info, DisplayName, Problems))
+      return;
+    Obj.Variants.back().Target.SassOnly = true;
+    Host.SassVariants = true;
   }
 }
 
@@ -257,7 +328,7 @@ bool markCubinUnits(const SymbolTable &Symtab, const ModuleVariant &Output, cons
   bool Ok = true;
   for (uint32_t MI = 0; MI < Symtab.Modules.size(); ++MI) {
     const InputFile &In = Inputs[Symtab.Modules[MI].Input];
-    if (!isCubinInput(In))
+    if (!isSassVariant(In, *Symtab.Modules[MI].M))
       continue;
     auto Unit = llvm::find_if(Units, [&](const CodegenUnit &U) { return U.InputSass == &In.Host->Sass; });
     if (Unit != Units.end()) {

@@ -34,6 +34,16 @@ std::unique_ptr<ObjectFile> cubinObjectFromBuffer(std::unique_ptr<llvm::MemoryBu
                                                   llvm::StringRef DisplayName, std::optional<HostOrigin> &Host,
                                                   std::vector<Diagnostic> &Problems);
 
+/// An nvcc object (or fatbinary input) Obj with SASS but no usable PTX for an arch the link makes SASS
+/// for with nvlink (-gencode code=sm_XX or --sass; not -dlto, -r, --emit ptx, --whole-program,
+/// --recompile-sass, --kernels-used): a variant per such arch made of its cubin's symbol table, as for a
+/// cubin input, marked Target.SassOnly (usable for that arch alone), so that its cubin goes to nvlink as it
+/// is, as nvcc -dlink does. NVIDIA's Makefile template compiles every arch as code=sm_XX and keeps PTX for
+/// the newest only. Sets Host.SassVariants where it adds one. Problems: a cubin that cannot be linked from
+/// SASS (a .common variable).
+void addSassVariants(const LinkOptions &Options, ObjectFile &Obj, HostOrigin &Host, llvm::StringRef DisplayName,
+                     std::vector<Diagnostic> &Problems);
+
 /// Once every input is loaded: gives the cubins' symbols the ABI records that the other inputs' PTX has for
 /// the same names (their definitions' or declarations'), so that a unit calling into a cubin declares the
 /// function with its prototype, and the same ODR hash as another input's weak copy (a cubin's copy cannot

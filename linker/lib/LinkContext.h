@@ -59,6 +59,7 @@ struct HostOrigin {
   bool FatbinInput = false;              // a fatbinary input: no host code, no module id to register
   bool CubinInput = false;               // a relocatable cubin input (CubinInputs.h): SASS only, in Sass
   std::vector<std::string> CubinArches;  // arches it has SASS for (its PTX variants are the Object's)
+  bool SassVariants = false;             // some of its variants are its SASS (addSassVariants, CubinInputs.h)
   std::vector<std::string> LtoIrArches;  // arches it has LTO-IR for (nvcc -dlto), PTX or not
   llvm::StringRef ObjectBytes;           // the whole host object (or fatbinary), for nvJitLink (-dlto); lives as the input
   /// Sorted: the device names its host code may register by name (HostDeviceCode::RegisteredNames).

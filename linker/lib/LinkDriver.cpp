@@ -748,6 +748,10 @@ static bool linkImpl(LinkOptions Options, DiagnosticEngine &Diags, raw_ostream &
       return Finish(false);
     State->Program.SassOnly = true;
   }
+  // So with an nvcc object whose SASS stands in for an arch its PTX does not serve (addSassVariants): as
+  // nvcc -dlink's, the fatbinary holds SASS only.
+  if (llvm::any_of(State->Inputs, [](const InputFile &In) { return In.Host && In.Host->SassVariants; }))
+    State->Program.SassOnly = true;
 
   // The per-arch link. After: State->Program holds one output module per distinct link and, per arch,
   // the module it gets and its `.target` header; every symbol is resolved, dead code dropped, locals

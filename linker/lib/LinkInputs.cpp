@@ -154,10 +154,22 @@ std::unique_ptr<ObjectFile> objectFromBuffer(std::unique_ptr<MemoryBuffer> Buffe
   return Obj;
 }
 
-/// objectFromBuffer for a command-line input: its host part boxed into L.
-std::unique_ptr<ObjectFile> loadObject(Loaded &L, std::unique_ptr<MemoryBuffer> Buffer, DecompressionBudget &Budget) {
+/// objectFromBuffer, then, for an nvcc object, the variants its SASS gives it for the link's arches that
+/// its PTX does not serve (addSassVariants, CubinInputs.h).
+std::unique_ptr<ObjectFile> linkObjectFromBuffer(const LinkOptions &Options, std::unique_ptr<MemoryBuffer> Buffer,
+                                                 StringRef DisplayName, std::optional<HostOrigin> &Host,
+                                                 std::vector<Diagnostic> &Out, DecompressionBudget &Budget) {
+  auto Obj = objectFromBuffer(std::move(Buffer), DisplayName, Host, Out, Budget);
+  if (Obj && Host)
+    addSassVariants(Options, *Obj, *Host, DisplayName, Out);
+  return Obj;
+}
+
+/// linkObjectFromBuffer for a command-line input: its host part boxed into L.
+std::unique_ptr<ObjectFile> loadObject(const LinkOptions &Options, Loaded &L, std::unique_ptr<MemoryBuffer> Buffer,
+                                       DecompressionBudget &Budget) {
   std::optional<HostOrigin> Host;
-  auto Obj = objectFromBuffer(std::move(Buffer), L.Path, Host, L.Diags, Budget);
+  auto Obj = linkObjectFromBuffer(Options, std::move(Buffer), L.Path, Host, L.Diags, Budget);
   L.Host = boxed(Host);
   return Obj;
 }
@@ -326,7 +338,7 @@ void readInputs(const LinkOptions &Options, std::vector<Loaded> &Items, Decompre
     }
     // nvcc host objects carry PTX to decompress and assemble: real work, done in parallel like .ptx files.
     if (const bool Ours = isPtxlinkObject(Bytes); Ours || (Bytes.starts_with("\x7f" "ELF") && !isX86HostObject(Bytes))) {
-      L.Object = loadObject(L, std::move(*Buffer), Budget);
+      L.Object = loadObject(Options, L, std::move(*Buffer), Budget);
       // Its text may go back to the kernel now, while its pages are the last read. Only ours: an assembled
       // module's names are views of its text, which the passes before printing read.
       if (L.Object)
@@ -337,7 +349,7 @@ void readInputs(const LinkOptions &Options, std::vector<Loaded> &Items, Decompre
   }
   Options.Exec->parallelFor(0, ToAssemble.size(), [&](size_t K) {
     Loaded &L = Items[ToAssemble[K].first];
-    L.Object = loadObject(L, std::move(ToAssemble[K].second), Budget);
+    L.Object = loadObject(Options, L, std::move(ToAssemble[K].second), Budget);
   });
   for (const auto &Assembled : ToAssemble)
     if (Items[Assembled.first].Object)
@@ -348,7 +360,7 @@ void readInputs(const LinkOptions &Options, std::vector<Loaded> &Items, Decompre
 /// The objects in command-line order into Files, each library's members that host code reaches after the
 /// objects before it, and the libraries to the extractor; each item's problems reported in that order.
 /// UseExtractor: whether the extractor needs the objects' names (only where there are libraries).
-void addReadInputs(std::vector<Loaded> &Items, bool UseExtractor, std::vector<InputFile> &Files,
+void addReadInputs(const LinkOptions &Options, std::vector<Loaded> &Items, bool UseExtractor, std::vector<InputFile> &Files,
                    ArchiveExtractor &Extractor, DecompressionBudget &Budget, DiagnosticEngine &Diags) {
   Files.reserve(Files.size() + Items.size()); // one per object; a library's members come after
   // The link's table of names sized once, for at most the objects' symbols (nearly all of them visible
@@ -381,7 +393,7 @@ void addReadInputs(std::vector<Loaded> &Items, bool UseExtractor, std::vector<In
         std::string Display = (L.Library->fileName() + "(" + MemberName + ")").str();
         std::optional<HostOrigin> Host;
         std::vector<Diagnostic> Problems;
-        auto Obj = objectFromBuffer(MemoryBuffer::getMemBuffer(*MB, false), Display, Host, Problems, Budget);
+        auto Obj = linkObjectFromBuffer(Options, MemoryBuffer::getMemBuffer(*MB, false), Display, Host, Problems, Budget);
         for (Diagnostic &D : Problems)
           Diags.report(std::move(D));
         if (Obj) {
@@ -402,8 +414,8 @@ void extractMembers(const LinkOptions &Options, std::vector<InputFile> &Files, A
                           [&](const ExtractedMember &Member) -> Error {
                             std::vector<Diagnostic> Problems;
                             std::optional<HostOrigin> Host;
-                            auto Obj = objectFromBuffer(MemoryBuffer::getMemBuffer(Member.Buffer, false),
-                                                        Member.DisplayName, Host, Problems, Budget);
+                            auto Obj = linkObjectFromBuffer(Options, MemoryBuffer::getMemBuffer(Member.Buffer, false),
+                                                            Member.DisplayName, Host, Problems, Budget);
                             for (Diagnostic &D : Problems)
                               Diags.report(std::move(D));
                             // Past the error limit nothing more is shown: stop extracting (a
@@ -447,7 +459,7 @@ bool loadInputs(const LinkOptions &Options, DiagnosticEngine &Diags, PassTimes &
   // Which names are still needed matters only when there are libraries to pull members from: the
   // extractor's table of names is filled only then.
   const bool HaveLibraries = llvm::any_of(Items, [](const Loaded &L) { return L.Library != nullptr; });
-  addReadInputs(Items, HaveLibraries, Files, Extractor, Budget, Diags);
+  addReadInputs(Options, Items, HaveLibraries, Files, Extractor, Budget, Diags);
   Reading.stop();
   if (Diags.hasErrors())
     return false;

@@ -117,6 +117,26 @@ std::vector<std::string> canonicalPtxasOptions(ArrayRef<StringRef> Tokens) {
   return Out;
 }
 
+Expected<std::string> cubinOfImage(const FatbinImage &Image) {
+  const std::string Arch = fatbinArchName(Image);
+  // Decompressed here, one at a time; a cubin is never this large (nvcc's largest are tens of MB).
+  constexpr uint64_t MaxCubinBytes = uint64_t(1) << 30;
+  std::string Cubin;
+  if (Image.Compression == FatbinCompression::None) {
+    Cubin = StringRef(Image.Payload).take_front(payloadTrueSize(Image)).str();
+  } else {
+    if (Image.Compression == FatbinCompression::Unknown || Image.UncompressedSize > MaxCubinBytes)
+      return refused("its " + Arch + " SASS is compressed in a way ptxlink does not read");
+    Expected<std::string> Out = decompressFatbinPayload(Image.Payload, Image.Compression, Image.UncompressedSize);
+    if (!Out)
+      return refused("its " + Arch + " SASS cannot be decompressed: " + toString(Out.takeError()));
+    Cubin = std::move(*Out);
+  }
+  if (!isCubin(Cubin))
+    return refused("its " + Arch + " SASS is not a cubin");
+  return Cubin;
+}
+
 Expected<std::string> usableInputCubin(ArrayRef<FatbinImage> Images, StringRef InputTarget, StringRef Arch, bool Debug,
                                        ArrayRef<std::string> PtxasOptions, StringRef PtxasVersion) {
   const FatbinImage *Image = nullptr;
@@ -127,21 +147,10 @@ Expected<std::string> usableInputCubin(ArrayRef<FatbinImage> Images, StringRef I
     return refused("it has no SASS for " + Arch);
   if (InputTarget != Arch)
     return refused("its " + Arch + " SASS was not compiled from the PTX the link used (.target " + InputTarget + ")");
-  // Decompressed here, one at a time; a cubin is never this large (nvcc's largest are tens of MB).
-  constexpr uint64_t MaxCubinBytes = uint64_t(1) << 30;
-  std::string Cubin;
-  if (Image->Compression == FatbinCompression::None) {
-    Cubin = StringRef(Image->Payload).take_front(payloadTrueSize(*Image)).str();
-  } else {
-    if (Image->Compression == FatbinCompression::Unknown || Image->UncompressedSize > MaxCubinBytes)
-      return refused("its " + Arch + " SASS is compressed in a way ptxlink does not read");
-    Expected<std::string> Out = decompressFatbinPayload(Image->Payload, Image->Compression, Image->UncompressedSize);
-    if (!Out)
-      return refused("its " + Arch + " SASS cannot be decompressed: " + toString(Out.takeError()));
-    Cubin = std::move(*Out);
-  }
-  if (!isCubin(Cubin))
-    return refused("its " + Arch + " SASS is not a cubin");
+  Expected<std::string> Bytes = cubinOfImage(*Image);
+  if (!Bytes)
+    return Bytes.takeError();
+  std::string Cubin = std::move(*Bytes);
   const auto *Header = reinterpret_cast<const ELF::Elf64_Ehdr *>(Cubin.data());
   if (Cubin.size() < sizeof(ELF::Elf64_Ehdr) || Header->e_type != ELF::ET_REL)
     return refused("its " + Arch + " SASS is not relocatable (compile with nvcc -dc or -rdc=true)");

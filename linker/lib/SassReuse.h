@@ -37,6 +37,10 @@ llvm::Expected<ToolkitNote> readToolkitNote(llvm::StringRef Cubin);
 /// know is kept as written, so that it can only make two lists differ.
 std::vector<std::string> canonicalPtxasOptions(llvm::ArrayRef<llvm::StringRef> Tokens);
 
+/// The cubin an input's SASS image holds, decompressed where it is stored compressed; an error saying why
+/// not ("its sm_80 SASS is compressed in a way ptxlink does not read", "... is not a cubin").
+llvm::Expected<std::string> cubinOfImage(const FatbinImage &Image);
+
 /// The relocatable cubin among Images (an input's SASS, as stored) that nvlink may take for Arch instead
 /// of `ptxas -c [-g] PtxasOptions` over the unit; an error saying why not otherwise. InputTarget is the
 /// `.target` of the PTX variant the link used for the module (the cubin must have been compiled for the

@@ -81,6 +81,8 @@ int selectVariant(const ObjectFile &Object, const Target &Requested) {
     std::optional<Target> V = parseArch(Object.Variants[I].Target.Arch);
     if (!V || !V->ptxUsableFor(Requested))
       continue;
+    if (Object.Variants[I].Target.SassOnly && V->name() != Requested.name())
+      continue; // SASS runs on the arch it was compiled for (CubinInputs.h)
     unsigned Score = variantScore(*V, Requested);
     if (Score > BestScore) { // strict: among equals the first variant wins
       Best = static_cast<int>(I);
@@ -134,8 +136,13 @@ bool selectVariants(const LinkOptions &Options, ArrayRef<InputFile> Inputs, cons
           NewerPtxOnly ? " in this nvcc object: its PTX is for a newer architecture, which cannot run on " + Arch.name() +
                              "; link for that architecture, or compile for " + Arch.name() + " too, e.g. -gencode arch=compute_" +
                              Number + ",code=[sm_" + Number + ",compute_" + Number + "]"
-                       : " in this nvcc object; compile it with PTX kept, e.g. -gencode arch=compute_" + Number + ",code=[sm_" +
-                             Number + ",compute_" + Number + "]";
+                       : " in this nvcc object; " +
+                             std::string(llvm::is_contained(Host->CubinArches, Arch.name()) && !Options.Sass
+                                             ? "link with --sass (its SASS then goes to nvlink as it is, as nvcc "
+                                               "-dlink does), or "
+                                             : "") +
+                             "compile it with PTX kept, e.g. -gencode arch=compute_" + Number + ",code=[sm_" + Number +
+                             ",compute_" + Number + "]";
       Diags.error(Inputs[I].Name + ": no PTX usable for " + Arch.name() + Advice, std::move(Sites), "no-usable-variant");
       Ok = false;
       continue;
