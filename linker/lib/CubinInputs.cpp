@@ -334,8 +334,11 @@ bool markCubinUnits(const SymbolTable &Symtab, const ModuleVariant &Output, cons
     if (Unit != Units.end()) {
       Unit->InputIsCubin = true;
       if (Notes)
-        Notes->push_back(In.Name + ": a cubin: resolved by its symbol table, given to nvlink as it is; the ABI "
-                                   "checks that need its PTX (parameters, ODR of its weak copies) are skipped");
+        Notes->push_back(In.Name +
+                         (isCubinInput(In) ? std::string(": a cubin")
+                                           : ": its " + Symtab.Modules[MI].M->Target.Arch.str() + " SASS (no PTX for it)") +
+                         ": resolved by its symbol table, given to nvlink as it is; the ABI checks that need its PTX "
+                         "(parameters, ODR of its weak copies) are skipped");
       continue;
     }
     // Where the split could not give it a unit of its own: the link changed what the module means.

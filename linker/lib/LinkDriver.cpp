@@ -433,8 +433,12 @@ void linkEachArch(const LinkOptions &Options, ArrayRef<Target> Arches, LinkState
     if (Selected) {
       if (Options.Verbose)
         for (const LinkModule &M : Modules)
-          Out << "ptxlink: " << ArchNames[I] << ": " << M.ObjectName << ": using the " << M.M->Target.Arch
-              << " variant (PTX ISA " << M.M->Target.VersionMajor << "." << M.M->Target.VersionMinor << ")\n";
+          if (M.M->Target.SassOnly)
+            Out << "ptxlink: " << ArchNames[I] << ": " << M.ObjectName << ": using its " << M.M->Target.Arch
+                << " SASS (it has no PTX for " << ArchNames[I] << ")\n";
+          else
+            Out << "ptxlink: " << ArchNames[I] << ": " << M.ObjectName << ": using the " << M.M->Target.Arch
+                << " variant (PTX ISA " << M.M->Target.VersionMajor << "." << M.M->Target.VersionMinor << ")\n";
       // The one decision that depends on the arch alone: the `.target` the module can be written for.
       R.Link->Choice = checkTargetVersion(Modules, Arches[I], R.Local);
     }

@@ -190,6 +190,16 @@ Expected<std::string> usableInputCubin(ArrayRef<FatbinImage> Images, StringRef I
   bool HasG = is_contained(Have, "-g");
   if (HasG)
     llvm::erase_if(Have, [](const std::string &O) { return O == "-no-bb-merge" || O == "-ret-end"; });
+  // A link that gives no ptxas options of its own keeps each module's as it was compiled (-maxrregcount,
+  // -Xptxas, -lineinfo given to nvcc -dc), as nvcc -dlink does, which never compiles again; only -g must
+  // agree. Compiling such a module again without them dropped them without a word: a kernel's register
+  // cap from -maxrregcount=32 became 57 registers (cuda-samples' cdpAdvancedQuicksort compiles with one).
+  if (PtxasOptions.empty()) {
+    if (HasG != Debug)
+      return refused("its " + Arch + " cubin was compiled " + (HasG ? "with" : "without") +
+                     " debug information (ptxas -g), this link's unit " + (Debug ? "with" : "without") + " it");
+    return Cubin;
+  }
   SmallVector<StringRef, 8> WantTokens;
   if (Debug)
     WantTokens.push_back("-g");
