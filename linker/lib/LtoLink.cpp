@@ -249,15 +249,42 @@ std::string ltoCacheKey(const NvJitLinkLibrary &Lib, ArrayRef<std::string> LinkA
   return CompileCache::key(Parts);
 }
 
+/// The device-runtime functions nvJitLink's error log says are missing ("Undefined reference to
+/// '__cudaCDP2Malloc' in 'a.o'", from the LTO link's ptxas "Unresolved extern function '...'"), as their
+/// users write them; empty if it names none.
+std::string deviceRuntimeAskedFor(StringRef Log) {
+  std::vector<std::string> Names;
+  for (size_t At = Log.find('\''); At != StringRef::npos; At = Log.find('\'', At + 1)) {
+    size_t End = Log.find('\'', At + 1);
+    if (End == StringRef::npos)
+      break;
+    StringRef Name = Log.slice(At + 1, End);
+    if (isDeviceRuntimeName(Name) && !is_contained(Names, deviceRuntimeApiName(Name)))
+      Names.push_back(deviceRuntimeApiName(Name));
+    At = End;
+  }
+  return join(Names, ", ");
+}
+
+/// How one arch's link gets the CUDA device runtime library.
+enum class RuntimeUse {
+  None,     // there is none, or the output is PTX (nvJitLink makes PTX of LTO-IR only)
+  Always,   // a PTX input calls it
+  IfAsked,  // an input's calls cannot be seen (LTO-IR, SASS): only if nvJitLink names a runtime function
+};
+
 /// One arch's link-time optimising link, through the cache: its cubin (and with --lto-ptx its optimised
 /// PTX; with --emit ptx only that), or std::nullopt where nvJitLink failed (reported). Runtime: the device
-/// runtime library where the link adds it, to the cubin's link only: nvJitLink makes PTX only of LTO-IR
-/// ("-ptx requires that all inputs have LTOIR"), and the library is SASS. Stored: set when a result went
-/// into the cache.
+/// runtime library, to the cubin's link only (nvJitLink makes PTX only of LTO-IR: "-ptx requires that all
+/// inputs have LTOIR", and the library is SASS), as Use says. nvJitLink links the whole library when given
+/// it (a 4.6 KB cubin became 190 KB; nvlink takes only the members used), hence IfAsked: a first link
+/// without it, and a second with it where the first names a runtime function it lacks. Stored: set when a
+/// result went into the cache.
 std::optional<LtoResult> linkArchWithNvJitLink(const LinkOptions &Options, const NvJitLinkLibrary &Lib,
                                                const std::string &Arch, ArrayRef<LtoInput> In,
-                                               std::optional<LtoInput> Runtime, std::optional<CompileCache> &Cache,
-                                               bool &Stored, DiagnosticEngine &Diags, PassTimes &Times) {
+                                               std::optional<LtoInput> Runtime, RuntimeUse Use,
+                                               std::optional<CompileCache> &Cache, bool &Stored,
+                                               DiagnosticEngine &Diags, PassTimes &Times) {
   raw_ostream &Log = Diags.stream();
   PassTimes::Scope Timed = Times.scope("lto: nvJitLink", Arch);
   // nvJitLink's split compilation runs the code generation of one link on up to N threads: the count an
@@ -273,37 +300,62 @@ std::optional<LtoResult> linkArchWithNvJitLink(const LinkOptions &Options, const
   // the arguments are part of the key); LtoResult::Cubin then holds it.
   const bool PtxOnly = Options.Emit == EmitKind::Ptx;
   const bool LtoPtx = Options.LtoPtx && !PtxOnly;
-  if (PtxOnly)
+  if (PtxOnly) {
     LinkArgs.push_back("-ptx");
-  std::vector<LtoInput> WithRuntime(In.begin(), In.end());
-  if (Runtime && !PtxOnly)
-    WithRuntime.push_back(*Runtime);
+    Use = RuntimeUse::None;
+  }
+  if (!Runtime)
+    Use = RuntimeUse::None;
+  std::vector<LtoInput> Without(In.begin(), In.end()), With = Without;
+  if (Use != RuntimeUse::None)
+    With.push_back(*Runtime);
+  // The input lists to try, in order.
+  std::vector<const std::vector<LtoInput> *> Tries;
+  if (Use != RuntimeUse::Always)
+    Tries.push_back(&Without);
+  if (Use != RuntimeUse::None)
+    Tries.push_back(&With);
 
-  std::string Key;
   if (Cache) {
-    Key = ltoCacheKey(Lib, LinkArgs, LtoPtx, WithRuntime);
-    std::optional<std::string> Cubin = Cache->lookup(Key, CompileCache::EntryKind::Link);
-    std::optional<std::string> Ptx;
-    if (Cubin && LtoPtx)
-      Ptx = Cache->lookup(CompileCache::key({Key, "ptx"}), CompileCache::EntryKind::Link);
-    if (Cubin && (Ptx || !LtoPtx)) {
-      if (Options.Verbose)
-        Log << "ptxlink: " << Arch << ": -dlto: nvJitLink's result from the cache\n";
-      Timed.rename("lto: nvJitLink (cached)");
-      return LtoResult{std::move(*Cubin), Ptx ? std::move(*Ptx) : std::string(), true};
+    for (const std::vector<LtoInput> *Inputs : Tries) {
+      std::string Key = ltoCacheKey(Lib, LinkArgs, LtoPtx, *Inputs);
+      std::optional<std::string> Cubin = Cache->lookup(Key, CompileCache::EntryKind::Link);
+      std::optional<std::string> Ptx;
+      if (Cubin && LtoPtx)
+        Ptx = Cache->lookup(CompileCache::key({Key, "ptx"}), CompileCache::EntryKind::Link);
+      if (Cubin && (Ptx || !LtoPtx)) {
+        if (Options.Verbose)
+          Log << "ptxlink: " << Arch << ": -dlto: nvJitLink's result from the cache\n";
+        Timed.rename("lto: nvJitLink (cached)");
+        return LtoResult{std::move(*Cubin), Ptx ? std::move(*Ptx) : std::string(), true};
+      }
     }
   }
 
-  if (Options.Verbose)
-    Log << "ptxlink: " << Arch << ": nvJitLink " << join(LinkArgs, " ") << " on " << WithRuntime.size() << " inputs\n";
   // One nvJitLink run makes the cubin; the optimised PTX (--lto-ptx) needs a second one with -ptx,
   // which makes PTX instead of a cubin.
-  Expected<std::string> Cubin = runNvJitLink(Lib, LinkArgs, WithRuntime, Options.Verbose ? &Log : nullptr, Arch);
-  if (!Cubin) {
-    Diags.error(Arch + ": " + toString(Cubin.takeError()), std::vector<DiagSite>(), "nvjitlink-failed");
+  std::optional<LtoResult> R;
+  const std::vector<LtoInput> *Used = nullptr;
+  for (size_t T = 0; T < Tries.size() && !R; ++T) {
+    Used = Tries[T];
+    if (Options.Verbose)
+      Log << "ptxlink: " << Arch << ": nvJitLink " << join(LinkArgs, " ") << " on " << Used->size() << " inputs\n";
+    Expected<std::string> Cubin = runNvJitLink(Lib, LinkArgs, *Used, Options.Verbose ? &Log : nullptr, Arch);
+    if (Cubin) {
+      R = LtoResult{std::move(*Cubin), "", false};
+      break;
+    }
+    std::string Why = toString(Cubin.takeError());
+    if (T + 1 < Tries.size())
+      if (std::string Asked = deviceRuntimeAskedFor(Why); !Asked.empty()) {
+        if (Options.Verbose)
+          Log << "ptxlink: " << Arch << ": -dlto: the program calls the CUDA device runtime (" << Asked
+              << "): linking again with libcudadevrt\n";
+        continue;
+      }
+    Diags.error(Arch + ": " + Why, std::vector<DiagSite>(), "nvjitlink-failed");
     return std::nullopt;
   }
-  LtoResult R{std::move(*Cubin), "", false};
   if (LtoPtx) {
     std::vector<std::string> PtxArgs = LinkArgs;
     PtxArgs.push_back("-ptx");
@@ -312,14 +364,15 @@ std::optional<LtoResult> linkArchWithNvJitLink(const LinkOptions &Options, const
       Diags.error(Arch + ": " + toString(Ptx.takeError()), std::vector<DiagSite>(), "nvjitlink-failed");
       return std::nullopt;
     }
-    R.Ptx = std::move(*Ptx);
+    R->Ptx = std::move(*Ptx);
   }
   Timed.stop();
   if (Cache) {
     // A cache that cannot be written costs the next link the optimisation, nothing else.
-    Error E = Cache->store(Key, R.Cubin, CompileCache::EntryKind::Link);
+    std::string Key = ltoCacheKey(Lib, LinkArgs, LtoPtx, *Used);
+    Error E = Cache->store(Key, R->Cubin, CompileCache::EntryKind::Link);
     if (!E && LtoPtx)
-      E = Cache->store(CompileCache::key({Key, "ptx"}), R.Ptx, CompileCache::EntryKind::Link);
+      E = Cache->store(CompileCache::key({Key, "ptx"}), R->Ptx, CompileCache::EntryKind::Link);
     Stored |= !E;
     if (E) {
       std::string Why = toString(std::move(E));
@@ -378,19 +431,23 @@ bool writeLtoOutput(const LinkOptions &Options, ArrayRef<InputFile> Inputs, Link
       Cache.emplace(Dir, Options.CacheLimit ? Options.CacheLimit : CompileCache::DefaultLimitBytes);
   }
 
-  // nvcc -dlink's nvlink line always ends in -lcudadevrt. Here nvJitLink gets the library where the
-  // program may call it (device-side cudaMalloc, launches from kernels): a PTX input names a runtime
-  // function, or nvJitLink alone links an input (LTO-IR, or SASS, with no PTX), whose calls cannot be seen
-  // before. Only
-  // there: with the library, nvJitLink's cubin differs even where nothing of it is used.
+  // nvcc -dlink's nvlink line always ends in -lcudadevrt, and nvlink takes the members used. nvJitLink
+  // takes the whole library (186 KB of cubin) when given it, so it gets it only where the program calls it
+  // (device-side cudaMalloc, launches from kernels): where a PTX input names a runtime function, and, where
+  // nvJitLink alone links an input (LTO-IR, or SASS, with no PTX) whose calls cannot be seen before, when a
+  // link without it names a runtime function it lacks (linkArchWithNvJitLink).
   std::vector<Target> Arches;
   for (const ArchOutput &O : Program.Outputs)
     if (std::optional<Target> A = parseArch(O.Requested))
       Arches.push_back(*A);
+  const RuntimeUse Use =
+      !deviceRuntimeCalled(Inputs).empty() ? RuntimeUse::Always
+      : llvm::any_of(Inputs, [&](const InputFile &In) { return linkedByNvJitLinkOnlyForSome(In, Arches); })
+          ? RuntimeUse::IfAsked
+          : RuntimeUse::None;
   std::unique_ptr<MemoryBuffer> DeviceRuntime;
   std::string RuntimePath;
-  if (!deviceRuntimeCalled(Inputs).empty() ||
-      llvm::any_of(Inputs, [&](const InputFile &In) { return linkedByNvJitLinkOnlyForSome(In, Arches); }))
+  if (Use != RuntimeUse::None)
     if (std::string Dir = findDeviceRuntimeDir(Options.LibraryPaths, sys::path::parent_path(Lib->path())); !Dir.empty())
       RuntimePath = (Dir + "/libcudadevrt.a");
   if (const std::string &Path = RuntimePath; !Path.empty()) {
@@ -416,7 +473,7 @@ bool writeLtoOutput(const LinkOptions &Options, ArrayRef<InputFile> Inputs, Link
     std::optional<LtoInput> Runtime;
     if (DeviceRuntime)
       Runtime = LtoInput{NvJitLinkInput::Library, DeviceRuntime->getBuffer(), "libcudadevrt.a"};
-    Results[I] = linkArchWithNvJitLink(Options, *Lib, Arch, In, Runtime, Cache, Stored, Diags, Times);
+    Results[I] = linkArchWithNvJitLink(Options, *Lib, Arch, In, Runtime, Use, Cache, Stored, Diags, Times);
   }
   if (Diags.hasErrors())
     return false;

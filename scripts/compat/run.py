@@ -243,7 +243,7 @@ def ptxlink_warnings(text):
 
 
 def parse_dlink(cmd):
-    """(inputs, arch numbers, debug) of an nvcc -dlink command line."""
+    """(inputs, arch numbers, debug, dlto) of an nvcc -dlink command line."""
     toks = shlex.split(cmd)
     inputs, archs, skip = [], [], False
     for i, t in enumerate(toks):
@@ -259,11 +259,14 @@ def parse_dlink(cmd):
         if not t.startswith("-") and re.search(r"\.(o|a|obj)$", t) and i > 0:
             inputs.append(t)
     debug = "-G" in toks or "--device-debug" in toks
-    return inputs, archs, debug
+    dlto = "-dlto" in toks or "--dlto" in toks or any("lto_" in t for t in toks)
+    return inputs, archs, debug, dlto
 
 
-def direct_links(ctx, name, cwd, inputs, arch, debug, tag):
-    """Links inputs with nvcc -dlink and with ptxlink (PTX, --sass, --emit ptx + ptxas); a result dict."""
+def direct_links(ctx, name, cwd, inputs, arch, debug, tag, dlto=False):
+    """Links inputs with nvcc -dlink and with ptxlink (PTX, --sass, --emit ptx + ptxas); a result dict.
+    A device link with -dlto (CMake's INTERPROCEDURAL_OPTIMIZATION) is linked with -dlto by both, and the
+    --sass and --emit ptx links are left out: the SASS is nvJitLink's."""
     out = os.path.join(ctx.work, name, "direct", tag)
     os.makedirs(out, exist_ok=True)
     logf = os.path.join(out, "log.txt")
@@ -272,8 +275,9 @@ def direct_links(ctx, name, cwd, inputs, arch, debug, tag):
     r = {"inputs": len(inputs), "arch": arch}
     ctx.refs |= host_references(ctx.dump, inputs, cwd)
     n_obj, p_obj, s_obj, ptx = (os.path.join(out, f) for f in ("nvcc.o", "ptxlink.o", "ptxlink-sass.o", "linked.ptx"))
-    nvcc_cmd = [f"{CUDA}/bin/nvcc", "-dlink", f"-arch=sm_{arch}"] + g + inputs + ["-o", n_obj]
-    pl_cmd = [ctx.ptxlink, "-arch", f"sm_{arch}", "-dlink"] + inputs + ["-o", p_obj]
+    lto = ["-dlto"] if dlto else []
+    nvcc_cmd = [f"{CUDA}/bin/nvcc", "-dlink", f"-arch=sm_{arch}"] + lto + g + inputs + ["-o", n_obj]
+    pl_cmd = [ctx.ptxlink, "-arch", f"sm_{arch}", "-dlink"] + lto + inputs + ["-o", p_obj]
     times_n, times_p = [], []
     for _ in range(ctx.repeat):
         st, dt, o = sh(nvcc_cmd, cwd, logf, env)
@@ -289,6 +293,16 @@ def direct_links(ctx, name, cwd, inputs, arch, debug, tag):
         if st:
             r["ptxlink_output"] = o[-2000:]
             break
+    if dlto:
+        r["sass"] = "n/a (-dlto)"
+        r["ptxas"] = "n/a (-dlto)"
+        r["nvcc_seconds"] = round(statistics.median(times_n), 3)
+        r["ptxlink_seconds"] = round(statistics.median(times_p), 3)
+        r["diffs"] = []
+        if r["nvcc"] == "ok" and r["ptxlink"] == "ok":
+            r["diffs"] = [f"-dlto link: {d}" for d in compare_objects(ctx.dump, n_obj, p_obj, ctx.extras)]
+            r["modules"], r["kernels"], r["variables"] = summary_counts(ctx.dump, n_obj)
+        return r
     st, dt, o = sh([ctx.ptxlink, "-arch", f"sm_{arch}", "--sass", "-dlink"] + inputs + ["-o", s_obj], cwd, logf, env)
     r["sass"] = "ok" if st == 0 else f"FAIL ({last_line(o)})"
     r["sass_seconds"] = round(dt, 3)
@@ -412,10 +426,10 @@ def run_cmake(ctx, rec, res):
             p = subprocess.run(["ninja", "-C", trees["nvcc"], "-t", "commands"] + rec.get("targets", []), stdout=subprocess.PIPE)
             cmds = [c for c in p.stdout.decode().splitlines() if " -dlink " in c and "nvcc" in c]
             for i, c in enumerate(cmds):
-                inputs, archs, dbg = parse_dlink(c)
+                inputs, archs, dbg, dlto = parse_dlink(c)
                 tag = f"{short}-{i}"
                 d = direct_links(ctx, name, trees["nvcc"], inputs, archs[0] if archs else rec.get("arch", "80"),
-                                 dbg or debug, tag)
+                                 dbg or debug, tag, dlto)
                 res.setdefault("direct", {})[tag] = d
 
 
@@ -520,7 +534,7 @@ def verdict(res):
     bad = [k for k, v in res.get("builds", {}).items() if v != "ok"]
     for tag, d in res.get("direct", {}).items():
         for k in ("nvcc", "ptxlink", "sass", "ptxas"):
-            if not str(d.get(k, "")).startswith("ok"):
+            if not str(d.get(k, "")).startswith(("ok", "n/a")):
                 bad.append(f"{tag}:{k}")
     if res.get("diffs") or any(d.get("diffs") for d in res.get("direct", {}).values()):
         bad.append("differences")
