@@ -530,6 +530,27 @@ def run_make_or_script(ctx, rec, res):
 # ---------------------------------------------------------------------------------------------------
 
 
+def explain_diffs(rec, res):
+    """Moves the differences that the recipe's `explained` list ([regex, finding number], ...) accounts for
+    into res["explained"] ("F18: ..."): a difference docs/compatibility.md explains as harmless for that
+    program only, not a failure of the comparison."""
+    pats = [(re.compile(p), n) for p, n in rec.get("explained", [])]
+    if not pats:
+        return
+    def keep(diffs):
+        kept = []
+        for d in diffs:
+            hit = next((n for p, n in pats if p.search(d)), None)
+            if hit is None:
+                kept.append(d)
+            else:
+                res.setdefault("explained", []).append(f"F{hit}: {d}")
+        return kept
+    res["diffs"] = keep(res.get("diffs", []))
+    for d in res.get("direct", {}).values():
+        d["diffs"] = keep(d.get("diffs", []))
+
+
 def verdict(res):
     bad = [k for k, v in res.get("builds", {}).items() if v != "ok"]
     for tag, d in res.get("direct", {}).items():
@@ -560,6 +581,8 @@ def short(text, kind="cmake"):
         return "-"
     if str(text).startswith("ok"):
         return "ok"
+    if str(text).startswith("n/a"):
+        return str(text)
     for pat, n in KNOWN:
         if re.search(pat, str(text)):
             if n == 3 and kind != "cmake":
@@ -633,9 +656,11 @@ def report(results, recipes, out):
             same = "- (ptxlink's links failed)"
         elif direct and not diffs:
             d0 = max(direct.values(), key=lambda d: d.get("modules") or 0)
+            explained = sorted(set(e.split(":")[0] for e in res.get("explained", [])))
             same = f"yes: {d0.get('modules', '?')} modules, {d0.get('kernels', '?')} kernels, {d0.get('variables', '?')} variables" + \
                 (f" ({len(direct)} links)" if len(direct) > 1 else "") + \
-                (f"; +{len(kept)} kernels no host code launches (nvlink drops them)" if kept else "")
+                (f"; +{len(kept)} kernels no host code launches (nvlink drops them)" if kept else "") + \
+                (f"; a difference explained ({', '.join(explained)})" if explained else "")
         elif diffs:
             known = sorted(set(short(x, kind) for x in diffs))
             same = "no: " + "; ".join(k if k.startswith("fails") else x[:160] for k, x in zip(known, diffs))
@@ -734,6 +759,7 @@ def main():
             referenced = lambda n: any(fnmatch.fnmatchcase(n, r) for r in ctx.refs)
             res["kept_unreferenced"] = sorted(f"{w}: {n}" for w, n in ctx.extras if not referenced(n))
             res["kept_referenced"] = sorted(f"{w}: {n}" for w, n in ctx.extras if referenced(n))
+            explain_diffs(rec, res)
             res["problems"] = verdict(res) + ([res["error"]] if "error" in res else [])
             with open(os.path.join(ctx.work, "results", rec["name"] + ".json"), "w") as f:
                 json.dump(res, f, indent=1, sort_keys=True)
