@@ -1,6 +1,7 @@
 // Relocatable cubins as link inputs (see CubinInputs.h): the module made of a cubin's symbol table, the
 // records it borrows from the other inputs, and the checks of the options and units such a link needs.
 #include "CubinInputs.h"
+#include "LinkOutput.h"
 #include "LinkPasses.h"
 #include "SassReuse.h"
 
@@ -242,16 +243,18 @@ void completeCubinInputs(std::vector<InputFile> &Inputs) {
 
 void addSassVariants(const LinkOptions &Options, ObjectFile &Obj, HostOrigin &Host, StringRef DisplayName,
                      std::vector<Diagnostic> &Problems) {
-  // Only a link whose output for the arch is SASS made by nvlink from units can take a module as SASS
-  // (checkCubinInputs has the same rule for cubin inputs, with the reasons); elsewhere an nvcc object
-  // without PTX for an arch stays the error it was ("no PTX usable", with the option that keeps PTX).
-  if (Host.CubinInput || Host.Sass.empty() || !Options.Sass || Options.Dlto || Options.Relocatable ||
-      Options.Emit == EmitKind::Object || Options.Emit == EmitKind::Ptx || Options.WholeProgram ||
-      Options.RecompileSass || Options.KernelsUsed || Options.VariablesUsed)
+  // Only a link whose output is SASS made by nvlink from units can take a module as SASS (checkCubinInputs
+  // has the same rule for cubin inputs, with the reasons); such a link is made one where it was not
+  // (linkImpl sets --sass, as nvcc -dlink makes SASS). Elsewhere an nvcc object without PTX for an arch
+  // stays the error it was ("no PTX usable", with the option that keeps PTX).
+  if (Host.CubinInput || Host.Sass.empty() || !writesFatbin(Options.Emit) || Options.Dlto || Options.Relocatable ||
+      Options.WholeProgram || Options.RecompileSass || Options.KernelsUsed || Options.VariablesUsed)
     return;
   for (const FatbinImage &Image : Host.Sass) {
     std::optional<Target> Arch = parseArch(fatbinArchName(Image));
-    if (Image.Kind != FatbinKind::Elf || !Arch || !is_contained(Options.Arches, Arch->name()) ||
+    // The arches linked: -arch's, or, without one, those the inputs are found to have (archesToLink).
+    if (Image.Kind != FatbinKind::Elf || !Arch ||
+        (!Options.Arches.empty() && !is_contained(Options.Arches, Arch->name())) ||
         (!Options.SassArches.empty() && !is_contained(Options.SassArches, Arch->name())) ||
         selectVariant(Obj, *Arch) >= 0)
       continue;

@@ -34,11 +34,12 @@ std::unique_ptr<ObjectFile> cubinObjectFromBuffer(std::unique_ptr<llvm::MemoryBu
                                                   llvm::StringRef DisplayName, std::optional<HostOrigin> &Host,
                                                   std::vector<Diagnostic> &Problems);
 
-/// An nvcc object (or fatbinary input) Obj with SASS but no usable PTX for an arch the link makes SASS
-/// for with nvlink (-gencode code=sm_XX or --sass; not -dlto, -r, --emit ptx, --whole-program,
-/// --recompile-sass, --kernels-used): a variant per such arch made of its cubin's symbol table, as for a
-/// cubin input, marked Target.SassOnly (usable for that arch alone), so that its cubin goes to nvlink as it
-/// is, as nvcc -dlink does. NVIDIA's Makefile template compiles every arch as code=sm_XX and keeps PTX for
+/// An nvcc object (or fatbinary input) Obj with SASS but no usable PTX for an arch the link is for (-arch's,
+/// or any without one), in a link that writes a fatbinary or device-link object (not -dlto, -r, --emit ptx,
+/// --whole-program, --recompile-sass, --kernels-used; nor for an arch -gencode asks no SASS for): a variant
+/// per such arch made of its cubin's symbol table, as for a cubin input, marked Target.SassOnly (usable for
+/// that arch alone), so that its cubin goes to nvlink as it is, as nvcc -dlink does (the link is then made
+/// one with --sass). NVIDIA's Makefile template compiles every arch as code=sm_XX and keeps PTX for
 /// the newest only. Sets Host.SassVariants where it adds one. Problems: a cubin that cannot be linked from
 /// SASS (a .common variable).
 void addSassVariants(const LinkOptions &Options, ObjectFile &Obj, HostOrigin &Host, llvm::StringRef DisplayName,

@@ -715,6 +715,17 @@ static bool linkImpl(LinkOptions Options, DiagnosticEngine &Diags, raw_ostream &
       State->Program.Toolchain = Options.Exec->run([&Options] { return findSassToolchain(Options.LibraryPaths); });
     }
   }
+  // So with nvcc objects whose SASS stands in for an arch their PTX does not serve (addSassVariants): their
+  // code can only be linked by nvlink, as nvcc -dlink links it.
+  if (!Options.Sass && !Options.Dlto && writesFatbin(Options.Emit) &&
+      llvm::any_of(State->Inputs, [](const InputFile &In) { return In.Host && In.Host->SassVariants; })) {
+    if (Options.Verbose)
+      Diags.note("some nvcc objects have SASS and no PTX for a linked architecture: linking SASS with nvlink, as "
+                 "nvcc -dlink does (as with --sass)",
+                 std::vector<DiagSite>(), "sass-only-objects");
+    Options.Sass = true;
+    State->Program.Toolchain = Options.Exec->run([&Options] { return findSassToolchain(Options.LibraryPaths); });
+  }
 
   // A device link of objects that hold no device code to link (plain `nvcc -c` objects, nvcc archives none of
   // whose members anything needs) registers nothing, and the host link needs its object all the same:

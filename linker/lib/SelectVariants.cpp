@@ -137,9 +137,10 @@ bool selectVariants(const LinkOptions &Options, ArrayRef<InputFile> Inputs, cons
                              "; link for that architecture, or compile for " + Arch.name() + " too, e.g. -gencode arch=compute_" +
                              Number + ",code=[sm_" + Number + ",compute_" + Number + "]"
                        : " in this nvcc object; " +
-                             std::string(llvm::is_contained(Host->CubinArches, Arch.name()) && !Options.Sass
-                                             ? "link with --sass (its SASS then goes to nvlink as it is, as nvcc "
-                                               "-dlink does), or "
+                             std::string(llvm::is_contained(Host->CubinArches, Arch.name())
+                                             ? "its " + Arch.name() + " SASS stands in only in a link that makes SASS "
+                                               "with nvlink (not -r, --emit ptx, --whole-program, --recompile-sass, "
+                                               "--kernels-used, nor -gencode without code=" + Arch.name() + "); "
                                              : "") +
                              "compile it with PTX kept, e.g. -gencode arch=compute_" + Number + ",code=[sm_" + Number +
                              ",compute_" + Number + "]";

@@ -24,8 +24,8 @@ namespace ptxlink {
 static const std::vector<FatbinImage> *inputSass(const LinkOptions &Options, const InputFile &F) {
   if (Options.RecompileSass || !F.Host)
     return nullptr;
-  for (const FatbinImage &I : F.Host->Sass)
-    if (is_contained(Options.Arches, fatbinArchName(I)))
+  for (const FatbinImage &I : F.Host->Sass) // without -arch, the link's arches are the inputs' (archesToLink)
+    if (Options.Arches.empty() || is_contained(Options.Arches, fatbinArchName(I)))
       return &F.Host->Sass;
   return nullptr;
 }
