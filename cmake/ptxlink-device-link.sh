@@ -115,14 +115,14 @@ done
 if [ -n "$explicit_arch" ] || [ "$state" = ptxlink ]; then
   exec "$ptxlink" "$@"
 fi
-# The -arch list: every architecture with PTX in the objects, in the flags' order; SASS (--sass, for every
-# listed architecture) when any was asked for. SASS of an architecture without its PTX (a -real entry) is
-# not something ptxlink can make: it links PTX.
+# The -arch list: every architecture with PTX in the objects, in the flags' order, then those with SASS
+# only (a -real entry: the objects' cubins stand in for their modules, as nvlink links them); SASS
+# (--sass, for every listed architecture) when any was asked for.
 [ -n "$lto" ] && dlto=-dlto
 # With -dlto, SASS architectures count too: nvJitLink makes their SASS from the objects' LTO-IR.
 [ -n "$dlto" ] && lto="$lto $cubins"
 archs=$special
-for a in $ptx $lto; do
+for a in $ptx $lto $cubins; do
   case ",$archs," in
     *",sm_$a,"*) ;;
     *) archs=${archs:+$archs,}sm_$a ;;
@@ -131,10 +131,6 @@ done
 sass=
 for sm in $cubins; do
   [ -n "$dlto" ] && break # nvJitLink makes the SASS of every architecture
-  case " $ptx " in
-    *" $sm "*) ;;
-    *) fail "the objects hold no PTX for sm_$sm (CUDA_ARCHITECTURES ${sm}-real, or --generate-code ...code=sm_$sm without compute_$sm); ptxlink links PTX: use '$sm' (PTX and SASS) instead" ;;
-  esac
   [ -n "$explicit_sass" ] || sass=--sass
 done
 # No architecture in the flags (CMake 3.25 with CUDA 13 sets none: nvcc's default applies): ptxlink -dlink

@@ -119,8 +119,15 @@ struct CubinCallEdge {
   std::string Caller, Callee;
 };
 
+/// The e_type of a cubin ptxas makes for nvcc -ewp ("extensible whole program"): relocatable code that
+/// nvlink links, as an ET_REL one (ELF's ET_LOPROC).
+constexpr uint16_t EwpCubinType = 0xff00;
+
+/// Whether nvlink links a cubin of this e_type with others: -c (ET_REL) and -ewp code, not an executable.
+inline bool isLinkableCubinType(uint16_t Type) { return Type == 1 /* ET_REL */ || Type == EwpCubinType; }
+
 struct CubinInfo {
-  uint16_t Type = 0; // e_type: 1 REL, 2 EXEC
+  uint16_t Type = 0; // e_type: 1 REL, 2 EXEC, 0xff00 -ewp (isLinkableCubinType)
   uint8_t OsAbi = 0, AbiVersion = 0;
   uint32_t Flags = 0;
   Target Arch;            // from e_flags (and .nv.compat from ABI 8 on); never family-specific

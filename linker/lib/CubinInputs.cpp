@@ -8,6 +8,7 @@
 #include "ptxlink/Cubin.h"
 #include "ptxlink/Fatbin.h"
 
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/BinaryFormat/ELF.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -17,14 +18,31 @@ using namespace llvm;
 namespace ptxlink {
 
 namespace {
-/// Adds to Obj the variant that stands for a relocatable cubin (Info, read from its bytes): its global and
-/// weak symbols, a section per definition, and one module-text section that refers to every name it leaves
-/// undefined. False (reported into Problems, nothing added) for a cubin with a .common variable.
-bool addCubinVariant(ObjectFile &Obj, const CubinInfo &Info, StringRef DisplayName, std::vector<Diagnostic> &Problems) {
+/// Whether ptxas compiled Cubin with debug information (-g, nvcc -G), as its .note.nv.tkinfo records.
+bool compiledWithDebugInfo(StringRef Cubin) {
+  Expected<ToolkitNote> Note = readToolkitNote(Cubin);
+  if (!Note) {
+    consumeError(Note.takeError());
+    return false;
+  }
+  SmallVector<StringRef, 16> Options;
+  SplitString(Note->Options, Options);
+  return is_contained(Options, "-g") || is_contained(Options, "--device-debug");
+}
+
+/// Adds to Obj the variant that stands for a relocatable cubin (Info, read from its bytes Cubin): its global
+/// and weak symbols, a section per definition, and one module-text section that refers to every name it
+/// leaves undefined. False (reported into Problems, nothing added) for a cubin with a .common variable.
+bool addCubinVariant(ObjectFile &Obj, const CubinInfo &Info, StringRef Cubin, StringRef DisplayName,
+                     std::vector<Diagnostic> &Problems) {
   const std::string Arch = Info.archName();
   ModuleVariant &V = Obj.Variants.emplace_back();
   V.SourceName = Obj.save(DisplayName);
   V.Target.Arch = Obj.save(Arch);
+  // A -G cubin makes the arch's link a debug one, as a `.target ..., debug` module does: nvlink then gets
+  // -g (as from nvcc -dlink -G), without which it drops the functions nothing calls, the device runtime's
+  // among them (cuda-samples' cdpSimplePrint -G: 253 KB images against nvcc's 803 KB).
+  V.Target.Debug = compiledWithDebugInfo(Cubin);
   // The lowest PTX ISA that names the arch: the cubin has no PTX, and must not raise the linked module's
   // `.version`, nor lower it below what the arch needs.
   if (auto Need = minPtxVersion(Info.Arch)) {
@@ -124,7 +142,7 @@ std::unique_ptr<ObjectFile> cubinObjectFromBuffer(std::unique_ptr<MemoryBuffer> 
                                  "bad-cubin"));
     return nullptr;
   }
-  if (Info->Type != ELF::ET_REL) {
+  if (!isLinkableCubinType(Info->Type)) {
     // nvlink 13 passes over an executable cubin without a word (its kernels are simply not in the output).
     Problems.push_back(toolError(DisplayName + ": an executable cubin (" + Info->archName() +
                                      ") cannot be linked: its code is already linked; compile the module "
@@ -133,7 +151,7 @@ std::unique_ptr<ObjectFile> cubinObjectFromBuffer(std::unique_ptr<MemoryBuffer> 
     return nullptr;
   }
   auto Obj = std::make_unique<ObjectFile>();
-  if (!addCubinVariant(*Obj, *Info, DisplayName, Problems))
+  if (!addCubinVariant(*Obj, *Info, Bytes, DisplayName, Problems))
     return nullptr;
   const std::string Arch = Info->archName();
 
@@ -267,9 +285,9 @@ void addSassVariants(const LinkOptions &Options, ObjectFile &Obj, HostOrigin &Ho
     }
     bool Damaged = false;
     std::optional<CubinInfo> Info = readCubin(*Cubin, [&](uint64_t, const Twine &) { Damaged = true; });
-    if (!Info || Damaged || Info->Type != ELF::ET_REL)
+    if (!Info || Damaged || !isLinkableCubinType(Info->Type))
       continue;
-    if (!addCubinVariant(Obj, *Info, DisplayName, Problems))
+    if (!addCubinVariant(Obj, *Info, *Cubin, DisplayName, Problems))
       return;
     Obj.Variants.back().Target.SassOnly = true;
     Host.SassVariants = true;

@@ -152,7 +152,7 @@ Expected<std::string> usableInputCubin(ArrayRef<FatbinImage> Images, StringRef I
     return Bytes.takeError();
   std::string Cubin = std::move(*Bytes);
   const auto *Header = reinterpret_cast<const ELF::Elf64_Ehdr *>(Cubin.data());
-  if (Cubin.size() < sizeof(ELF::Elf64_Ehdr) || Header->e_type != ELF::ET_REL)
+  if (Cubin.size() < sizeof(ELF::Elf64_Ehdr) || !isLinkableCubinType(Header->e_type))
     return refused("its " + Arch + " SASS is not relocatable (compile with nvcc -dc or -rdc=true)");
   // Whole: nvlink reads every section (a damaged input is compiled from its PTX, not handed on).
   bool Whole = true;
@@ -181,7 +181,8 @@ Expected<std::string> usableInputCubin(ArrayRef<FatbinImage> Images, StringRef I
   for (size_t I = 0; I + 1 < Recorded.size(); ++I)
     if (Recorded[I] == "-arch" && Recorded[I + 1] != Arch)
       return refused("its " + Arch + " cubin was compiled with -arch " + Recorded[I + 1]);
-  if (!is_contained(Recorded, "-c"))
+  // -c, or -ewp (nvcc -ewp: code nvlink links as it links -c code, as nvcc -dlink does).
+  if (!is_contained(Recorded, "-c") && !is_contained(Recorded, "-ewp"))
     return refused("its " + Arch + " cubin was not compiled with ptxas -c");
   // The options that change code: those the unit would be compiled with (-g for a -G module, -Xptxas).
   // nvcc -G also passes -no-bb-merge and -ret-end, which only make the code easier to step through; they
