@@ -62,6 +62,11 @@ bool addCubinVariant(ObjectFile &Obj, const CubinInfo &Info, StringRef Cubin, St
       continue;
     if (S.Type == ELF::STT_SECTION || S.Type == ELF::STT_FILE || S.Name.empty())
       continue;
+    // A weak reference needs no definition (ELF's rule). Every sm_90 and newer cubin has nine that nvlink
+    // defines itself, its function and data tables (__UFT, __UFT_OFFSET, __UDT_CANONICAL, ...) and
+    // .nv.reservedSmem.offset0: as references they made every such link "undefined symbol: __UFT".
+    if (S.Shndx == ELF::SHN_UNDEF && S.Bind == ELF::STB_WEAK)
+      continue;
     if (S.Shndx == ELF::SHN_COMMON) {
       Problems.push_back(toolError(DisplayName + ": its .common variable " + S.Name +
                                        " cannot be linked from SASS (the link gives a .common the size of its "

@@ -122,9 +122,9 @@ bool selectVariants(const LinkOptions &Options, ArrayRef<InputFile> Inputs, cons
         Sites.push_back({MV.Target.Arch.empty() ? std::string("has PTX without a .target directive")
                                                 : "has PTX for " + MV.Target.Arch.str()});
       for (const std::string &A : Host->CubinArches)
-        Sites.push_back({"has SASS only for " + A + " (ptxlink links PTX)"});
+        Sites.push_back({"has SASS only for " + A});
       for (const std::string &A : Host->LtoIrArches)
-        Sites.push_back({"has LTO-IR only for " + A + " (nvcc -dlto; ptxlink links PTX)"});
+        Sites.push_back({"has LTO-IR only for " + A + " (nvcc -dlto: link with -dlto)"});
       std::string Number = Arch.name().substr(3); // "90a"
       // PTX kept, but for a newer architecture only: PTX runs on its own architecture and newer ones, so
       // the advice is about the architecture compiled for, not about keeping PTX.
