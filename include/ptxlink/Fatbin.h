@@ -67,6 +67,10 @@ struct FatbinWriteOptions {
   FatbinCompression Compression = FatbinCompression::None; // applied to PTX images
   bool Host64 = true;
   bool CompressElf = false; // also compress ELF images (fatbinary --compress-all)
+  /// Also compress ELF images with debug information (Image.Debug), as nvcc -dlink does: a -G cubin is
+  /// mostly DWARF, which zstd makes a ninth of its size, and a debug build does not mind the driver
+  /// decompressing it at the first launch.
+  bool CompressDebugElf = false;
   int ZstdLevel = 19;       // zstd level when Compression == Zstd
   int Lz4Level = 0;         // LZ4: 0 = the fast compressor, 1-12 = LZ4 HC at that level
   /// The output stream itself, when the caller knows it is a file it opened for writing from the start

@@ -214,7 +214,7 @@ Error planEntry(const FatbinImage &Image, const FatbinWriteOptions &Options, boo
   bool IsPtx = Image.Kind == FatbinKind::Ptx;
   FatbinCompression C = Options.Compression;
   bool Compress = C != FatbinCompression::None &&
-                  (Image.Kind != FatbinKind::Elf || Options.CompressElf);
+                  (Image.Kind != FatbinKind::Elf || Options.CompressElf || (Image.Debug && Options.CompressDebugElf));
   if (Image.Packed && (!Compress || Image.Packed->With != C))
     return createStringError(inconvertibleErrorCode(),
                              "fatbinary image compressed ahead with another scheme than the container's");
