@@ -98,7 +98,10 @@ def registrations(obj):
 
 def images(dump, obj):
     """{image kind: {'kernels': set, 'variables': set}} of the fatbinary in a device-link object."""
-    p = subprocess.run([dump, "--symbols", "--json", obj], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    # nvcc -dlink -G of a large program stores a compressed cubin of hundreds of MB (era-bellman-cuda: 205 MB),
+    # past ptxlink-dump's default decompression budget.
+    p = subprocess.run([dump, "--symbols", "--json", "--max-decompressed", "4G", obj], stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE)
     try:
         doc = json.loads(p.stdout.decode())
     except ValueError:
