@@ -322,6 +322,10 @@ def direct_links(ctx, name, cwd, inputs, arch, debug, tag, dlto=False):
             r["ptxas"] = "ok" if pst == 0 else f"FAIL ({last_line(po)})"
         if pst and ".version 0.0" in open(ptx, errors="replace").read(4096):
             r["ptxas"] = "FAIL (ptxlink wrote an empty module: .version 0.0)"
+    elif "SASS stands in only" in o:
+        # Objects with SASS and no PTX for the arch (code=sm_XX): there is no linked PTX to give ptxas; the
+        # device links above linked their SASS (finding 15).
+        r["ptxas"] = "n/a (SASS only: no PTX for the arch)"
     elif "no device code to link" in o:
         # Every module sits unused in a static library (finding 12): there is no PTX to give ptxas, as
         # there is no cubin of them in nvcc's link.
