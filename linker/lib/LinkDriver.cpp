@@ -328,11 +328,20 @@ std::vector<Target> archesToLink(const LinkOptions &Options, ArrayRef<InputFile>
   // nvcc's -arch=all (all-major): every architecture (every XX0 one) the inputs carry PTX for, in order.
   if (Options.ArchesFromInputs != LinkOptions::ListedArches) {
     std::vector<Target> Found;
-    for (const InputFile &F : Inputs)
+    auto Add = [&](StringRef Arch) {
+      if (auto A = parseArch(Arch); A && !is_contained(Found, *A) &&
+                                    (Options.ArchesFromInputs == LinkOptions::AllArches || A->name().back() == '0'))
+        Found.push_back(*A);
+    };
+    // The arches of their PTX, and of their SASS (nvcc -arch=all compiles SASS for sm_121 from compute_120
+    // PTX: nvcc -dlink links an sm_121 image, and so does this link, from that PTX or that SASS).
+    for (const InputFile &F : Inputs) {
       for (const ModuleVariant &V : F.Object->Variants)
-        if (auto A = parseArch(V.Target.Arch); A && !is_contained(Found, *A) &&
-                                               (Options.ArchesFromInputs == LinkOptions::AllArches || A->name().back() == '0'))
-          Found.push_back(*A);
+        Add(V.Target.Arch);
+      if (F.Host)
+        for (const std::string &A : F.Host->CubinArches)
+          Add(A);
+    }
     llvm::sort(Found, [](const Target &X, const Target &Y) { return X.name() < Y.name(); });
     for (const Target &A : Found)
       if (!is_contained(Arches, A))
