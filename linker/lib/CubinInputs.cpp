@@ -273,7 +273,7 @@ void addSassVariants(const LinkOptions &Options, ObjectFile &Obj, HostOrigin &Ho
   if (Host.CubinInput || Host.Sass.empty() || !writesFatbin(Options.Emit) || Options.Dlto || Options.Relocatable ||
       Options.WholeProgram || Options.RecompileSass || Options.KernelsUsed || Options.VariablesUsed)
     return;
-  for (const FatbinImage &Image : Host.Sass) {
+  for (FatbinImage &Image : Host.Sass) {
     std::optional<Target> Arch = parseArch(fatbinArchName(Image));
     // The arches linked: -arch's, or, without one, those the inputs are found to have (archesToLink).
     if (Image.Kind != FatbinKind::Elf || !Arch ||
@@ -296,6 +296,12 @@ void addSassVariants(const LinkOptions &Options, ObjectFile &Obj, HostOrigin &Ho
       return;
     Obj.Variants.back().Target.SassOnly = true;
     Host.SassVariants = true;
+    // Kept decompressed: the unit's cubin goes to nvlink as these bytes (SassBuild::keyJob), which would
+    // otherwise be decompressed again (a -G cubin can be hundreds of MB).
+    Image.Payload = std::move(*Cubin);
+    Image.Compression = FatbinCompression::None;
+    Image.CompressedSize = 0;
+    Image.UncompressedSize = 0;
   }
 }
 

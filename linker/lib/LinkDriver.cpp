@@ -709,31 +709,28 @@ static bool linkImpl(LinkOptions Options, DiagnosticEngine &Diags, raw_ostream &
     return Finish(false);
 
   // The CUDA device runtime (device-side cudaMalloc/cudaFree, kernel launches from kernels) exists as SASS
-  // only (libcudadevrt.a), so a fatbinary or device-link object of a program that calls it needs SASS:
-  // do what nvcc -dlink does, compile SASS and let nvlink link the runtime, rather than stop. After:
-  // Options.Sass is set where the program needs it.
+  // only (libcudadevrt.a), and so does the code of an nvcc object whose cubin stands in for an arch its PTX
+  // does not serve (addSassVariants): a fatbinary or device-link object of such a program needs SASS. Do
+  // what nvcc -dlink does, compile SASS and let nvlink link them, rather than stop. After: Options.Sass is
+  // set where the program needs it.
+  const bool SassStandIns =
+      llvm::any_of(State->Inputs, [](const InputFile &In) { return In.Host && In.Host->SassVariants; });
   if (!Options.Sass && !Options.Dlto && writesFatbin(Options.Emit)) {
-    if (std::string Called = deviceRuntimeCalled(State->Inputs); !Called.empty()) {
-      if (Options.Verbose) // nvcc -dlink does the same without a word
-        Diags.note("the program calls the CUDA device runtime (" + Called +
+    std::string Called = deviceRuntimeCalled(State->Inputs);
+    if (Options.Verbose && !Called.empty()) // nvcc -dlink does the same without a word
+      Diags.note("the program calls the CUDA device runtime (" + Called +
                      "), which NVIDIA ships as SASS only: compiling SASS for the linked architectures and letting "
                      "nvlink link the device runtime, as nvcc -dlink does (as with --sass -lcudadevrt)",
                  std::vector<DiagSite>(), "device-runtime-sass");
-      Options.Sass = true;
-      Options.DeviceRuntime = true;
-      State->Program.Toolchain = Options.Exec->run([&Options] { return findSassToolchain(Options.LibraryPaths); });
-    }
-  }
-  // So with nvcc objects whose SASS stands in for an arch their PTX does not serve (addSassVariants): their
-  // code can only be linked by nvlink, as nvcc -dlink links it.
-  if (!Options.Sass && !Options.Dlto && writesFatbin(Options.Emit) &&
-      llvm::any_of(State->Inputs, [](const InputFile &In) { return In.Host && In.Host->SassVariants; })) {
-    if (Options.Verbose)
+    else if (Options.Verbose && SassStandIns)
       Diags.note("some nvcc objects have SASS and no PTX for a linked architecture: linking SASS with nvlink, as "
                  "nvcc -dlink does (as with --sass)",
                  std::vector<DiagSite>(), "sass-only-objects");
-    Options.Sass = true;
-    State->Program.Toolchain = Options.Exec->run([&Options] { return findSassToolchain(Options.LibraryPaths); });
+    if (!Called.empty() || SassStandIns) {
+      Options.Sass = true;
+      Options.DeviceRuntime |= !Called.empty();
+      State->Program.Toolchain = Options.Exec->run([&Options] { return findSassToolchain(Options.LibraryPaths); });
+    }
   }
 
   // A device link of objects that hold no device code to link (plain `nvcc -c` objects, nvcc archives none of
@@ -772,9 +769,9 @@ static bool linkImpl(LinkOptions Options, DiagnosticEngine &Diags, raw_ostream &
       return Finish(false);
     State->Program.SassOnly = true;
   }
-  // So with an nvcc object whose SASS stands in for an arch its PTX does not serve (addSassVariants): as
-  // nvcc -dlink's, the fatbinary holds SASS only.
-  if (llvm::any_of(State->Inputs, [](const InputFile &In) { return In.Host && In.Host->SassVariants; }))
+  // So with an nvcc object whose SASS stands in for an arch its PTX does not serve: as nvcc -dlink's, the
+  // fatbinary holds SASS only.
+  if (SassStandIns)
     State->Program.SassOnly = true;
 
   // The per-arch link. After: State->Program holds one output module per distinct link and, per arch,

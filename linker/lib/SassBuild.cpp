@@ -550,17 +550,10 @@ void SassBuild::keyJob(Job &J) {
   // A cubin input is its own unit: nvlink takes it as it is, as it would on nvlink's command line (the
   // arch was checked when the link began; nvlink refuses a cubin from a newer ptxas itself).
   if (J.Unit && J.Unit->InputIsCubin && J.Unit->InputSass) {
-    // A cubin input's image is its file, as nvlink would read it; an nvcc object's may be stored compressed.
-    for (const FatbinImage &I : *J.Unit->InputSass) {
-      if (fatbinArchName(I) != Q.Arch)
-        continue;
-      if (I.Compression == FatbinCompression::None)
+    // A cubin input's image is its file; an nvcc object's standing in was decompressed by addSassVariants.
+    for (const FatbinImage &I : *J.Unit->InputSass)
+      if (fatbinArchName(I) == Q.Arch)
         J.InputCubin = I.Payload;
-      else if (Expected<std::string> Cubin = cubinOfImage(I))
-        J.InputCubin = std::move(*Cubin);
-      else
-        consumeError(Cubin.takeError()); // read once already (addSassVariants): not reached
-    }
     J.FromInput = true;
     J.Key = CompileCache::key({"ptxlink-input-sass-1", J.InputCubin});
     return;
