@@ -264,14 +264,27 @@ void completeCubinInputs(std::vector<InputFile> &Inputs) {
           borrowRecords(V, Names);
 }
 
+SassInputBar sassInputBar(const LinkOptions &Options) {
+  if (Options.Relocatable || Options.Emit == EmitKind::Object)
+    return SassInputBar::RelocatableOutput;
+  if (Options.Emit == EmitKind::Ptx)
+    return SassInputBar::PtxOutput;
+  if (Options.WholeProgram)
+    return SassInputBar::WholeProgram;
+  if (Options.RecompileSass)
+    return SassInputBar::RecompileSass;
+  if (Options.KernelsUsed || Options.VariablesUsed)
+    return SassInputBar::UsedLists;
+  return SassInputBar::None;
+}
+
 void addSassVariants(const LinkOptions &Options, ObjectFile &Obj, HostOrigin &Host, StringRef DisplayName,
                      std::vector<Diagnostic> &Problems) {
-  // Only a link whose output is SASS made by nvlink from units can take a module as SASS (checkCubinInputs
-  // has the same rule for cubin inputs, with the reasons); such a link is made one where it was not
-  // (linkImpl sets --sass, as nvcc -dlink makes SASS). Elsewhere an nvcc object without PTX for an arch
-  // stays the error it was ("no PTX usable", with the option that keeps PTX).
-  if (Host.CubinInput || Host.Sass.empty() || !writesFatbin(Options.Emit) || Options.Dlto || Options.Relocatable ||
-      Options.WholeProgram || Options.RecompileSass || Options.KernelsUsed || Options.VariablesUsed)
+  // A link that could take the SASS (sassInputBar) is made one with --sass where it was not (linkImpl, as
+  // nvcc -dlink makes SASS). Elsewhere, and under -dlto (nvJitLink is given the object's SASS where it has
+  // no LTO-IR, LtoLink.cpp), an nvcc object without PTX for an arch stays the error it was ("no PTX
+  // usable", with the option that keeps PTX).
+  if (Host.CubinInput || Host.Sass.empty() || Options.Dlto || sassInputBar(Options) != SassInputBar::None)
     return;
   for (FatbinImage &Image : Host.Sass) {
     std::optional<Target> Arch = parseArch(fatbinArchName(Image));
@@ -321,19 +334,20 @@ bool checkCubinInputs(const LinkOptions &Options, ArrayRef<InputFile> Inputs, Ar
                                 "-gencode arch=compute_XX,code=[sm_XX,compute_XX])";
     const std::string LinkSass = "link it with --sass into a fatbinary or a device-link object (SASS only, as "
                                  "nvcc -dlink writes), or " + Instead;
-    if (Options.Relocatable || Options.Emit == EmitKind::Object)
+    const SassInputBar Bar = sassInputBar(Options);
+    if (Bar == SassInputBar::RelocatableOutput)
       Refuse("cannot go into a relocatable object (-r), which holds PTX: " + LinkSass);
-    else if (Options.Emit == EmitKind::Ptx)
+    else if (Bar == SassInputBar::PtxOutput)
       Refuse("cannot go into linked PTX (--emit ptx): " + LinkSass);
     else if (!Options.Sass && !Options.Dlto) // -dlto gives it to nvJitLink as SASS (LtoLink.cpp)
       Refuse("needs --sass: without it the fatbinary holds the linked PTX, which cannot include the cubin's "
              "code; add --sass (the fatbinary then holds the linked SASS only, as nvcc -dlink's), or " + Instead);
-    else if (Options.WholeProgram)
+    else if (Bar == SassInputBar::WholeProgram)
       Refuse("cannot be part of --whole-program, one ptxas run over the linked PTX: link without it (per-module "
              "code generation, nvlink joining the cubins)");
-    else if (Options.RecompileSass)
+    else if (Bar == SassInputBar::RecompileSass)
       Refuse("cannot be compiled again (--recompile-sass): link without --recompile-sass, or " + Instead);
-    else if (Options.KernelsUsed || Options.VariablesUsed)
+    else if (Bar == SassInputBar::UsedLists)
       Refuse("cannot be linked with --kernels-used/--variables-used, whose dead-code removal nvlink would not "
              "repeat on its code");
     if (!Ok)

@@ -34,9 +34,23 @@ std::unique_ptr<ObjectFile> cubinObjectFromBuffer(std::unique_ptr<llvm::MemoryBu
                                                   llvm::StringRef DisplayName, std::optional<HostOrigin> &Host,
                                                   std::vector<Diagnostic> &Problems);
 
+/// What keeps a link from taking a module as SASS, a cubin input or an nvcc object's cubin standing in for its
+/// module: nvlink joins such SASS as it is, so the link's output must be SASS made per unit, one nvlink
+/// link of the units for each arch. Whether the link makes SASS at all (--sass, or -dlto, whose nvJitLink
+/// takes SASS too) is the caller's question: the two callers answer it differently.
+enum class SassInputBar : uint8_t {
+  None,
+  RelocatableOutput, // -r, --emit object: an object holds PTX
+  PtxOutput,         // --emit ptx
+  WholeProgram,      // --whole-program: one ptxas run over the linked PTX
+  RecompileSass,     // --recompile-sass: every unit compiled again
+  UsedLists,         // --kernels-used/--variables-used: dead code nvlink would not remove from SASS
+};
+SassInputBar sassInputBar(const LinkOptions &Options);
+
 /// An nvcc object (or fatbinary input) Obj with SASS but no usable PTX for an arch the link is for (-arch's,
-/// or any without one), in a link that writes a fatbinary or device-link object (not -dlto, -r, --emit ptx,
-/// --whole-program, --recompile-sass, --kernels-used; nor for an arch -gencode asks no SASS for): a variant
+/// or any without one), in a link that sassInputBar does not bar, not -dlto (nor for an arch -gencode asks no
+/// SASS for): a variant
 /// per such arch made of its cubin's symbol table, as for a cubin input, marked Target.SassOnly (usable for
 /// that arch alone), so that its cubin goes to nvlink as it is, as nvcc -dlink does (the link is then made
 /// one with --sass). NVIDIA's Makefile template compiles every arch as code=sm_XX and keeps PTX for
@@ -52,8 +66,8 @@ void addSassVariants(const LinkOptions &Options, ObjectFile &Obj, HostOrigin &Ho
 void completeCubinInputs(std::vector<InputFile> &Inputs);
 
 /// The options and architectures a link with cubin inputs must have: --sass (or -dlto, which gives the
-/// cubin to nvJitLink as SASS) into a fatbinary or a device-link object, no --whole-program,
-/// --recompile-sass or --kernels-used/--variables-used, and every linked arch the cubin's own (with SASS). Reports each cubin that cannot be linked; false if any.
+/// cubin to nvJitLink as SASS), nothing sassInputBar bars, and every linked arch the cubin's own (with
+/// SASS). Reports each cubin that cannot be linked; false if any.
 bool checkCubinInputs(const LinkOptions &Options, llvm::ArrayRef<InputFile> Inputs, llvm::ArrayRef<Target> Arches,
                       DiagnosticEngine &Diags);
 
