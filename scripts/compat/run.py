@@ -193,6 +193,12 @@ def device_runtime_names(dump):
     return _DEVRT["names"]
 
 
+def image_arch(key):
+    """The architecture of an images() key, as its number: 'cubin:sm_90a' and 'ptx:compute_90a' give '90a'."""
+    m = re.search(r"_(\d+[a-z]?)$", key)
+    return m.group(1) if m else key
+
+
 def compare_objects(dump, nvcc_obj, ptx_obj, extras=None):
     """Differences between two device-link objects of the same inputs: [] when they agree. Names only
     ptxlink's object has go to extras (nvlink drops kernels and variables no host code refers to; the
@@ -205,13 +211,24 @@ def compare_objects(dump, nvcc_obj, ptx_obj, extras=None):
     if "error" in inv or "error" in ipt:
         diffs.append(f"ptxlink-dump: {inv.get('error', '')}{ipt.get('error', '')}")
         return diffs
-    ref = next((v for k, v in sorted(inv.items()) if k.startswith("cubin")), None) or \
+    # Each image is compared with nvcc's for the same architecture (its cubin, else its PTX): a -G link or
+    # one whose SASS stands in for PTX differs by arch, and every arch of nvcc's object must be in ptxlink's.
+    # An arch only ptxlink's object has (with no -arch, ptxlink links every arch the objects carry, nvcc
+    # its default sm_75: finding 1) is compared with nvcc's first cubin.
+    by_arch = {}
+    for k, v in sorted(inv.items(), key=lambda kv: not kv[0].startswith("cubin")):
+        by_arch.setdefault(image_arch(k), v)
+    first = next((v for k, v in sorted(inv.items()) if k.startswith("cubin")), None) or \
         next((v for v in inv.values()), None)
-    if ref is None:
+    if first is None:
         return diffs + ["nvcc's object has no image"]
     if not ipt:
         return diffs + ["ptxlink's object has no image"]
+    ours = {image_arch(k) for k in ipt}
+    for arch in sorted(a for a in by_arch if a not in ours):
+        diffs.append(f"no image for sm_{arch} in ptxlink's (nvcc's has one)")
     for key, got in sorted(ipt.items()):
+        ref = by_arch.get(image_arch(key), first)
         for what in ("kernels", "variables"):
             want, have = normalized(ref[what]), normalized(got[what])
             if key.startswith("ptx"):  # the device runtime (libcudadevrt) is SASS only: never in a PTX image
