@@ -648,6 +648,35 @@ static void printDryRun(const LinkOptions &Options, ArrayRef<Target> Arches, con
   }
 }
 
+/// The CUDA device runtime (device-side cudaMalloc/cudaFree, kernel launches from kernels) exists as SASS
+/// only (libcudadevrt.a), and so does the code of an nvcc object whose cubin stands in for an arch its PTX
+/// does not serve (addSassVariants): a fatbinary or device-link object of such a program needs SASS. Does
+/// what nvcc -dlink does, compile SASS and let nvlink link them, rather than stop: sets Options.Sass (and
+/// DeviceRuntime) where the program needs it and starts looking for ptxas. True where some input's SASS
+/// stands in for its module.
+static bool makeSassWhereNeeded(LinkOptions &Options, LinkState &State, DiagnosticEngine &Diags) {
+  const bool SassStandIns =
+      llvm::any_of(State.Inputs, [](const InputFile &In) { return In.Host && In.Host->SassVariants; });
+  if (Options.Sass || Options.Dlto || !writesFatbin(Options.Emit))
+    return SassStandIns;
+  std::string Called = deviceRuntimeCalled(State.Inputs);
+  if (Options.Verbose && !Called.empty()) // nvcc -dlink does the same without a word
+    Diags.note("the program calls the CUDA device runtime (" + Called +
+                   "), which NVIDIA ships as SASS only: compiling SASS for the linked architectures and letting "
+                   "nvlink link the device runtime, as nvcc -dlink does (as with --sass -lcudadevrt)",
+               std::vector<DiagSite>(), "device-runtime-sass");
+  else if (Options.Verbose && SassStandIns)
+    Diags.note("some nvcc objects have SASS and no PTX for a linked architecture: linking SASS with nvlink, as "
+               "nvcc -dlink does (as with --sass)",
+               std::vector<DiagSite>(), "sass-only-objects");
+  if (!Called.empty() || SassStandIns) {
+    Options.Sass = true;
+    Options.DeviceRuntime |= !Called.empty();
+    State.Program.Toolchain = Options.Exec->run([&Options] { return findSassToolchain(Options.LibraryPaths); });
+  }
+  return SassStandIns;
+}
+
 /// The link itself: of Options.Inputs read from files, or of Preloaded objects (linkObjects). A sequence
 /// of passes, each saying what is fixed once it has run (docs/architecture.md, docs/linker.md).
 /// Options: the options the link runs with, as requested, except that a program calling the CUDA device
@@ -708,30 +737,9 @@ static bool linkImpl(LinkOptions Options, DiagnosticEngine &Diags, raw_ostream &
   if (!checkLtoInputs(Options, State->Inputs, Diags))
     return Finish(false);
 
-  // The CUDA device runtime (device-side cudaMalloc/cudaFree, kernel launches from kernels) exists as SASS
-  // only (libcudadevrt.a), and so does the code of an nvcc object whose cubin stands in for an arch its PTX
-  // does not serve (addSassVariants): a fatbinary or device-link object of such a program needs SASS. Do
-  // what nvcc -dlink does, compile SASS and let nvlink link them, rather than stop. After: Options.Sass is
-  // set where the program needs it.
-  const bool SassStandIns =
-      llvm::any_of(State->Inputs, [](const InputFile &In) { return In.Host && In.Host->SassVariants; });
-  if (!Options.Sass && !Options.Dlto && writesFatbin(Options.Emit)) {
-    std::string Called = deviceRuntimeCalled(State->Inputs);
-    if (Options.Verbose && !Called.empty()) // nvcc -dlink does the same without a word
-      Diags.note("the program calls the CUDA device runtime (" + Called +
-                     "), which NVIDIA ships as SASS only: compiling SASS for the linked architectures and letting "
-                     "nvlink link the device runtime, as nvcc -dlink does (as with --sass -lcudadevrt)",
-                 std::vector<DiagSite>(), "device-runtime-sass");
-    else if (Options.Verbose && SassStandIns)
-      Diags.note("some nvcc objects have SASS and no PTX for a linked architecture: linking SASS with nvlink, as "
-                 "nvcc -dlink does (as with --sass)",
-                 std::vector<DiagSite>(), "sass-only-objects");
-    if (!Called.empty() || SassStandIns) {
-      Options.Sass = true;
-      Options.DeviceRuntime |= !Called.empty();
-      State->Program.Toolchain = Options.Exec->run([&Options] { return findSassToolchain(Options.LibraryPaths); });
-    }
-  }
+  // The CUDA device runtime and nvcc objects' SASS standing in for their modules need SASS: the link makes
+  // it, as nvcc -dlink does. After: Options.Sass is set where the program needs it.
+  const bool SassStandIns = makeSassWhereNeeded(Options, *State, Diags);
 
   // A device link of objects that hold no device code to link (plain `nvcc -c` objects, nvcc archives none of
   // whose members anything needs) registers nothing, and the host link needs its object all the same:
