@@ -158,6 +158,7 @@ struct OptionState {
   bool WholeArchive = false; // --whole-archive in force (positional)
   bool SassForAll = false;   // --sass (or -arch=all|native): SASS for every arch, whatever -gencode said
   std::string EmitValue;     // the last --emit (or -dlink, --emit-ptx)
+  bool NvccFatbin = false;   // nvcc's -fatbin: with -dlink, a fatbinary file
 };
 
 /// Architectures, what nvlink and nvcc -dlink accept about the machine and the tools (-arch, -gencode,
@@ -242,9 +243,51 @@ bool applyTargetOption(unsigned ID, StringRef Value, StringRef Spelling, OptionS
   case OPT_dryrun:
     S.O.DryRun = true;
     break;
-  case OPT_nvcc_Werror_eq:
-    S.O.WarningsAsErrors = true;
+  case OPT_nvcc_Werror_eq: {
+    // nvcc gives nvlink --warning-as-error for all-warnings only; the other kinds are its front end's.
+    SmallVector<StringRef, 4> Kinds;
+    Value.split(Kinds, ',');
+    if (is_contained(Kinds, "all-warnings"))
+      S.O.WarningsAsErrors = true;
+    else
+      S.O.IgnoredNvccOptions.push_back(("-Werror=" + Value).str());
     break;
+  }
+  case OPT_nvcc_fatbin:
+    S.NvccFatbin = true;
+    break;
+  case OPT_nvcc_cubin:
+    S.Diags.error("-cubin: ptxlink does not write a bare cubin; -fatbin writes the linked program as a fatbinary "
+                  "(with -arch=sm_XX or code=sm_XX, its SASS), which cuModuleLoad and cuModuleLoadData take too",
+                  std::vector<DiagSite>(), "bad-option");
+    S.Ok = false;
+    break;
+  case OPT_no_compress:
+    S.O.CompressionGiven = true;
+    S.O.Compression = FatbinCompression::None;
+    break;
+  case OPT_compress_mode: {
+    // fatbinary's modes (docs/nvidia-formats.md: speed is a raw LZ4 block, the others zstd frames).
+    std::optional<std::string> Setting = StringSwitch<std::optional<std::string>>(Value)
+                                              .Case("none", "none")
+                                              .Case("speed", "lz4")
+                                              .Cases("default", "balance", "zstd")
+                                              .Case("size", "zstd:19")
+                                              .Default(std::nullopt);
+    auto Parsed = Setting ? parseFatbinCompression(*Setting)
+                          : Expected<FatbinCompressionSetting>(createStringError(
+                                inconvertibleErrorCode(),
+                                "--compress-mode must be default, size, speed, balance or none, got '" + Value + "'"));
+    if (!Parsed) {
+      S.Diags.error(toString(Parsed.takeError()), std::vector<DiagSite>(), "bad-option");
+      S.Ok = false;
+      break;
+    }
+    S.O.CompressionGiven = true;
+    S.O.Compression = Parsed->Scheme;
+    S.O.CompressionLevel = Parsed->Level;
+    break;
+  }
   default:
     return false;
   }
@@ -472,6 +515,9 @@ bool applyReportOption(unsigned ID, StringRef Value, StringRef Spelling, OptionS
 /// After every argument: the output kind, the combinations that cannot work, and the defaults that depend
 /// on other options (the architectures of nvcc -dlink without -arch, the output file's name).
 void finishOptions(OptionState &S) {
+  // nvcc -dlink -fatbin (in either order) writes the linked fatbinary, not the object that embeds it.
+  if (S.NvccFatbin && (S.EmitValue.empty() || S.EmitValue == "host-object"))
+    S.EmitValue = "fatbin";
   if (!S.EmitValue.empty()) {
     if (S.EmitValue == "ptx")
       S.O.Emit = EmitKind::Ptx;
@@ -557,6 +603,26 @@ void finishOptions(OptionState &S) {
                                                 : "a.fatbin";
 }
 
+/// nvcc's -Werror takes its kinds as the next argument too (`-Werror all-warnings`), where ptxlink's -Werror
+/// is a flag: the pair becomes `-Werror=KINDS` when every listed kind is one of nvcc's, so that the kinds are
+/// not read as an input file.
+void joinNvccWerror(std::vector<const char *> &Argv, StringSaver &Saver) {
+  static constexpr StringRef NvccKinds[] = {"all-warnings",          "cross-execution-space-call", "default-stream-launch",
+                                            "deprecated-declarations", "ext-lambda-captures-this",   "missing-launch-bounds",
+                                            "reorder"};
+  for (size_t I = 0; I + 1 < Argv.size(); ++I) {
+    StringRef Flag = Argv[I];
+    if (Flag != "-Werror" && Flag != "--Werror")
+      continue;
+    SmallVector<StringRef, 4> Kinds;
+    StringRef(Argv[I + 1]).split(Kinds, ',');
+    if (!llvm::all_of(Kinds, [](StringRef K) { return is_contained(NvccKinds, K); }))
+      continue;
+    Argv[I] = Saver.save("-Werror=" + Twine(Argv[I + 1])).data();
+    Argv.erase(Argv.begin() + I + 1);
+  }
+}
+
 } // namespace
 
 void printLinkerHelp(raw_ostream &OS) { printToolHelp(LinkOptTable(), LinkDescription, OS); }
@@ -621,6 +687,7 @@ std::optional<LinkOptions> parseLinkOptions(ArrayRef<std::string> RawArgs, Diagn
     Argv.erase(Argv.begin() + First, Argv.begin() + First + Count);
     Argv.insert(Argv.begin() + First, Read.begin(), Read.end());
   }
+  joinNvccWerror(Argv, Saver);
   opt::InputArgList Args = Table.ParseArgs(Argv, MissingIndex, MissingCount);
   // --help and --version answer whatever else the command line holds.
   for (const opt::Arg *A : Args) {
@@ -651,7 +718,11 @@ std::optional<LinkOptions> parseLinkOptions(ArrayRef<std::string> RawArgs, Diagn
     StringRef Value = A->getNumValues() ? StringRef(A->getValue()) : StringRef();
     StringRef Spelling = Args.getArgString(A->getIndex());
     if (A->getOption().getGroup().isValid() && A->getOption().getGroup().getID() == OPT_grp_nvcc_ignored) {
-      S.O.IgnoredNvccOptions.push_back(A->getAsString(Args));
+      // Named as written: -O3 and -O 3, -DX and -D X.
+      std::string Written = Spelling.str();
+      if (A->getNumValues() && Spelling == A->getSpelling()) // the value is the next argument
+        Written += " " + Value.str();
+      S.O.IgnoredNvccOptions.push_back(std::move(Written));
       continue;
     }
     if (A->getOption().matches(OPT_INPUT)) {

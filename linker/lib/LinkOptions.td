@@ -163,14 +163,15 @@ multiclass NvccValue<string name> {
   def NAME : Separate<["--", "-"], name>, Group<grp_nvcc_ignored>, Flags<[HelpHidden]>;
   def NAME # _eq : Joined<["--", "-"], name # "=">, Group<grp_nvcc_ignored>, Flags<[HelpHidden]>;
 }
-def nvcc_O : Joined<["-"], "O">, Group<grp_nvcc_ignored>, Flags<[HelpHidden]>;
+def nvcc_O : JoinedOrSeparate<["-"], "O">, Group<grp_nvcc_ignored>, Flags<[HelpHidden]>;
 def nvcc_I : JoinedOrSeparate<["-"], "I">, Group<grp_nvcc_ignored>, Flags<[HelpHidden]>;
 def nvcc_D : JoinedOrSeparate<["-"], "D">, Group<grp_nvcc_ignored>, Flags<[HelpHidden]>;
 def nvcc_U : JoinedOrSeparate<["-"], "U">, Group<grp_nvcc_ignored>, Flags<[HelpHidden]>;
-def nvcc_Wno : Joined<["-"], "Wno-">, Group<grp_nvcc_ignored>, Flags<[HelpHidden]>;
+def nvcc_Wno : Joined<["--", "-"], "Wno-">, Group<grp_nvcc_ignored>, Flags<[HelpHidden]>;
 def nvcc_x : Separate<["-"], "x">, Group<grp_nvcc_ignored>, Flags<[HelpHidden]>;
 def nvcc_Werror_eq : Joined<["--", "-"], "Werror=">, Group<grp_nvcc>, Flags<[HelpHidden]>,
-  HelpText<"nvcc's -Werror=<kind,...>: warnings as errors">;
+  HelpText<"nvcc's -Werror=<kind,...>: all-warnings makes warnings errors (nvlink's too, as nvcc's); the "
+  "other kinds are the compiler's">;
 defm lineinfo : NvccFlag<"lineinfo">;
 defm generate_line_info : NvccFlag<"generate-line-info">;
 defm nvcc_shared : NvccFlag<"shared">;
@@ -218,6 +219,100 @@ defm MT : NvccValue<"MT">;
 defm isystem : NvccValue<"isystem">;
 defm nvcc_include : NvccValue<"include">;
 defm split_compile : NvccValue<"split-compile">;
+// The rest of nvcc's compile-only options (nvcc 13 --help), long and short spellings: a Makefile's one
+// NVCC_FLAGS on the -dlink line too.
+defm objdir_as_tempdir : NvccFlag<"objdir-as-tempdir">;
+defm objtemp : NvccFlag<"objtemp">;
+defm use_local_env : NvccFlag<"use-local-env">;
+defm force_cl_env_setup : NvccFlag<"force-cl-env-setup">;
+defm nvcc_profile : NvccFlag<"profile">;
+defm gen_opt_lto : NvccFlag<"gen-opt-lto">;
+defm no_exceptions : NvccFlag<"no-exceptions">;
+defm noeh : NvccFlag<"noeh">;
+defm no_hd_initializer_list : NvccFlag<"no-host-device-initializer-list">;
+defm nohdinitlist : NvccFlag<"nohdinitlist">;
+defm no_hd_move_forward : NvccFlag<"no-host-device-move-forward">;
+defm nohdmoveforward : NvccFlag<"nohdmoveforward">;
+defm forward_unknown_linker : NvccFlag<"forward-unknown-to-host-linker">;
+defm fdevice_syntax_only : NvccFlag<"fdevice-syntax-only">;
+defm no_align_double : NvccFlag<"no-align-double">;
+defm extra_device_vectorization : NvccFlag<"extra-device-vectorization">;
+defm source_in_ptx : NvccFlag<"source-in-ptx">;
+defm Wreorder : NvccFlag<"Wreorder">;
+defm Wdefault_stream_launch : NvccFlag<"Wdefault-stream-launch">;
+defm Wmissing_launch_bounds : NvccFlag<"Wmissing-launch-bounds">;
+defm Wext_lambda_captures_this : NvccFlag<"Wext-lambda-captures-this">;
+defm extensible_whole_program : NvccFlag<"extensible-whole-program">;
+defm ewp : NvccFlag<"ewp">;
+defm err_no : NvccFlag<"err-no">;
+defm no_err_no : NvccFlag<"no-err-no">;
+defm augment_host_linker_script : NvccFlag<"augment-host-linker-script">;
+defm aug_hls : NvccFlag<"aug-hls">;
+defm relocatable_ptx : NvccFlag<"relocatable-ptx">;
+defm reloc_ptx : NvccFlag<"reloc-ptx">;
+defm jobserver : NvccFlag<"jobserver">;
+defm gen_deps_with_compile : NvccFlag<"generate-dependencies-with-compile">;
+defm gen_nonsystem_deps_with_compile : NvccFlag<"generate-nonsystem-dependencies-with-compile">;
+defm gen_dependency_targets : NvccFlag<"generate-dependency-targets">;
+defm MP : NvccFlag<"MP">;
+defm pre_include : NvccValue<"pre-include">;
+defm define_macro : NvccValue<"define-macro">;
+defm undefine_macro : NvccValue<"undefine-macro">;
+defm include_path : NvccValue<"include-path">;
+defm system_include : NvccValue<"system-include">;
+defm output_directory : NvccValue<"output-directory">;
+defm odir : NvccValue<"odir">;
+defm archiver_binary : NvccValue<"archiver-binary">;
+defm arbin : NvccValue<"arbin">;
+defm libdevice_directory : NvccValue<"libdevice-directory">;
+defm ldir : NvccValue<"ldir">;
+defm target_directory : NvccValue<"target-directory">;
+defm target_dir : NvccValue<"target-dir">;
+defm optimization_info : NvccValue<"optimization-info">;
+defm opt_info : NvccValue<"opt-info">;
+defm Ofast_compile : NvccValue<"Ofast-compile">;
+defm Ofc : NvccValue<"Ofc">;
+defm ftemplate_backtrace_limit : NvccValue<"ftemplate-backtrace-limit">;
+defm ftemplate_depth : NvccValue<"ftemplate-depth">;
+defm archive_options : NvccValue<"archive-options">;
+defm Xarchive : NvccValue<"Xarchive">;
+defm static_global_template_stub : NvccValue<"static-global-template-stub">;
+defm device_entity_hidden : NvccValue<"device-entity-has-hidden-visibility">;
+defm split_compile_extended : NvccValue<"split-compile-extended">;
+defm fdevice_time_trace : NvccValue<"fdevice-time-trace">;
+defm input_drive_prefix : NvccValue<"input-drive-prefix">;
+defm idp : NvccValue<"idp">;
+defm dependency_drive_prefix : NvccValue<"dependency-drive-prefix">;
+defm ddp : NvccValue<"ddp">;
+defm drive_prefix : NvccValue<"drive-prefix">;
+defm dp : NvccValue<"dp">;
+defm dependency_output : NvccValue<"dependency-output">;
+defm dependency_target_name : NvccValue<"dependency-target-name">;
+defm entries : NvccValue<"entries">;
+defm nvcc_e : NvccValue<"e">;
+defm host_linker_script : NvccValue<"host-linker-script">;
+defm hls : NvccValue<"hls">;
+defm brief_diagnostics : NvccValue<"brief-diagnostics">;
+defm brief_diag : NvccValue<"brief-diag">;
+defm jump_table_density : NvccValue<"jump-table-density">;
+defm jtd : NvccValue<"jtd">;
+// Code generation options that nvcc -dlink hands to nothing that makes its SASS (fatbinary's --cmdline only,
+// for PTX entries its output does not have); the compile step applied them to the objects' SASS.
+defm device_stack_protector : NvccValue<"device-stack-protector">;
+defm frandom_seed : NvccValue<"frandom-seed">;
+defm nvcc_sanitize : NvccValue<"sanitize">;
+
+// nvcc -dlink's output forms and fatbinary's compression.
+def nvcc_fatbin : LongFlag<"fatbin">, Group<grp_nvcc>,
+  HelpText<"nvcc's -fatbin with -dlink: write the linked program as a fatbinary file (as --emit fatbin), not "
+  "a device-link object">;
+def nvcc_cubin : LongFlag<"cubin">, Group<grp_nvcc>, Flags<[HelpHidden]>,
+  HelpText<"nvcc's -cubin with -dlink: refused (ptxlink writes fatbinaries; -fatbin instead)">;
+def no_compress : LongFlag<"no-compress">, Group<grp_nvcc>,
+  HelpText<"nvcc's -no-compress: as --compress none">;
+defm compress_mode : Value<"compress-mode", "<default|size|speed|balance|none>",
+  "nvcc's --compress-mode: speed is LZ4, default and balance zstd, size zstd at level 19, none none (as "
+  "--compress)">, Group<grp_nvcc>;
 
 // Link-time optimisation (docs/linker.md, "LTO"): one block, kept together.
 def grp_lto : OptionGroup<"lto">, HelpText<"LINK-TIME OPTIMISATION">;
