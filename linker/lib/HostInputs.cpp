@@ -44,13 +44,109 @@ bool isX86HostObject(StringRef Bytes) {
   return Header.e_type == ELF::ET_REL && Header.e_machine == ELF::EM_X86_64;
 }
 
+std::vector<Target> ptxArchesToRead(const LinkOptions &Options) {
+  std::vector<Target> Arches;
+  if (Options.ArchesFromInputs != LinkOptions::ListedArches)
+    return Arches;
+  for (const std::string &Name : Options.Arches) {
+    std::optional<Target> A = parseArch(Name);
+    if (!A)
+      return {};
+    Arches.push_back(*A);
+  }
+  return Arches;
+}
+
+std::vector<bool> ptxImagesToRead(ArrayRef<FatbinImage> Images, ArrayRef<Target> Arches) {
+  const std::vector<bool> Every(Images.size(), true);
+  if (Arches.empty())
+    return Every;
+  std::vector<bool> Read(Images.size(), false);
+  for (const Target &Requested : Arches) {
+    // As selectVariant: the usable image of the highest score, the first among equals.
+    int Best = -1;
+    unsigned BestScore = 0;
+    for (size_t I = 0; I < Images.size(); ++I) {
+      if (Images[I].Kind != FatbinKind::Ptx)
+        continue;
+      std::optional<Target> Arch = parseArch(fatbinArchName(Images[I]));
+      if (!Arch)
+        return Every;
+      if (!Arch->ptxUsableFor(Requested))
+        continue;
+      if (unsigned Score = variantScore(*Arch, Requested); Score > BestScore) {
+        Best = static_cast<int>(I);
+        BestScore = Score;
+      }
+    }
+    if (Best < 0)
+      return Every;
+    Read[Best] = true;
+  }
+  return Read;
+}
+
+/// Assembles one PTX image as a variant of Obj (a second image for an arch already read is passed over: the
+/// first one counts). False, with Problems said, where it cannot be.
+static bool readPtxImage(const FatbinImage &Image, StringRef DisplayName, ObjectFile &Obj, StringSet<> &PtxArches,
+                         DiagnosticEngine &Local, std::vector<Diagnostic> &Problems, DecompressionBudget &Budget) {
+  std::string Arch = fatbinArchName(Image);
+  if (!PtxArches.insert(Arch).second)
+    return true;
+  if (Image.Compression == FatbinCompression::Unknown) {
+    Problems.push_back(toolError(DisplayName + ": the " + Arch + " PTX image is compressed in a way ptxlink cannot read",
+                                  "bad-host-object"));
+    return false;
+  }
+  // Decompressed here, one image at a time, against the link's one budget: the
+  // text lives as long as the link (the object points into it), so the budget bounds what all host
+  // objects' PTX may add up to; the decompressed copy is dropped once the text is in its buffer.
+  std::string Decompressed;
+  StringRef Text = StringRef(Image.Payload).take_front(payloadTrueSize(Image));
+  if (Image.Compression != FatbinCompression::None) {
+    if (!Budget.take(Image.UncompressedSize)) {
+      Problems.push_back(toolError(formatv("{0}: offset {1:x}: the {2} PTX image of {3} bytes exceeds what is "
+                                           "left of this link's decompression budget ({4} bytes; by default 100 MB "
+                                           "and twice the size of the inputs): if the input is genuine, raise "
+                                           "the budget with --max-decompressed SIZE",
+                                           DisplayName, Image.EntryOffset, Arch, Image.UncompressedSize,
+                                           Budget.remaining())
+                                       .str(),
+                                   "bad-host-object"));
+      return false;
+    }
+    Expected<std::string> Out = decompressFatbinPayload(Image.Payload, Image.Compression, Image.UncompressedSize);
+    if (!Out) {
+      Problems.push_back(toolError(formatv("{0}: offset {1:x}: {2}", DisplayName, Image.EntryOffset,
+                                           toString(Out.takeError()))
+                                       .str(),
+                                   "bad-host-object"));
+      return false;
+    }
+    Decompressed = std::move(*Out);
+    Text = StringRef(Decompressed);
+    Text = Text.take_front(Text.find('\0')); // PTX ends at its first NUL (npos: all of it)
+  }
+  // Diagnostics name the image as a file of its own: "main.o(compute_80.ptx):12:3".
+  std::string PtxName = (DisplayName + "(compute_" + StringRef(Arch).substr(Arch.find('_') + 1) + ".ptx)").str();
+  std::unique_ptr<MemoryBuffer> Ptx = MemoryBuffer::getMemBufferCopy(Text, PtxName);
+  std::string().swap(Decompressed);
+  if (!assembleInto(Obj, Ptx->getBuffer(), PtxName, Local, /*TextOutlivesObject=*/true)) {
+    for (const Diagnostic &D : Local.recorded())
+      Problems.push_back(D);
+    return false;
+  }
+  Obj.adopt(std::move(Ptx));
+  return true;
+}
+
 /// The device code of a relocatable fatbinary's images (an nvcc object's, or a fatbinary input's): each PTX
-/// image assembled as one variant of a fat object, the cubins kept as stored in Origin.Sass. The object
-/// adopts Buffer, which holds the images.
+/// image that a link for Arches reads (ptxImagesToRead) assembled as one variant of a fat object, the
+/// cubins kept as stored in Origin.Sass. The object adopts Buffer, which holds the images.
 static std::unique_ptr<ObjectFile> objectFromImages(std::vector<FatbinImage> Images, std::unique_ptr<MemoryBuffer> Buffer,
                                                     StringRef DisplayName, HostOrigin Origin,
                                                     std::optional<HostOrigin> &Host, std::vector<Diagnostic> &Problems,
-                                                    DecompressionBudget &Budget) {
+                                                    DecompressionBudget &Budget, ArrayRef<Target> Arches) {
   auto Obj = std::make_unique<ObjectFile>();
   StringSet<> PtxArches;
   std::string Ignored;
@@ -58,7 +154,11 @@ static std::unique_ptr<ObjectFile> objectFromImages(std::vector<FatbinImage> Ima
   DiagnosticEngine Local(Sink);
   Local.setRecord(true);
   Local.setErrorLimit(0);
-  for (FatbinImage &Image : Images) {
+  std::vector<bool> Read = ptxImagesToRead(Images, Arches);
+  std::vector<size_t> Skipped; // PTX images not read, in order
+  bool HeaderMisleads = false; // an image's PTX is for another arch than its header says
+  for (size_t I = 0; I < Images.size(); ++I) {
+    FatbinImage &Image = Images[I];
     std::string Arch = fatbinArchName(Image);
     if (Image.Kind == FatbinKind::Elf) {
       Origin.CubinArches.push_back(Arch);
@@ -71,53 +171,24 @@ static std::unique_ptr<ObjectFile> objectFromImages(std::vector<FatbinImage> Ima
       Origin.LtoIrArches.push_back(Arch);
       continue;
     }
-    if (Image.Kind != FatbinKind::Ptx || !PtxArches.insert(Arch).second)
-      continue; // another image kind, or a second PTX image for the same arch (the first one counts)
-    if (Image.Compression == FatbinCompression::Unknown) {
-      Problems.push_back(toolError(DisplayName + ": the " + Arch + " PTX image is compressed in a way ptxlink cannot read",
-                                    "bad-host-object"));
+    if (Image.Kind != FatbinKind::Ptx)
+      continue;
+    if (!Read[I]) {
+      Skipped.push_back(I);
+      continue;
+    }
+    const size_t Before = Obj->Variants.size();
+    if (!readPtxImage(Image, DisplayName, *Obj, PtxArches, Local, Problems, Budget))
       return nullptr;
-    }
-    // Decompressed here, one image at a time, against the link's one budget: the
-    // text lives as long as the link (the object points into it), so the budget bounds what all host
-    // objects' PTX may add up to; the decompressed copy is dropped once the text is in its buffer.
-    std::string Decompressed;
-    StringRef Text = StringRef(Image.Payload).take_front(payloadTrueSize(Image));
-    if (Image.Compression != FatbinCompression::None) {
-      if (!Budget.take(Image.UncompressedSize)) {
-        Problems.push_back(toolError(formatv("{0}: offset {1:x}: the {2} PTX image of {3} bytes exceeds what is "
-                                             "left of this link's decompression budget ({4} bytes; by default 100 MB "
-                                             "and twice the size of the inputs): if the input is genuine, raise "
-                                             "the budget with --max-decompressed SIZE",
-                                             DisplayName, Image.EntryOffset, Arch, Image.UncompressedSize,
-                                             Budget.remaining())
-                                         .str(),
-                                     "bad-host-object"));
-        return nullptr;
-      }
-      Expected<std::string> Out = decompressFatbinPayload(Image.Payload, Image.Compression, Image.UncompressedSize);
-      if (!Out) {
-        Problems.push_back(toolError(formatv("{0}: offset {1:x}: {2}", DisplayName, Image.EntryOffset,
-                                             toString(Out.takeError()))
-                                         .str(),
-                                     "bad-host-object"));
-        return nullptr;
-      }
-      Decompressed = std::move(*Out);
-      Text = StringRef(Decompressed);
-      Text = Text.take_front(Text.find('\0')); // PTX ends at its first NUL (npos: all of it)
-    }
-    // Diagnostics name the image as a file of its own: "main.o(compute_80.ptx):12:3".
-    std::string PtxName = (DisplayName + "(compute_" + StringRef(Arch).substr(Arch.find('_') + 1) + ".ptx)").str();
-    std::unique_ptr<MemoryBuffer> Ptx = MemoryBuffer::getMemBufferCopy(Text, PtxName);
-    std::string().swap(Decompressed);
-    if (!assembleInto(*Obj, Ptx->getBuffer(), PtxName, Local, /*TextOutlivesObject=*/true)) {
-      for (const Diagnostic &D : Local.recorded())
-        Problems.push_back(D);
-      return nullptr;
-    }
-    Obj->adopt(std::move(Ptx));
+    if (Obj->Variants.size() > Before && parseArch(Obj->Variants.back().Target.Arch) != parseArch(Arch))
+      HeaderMisleads = true;
   }
+  // The choice went by the images' headers: where one of them names another arch than its PTX's .target,
+  // the rest are read too, so that the variants chosen are those of every image.
+  if (HeaderMisleads)
+    for (size_t I : Skipped)
+      if (!readPtxImage(Images[I], DisplayName, *Obj, PtxArches, Local, Problems, Budget))
+        return nullptr;
   for (const Diagnostic &D : Local.recorded())
     Problems.push_back(D);
   Obj->adopt(std::move(Buffer));
@@ -127,7 +198,7 @@ static std::unique_ptr<ObjectFile> objectFromImages(std::vector<FatbinImage> Ima
 
 std::unique_ptr<ObjectFile> hostObjectFromBuffer(std::unique_ptr<MemoryBuffer> Buffer, StringRef DisplayName,
                                                  std::optional<HostOrigin> &Host, std::vector<Diagnostic> &Problems,
-                                                 DecompressionBudget &Budget) {
+                                                 DecompressionBudget &Budget, ArrayRef<Target> Arches) {
   Expected<HostDeviceCode> Code = readHostDeviceCode(Buffer->getBuffer(), DisplayName);
   if (!Code) {
     Problems.push_back(toolError(toString(Code.takeError()), "bad-host-object"));
@@ -140,12 +211,12 @@ std::unique_ptr<ObjectFile> hostObjectFromBuffer(std::unique_ptr<MemoryBuffer> B
   Origin.RegisteredNames = std::move(Code->RegisteredNames);
   Origin.ObjectBytes = Buffer->getBuffer(); // adopted below, or an archive's member: lives as long as the link
   return objectFromImages(std::move(Code->Images), std::move(Buffer), DisplayName, std::move(Origin), Host, Problems,
-                          Budget);
+                          Budget, Arches);
 }
 
 std::unique_ptr<ObjectFile> fatbinObjectFromBuffer(std::unique_ptr<MemoryBuffer> Buffer, StringRef DisplayName,
                                                    std::optional<HostOrigin> &Host, std::vector<Diagnostic> &Problems,
-                                                   DecompressionBudget &Budget) {
+                                                   DecompressionBudget &Budget, ArrayRef<Target> Arches) {
   std::string Problem;
   uint64_t ProblemAt = 0;
   // Nothing is decompressed here, as for an nvcc object: the PTX images one at a time against the budget.
@@ -165,7 +236,8 @@ std::unique_ptr<ObjectFile> fatbinObjectFromBuffer(std::unique_ptr<MemoryBuffer>
   HostOrigin Origin;
   Origin.FatbinInput = true;
   Origin.ObjectBytes = Buffer->getBuffer();
-  return objectFromImages(std::move(Images), std::move(Buffer), DisplayName, std::move(Origin), Host, Problems, Budget);
+  return objectFromImages(std::move(Images), std::move(Buffer), DisplayName, std::move(Origin), Host, Problems, Budget,
+                          Arches);
 }
 
 std::string whyNoDeviceCode(StringRef Bytes) {
@@ -264,7 +336,7 @@ private:
 Expected<std::unique_ptr<StaticLibrary>> openHostObjectLibrary(std::unique_ptr<MemoryBuffer> Buffer,
                                                                std::vector<size_t> &HostReachable,
                                                                const DecompressionBudget &Budget,
-                                                               bool EveryMember) {
+                                                               bool EveryMember, ArrayRef<Target> Arches) {
   auto Lib = std::make_unique<HostObjectLibrary>();
   StringRef LibName = Buffer->getBufferIdentifier();
   Expected<std::unique_ptr<object::Archive>> Ar = object::Archive::create(Buffer->getMemBufferRef());
@@ -300,7 +372,7 @@ Expected<std::unique_ptr<StaticLibrary>> openHostObjectLibrary(std::unique_ptr<M
     DecompressionBudget Scratch(Budget.remaining());
     std::unique_ptr<ObjectFile> Obj =
         isX86HostObject(*Data) ? hostObjectFromBuffer(MemoryBuffer::getMemBuffer(*Data, Display, false), Display, Host,
-                                                      Problems, Scratch)
+                                                      Problems, Scratch, Arches)
                          : nullptr;
     for (const Diagnostic &D : Problems)
       if (D.Level == Severity::Error) {

@@ -84,17 +84,28 @@ struct InputFile {
   std::unique_ptr<HostOrigin> Host;
 };
 
+/// The arches whose PTX a link reads from nvcc objects and fatbinaries (ptxImagesToRead): -arch's, or none
+/// (every image) for a link whose arches come from the inputs (no -arch, -arch=all, all-major).
+std::vector<Target> ptxArchesToRead(const LinkOptions &Options);
+/// Which of an nvcc object's images a link for Arches assembles: per arch, the PTX image selectVariant
+/// would take, judged by the images' headers (an object carries each arch's PTX, ~1 MB apiece with
+/// curand's tables, and a one-arch link of three-arch objects read all three). Every PTX image where
+/// Arches is empty, where an image's arch cannot be read, or where no image serves one of Arches (the
+/// link then names them all in its error).
+std::vector<bool> ptxImagesToRead(llvm::ArrayRef<FatbinImage> Images, llvm::ArrayRef<Target> Arches);
 /// Reads the device code of an nvcc host object (HostInputs.cpp): each PTX image of its relocatable
-/// fatbinary is assembled as one variant of a fat object. Returns null with nothing added to Problems
-/// for a host object without relocatable device code (it passes through the device link untouched).
+/// fatbinary that a link for Arches reads (ptxImagesToRead) is assembled as one variant of a fat object.
+/// Returns null with nothing added to Problems for a host object without relocatable device code (it
+/// passes through the device link untouched).
 std::unique_ptr<ObjectFile> hostObjectFromBuffer(std::unique_ptr<llvm::MemoryBuffer> Buffer, llvm::StringRef DisplayName,
                                                  std::optional<HostOrigin> &Host, std::vector<Diagnostic> &Problems,
-                                                 DecompressionBudget &Budget);
+                                                 DecompressionBudget &Budget, llvm::ArrayRef<Target> Arches);
 /// Reads a fatbinary given as an input (`nvcc -fatbin -rdc=true`) as an nvcc object's device code: its PTX
-/// images as variants, its cubins in Host->Sass (FatbinInput set, no module id).
+/// images as variants (those a link for Arches reads), its cubins in Host->Sass (FatbinInput set, no
+/// module id).
 std::unique_ptr<ObjectFile> fatbinObjectFromBuffer(std::unique_ptr<llvm::MemoryBuffer> Buffer, llvm::StringRef DisplayName,
                                                    std::optional<HostOrigin> &Host, std::vector<Diagnostic> &Problems,
-                                                   DecompressionBudget &Budget);
+                                                   DecompressionBudget &Budget, llvm::ArrayRef<Target> Arches);
 /// Writes the callee's declared parameter alignment at each direct call of Out whose own declaration of
 /// the argument or return value gives another (clang's `.align 8` for nvcc's `.align 16`), as text edits
 /// the printer applies: ptxas refuses the difference within one module (LinkCallSites.cpp).
@@ -116,7 +127,8 @@ bool isHostObjectLibrary(llvm::MemoryBufferRef Archive);
 llvm::Expected<std::unique_ptr<StaticLibrary>> openHostObjectLibrary(std::unique_ptr<llvm::MemoryBuffer> Buffer,
                                                                      std::vector<size_t> &HostReachable,
                                                                      const DecompressionBudget &Budget,
-                                                                     bool EveryMember = false);
+                                                                     bool EveryMember = false,
+                                                                     llvm::ArrayRef<Target> Arches = {});
 /// A link of objects already in memory, written to Out as with `-o -`: no file is read or written.
 /// Options.Inputs, Output, MapFile and WhyExtractFile are ignored. For tests and the linker's fuzz target,
 /// which link two or three small inputs thousands of times a second.

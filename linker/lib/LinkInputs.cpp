@@ -98,12 +98,13 @@ void releaseSlack(ModuleVariant &V) {
 }
 
 /// Turns bytes into an object: ours are read, anything else is taken as PTX text and assembled.
-std::unique_ptr<ObjectFile> objectFromBuffer(std::unique_ptr<MemoryBuffer> Buffer, StringRef DisplayName,
-                                             std::optional<HostOrigin> &Host, std::vector<Diagnostic> &Out,
-                                             DecompressionBudget &Budget) {
+/// Options: the link's, for which of an nvcc object's PTX images it reads (ptxArchesToRead).
+std::unique_ptr<ObjectFile> objectFromBuffer(const LinkOptions &Options, std::unique_ptr<MemoryBuffer> Buffer,
+                                             StringRef DisplayName, std::optional<HostOrigin> &Host,
+                                             std::vector<Diagnostic> &Out, DecompressionBudget &Budget) {
   StringRef Bytes = Buffer->getBuffer();
   if (isX86HostObject(Bytes))
-    return hostObjectFromBuffer(std::move(Buffer), DisplayName, Host, Out, Budget);
+    return hostObjectFromBuffer(std::move(Buffer), DisplayName, Host, Out, Budget, ptxArchesToRead(Options));
   if (isPtxlinkObject(Bytes)) {
     std::string Identifier = Buffer->getBufferIdentifier().str();
     auto Obj = readObject(std::move(Buffer));
@@ -130,7 +131,7 @@ std::unique_ptr<ObjectFile> objectFromBuffer(std::unique_ptr<MemoryBuffer> Buffe
   }
   // A fatbinary (nvcc -fatbin -rdc=true): its PTX and SASS as an nvcc object's device code.
   if (isFatbin(Bytes))
-    return fatbinObjectFromBuffer(std::move(Buffer), DisplayName, Host, Out, Budget);
+    return fatbinObjectFromBuffer(std::move(Buffer), DisplayName, Host, Out, Budget, ptxArchesToRead(Options));
   // A binary file of unknown kind would otherwise be "assembled" into a screenful of errors about its bytes.
   // A file named .ptx is left to the assembler, which reports the offending byte at its line and column.
   if (!DisplayName.ends_with(".ptx")) {
@@ -159,7 +160,7 @@ std::unique_ptr<ObjectFile> objectFromBuffer(std::unique_ptr<MemoryBuffer> Buffe
 std::unique_ptr<ObjectFile> linkObjectFromBuffer(const LinkOptions &Options, std::unique_ptr<MemoryBuffer> Buffer,
                                                  StringRef DisplayName, std::optional<HostOrigin> &Host,
                                                  std::vector<Diagnostic> &Out, DecompressionBudget &Budget) {
-  auto Obj = objectFromBuffer(std::move(Buffer), DisplayName, Host, Out, Budget);
+  auto Obj = objectFromBuffer(Options, std::move(Buffer), DisplayName, Host, Out, Budget);
   if (Obj && Host)
     addSassVariants(Options, *Obj, *Host, DisplayName, Out);
   return Obj;
@@ -279,7 +280,7 @@ bool openLibrary(const LinkOptions &Options, Loaded &L, std::unique_ptr<MemoryBu
   }
   if (isHostObjectLibrary(Buffer->getMemBufferRef())) {
     auto Lib = openHostObjectLibrary(std::move(Buffer), L.HostReachable, Budget,
-                                     /*EveryMember=*/Options.Emit == EmitKind::HostObject);
+                                     /*EveryMember=*/Options.Emit == EmitKind::HostObject, ptxArchesToRead(Options));
     if (!Lib)
       L.Diags.push_back(toolError(toString(Lib.takeError()), "bad-archive"));
     else

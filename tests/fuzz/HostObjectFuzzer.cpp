@@ -19,7 +19,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *Data, size_t Size) {
     std::optional<HostOrigin> Host;
     std::vector<Diagnostic> Problems;
     auto Object = hostObjectFromBuffer(llvm::MemoryBuffer::getMemBufferCopy(Bytes, "fuzz.o"), "fuzz.o", Host,
-                                       Problems, Budget);
+                                       Problems, Budget, /*Arches=*/{});
     (void)Object;
   }
   if (isArchive(Bytes)) {
