@@ -89,7 +89,8 @@ std::vector<bool> ptxImagesToRead(ArrayRef<FatbinImage> Images, ArrayRef<Target>
 /// Assembles one PTX image as a variant of Obj (a second image for an arch already read is passed over: the
 /// first one counts). False, with Problems said, where it cannot be.
 static bool readPtxImage(const FatbinImage &Image, StringRef DisplayName, ObjectFile &Obj, StringSet<> &PtxArches,
-                         DiagnosticEngine &Local, std::vector<Diagnostic> &Problems, DecompressionBudget &Budget) {
+                         DiagnosticEngine &Local, std::vector<Diagnostic> &Problems, DecompressionBudget &Budget,
+                         std::vector<std::string> &JitOptions) {
   std::string Arch = fatbinArchName(Image);
   if (!PtxArches.insert(Arch).second)
     return true;
@@ -137,6 +138,7 @@ static bool readPtxImage(const FatbinImage &Image, StringRef DisplayName, Object
     return false;
   }
   Obj.adopt(std::move(Ptx));
+  JitOptions.push_back(Image.Options);
   return true;
 }
 
@@ -178,7 +180,7 @@ static std::unique_ptr<ObjectFile> objectFromImages(std::vector<FatbinImage> Ima
       continue;
     }
     const size_t Before = Obj->Variants.size();
-    if (!readPtxImage(Image, DisplayName, *Obj, PtxArches, Local, Problems, Budget))
+    if (!readPtxImage(Image, DisplayName, *Obj, PtxArches, Local, Problems, Budget, Origin.PtxJitOptions))
       return nullptr;
     if (Obj->Variants.size() > Before && parseArch(Obj->Variants.back().Target.Arch) != parseArch(Arch))
       HeaderMisleads = true;
@@ -187,7 +189,7 @@ static std::unique_ptr<ObjectFile> objectFromImages(std::vector<FatbinImage> Ima
   // the rest are read too, so that the variants chosen are those of every image.
   if (HeaderMisleads)
     for (size_t I : Skipped)
-      if (!readPtxImage(Images[I], DisplayName, *Obj, PtxArches, Local, Problems, Budget))
+      if (!readPtxImage(Images[I], DisplayName, *Obj, PtxArches, Local, Problems, Budget, Origin.PtxJitOptions))
         return nullptr;
   for (const Diagnostic &D : Local.recorded())
     Problems.push_back(D);

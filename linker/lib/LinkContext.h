@@ -74,6 +74,9 @@ struct HostOrigin {
                               [](llvm::StringRef A, llvm::StringRef B) { return A < B; });
   }
   std::vector<FatbinImage> Sass;         // its cubins as stored (payload maybe compressed), one per CubinArches
+  /// Per PTX variant read (the Object's first variants, in order): the options its fatbinary entry hands
+  /// the driver's JIT compile, as nvcc recorded them ("--compile-only  -maxrregcount=32"; JitOptions.cpp).
+  std::vector<std::string> PtxJitOptions;
 };
 
 struct InputFile {

@@ -524,13 +524,20 @@ void linkEachArch(const LinkOptions &Options, ArrayRef<Target> Arches, LinkState
       Forward.collect(Lead.Local, Lead.Forwarded, Group.Names);
       continue;
     }
+    // The options its PTX image records for the driver's JIT compile (the group's modules are the same);
+    // a fatbinary of SASS alone has no PTX image.
+    const std::string JitOptions = writesFatbin(Options.Emit) && !State.Program.SassOnly
+                                       ? ptxJitOptions(Symtab, Inputs, Options, Lead.Local)
+                                       : std::string();
+    Forward.collect(Lead.Local, Lead.Forwarded, Group.Names);
     std::vector<LocalRename> Renamed = Result ? renamedLocals(Symtab, Module, L.name()) : std::vector<LocalRename>();
     for (ArchRun *R : Group.Runs) {
       if (R->Local.hasErrors() && R != &Lead)
         continue; // its own check failed (reported)
       const TargetChoice &Choice = R->Link->Choice;
-      Ordered.push_back(
-          {R->Order, {Variant, outputTarget(R->Link->Symtab.Modules, Choice.ptxTarget(), Linked), ArchNames[R->Order]}});
+      Ordered.push_back({R->Order,
+                         {Variant, outputTarget(R->Link->Symtab.Modules, Choice.ptxTarget(), Linked),
+                          ArchNames[R->Order], JitOptions}});
       if (Options.Verbose && Choice.ptxTargetIsOlder())
         Out << "ptxlink: " << ArchNames[R->Order] << ": " << Choice.ptxTargetReason(Options.Sass) << "\n";
       if (Result)

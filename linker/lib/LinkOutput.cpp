@@ -193,6 +193,7 @@ void FatbinOutput::planPtxImages() {
     Img.Kind = FatbinKind::Ptx;
     Img.VersionMajor = Target.VersionMajor;
     Img.VersionMinor = Target.VersionMinor;
+    Img.Options = Outputs[I].JitOptions;
     if (!compiledWhole(I))
       Img.PayloadWriter = [&Module, &Target, Text = Program.InputText](GatherStream &OS) {
         printModule(Module, Target, OS, Text ? Text->access() : InputTextAccess());

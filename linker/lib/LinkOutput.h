@@ -25,6 +25,7 @@ struct ArchOutput {
   size_t Variant; // index in Linked.Variants
   TargetInfo Target;
   std::string Requested; // the arch asked for: what SASS is compiled for (Target may name an older one)
+  std::string JitOptions; // what its PTX image records for the driver's JIT compile (ptxJitOptions)
 };
 
 /// What the per-arch passes hand to the output pass.

@@ -59,6 +59,13 @@ TargetChoice checkTargetVersion(llvm::ArrayRef<LinkModule> Modules, const Target
 /// Written (TargetChoice::ptxTarget), strings saved in Storage. Reads: the selected modules' headers.
 TargetInfo outputTarget(llvm::ArrayRef<LinkModule> Modules, const Target &Written, ObjectFile &Storage);
 
+/// The ptxas options a linked PTX image records for the driver's JIT compile (JitOptions.cpp): the link's
+/// -Xptxas/-maxrregcount if given, else those the selected nvcc modules' PTX entries record and agree on
+/// (nvcc's --compile-only left out); where they disagree, the options they share, and a warning
+/// (jit-options). Reads: the selected modules, the inputs' HostOrigin::PtxJitOptions.
+std::string ptxJitOptions(const SymbolTable &Symtab, llvm::ArrayRef<InputFile> Inputs, const LinkOptions &Options,
+                          DiagnosticEngine &Diags);
+
 // ---- passes 3-6, once per group of arches that select the same variants ----
 
 /// Pass 3 (ResolveSymbols.cpp): one GlobalSymbol per visible name, its definitions and declarations in
