@@ -134,6 +134,7 @@ defm gencode : Value<"gencode", "<arch=compute_XX,code=[sm_XX,compute_XX]>",
 defm generate_code : ValueAlias<"generate-code", gencode>;
 defm nvcc_code : Value<"code", "<sm_XX|compute_XX,...>",
   "nvcc's -code: the images to make for -arch's virtual architecture (sm_XX: SASS too)">, Group<grp_nvcc>;
+defm gpu_code : ValueAlias<"gpu-code", nvcc_code>;
 def device_debug : LetterFlag<"G">, Group<grp_nvcc>,
   HelpText<"nvcc's -G: debug information follows the inputs (their -G DWARF is merged; ptxas gets -g)">;
 def : LongFlag<"device-debug">, Alias<device_debug>, HelpText<"Alias for -G">;
@@ -196,6 +197,8 @@ defm Xcompiler : NvccValue<"Xcompiler">;
 defm compiler_options : NvccValue<"compiler-options">;
 defm Xcudafe : NvccValue<"Xcudafe">;
 defm Xfatbin : NvccValue<"Xfatbin">;
+defm cudafe_options : NvccValue<"cudafe-options">;
+defm fatbin_options : NvccValue<"fatbin-options">;
 defm Xlinker : NvccValue<"Xlinker">;
 defm linker_options : NvccValue<"linker-options">;
 defm ccbin : NvccValue<"ccbin">;
@@ -323,6 +326,8 @@ defm nvjitlink : Value<"nvjitlink", "<file>",
   "The libnvJitLink to load for -dlto (default: beside ptxas on PATH, $CUDA_HOME, $CUDA_PATH, "
   "/usr/local/cuda/lib64)">, Group<grp_lto>;
 def : LongFlag<"lto">, Alias<dlto>, HelpText<"Alias for -dlto (nvlink's spelling)">;
+def : LongFlag<"dlink-time-opt">, Alias<dlto>, HelpText<"Alias for -dlto (nvcc's long spelling)">;
+def : LongFlag<"link-time-opt">, Alias<dlto>, HelpText<"Alias for -dlto (nvlink's long spelling)">;
 def lto_ptx : LongFlag<"lto-ptx">, Group<grp_lto>,
   HelpText<"With -dlto: also put the optimised program as PTX (compute_XX) in the output, for newer GPUs">;
 
