@@ -97,6 +97,10 @@ struct LinkOptions {
   std::vector<std::string> NvlinkOptions;       // -Xnvlink: more options for nvlink (--sass)
   /// The architectures -gencode/-code asked SASS for (code=sm_XX); empty: every linked one (--sass).
   std::vector<std::string> SassArches;
+  /// With -gencode/-code (CodesGiven), the architectures whose PTX image code= asked for (compute_XX):
+  /// the fatbinary holds a PTX image for these alone, as nvcc's. Without, every linked arch has one.
+  std::vector<std::string> PtxArches;
+  bool CodesGiven = false;
   std::string KeepDir;                          // -keep-dir: where --save-temps keeps its folder
   bool ResourceUsage = false;                   // --resource-usage: ptxas -v, shown
   bool DryRun = false;                          // --dryrun: checks and the commands that would run, no output

@@ -72,6 +72,7 @@ bool addArch(LinkOptions &O, StringRef Name, DiagnosticEngine &Diags) {
 /// nvcc -dlink makes it; lto_XX is LTO-IR for sm_XX.
 bool addCode(LinkOptions &O, StringRef Code, StringRef Spelling, DiagnosticEngine &Diags) {
   Code = Code.trim();
+  O.CodesGiven = true;
   if (Code.consume_front("sm_")) {
     O.Sass = true;
     if (!addArch(O, ("sm_" + Code).str(), Diags))
@@ -80,8 +81,13 @@ bool addCode(LinkOptions &O, StringRef Code, StringRef Spelling, DiagnosticEngin
       O.SassArches.push_back(Spec->name());
     return true;
   }
-  if (Code.consume_front("compute_"))
-    return addArch(O, ("sm_" + Code).str(), Diags);
+  if (Code.consume_front("compute_")) {
+    if (!addArch(O, ("sm_" + Code).str(), Diags))
+      return false;
+    if (auto Spec = parseArch(("sm_" + Code).str()); Spec && !is_contained(O.PtxArches, Spec->name()))
+      O.PtxArches.push_back(Spec->name());
+    return true;
+  }
   if (Code.consume_front("lto_")) { // nvcc -dlink with an lto_XX code: a link-time optimised link
     O.Dlto = true;
     return addArch(O, ("sm_" + Code).str(), Diags);

@@ -183,7 +183,10 @@ void FatbinOutput::planPtxImages() {
       return Earlier.Variant == Outputs[I].Variant && Earlier.Target.Arch == Target.Arch &&
              Earlier.Target.VersionMajor == Target.VersionMajor && Earlier.Target.VersionMinor == Target.VersionMinor;
     });
-    if (SamePtxAsBefore || Program.SassOnly)
+    // -gencode/-code name the PTX images to make (compute_XX), as to nvcc: -arch=compute_75
+    // -code=sm_75,sm_80,compute_75 asks for SASS for three arches and the compute_75 PTX alone.
+    const bool Asked = !Options.CodesGiven || is_contained(Options.PtxArches, Outputs[I].Requested);
+    if (SamePtxAsBefore || Program.SassOnly || !Asked)
       continue;
     FatbinImage &Img = PtxImages[I].emplace();
     if (auto Spec = parseArch(Target.Arch))

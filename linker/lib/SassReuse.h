@@ -15,6 +15,7 @@
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -29,6 +30,9 @@ struct ToolkitNote {
 };
 /// The note of a cubin, or an error saying what is missing or malformed.
 llvm::Expected<ToolkitNote> readToolkitNote(llvm::StringRef Cubin);
+/// The number of the virtual arch whose PTX a cubin was compiled from, as its .note.nv.cuinfo records it
+/// (75 for an sm_80 cubin of compute_75 PTX); std::nullopt without a readable note.
+std::optional<uint32_t> cubinPtxArch(llvm::StringRef Cubin);
 
 /// ptxas options as groups ("-maxrregcount 32"), spelled as ptxas records them in the note
 /// (--maxrregcount=32, -O2 and --generate-line-info become "-maxrregcount 32", "-O 2", "-lineinfo"),
@@ -43,8 +47,9 @@ llvm::Expected<std::string> cubinOfImage(const FatbinImage &Image);
 
 /// The relocatable cubin among Images (an input's SASS, as stored) that nvlink may take for Arch instead
 /// of `ptxas -c [-g] PtxasOptions` over the unit; an error saying why not otherwise. InputTarget is the
-/// `.target` of the PTX variant the link used for the module (the cubin must have been compiled for the
-/// same arch, so from that PTX), Debug whether the unit would be compiled with -g, PtxasVersion the
+/// `.target` of the PTX variant the link used for the module (the cubin must have been compiled from that
+/// PTX: its .note.nv.cuinfo names the PTX's virtual arch; without the note, it must be for the same arch),
+/// Debug whether the unit would be compiled with -g, PtxasVersion the
 /// output of `ptxas --version` of the toolkit that links (the cubin must come from the same release).
 llvm::Expected<std::string> usableInputCubin(llvm::ArrayRef<FatbinImage> Images, llvm::StringRef InputTarget,
                                              llvm::StringRef Arch, bool Debug,
