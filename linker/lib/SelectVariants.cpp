@@ -132,18 +132,18 @@ bool selectVariants(const LinkOptions &Options, ArrayRef<InputFile> Inputs, cons
         auto A = parseArch(MV.Target.Arch);
         return A && A->name() != Arch.name();
       });
+      // Where it has SASS for the arch, when that SASS could have served instead.
+      const std::string StandIn = llvm::is_contained(Host->CubinArches, Arch.name())
+                                      ? "its " + Arch.name() + " SASS stands in only in a link that makes SASS with "
+                                        "nvlink (not -r, --emit ptx, --whole-program, --recompile-sass, "
+                                        "--kernels-used, nor -gencode without code=" + Arch.name() + "); "
+                                      : std::string();
       std::string Advice =
           NewerPtxOnly ? " in this nvcc object: its PTX is for a newer architecture, which cannot run on " + Arch.name() +
-                             "; link for that architecture, or compile for " + Arch.name() + " too, e.g. -gencode arch=compute_" +
-                             Number + ",code=[sm_" + Number + ",compute_" + Number + "]"
-                       : " in this nvcc object; " +
-                             std::string(llvm::is_contained(Host->CubinArches, Arch.name())
-                                             ? "its " + Arch.name() + " SASS stands in only in a link that makes SASS "
-                                               "with nvlink (not -r, --emit ptx, --whole-program, --recompile-sass, "
-                                               "--kernels-used, nor -gencode without code=" + Arch.name() + "); "
-                                             : "") +
-                             "compile it with PTX kept, e.g. -gencode arch=compute_" + Number + ",code=[sm_" + Number +
-                             ",compute_" + Number + "]";
+                             "; " + StandIn + "link for that architecture, or compile for " + Arch.name() +
+                             " too, e.g. -gencode arch=compute_" + Number + ",code=[sm_" + Number + ",compute_" + Number + "]"
+                       : " in this nvcc object; " + StandIn + "compile it with PTX kept, e.g. -gencode arch=compute_" +
+                             Number + ",code=[sm_" + Number + ",compute_" + Number + "]";
       Diags.error(Inputs[I].Name + ": no PTX usable for " + Arch.name() + Advice, std::move(Sites), "no-usable-variant");
       Ok = false;
       continue;
