@@ -251,7 +251,7 @@ def summary_counts(dump, obj):
     return len(registrations(obj)), k, v
 
 
-WARN_RE = re.compile(r"^(ptxlink[^:]*|ptxlink-device-link): warning: .*$", re.M)
+WARN_RE = re.compile(r"^(ptxlink[^:\n]*|ptxlink-device-link): warning: .*$", re.M)
 
 
 def ptxlink_warnings(text):
