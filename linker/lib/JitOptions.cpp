@@ -31,7 +31,23 @@ std::vector<std::string> jitTokens(llvm::StringRef Recorded) {
   return Tokens;
 }
 
+/// The recorded options of M's selected variant, or null for a module without any.
+const std::string *recordedOptions(const LinkModule &M, llvm::ArrayRef<InputFile> Inputs) {
+  const InputFile &In = Inputs[M.Input];
+  if (!In.Host || M.M->Target.SassOnly)
+    return nullptr;
+  const size_t Variant = static_cast<size_t>(M.M - In.Object->Variants.data());
+  return Variant < In.Host->PtxJitOptions.size() ? &In.Host->PtxJitOptions[Variant] : nullptr;
+}
+
 } // namespace
+
+std::vector<std::string> recordedPtxasOptions(const LinkModule &M, llvm::ArrayRef<InputFile> Inputs) {
+  const std::string *Recorded = recordedOptions(M, Inputs);
+  std::vector<std::string> Tokens = Recorded ? jitTokens(*Recorded) : std::vector<std::string>();
+  llvm::erase_if(Tokens, [](const std::string &T) { return T == "-g" || T == "-v" || T == "--verbose"; });
+  return Tokens;
+}
 
 std::string ptxJitOptions(const SymbolTable &Symtab, llvm::ArrayRef<InputFile> Inputs, const LinkOptions &Options,
                           DiagnosticEngine &Diags) {
@@ -40,13 +56,10 @@ std::string ptxJitOptions(const SymbolTable &Symtab, llvm::ArrayRef<InputFile> I
   // The inputs' options, each distinct set once, with the first module that has it.
   std::vector<std::pair<std::vector<std::string>, llvm::StringRef>> Sets;
   for (const LinkModule &M : Symtab.Modules) {
-    const InputFile &In = Inputs[M.Input];
-    if (!In.Host || M.M->Target.SassOnly)
+    const std::string *Recorded = recordedOptions(M, Inputs);
+    if (!Recorded)
       continue;
-    const size_t Variant = static_cast<size_t>(M.M - In.Object->Variants.data());
-    if (Variant >= In.Host->PtxJitOptions.size())
-      continue;
-    std::vector<std::string> Tokens = jitTokens(In.Host->PtxJitOptions[Variant]);
+    std::vector<std::string> Tokens = jitTokens(*Recorded);
     if (llvm::none_of(Sets, [&](const auto &S) { return S.first == Tokens; }))
       Sets.push_back({std::move(Tokens), M.ObjectName});
   }

@@ -311,6 +311,9 @@ struct CodegenUnit {
   /// The unit is a cubin input's module (CubinInputs.h): its cubin goes to nvlink as it is, with no check
   /// of the ptxas that made it (there is no PTX to compile instead).
   bool InputIsCubin = false;
+  /// One nvcc module's unit: the ptxas options its object recorded for its PTX (recordedPtxasOptions),
+  /// which compiling the unit gets where the link gives none of its own.
+  std::vector<std::string> RecordedPtxasOptions;
 };
 
 /// Records the duration of each pass for --time.

@@ -643,7 +643,11 @@ static void printDryRun(const LinkOptions &Options, ArrayRef<Target> Arches, con
         if (OwnCubin)
           Log << "#$ # " << Unit.ObjectName << ": its own " << O.Requested
               << " cubin, if this ptxas made it with these options; else:\n";
-        Log << "#$ " << Ptxas << " -c -o " << Base << ".cubin " << Base << ".ptx   # " << Unit.ObjectName
+        Log << "#$ " << Ptxas;
+        if (Options.PtxasOptions.empty()) // the options its object recorded, as nvcc compiled it
+          for (const std::string &X : Unit.RecordedPtxasOptions)
+            Log << " " << X;
+        Log << " -c -o " << Base << ".cubin " << Base << ".ptx   # " << Unit.ObjectName
             << "'s part of the linked module; skipped if the compile cache has it\n";
       }
     }

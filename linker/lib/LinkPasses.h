@@ -65,6 +65,11 @@ TargetInfo outputTarget(llvm::ArrayRef<LinkModule> Modules, const Target &Writte
 /// (jit-options). Reads: the selected modules, the inputs' HostOrigin::PtxJitOptions.
 std::string ptxJitOptions(const SymbolTable &Symtab, llvm::ArrayRef<InputFile> Inputs, const LinkOptions &Options,
                           DiagnosticEngine &Diags);
+/// The ptxas options an nvcc module's object recorded for the PTX variant the link selected, as ptxas
+/// arguments: nvcc's --compile-only, and -g and -v (the link's own to give), left out; empty for a module
+/// from anything else. A --sass unit of that module alone is compiled with them where the link gives no
+/// ptxas options (SassBuild.cpp), as nvcc compiled it.
+std::vector<std::string> recordedPtxasOptions(const LinkModule &M, llvm::ArrayRef<InputFile> Inputs);
 
 // ---- passes 3-6, once per group of arches that select the same variants ----
 

@@ -158,6 +158,14 @@ struct Job {
   StringRef cubin() const { return FromInput ? StringRef(InputCubin) : Cached ? Cached->Payload : StringRef(Compiled); }
 };
 
+/// The ptxas options J is compiled with: the link's, or where it gives none, those its module's object
+/// recorded (CodegenUnit::RecordedPtxasOptions: -maxrregcount, -lineinfo, -Xptxas given to nvcc -dc).
+const std::vector<std::string> &ptxasOptionsOf(const Job &J, const SassSettings &Settings) {
+  if (!Settings.PtxasOptions.empty() || !J.Unit)
+    return Settings.PtxasOptions;
+  return J.Unit->RecordedPtxasOptions;
+}
+
 /// What became of the entries a link tried to store: a cache that cannot be written (a full disk, a
 /// read-only folder) is said once, and the link goes on without it.
 struct CacheWrites {
@@ -368,7 +376,7 @@ static void writeUnits(StringRef Dir, ArrayRef<Job> Jobs, ArrayRef<SassRequest> 
       continue;
     Written.push_back(J.Key);
     std::string Flags = "-arch=" + Requests[J.Request].Arch + (J.Relocatable ? " -c" : "") + (J.Debug ? " -g" : "");
-    for (const std::string &O : Settings.PtxasOptions)
+    for (const std::string &O : ptxasOptionsOf(J, Settings))
       Flags += " " + O;
     Error E = writeFileAtomically((Dir + "/" + J.Key + ".ptx").str(), [&](raw_ostream &OS) {
       OS << J.Text;
@@ -589,7 +597,7 @@ void SassBuild::keyJob(Job &J) {
   if (!Cache && Settings.WriteUnits.empty() && Settings.UseUnits.empty())
     return;
   StringRef Mode = J.Relocatable ? "ptxas -c" : "ptxas";
-  std::string Extra = join(Settings.PtxasOptions, "\x1f");
+  std::string Extra = join(ptxasOptionsOf(J, Settings), "\x1f");
   J.Key = CompileCache::key({"ptxlink-sass-3", Tools.Version, Mode, J.Debug ? "-g" : "", Extra, Q.Arch, J.Text});
 }
 
@@ -817,7 +825,7 @@ void SassBuild::compileJob(Job &J) {
     Argv.push_back("-c");
   if (J.Debug)
     Argv.push_back("-g");
-  for (const std::string &O : Settings.PtxasOptions)
+  for (const std::string &O : ptxasOptionsOf(J, Settings))
     Argv.push_back(O);
   if (Settings.ResourceUsage && !is_contained(Settings.PtxasOptions, "-v"))
     Argv.push_back("-v");

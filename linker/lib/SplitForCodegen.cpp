@@ -294,6 +294,8 @@ std::vector<CodegenUnit> splitForCodegen(const SymbolTable &Symtab, const Output
       U.InputSass = Reuse[MI];
       U.InputTarget = Modules[MI].M->Target.Arch.str();
     }
+    if (GI < P.FirstShared) // one module's unit: compiled as nvcc compiled it, unless the link says otherwise
+      U.RecordedPtxasOptions = recordedPtxasOptions(Modules[MI], Inputs);
     U.Module.SourceName = Modules[MI].M->SourceName;
     U.Module.Target = Out.Target;
     fillUnitModule(Symtab, Output, P, GI, Owned, U.Module);
@@ -342,6 +344,7 @@ std::vector<CodegenUnit> splitDebugInputs(const SymbolTable &Symtab, const Modul
     // nvcc's pipeline: its own cubin may stand for it whatever the link decided.
     if ((U.InputSass = inputSass(Options, Inputs[LM.Input])))
       U.InputTarget = LM.M->Target.Arch.str();
+    U.RecordedPtxasOptions = recordedPtxasOptions(LM, Inputs);
     Units.push_back(std::move(U));
   }
   return Units;
