@@ -76,8 +76,8 @@ std::string ptxJitOptions(const SymbolTable &Symtab, llvm::ArrayRef<InputFile> I
     Diags.warning("the inputs' PTX was compiled with different ptxas options (" + Each +
                       (Sets.size() > 3 ? "; ..." : "") + "), which the driver's JIT compile of the linked PTX image "
                       "cannot all have: it gets " + (Shared.empty() ? std::string("none of them") : llvm::join(Shared, " ")) +
-                      ". Give the link the ones to use (-Xptxas, -maxrregcount); a --sass link of objects that carry "
-                      "SASS for the linked arches uses that SASS as compiled",
+                      ". Give the link the ones to use (-Xptxas, -maxrregcount), or link with --sass, whose SASS for "
+                      "the linked arches keeps each module's own (its cubin as compiled, or compiled with them)",
                   std::vector<DiagSite>(), "jit-options");
   }
   return llvm::join(Shared, " ");
