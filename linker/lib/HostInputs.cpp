@@ -61,24 +61,13 @@ std::vector<bool> ptxImagesToRead(ArrayRef<FatbinImage> Images, ArrayRef<Target>
   const std::vector<bool> Every(Images.size(), true);
   if (Arches.empty())
     return Every;
+  std::vector<std::optional<Target>> PtxArch(Images.size());
+  for (size_t I = 0; I < Images.size(); ++I)
+    if (Images[I].Kind == FatbinKind::Ptx && !(PtxArch[I] = parseArch(fatbinArchName(Images[I]))))
+      return Every;
   std::vector<bool> Read(Images.size(), false);
   for (const Target &Requested : Arches) {
-    // As selectVariant: the usable image of the highest score, the first among equals.
-    int Best = -1;
-    unsigned BestScore = 0;
-    for (size_t I = 0; I < Images.size(); ++I) {
-      if (Images[I].Kind != FatbinKind::Ptx)
-        continue;
-      std::optional<Target> Arch = parseArch(fatbinArchName(Images[I]));
-      if (!Arch)
-        return Every;
-      if (!Arch->ptxUsableFor(Requested))
-        continue;
-      if (unsigned Score = variantScore(*Arch, Requested); Score > BestScore) {
-        Best = static_cast<int>(I);
-        BestScore = Score;
-      }
-    }
+    int Best = bestForTarget(Images.size(), Requested, [&](size_t I) { return PtxArch[I]; });
     if (Best < 0)
       return Every;
     Read[Best] = true;

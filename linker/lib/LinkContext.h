@@ -41,6 +41,24 @@ namespace ptxlink {
 std::optional<Target> parseArch(llvm::StringRef Name);
 /// How good a usable variant is for Requested (higher is better): exact > family > highest plain.
 unsigned variantScore(const Target &Variant, const Target &Requested);
+/// The one of N candidates whose PTX a link for Requested takes: usable for it (Target::ptxUsableFor), the
+/// highest variantScore, the first among equals; -1 for none. TargetOf(I) is candidate I's target, or
+/// std::nullopt for one that cannot serve. selectVariant chooses among an object's variants with it, and
+/// ptxImagesToRead among a fatbinary's PTX images before they are read.
+template <typename TargetOfFn> int bestForTarget(size_t N, const Target &Requested, TargetOfFn TargetOf) {
+  int Best = -1;
+  unsigned BestScore = 0;
+  for (size_t I = 0; I < N; ++I) {
+    std::optional<Target> T = TargetOf(I);
+    if (!T || !T->ptxUsableFor(Requested))
+      continue;
+    if (unsigned Score = variantScore(*T, Requested); Score > BestScore) { // strict: the first among equals
+      Best = static_cast<int>(I);
+      BestScore = Score;
+    }
+  }
+  return Best;
+}
 /// The PTX ISA version that introduced the target (seed target table); std::nullopt if unknown.
 std::optional<std::pair<unsigned, unsigned>> minPtxVersion(const Target &Arch);
 /// Index of the best variant of Object for Requested, or -1 if none is usable.

@@ -75,21 +75,12 @@ std::optional<std::pair<unsigned, unsigned>> minPtxVersion(const Target &A) {
 }
 
 int selectVariant(const ObjectFile &Object, const Target &Requested) {
-  int Best = -1;
-  unsigned BestScore = 0;
-  for (size_t I = 0; I < Object.Variants.size(); ++I) {
+  return bestForTarget(Object.Variants.size(), Requested, [&](size_t I) -> std::optional<Target> {
     std::optional<Target> V = parseArch(Object.Variants[I].Target.Arch);
-    if (!V || !V->ptxUsableFor(Requested))
-      continue;
-    if (Object.Variants[I].Target.SassOnly && V->name() != Requested.name())
-      continue; // SASS runs on the arch it was compiled for (CubinInputs.h)
-    unsigned Score = variantScore(*V, Requested);
-    if (Score > BestScore) { // strict: among equals the first variant wins
-      Best = static_cast<int>(I);
-      BestScore = Score;
-    }
-  }
-  return Best;
+    if (V && Object.Variants[I].Target.SassOnly && V->name() != Requested.name())
+      return std::nullopt; // SASS runs on the arch it was compiled for (CubinInputs.h)
+    return V;
+  });
 }
 
 /// A variant's architecture as the "no variant usable" diagnostics name it. A module assembled without a
