@@ -25,72 +25,89 @@ uint32_t le32(StringRef D, size_t At) {
     V |= uint32_t(uint8_t(D[At + I])) << (8 * I);
   return V;
 }
+
+/// The description of Cubin's note section Name (an ELF note: namesz, descsz, type, the name, then the
+/// description), or an error saying what is wrong with it (Missing where there is none); Sections are
+/// Cubin's, as read.
+Expected<StringRef> noteDescription(StringRef Cubin, ArrayRef<CubinSection> Sections, StringRef Name,
+                                    StringRef Missing) {
+  for (const CubinSection &S : Sections) {
+    if (S.Type != ELF::SHT_NOTE || S.Name != Name)
+      continue;
+    if (S.Offset > Cubin.size() || S.Size > Cubin.size() - S.Offset)
+      return refused("its " + Name + " lies outside the file");
+    StringRef D = Cubin.substr(S.Offset, S.Size);
+    if (D.size() < 12)
+      return refused("its " + Name + " is too short");
+    uint32_t NameSz = le32(D, 0), DescSz = le32(D, 4);
+    uint64_t DescOff = 12 + ((uint64_t(NameSz) + 3) & ~uint64_t(3));
+    if (DescOff > D.size() || DescSz > D.size() - DescOff)
+      return refused("its " + Name + " is malformed");
+    return D.substr(DescOff, DescSz);
+  }
+  return refused(Missing);
+}
+
+/// readToolkitNote over sections already read.
+Expected<ToolkitNote> toolkitNote(StringRef Cubin, ArrayRef<CubinSection> Sections) {
+  Expected<StringRef> Found =
+      noteDescription(Cubin, Sections, ".note.nv.tkinfo", "it has no .note.nv.tkinfo saying how it was compiled");
+  if (!Found)
+    return Found.takeError();
+  // The description: a version (2), five offsets into the strings that follow (object name, tool, version,
+  // build, command line).
+  StringRef Desc = *Found;
+  if (Desc.size() < 24)
+    return refused("its .note.nv.tkinfo is malformed");
+  StringRef Strings = Desc.drop_front(24);
+  auto string = [&](unsigned Field) -> std::optional<StringRef> {
+    uint32_t At = le32(Desc, 4 + 4 * Field);
+    if (At >= Strings.size())
+      return std::nullopt;
+    StringRef S = Strings.drop_front(At);
+    size_t End = S.find('\0');
+    if (End == StringRef::npos)
+      return std::nullopt;
+    return S.take_front(End);
+  };
+  auto Tool = string(1), Version = string(2), Build = string(3), Options = string(4);
+  if (le32(Desc, 0) != 2 || !Tool || !Version || !Build || !Options)
+    return refused("its .note.nv.tkinfo is of a version ptxlink does not read");
+  return ToolkitNote{Tool->str(), Version->str(), Build->str(), Options->str()};
+}
+
+/// cubinPtxArch over sections already read.
+std::optional<uint32_t> ptxArchOfCubin(StringRef Cubin, ArrayRef<CubinSection> Sections) {
+  // .note.nv.cuinfo (type 1000): u16 version 2, u16 the virtual arch's number (75 for compute_75), u16 the
+  // toolkit's (130 for 13.0), u16 0.
+  Expected<StringRef> Desc = noteDescription(Cubin, Sections, ".note.nv.cuinfo", "");
+  if (!Desc) {
+    consumeError(Desc.takeError());
+    return std::nullopt;
+  }
+  if (Desc->size() < 4 || uint8_t((*Desc)[0]) != 2 || (*Desc)[1] != 0)
+    return std::nullopt;
+  return uint32_t(uint8_t((*Desc)[2])) | uint32_t(uint8_t((*Desc)[3])) << 8;
+}
+
 } // namespace
 
 std::optional<uint32_t> cubinPtxArch(StringRef Cubin) {
   bool Damaged = false;
   std::vector<CubinSection> Sections = readElfSections(Cubin, [&](uint64_t, const Twine &) { Damaged = true; });
-  if (Damaged)
-    return std::nullopt;
-  for (const CubinSection &S : Sections) {
-    if (S.Type != ELF::SHT_NOTE || S.Name != ".note.nv.cuinfo")
-      continue;
-    if (S.Offset > Cubin.size() || S.Size > Cubin.size() - S.Offset)
-      return std::nullopt;
-    StringRef D = Cubin.substr(S.Offset, S.Size);
-    // An ELF note (namesz, descsz, type 1000, "NVIDIA Corp") whose description is u16 version 2, u16 the
-    // virtual arch's number (75 for compute_75), u16 the toolkit's (130 for 13.0), u16 0.
-    if (D.size() < 12)
-      return std::nullopt;
-    uint32_t NameSz = le32(D, 0), DescSz = le32(D, 4);
-    uint64_t DescOff = 12 + ((uint64_t(NameSz) + 3) & ~uint64_t(3));
-    if (le32(D, 8) != 1000 || DescOff > D.size() || DescSz > D.size() - DescOff || DescSz < 4)
-      return std::nullopt;
-    StringRef Desc = D.substr(DescOff, DescSz);
-    if (uint8_t(Desc[0]) != 2 || Desc[1] != 0)
-      return std::nullopt;
-    return uint32_t(uint8_t(Desc[2])) | uint32_t(uint8_t(Desc[3])) << 8;
-  }
-  return std::nullopt;
+  return Damaged ? std::nullopt : ptxArchOfCubin(Cubin, Sections);
 }
 
 Expected<ToolkitNote> readToolkitNote(StringRef Cubin) {
   std::string Problem;
   std::vector<CubinSection> Sections =
       readElfSections(Cubin, [&](uint64_t, const Twine &Message) { Problem = Message.str(); });
-  for (const CubinSection &S : Sections) {
-    if (S.Type != ELF::SHT_NOTE || S.Name != ".note.nv.tkinfo")
-      continue;
-    if (S.Offset > Cubin.size() || S.Size > Cubin.size() - S.Offset)
-      return refused("its .note.nv.tkinfo lies outside the file");
-    StringRef D = Cubin.substr(S.Offset, S.Size);
-    // An ELF note: namesz, descsz, type, the name ("NVIDIA Corp"), then the description: a version (2),
-    // five offsets into the strings that follow (object name, tool, version, build, command line).
-    if (D.size() < 12)
-      return refused("its .note.nv.tkinfo is too short");
-    uint32_t NameSz = le32(D, 0), DescSz = le32(D, 4);
-    uint64_t DescOff = 12 + ((uint64_t(NameSz) + 3) & ~uint64_t(3));
-    if (DescOff > D.size() || DescSz > D.size() - DescOff || DescSz < 24)
-      return refused("its .note.nv.tkinfo is malformed");
-    StringRef Desc = D.substr(DescOff, DescSz);
-    StringRef Strings = Desc.drop_front(24);
-    auto string = [&](unsigned Field) -> std::optional<StringRef> {
-      uint32_t At = le32(Desc, 4 + 4 * Field);
-      if (At >= Strings.size())
-        return std::nullopt;
-      StringRef S = Strings.drop_front(At);
-      size_t End = S.find('\0');
-      if (End == StringRef::npos)
-        return std::nullopt;
-      return S.take_front(End);
-    };
-    auto Tool = string(1), Version = string(2), Build = string(3), Options = string(4);
-    if (le32(Desc, 0) != 2 || !Tool || !Version || !Build || !Options)
-      return refused("its .note.nv.tkinfo is of a version ptxlink does not read");
-    return ToolkitNote{Tool->str(), Version->str(), Build->str(), Options->str()};
+  Expected<ToolkitNote> Note = toolkitNote(Cubin, Sections);
+  if (!Note && !Problem.empty()) {
+    consumeError(Note.takeError());
+    return refused("its sections cannot be read: " + Problem);
   }
-  return refused(Problem.empty() ? "it has no .note.nv.tkinfo saying how it was compiled"
-                                 : "its sections cannot be read: " + Problem);
+  return Note;
 }
 
 std::vector<std::string> canonicalPtxasOptions(ArrayRef<StringRef> Tokens) {
@@ -176,13 +193,17 @@ Expected<std::string> usableInputCubin(ArrayRef<FatbinImage> Images, StringRef I
   if (!Bytes)
     return Bytes.takeError();
   std::string Cubin = std::move(*Bytes);
+  // Read once for every check below. Whole: nvlink reads every section (a damaged input is compiled from
+  // its PTX, not handed on).
+  bool Whole = true;
+  std::vector<CubinSection> Sections = readElfSections(Cubin, [&](uint64_t, const Twine &) { Whole = false; });
   // Compiled from the PTX the link used: nvcc compiles each code=sm_XX from its -gencode's PTX, whose
   // virtual arch the cubin's .note.nv.cuinfo records, and an object holds one PTX per virtual arch. So
   // -arch=compute_75 -code=sm_75,sm_80 makes an sm_80 cubin of the compute_75 PTX, which is what the link
   // uses for sm_80 too (it had compiled it again: solanity's device link, 79 s against nvcc's 0.8 s). An
   // arch-specific PTX, or a cubin without the note, must be for the cubin's own arch.
   std::optional<Target> Used = parseArch(InputTarget);
-  std::optional<uint32_t> FromPtx = cubinPtxArch(Cubin);
+  std::optional<uint32_t> FromPtx = Whole ? ptxArchOfCubin(Cubin, Sections) : std::nullopt;
   const bool SamePtx = Used && FromPtx && !Used->Suffix ? *FromPtx == Used->Sm : InputTarget == Arch;
   if (!SamePtx)
     return refused("its " + Arch + " SASS was not compiled from the PTX the link used (.target " + InputTarget +
@@ -190,9 +211,6 @@ Expected<std::string> usableInputCubin(ArrayRef<FatbinImage> Images, StringRef I
   const auto *Header = reinterpret_cast<const ELF::Elf64_Ehdr *>(Cubin.data());
   if (Cubin.size() < sizeof(ELF::Elf64_Ehdr) || !isLinkableCubinType(Header->e_type))
     return refused("its " + Arch + " SASS is not relocatable (compile with nvcc -dc or -rdc=true)");
-  // Whole: nvlink reads every section (a damaged input is compiled from its PTX, not handed on).
-  bool Whole = true;
-  std::vector<CubinSection> Sections = readElfSections(Cubin, [&](uint64_t, const Twine &) { Whole = false; });
   for (const CubinSection &S : Sections) {
     // NVIDIA's memory-only sections have a size but no bytes, as NOBITS (ElfView::occupiesFile).
     bool NoBytes = S.Type == ELF::SHT_NULL || S.Type == ELF::SHT_NOBITS || S.Type == nvelf::SHT_CUDA_GLOBAL ||
@@ -202,7 +220,7 @@ Expected<std::string> usableInputCubin(ArrayRef<FatbinImage> Images, StringRef I
   }
   if (!Whole || Sections.empty())
     return refused("its " + Arch + " cubin is damaged (a section lies outside it)");
-  Expected<ToolkitNote> Note = readToolkitNote(Cubin);
+  Expected<ToolkitNote> Note = toolkitNote(Cubin, Sections);
   if (!Note)
     return refused("its " + Arch + " cubin cannot be checked: " + toString(Note.takeError()));
   if (Note->Tool != "ptxas")
